@@ -1,0 +1,52 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "sagebuild/common/error.h"
+#include "sagebuild/common/fs.h"
+#include "sagebuild/common/hash.h"
+
+using namespace sb;
+
+TEST_CASE("sha256 of known vectors") {
+  CHECK(hex(sha256("")) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  CHECK(hex(sha256("abc")) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST_CASE("urlsafe base64 without padding round-trips") {
+  // RECORD hash of an empty file, as pip writes it.
+  CHECK(urlsafe_b64_nopad(sha256("")) == "47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU");
+  for (std::string s : {"", "f", "fo", "foo", "foob", "fooba", "foobar", "\xff\xfe\xfd"}) {
+    std::span<const std::uint8_t> bytes(reinterpret_cast<const std::uint8_t*>(s.data()), s.size());
+    std::string enc = urlsafe_b64_nopad(bytes), dec;
+    CHECK(enc.find('=') == std::string::npos);
+    REQUIRE(decode_urlsafe_b64_nopad(enc, dec));
+    CHECK(dec == s);
+  }
+  std::string out;
+  CHECK_FALSE(decode_urlsafe_b64_nopad("Zm9v=", out));  // padding is not allowed
+  CHECK_FALSE(decode_urlsafe_b64_nopad("Zm+v", out));   // '+' is the other alphabet
+  CHECK_FALSE(decode_urlsafe_b64_nopad("Zh", out));     // non-zero trailing bits
+}
+
+TEST_CASE("atomic output appears only on commit") {
+  auto dir = std::filesystem::temp_directory_path() / "sb-common-test";
+  std::filesystem::create_directories(dir);
+  auto dest = dir / "out.txt";
+  std::filesystem::remove(dest);
+  {
+    AtomicOutput o(dest);
+    write_file_atomic(o.temp_path(), "partial");
+    CHECK_FALSE(std::filesystem::exists(dest));
+  }
+  CHECK_FALSE(std::filesystem::exists(dest));
+  write_file_atomic(dest, "done");
+  CHECK(read_file(dest) == "done");
+  CHECK_THROWS_AS(read_file(dir / "missing"), IoError);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("config errors carry file:line:column") {
+  ConfigError e({"matrix/build-matrix.yaml", 12, 5}, "unknown key 'pyton'");
+  CHECK(std::string(e.what()) == "matrix/build-matrix.yaml:12:5: error: unknown key 'pyton'");
+}

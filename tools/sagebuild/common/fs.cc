@@ -1,0 +1,66 @@
+#include "sagebuild/common/fs.h"
+
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#ifdef _WIN32
+#include <process.h>
+#define SB_GETPID _getpid
+#else
+#include <unistd.h>
+#define SB_GETPID getpid
+#endif
+
+#include "sagebuild/common/error.h"
+
+namespace sb {
+
+namespace fs = std::filesystem;
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IoError("cannot open " + path.string() + " for reading");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw IoError("error reading " + path.string());
+  return ss.str();
+}
+
+static std::atomic<unsigned> g_counter{0};
+
+AtomicOutput::AtomicOutput(fs::path destination) : dest_(std::move(destination)) {
+  fs::path dir = dest_.parent_path();
+  if (dir.empty()) dir = ".";
+  temp_ = dir / ("." + dest_.filename().string() + ".tmp-" + std::to_string(SB_GETPID()) +
+                 "-" + std::to_string(g_counter++));
+}
+
+AtomicOutput::~AtomicOutput() {
+  if (!committed_) {
+    std::error_code ec;
+    fs::remove(temp_, ec);
+  }
+}
+
+void AtomicOutput::commit() {
+  std::error_code ec;
+  fs::rename(temp_, dest_, ec);
+  if (ec) throw IoError("cannot rename " + temp_.string() + " to " + dest_.string() + ": " + ec.message());
+  committed_ = true;
+}
+
+void write_file_atomic(const fs::path& path, std::string_view content) {
+  AtomicOutput out(path);
+  {
+    std::ofstream f(out.temp_path(), std::ios::binary | std::ios::trunc);
+    if (!f) throw IoError("cannot create " + out.temp_path().string());
+    f.write(content.data(), static_cast<std::streamsize>(content.size()));
+    f.flush();
+    if (!f) throw IoError("error writing " + out.temp_path().string());
+  }
+  out.commit();
+}
+
+}  // namespace sb

@@ -1,0 +1,38 @@
+// File-system helpers shared by every writer: nothing is left half-written.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace sb {
+
+// Reads a whole (small) file; throws IoError naming the path.
+std::string read_file(const std::filesystem::path& path);
+
+// An output that appears under its final name only when complete.
+// Writes go to "<dir>/.<name>.tmp-<pid>-<n>" beside the destination, and
+// commit() renames it over the destination (atomic on POSIX and NTFS).
+// Destroyed without commit(), the temporary is removed.
+class AtomicOutput {
+ public:
+  explicit AtomicOutput(std::filesystem::path destination);
+  ~AtomicOutput();
+  AtomicOutput(const AtomicOutput&) = delete;
+  AtomicOutput& operator=(const AtomicOutput&) = delete;
+
+  const std::filesystem::path& temp_path() const { return temp_; }
+  const std::filesystem::path& destination() const { return dest_; }
+  void commit();  // throws IoError
+
+ private:
+  std::filesystem::path dest_;
+  std::filesystem::path temp_;
+  bool committed_ = false;
+};
+
+// Writes `content` to `path` atomically (via AtomicOutput).
+void write_file_atomic(const std::filesystem::path& path, std::string_view content);
+
+}  // namespace sb
