@@ -1,0 +1,120 @@
+// PEP 425 compatibility tags (reference/spec-platform-compatibility-tags.rst):
+// compressed tag sets and their expansion, the validity rules of CHECKLIST
+// F6, platform families (F8) and ABI coherence (F9), and the tags of a build.
+#pragma once
+
+#include <compare>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sagebuild/common/finding.h"
+
+namespace sb::wheel {
+
+struct Tag {
+  std::string interpreter;  // "cp312", "py3"
+  std::string abi;          // "cp312", "abi3", "none"
+  std::string platform;     // "manylinux_2_28_x86_64", "any"
+  std::string str() const;  // "cp312-cp312-manylinux_2_28_x86_64"
+  auto operator<=>(const Tag&) const = default;
+};
+
+// The three '-'-separated components of a tag triple, each split on '.'
+// (a compressed tag set such as "py2.py3-none-any").
+struct TagSets {
+  std::vector<std::string> interpreters, abis, platforms;
+  std::string str() const;  // joined back as written
+};
+
+// Most tags one compressed triple may expand to (packaging's `limit=`):
+// a file name such as a.b.c...-x.y...-p.q... must not make us allocate
+// an unbounded product.
+inline constexpr std::size_t kMaxExpandedTags = 4096;
+
+// Splits "py2.py3-none-any" into its sets. nullopt (with `why`) when there are
+// not exactly three components. Members are kept as written; see check_tag_sets.
+std::optional<TagSets> split_tag_triple(std::string_view triple, std::string* why = nullptr);
+
+// The cartesian product in interpreter, abi, platform order, lowercased
+// (packaging lowercases tags). nullopt (with `why`) above `limit` tags.
+std::optional<std::vector<Tag>> expand(const TagSets& sets, std::size_t limit = kMaxExpandedTags,
+                                       std::string* why = nullptr);
+
+// Split + F6 errors + expansion in one step: what a tag triple means.
+// nullopt (with `why`) when the triple is not a valid tag set.
+std::optional<std::vector<Tag>> parse_tags(std::string_view triple,
+                                           std::size_t limit = kMaxExpandedTags,
+                                           std::string* why = nullptr);
+
+// F6: every component and every '.'-member non-empty (E), interpreter members
+// Python identifiers (E), members lowercase (W), each set sorted (W).
+// `member` is copied into the findings (the archive member, usually empty).
+Findings check_tag_sets(const TagSets& sets, std::string_view member = {});
+
+// ---- Platforms (F8) ------------------------------------------------------
+
+enum class PlatformFamily {
+  Any,
+  Windows,     // win32, win_amd64, win_arm64, win_ia64
+  Linux,       // linux_ARCH
+  Manylinux,   // manylinux_X_Y_ARCH and the legacy manylinux1/2010/2014
+  Musllinux,   // musllinux_X_Y_ARCH
+  Macos,       // macosx_X_Y_ARCH
+  Android,     // android_APILEVEL_ABI
+  Ios,         // ios_X_Y_ARCH_SDK
+  Emscripten,  // pyemscripten_YEAR_PATCH_wasm32
+  Unknown      // anything else: legal in a file name, nothing we recognize
+};
+std::string_view to_string(PlatformFamily f);
+
+struct PlatformInfo {
+  PlatformFamily family = PlatformFamily::Unknown;
+  // glibc (manylinux), musl (musllinux), macOS or iOS version; Android API
+  // level in `major`; pyemscripten year.patch. 0 when not applicable.
+  unsigned major = 0;
+  unsigned minor = 0;
+  std::string arch;             // "x86_64", "arm64_v8a", "universal2"; "" for any
+  bool legacy_alias = false;    // manylinux1 / 2010 / 2014
+  std::string problem;          // non-empty: recognized family, malformed for it
+  bool strict_problem = false;  // the problem makes PyPI refuse it (S), else W
+};
+
+// Classifies one (lowercased) platform tag member.
+PlatformInfo classify_platform(std::string_view platform);
+
+// F8 for a wheel's platform set: malformed family members (S or W), linux_*
+// (W: PyPI refuses it), `any` mixed with real platforms (W), manylinux mixed
+// with musllinux (W).
+Findings check_platforms(const std::vector<std::string>& platforms, std::string_view member = {});
+
+// ---- ABI coherence (F9) --------------------------------------------------
+
+// abi3 only with cpXY interpreters; a cpXY[t] abi only with the same cpXY
+// interpreter; the free-threaded cp313t ABI is never abi3. All W: installers
+// and PyPI accept incoherent sets, but they are almost always mistakes.
+Findings check_abi_coherence(const TagSets& sets, std::string_view member = {});
+
+// ---- The tags of one of our builds ---------------------------------------
+
+enum class AbiMode {
+  PerVersion,    // cp312-cp312: one wheel per Python version
+  Stable,        // cp39-abi3: the limited API, one wheel from the abi3 floor up
+  FreeThreaded,  // cp313t-cp313t
+};
+
+struct InterpreterAbi {
+  std::string interpreter;
+  std::string abi;
+};
+
+// Tags for building against CPython `python_version` ("3.12") without running
+// it. Stable mode tags the floor ("3.9" -> cp39-abi3) and requires
+// python_version >= abi3_floor; FreeThreaded requires 3.13 or later.
+std::optional<InterpreterAbi> cpython_tags(std::string_view python_version, AbiMode mode,
+                                           std::string_view abi3_floor = "3.9",
+                                           std::string* why = nullptr);
+
+}  // namespace sb::wheel
