@@ -1,0 +1,167 @@
+// The build matrix: which SageAttention wheels exist, for which Python,
+// PyTorch, CUDA and platform, and the named profiles that select among them.
+//
+// matrix/build-matrix.yaml holds the facts (what each torch release ships
+// for, what each CUDA can compile) and the policy (packages, exclusions,
+// profiles). load_matrix() validates all of it, pointing at file:line:column,
+// and computes every valid row once; expand() then only filters.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sagebuild/common/error.h"
+
+namespace sb::matrix {
+
+// One abi3 wheel serves every CPython >= its minimum; per-interpreter wheels
+// (cpXY-cpXY) are built once per Python.
+enum class AbiMode { abi3, per_interpreter };
+
+// How the wheel records the torch/CUDA it was built for (wheel/build_tag.h):
+// a build tag ("280.129", PyPI-compatible) or a local version
+// ("+cu128torch2.9.1", own index only).
+enum class NamingScheme { build_tag, local_version };
+
+std::string_view to_string(AbiMode mode);         // "abi3", "per-interpreter"
+std::string_view to_string(NamingScheme scheme);  // "build-tag", "local-version"
+
+// A CUDA compilation target: "8.6" (sm_86), or "9.0a" (sm_90a: arch-specific
+// instructions such as wgmma, which run only on that exact arch).
+struct Arch {
+  std::string name;  // "9.0a"
+  int sm = 0;        // 90
+  bool arch_specific = false;
+  bool operator==(const Arch&) const = default;
+};
+
+// One wheel to build.
+struct Row {
+  std::string id;  // "sageattention-2.2.0-torch2.11.0-cu130-abi3-linux_x86_64"; stable
+  std::string package;  // "sageattention"
+  std::string version;  // "2.2.0" (the package's release)
+  AbiMode abi_mode = AbiMode::abi3;
+  std::vector<std::string> pythons;  // Pythons the wheel serves, ascending ("3.10", ...)
+  std::string build_python;          // the interpreter to build with (abi3: the oldest served)
+  std::string python_tag;            // "cp310"
+  std::string abi_tag;               // "abi3" or "cp312"
+  std::string torch;                 // "2.11.0"
+  std::string cuda;                  // "13.0"
+  std::string cuda_tag;              // "cu130"
+  std::string platform;              // platform tag: "linux_x86_64", "win_amd64"
+  std::string runner_os;             // CI runner image: "ubuntu-22.04", "windows-2022"
+  std::vector<Arch> archs;           // ascending; what the wheel's kernels are compiled for
+  std::optional<Arch> ptx_arch;      // the newest non-arch-specific arch, also embedded as PTX
+  NamingScheme naming = NamingScheme::build_tag;
+  std::string build_tag;       // "21100.130" (build-tag scheme), else empty
+  std::string local_version;   // "cu128torch2.9.1" (local-version scheme), else empty
+  std::string wheel_version;   // "2.2.0" or "1.0.0+cu128torch2.9.1"
+  std::string wheel_filename;  // predicted
+  std::string requires_python;    // ">=3.10"
+  std::string torch_requirement;  // "torch==2.11.0"
+  // The torch variant is the one PyPI serves for this platform, so a machine
+  // that reaches only PyPI can provision it.
+  bool pypi_buildable = false;
+  std::string kernels_manifest;  // "kernels/families.json" (repository-relative)
+};
+
+// The rows a profile selects, in a stable order (package, torch, CUDA,
+// Python, platform), independent of the order of the YAML file.
+struct Plan {
+  std::string profile;
+  std::vector<Row> rows;
+};
+
+// ---- The model, as read from the YAML file --------------------------------
+
+struct CudaToolkit {
+  std::string version;       // "12.8"
+  std::vector<Arch> archs;   // every arch this nvcc can compile
+  SourceLocation where;
+};
+
+struct TorchVariant {
+  std::string cuda;   // "12.8"
+  bool pypi = false;  // the variant PyPI serves (Linux); the others need PyTorch's index
+  SourceLocation where;
+};
+
+struct TorchRelease {
+  std::string version;               // "2.11.0"
+  std::vector<std::string> pythons;  // ascending
+  std::vector<TorchVariant> variants;
+  SourceLocation where;
+};
+
+struct Platform {
+  std::string tag;     // "linux_x86_64"
+  std::string runner;  // "ubuntu-22.04"
+  bool pypi_torch_has_cuda = false;  // PyPI's torch for this platform is a CUDA build
+  SourceLocation where;
+};
+
+struct Package {
+  std::string name;
+  std::string version;
+  std::string kernels;  // manifest path, repository-relative
+  AbiMode abi_mode = AbiMode::abi3;
+  NamingScheme naming = NamingScheme::build_tag;
+  std::vector<Arch> archs;           // always built; every row's CUDA must build them
+  std::vector<Arch> optional_archs;  // built where the row's CUDA can
+  std::string min_python, min_torch, min_cuda;  // empty = no minimum
+  std::vector<std::string> platforms;           // empty = every platform
+  SourceLocation where;
+};
+
+// A combination not built, and why. Empty lists match everything.
+struct Exclusion {
+  std::vector<std::string> packages, torch, cuda, pythons, platforms;
+  std::string reason;
+  SourceLocation where;
+};
+
+// A named selection of rows: filters (empty = any), or explicit row ids.
+struct Profile {
+  std::string name;
+  std::string description;
+  std::vector<std::string> packages, torch, cuda, pythons, platforms;
+  std::vector<std::string> archs;  // restricts each row's archs (empty = the package's)
+  bool newest_python = false;      // per (package, torch, CUDA, platform), keep the newest Python
+  bool pypi_only = false;          // only rows whose torch variant PyPI serves
+  std::vector<std::string> rows;   // explicit row ids (exclusive with the filters)
+  SourceLocation where;
+};
+
+struct Matrix {
+  std::filesystem::path path;  // as given to load_matrix
+  std::vector<std::string> pythons;
+  std::vector<Platform> platforms;
+  std::vector<CudaToolkit> cuda;
+  std::vector<TorchRelease> torch;
+  std::vector<Package> packages;
+  std::vector<Exclusion> exclusions;
+  std::vector<Profile> profiles;  // in file order
+  std::vector<Row> rows;          // every valid row of every package, in plan order
+};
+
+// ---- API --------------------------------------------------------------------
+
+// Reads and validates the matrix; throws ConfigError ("file:line:col: error:
+// ...") for bad YAML, unknown keys, wrong types, impossible combinations and
+// profiles that select nothing; IoError when the file cannot be read.
+Matrix load_matrix(const std::filesystem::path& path);
+
+// Profile names in file order.
+std::vector<std::string> profile_names(const Matrix& matrix);
+
+// The rows of a profile; throws ConfigError (listing the valid names) for an
+// unknown profile.
+Plan expand(const Matrix& matrix, std::string_view profile);
+
+// Any valid row, by id, whether or not a profile selects it; nullptr if none.
+const Row* find_row(const Matrix& matrix, std::string_view id);
+
+}  // namespace sb::matrix
