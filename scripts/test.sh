@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# All tests: on a fresh machine, install what is needed, build sagebuild, run
+# the C++ unit tests (CTest / Catch2) and the Python tests (pytest: real pip in
+# fresh venvs, the generated index over loopback HTTP, the workflows, the
+# Python layer; GPU tests skip cleanly where there is no GPU).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+bash scripts/install-deps.sh || exit 1
+bash scripts/build-sagebuild.sh || exit 1
+export SAGEBUILD="$ROOT/build/tools/sagebuild/cli/sagebuild"
+
+echo "==> ctest"
+ctest --test-dir build --output-on-failure -j "${JOBS:-$(nproc)}" 2>&1 | tee build/ctest.log
+ctest_rc=${PIPESTATUS[0]}
+
+echo "==> pytest"
+python3 -m pytest -q -rs tests 2>&1 | tee build/pytest.log
+pytest_rc=${PIPESTATUS[0]}
+# pytest exits 5 when it collected nothing: that is a failure of this script.
+
+echo
+echo "==> summary"
+grep -E 'tests passed|tests failed' build/ctest.log | tail -1 | sed 's/^/ctest:  /'
+tail -1 build/pytest.log | sed 's/^/pytest: /'
+if [ "$ctest_rc" -ne 0 ] || [ "$pytest_rc" -ne 0 ]; then
+  echo "FAILED (ctest rc=$ctest_rc, pytest rc=$pytest_rc)"
+  exit 1
+fi
+echo "OK"
