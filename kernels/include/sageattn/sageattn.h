@@ -1,0 +1,140 @@
+/*
+ * SageAttention kernels: torch-free C ABI.
+ *
+ * All tensors are plain device pointers with shapes and strides counted in
+ * ELEMENTS.  The last (head-dim) axis of every user tensor must be contiguous,
+ * 16-byte aligned, and the head dim a multiple of 8.  Every function is
+ * asynchronous on the given stream and returns SA_OK or an error code; the
+ * message of the last error on the calling thread is sa_last_error_message().
+ *
+ * Internal (quantized) tensors have fixed, packed layouts:
+ *   q_int8  [B, Hq, Nq_pad, Dp]  int8     Nq_pad = roundup(Nq, SA_BLOCK_Q)
+ *   q_scale [B, Hq, Nq_pad/16, 8] fp32   scale of rows {16s+g, 16s+g+8}
+ *   k_int8  [B, Hk, Nk_pad, Dp]  int8     Nk_pad = roundup(Nk, SA_BLOCK_K)
+ *   k_scale [B, Hk, Nk_pad/SA_BLOCK_K, 4] fp32  scale c covers keys of the
+ *           tile whose index i satisfies (i % 8) / 2 == c
+ *   v_fp8   [B, Hk, Dp, Nk_pad]  e4m3, V transposed, keys of every group of 16
+ *           stored in the order of sa_v_key_perm() (matches the mma layout)
+ *   v_scale, v_mean [B, Hk, Dp]  fp32
+ * Dp = 64 if head_dim <= 64, else 128 (head_dim > 128 is rejected).
+ * Coarser granularities (per-warp, per-block) are stored in the same layout
+ * with the scale replicated, so the attention kernels have one code path.
+ */
+#ifndef SAGEATTN_SAGEATTN_H_
+#define SAGEATTN_SAGEATTN_H_
+
+#include <stdint.h>
+#include <cuda_runtime.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SA_ABI_VERSION 1
+#define SA_BLOCK_Q 128 /* query rows per CTA (8 warps x 16 rows) */
+#define SA_BLOCK_K 64  /* keys per tile */
+
+typedef enum sa_status {
+  SA_OK = 0,
+  SA_ERR_INVALID_ARGUMENT = 1,
+  SA_ERR_UNSUPPORTED = 2,
+  SA_ERR_CUDA = 3
+} sa_status;
+
+typedef enum sa_dtype { SA_DTYPE_F16 = 0, SA_DTYPE_BF16 = 1 } sa_dtype;
+
+typedef enum sa_granularity {
+  SA_GRAN_PER_BLOCK = 0,  /* one scale per 128 query rows / per 64-key tile */
+  SA_GRAN_PER_WARP = 1,   /* one scale per 16 query rows / per 64-key tile */
+  SA_GRAN_PER_THREAD = 2  /* q: rows {g, g+8} of each 16-row slice; k: 4 key classes per tile */
+} sa_granularity;
+
+/* A [batch, heads, seq, dim] view of a 16-bit tensor, dim contiguous. */
+typedef struct sa_view {
+  const void* data;
+  sa_dtype dtype;
+  int batch, heads, seq, dim;
+  int64_t stride_batch, stride_head, stride_seq; /* elements */
+} sa_view;
+
+/* Q -> int8 with per-group scales (one pass over Q). */
+typedef struct sa_quant_q_params {
+  sa_view q;
+  sa_granularity granularity;
+  int8_t* q_int8;  /* [B,H,Nq_pad,Dp] */
+  float* q_scale;  /* [B,H,Nq_pad/16,8] */
+} sa_quant_q_params;
+
+/* Per (batch, head, channel) sum over the sequence, and optionally max / min.
+ * Outputs are fully written (initialised by the call). */
+typedef struct sa_channel_stats_params {
+  sa_view x;
+  float* sum; /* [B,H,dim] required */
+  float* max; /* [B,H,dim] or NULL */
+  float* min; /* [B,H,dim] or NULL */
+} sa_channel_stats_params;
+
+/* K -> int8; when k_sum is given K is smoothed by subtracting k_sum/seq. */
+typedef struct sa_quant_k_params {
+  sa_view k;
+  sa_granularity granularity;
+  const float* k_sum; /* [B,H,dim] from sa_channel_stats, or NULL: no smoothing */
+  int8_t* k_int8;     /* [B,H,Nk_pad,Dp] */
+  float* k_scale;     /* [B,H,Nk_pad/SA_BLOCK_K,4] */
+} sa_quant_k_params;
+
+/* V -> e4m3, per-channel scale = amax/448, transposed to [Dp, Nk_pad]. */
+typedef struct sa_quant_v_fp8_params {
+  sa_view v;
+  const float* v_sum; /* [B,H,dim] */
+  const float* v_max; /* [B,H,dim] */
+  const float* v_min; /* [B,H,dim] */
+  int smooth_v;       /* subtract the channel mean before quantizing */
+  uint8_t* v_fp8;     /* [B,H,Dp,Nk_pad] */
+  float* v_scale;     /* [B,H,Dp] */
+  float* v_mean;      /* [B,H,Dp]; written when smooth_v (zeros otherwise); may be NULL if !smooth_v */
+} sa_quant_v_fp8_params;
+
+typedef struct sa_attn_params {
+  const int8_t* q_int8;
+  const float* q_scale;
+  const int8_t* k_int8;
+  const float* k_scale;
+  int batch, q_heads, kv_heads, q_len, kv_len, head_dim;
+  /* PV fp16 path: V as given by the user (must be SA_DTYPE_F16), [B,Hk,Nk,D] view. */
+  sa_view v;
+  /* PV fp8 path: quantized V from sa_quant_v_fp8. */
+  const uint8_t* v_fp8;
+  const float* v_scale;
+  const float* v_mean; /* NULL: no smoothing of V */
+  /* Output [B,Hq,Nq,head_dim] view, dtype out_dtype. */
+  void* out;
+  sa_dtype out_dtype;
+  int64_t out_stride_batch, out_stride_head, out_stride_seq;
+  float* lse;     /* [B,Hq,Nq] natural-log LSE of the (dequantized, scaled) scores, or NULL */
+  int causal;     /* top-left aligned: query i sees keys j <= i (torch SDPA is_causal) */
+  float sm_scale; /* softmax scale, e.g. 1/sqrt(head_dim) */
+} sa_attn_params;
+
+int sa_padded_head_dim(int head_dim); /* 64, 128, or 0 when unsupported */
+int64_t sa_round_up(int64_t n, int64_t tile);
+/* Key index stored at position p (0..15) of each 16-key group of v_fp8. */
+int sa_v_key_perm(int p);
+
+sa_status sa_quant_q(const sa_quant_q_params* p, cudaStream_t stream);
+sa_status sa_channel_stats(const sa_channel_stats_params* p, cudaStream_t stream);
+sa_status sa_quant_k(const sa_quant_k_params* p, cudaStream_t stream);
+sa_status sa_quant_v_fp8(const sa_quant_v_fp8_params* p, cudaStream_t stream);
+
+/* family pv_fp16 (sm80+) */
+sa_status sa_attn_qk_int8_pv_fp16(const sa_attn_params* p, cudaStream_t stream);
+/* family pv_fp8 (sm89+) */
+sa_status sa_attn_qk_int8_pv_fp8(const sa_attn_params* p, cudaStream_t stream);
+
+const char* sa_last_error_message(void);
+const char* sa_status_string(sa_status s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SAGEATTN_SAGEATTN_H_ */

@@ -1,0 +1,375 @@
+// The SageAttention forward kernel, shared by the two PV families.
+//   S = (Q_int8 K_int8^T) * q_scale * k_scale * sm_scale * log2(e)  (mma m16n8k32 s8)
+//   online softmax in the exp2 domain (running max m, running sum l)
+//   O += P V  with P fp16 (mma m16n8k16, fp32 accumulation)         PV_FP8 = false
+//          or P e4m3 scaled by 448 and V e4m3 per-channel scaled
+//             (mma m16n8k32 e4m3 into a per-key-tile accumulator,
+//              added to the fp32 output accumulator)                PV_FP8 = true
+// One CTA = 128 query rows of one (batch, head) = 8 warps x 16 rows; keys are
+// streamed in 64-key tiles through a cp.async ring of K (int8) and V tiles.
+#pragma once
+#include <cstdint>
+#include <type_traits>
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include "sageattn/sageattn.h"
+#include "sageattn/config.cuh"
+#include "sageattn/ptx.cuh"
+#include "common.cuh"
+
+namespace sa {
+
+struct AttnArgs {
+  sa_attn_params p;
+  int q_pad, k_pad;
+  float scale_log2;  // sm_scale * log2(e), folded into the q scale
+};
+
+template <int DP, bool PV_FP8>
+struct AttnSmem {
+  static constexpr int kKStride = DP + cfg::kSmemPad;  // bytes per key row (int8)
+  static constexpr int kKBytes = cfg::kBlockK * kKStride;
+  // fp16 V: [key][dim] halves; fp8 V^T: [dim][key] bytes
+  static constexpr int kVStride = PV_FP8 ? (cfg::kBlockK + cfg::kSmemPad) : (DP * 2 + cfg::kSmemPad);
+  static constexpr int kVBytes = PV_FP8 ? DP * kVStride : cfg::kBlockK * kVStride;
+  static constexpr int kStages = PV_FP8 ? cfg::kStagesFp8 : cfg::kStagesFp16;
+  static constexpr int kStageBytes = kKBytes + kVBytes;
+  static constexpr int kTotal = kStages * kStageBytes;
+  static_assert(kKStride % 16 == 0 && kVStride % 16 == 0 && kKBytes % 16 == 0, "16-byte aligned rows");
+};
+
+template <typename OutT>
+__device__ __forceinline__ void store2(OutT* p, float a, float b);
+template <>
+__device__ __forceinline__ void store2<__half>(__half* p, float a, float b) {
+  *reinterpret_cast<__half2*>(p) = __floats2half2_rn(a, b);
+}
+template <>
+__device__ __forceinline__ void store2<__nv_bfloat16>(__nv_bfloat16* p, float a, float b) {
+  *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(a, b);
+}
+
+template <int DP, bool CAUSAL, bool PV_FP8, typename OutT>
+__global__ void __launch_bounds__(cfg::kThreads, 1) attn_kernel(const __grid_constant__ AttnArgs args) {
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ < 800 || (__CUDA_ARCH__ < 890 && PV_FP8))
+  __trap();  // never launched: the family is built only for archs that can run it
+#else
+  using L = AttnSmem<DP, PV_FP8>;
+  constexpr int BK = cfg::kBlockK;
+  constexpr int KS = DP / 32;  // k32 steps over the head dim
+  constexpr int NT = BK / 8;   // n8 tiles of S per key tile
+  constexpr int ON = DP / 8;   // n8 tiles of O
+  extern __shared__ __align__(128) uint8_t smem[];
+  const sa_attn_params& p = args.p;
+
+  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+  const int g = lane >> 2, tig = lane & 3;
+  const int b = blockIdx.z, h = blockIdx.y;
+  const int qt = CAUSAL ? (int)(gridDim.x - 1 - blockIdx.x) : (int)blockIdx.x;  // long rows first
+  const int hk = h / (p.q_heads / p.kv_heads);
+  const int q0 = qt * cfg::kBlockQ;
+  const int wq0 = q0 + warp * cfg::kRowsPerWarp;
+  const int row0 = wq0 + g, row1 = row0 + 8;
+
+  int n_tiles = (p.kv_len + BK - 1) / BK;
+  if (CAUSAL) {
+    const int last_row = min(q0 + cfg::kBlockQ, p.q_len) - 1;
+    n_tiles = min(n_tiles, last_row / BK + 1);
+  }
+
+  const size_t bhq = (size_t)b * p.q_heads + h;
+  const size_t bhk = (size_t)b * p.kv_heads + hk;
+
+  // Q fragments straight from global memory into registers (A operand layout).
+  uint32_t qf[KS][4];
+  {
+    const int8_t* qb = p.q_int8 + (bhq * args.q_pad + row0) * DP + tig * 4;
+#pragma unroll
+    for (int ks = 0; ks < KS; ++ks) {
+      qf[ks][0] = ptx::ld_global_u32(qb + ks * 32);
+      qf[ks][1] = ptx::ld_global_u32(qb + 8 * DP + ks * 32);
+      qf[ks][2] = ptx::ld_global_u32(qb + ks * 32 + 16);
+      qf[ks][3] = ptx::ld_global_u32(qb + 8 * DP + ks * 32 + 16);
+    }
+  }
+  const float qs = p.q_scale[(bhq * (args.q_pad / 16) + q0 / 16 + warp) * 8 + g] * args.scale_log2;
+  const int8_t* kbase = p.k_int8 + bhk * (size_t)args.k_pad * DP;
+  const float* ksbase = p.k_scale + bhk * (size_t)(args.k_pad / BK) * 4;
+
+  auto load_tile = [&](int t, int slot) {
+    uint8_t* sK = smem + slot * L::kStageBytes;
+    uint8_t* sV = sK + L::kKBytes;
+    const int8_t* src = kbase + (size_t)t * BK * DP;
+    constexpr int KCH = BK * DP / 16;
+#pragma unroll
+    for (int i = tid; i < KCH; i += cfg::kThreads) {
+      const int r = i / (DP / 16), c = i % (DP / 16);
+      ptx::cp_async_16(sK + r * L::kKStride + c * 16, src + r * DP + c * 16);
+    }
+    if constexpr (!PV_FP8) {
+      const __half* vb = reinterpret_cast<const __half*>(p.v.data) + (size_t)b * p.v.stride_batch +
+                         (size_t)hk * p.v.stride_head;
+      constexpr int VCH = BK * DP / 8;
+#pragma unroll
+      for (int i = tid; i < VCH; i += cfg::kThreads) {
+        const int r = i / (DP / 8), c = i % (DP / 8);
+        const int key = t * BK + r;
+        const bool ok = key < p.kv_len && c * 8 < p.head_dim;
+        const __half* s = ok ? vb + (size_t)key * p.v.stride_seq + c * 8 : vb;
+        ptx::cp_async_16(sV + r * L::kVStride + c * 16, s, ok);  // zero-fill outside V
+      }
+    } else {
+      const uint8_t* vb = p.v_fp8 + bhk * (size_t)DP * args.k_pad + (size_t)t * BK;
+      constexpr int VCH = DP * (BK / 16);
+#pragma unroll
+      for (int i = tid; i < VCH; i += cfg::kThreads) {
+        const int d = i / (BK / 16), c = i % (BK / 16);
+        ptx::cp_async_16(sV + d * L::kVStride + c * 16, vb + (size_t)d * args.k_pad + c * 16);
+      }
+    }
+  };
+
+  float o[ON][4];
+#pragma unroll
+  for (int n = 0; n < ON; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
+  float m0 = -INFINITY, m1 = -INFINITY, l0 = 0.f, l1 = 0.f;
+
+#pragma unroll
+  for (int s = 0; s < L::kStages - 1; ++s) {
+    if (s < n_tiles) load_tile(s, s);
+    ptx::cp_async_commit();
+  }
+
+  for (int t = 0; t < n_tiles; ++t) {
+    const float kscale = ksbase[t * 4 + tig];
+    ptx::cp_async_wait<L::kStages - 2>();
+    __syncthreads();  // tile t visible to all; slot of tile t-1 free
+    {
+      const int nt = t + L::kStages - 1;
+      if (nt < n_tiles) load_tile(nt, nt % L::kStages);
+      ptx::cp_async_commit();
+    }
+    const uint8_t* sK = smem + (t % L::kStages) * L::kStageBytes;
+    const uint8_t* sV = sK + L::kKBytes;
+
+    // ---- S = Q K^T (int8 -> int32)
+    int32_t acc[NT][4];
+#pragma unroll
+    for (int j = 0; j < NT; ++j) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0;
+#pragma unroll
+    for (int ks = 0; ks < KS; ++ks) {
+#pragma unroll
+      for (int pp = 0; pp < NT / 2; ++pp) {
+        uint32_t b0, b1, b2, b3;
+        ptx::ldmatrix_x4(b0, b1, b2, b3,
+                         sK + (pp * 16 + (lane >> 4) * 8 + (lane & 7)) * L::kKStride + ks * 32 + ((lane >> 3) & 1) * 16);
+        ptx::mma_m16n8k32_s8(acc[2 * pp], qf[ks], b0, b1);
+        ptx::mma_m16n8k32_s8(acc[2 * pp + 1], qf[ks], b2, b3);
+      }
+    }
+
+    // ---- dequantize (q_scale * k_scale * sm_scale * log2e), mask
+    const float c = qs * kscale;
+    float s[NT][4];
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) s[j][e] = static_cast<float>(acc[j][e]) * c;
+    const bool need_mask = (t * BK + BK > p.kv_len) || (CAUSAL && t * BK + BK - 1 > wq0);
+    if (need_mask) {
+#pragma unroll
+      for (int j = 0; j < NT; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int key = t * BK + j * 8 + tig * 2 + (e & 1);
+          const int row = (e < 2) ? row0 : row1;
+          if (key >= p.kv_len || (CAUSAL && key > row)) s[j][e] = -INFINITY;
+        }
+    }
+
+    // ---- online softmax (exp2 domain)
+    float mx0 = m0, mx1 = m1;
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+      mx0 = fmaxf(mx0, fmaxf(s[j][0], s[j][1]));
+      mx1 = fmaxf(mx1, fmaxf(s[j][2], s[j][3]));
+    }
+    mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 1));
+    mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 2));
+    mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 1));
+    mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 2));
+    const float mu0 = (mx0 == -INFINITY) ? 0.f : mx0;
+    const float mu1 = (mx1 == -INFINITY) ? 0.f : mx1;
+    const float corr0 = ptx::ex2_approx(m0 - mu0);
+    const float corr1 = ptx::ex2_approx(m1 - mu1);
+    m0 = mx0;
+    m1 = mx1;
+    // fp8: P is produced directly in [0, 448] (x448 folded into the exponent)
+    const float sh0 = PV_FP8 ? mu0 - cfg::kLog2Fp8Max : mu0;
+    const float sh1 = PV_FP8 ? mu1 - cfg::kLog2Fp8Max : mu1;
+    float rs0 = 0.f, rs1 = 0.f;
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+      s[j][0] = ptx::ex2_approx(s[j][0] - sh0);
+      s[j][1] = ptx::ex2_approx(s[j][1] - sh0);
+      s[j][2] = ptx::ex2_approx(s[j][2] - sh1);
+      s[j][3] = ptx::ex2_approx(s[j][3] - sh1);
+      rs0 += s[j][0] + s[j][1];
+      rs1 += s[j][2] + s[j][3];
+    }
+    l0 = l0 * corr0 + rs0;
+    l1 = l1 * corr1 + rs1;
+
+    if constexpr (!PV_FP8) {
+      // ---- O = O * corr + P(fp16) V(fp16), fp32 accumulation
+#pragma unroll
+      for (int n = 0; n < ON; ++n) {
+        o[n][0] *= corr0;
+        o[n][1] *= corr0;
+        o[n][2] *= corr1;
+        o[n][3] *= corr1;
+      }
+#pragma unroll
+      for (int kk = 0; kk < BK / 16; ++kk) {
+        const uint32_t a[4] = {ptx::pack_f16x2(s[2 * kk][0], s[2 * kk][1]), ptx::pack_f16x2(s[2 * kk][2], s[2 * kk][3]),
+                               ptx::pack_f16x2(s[2 * kk + 1][0], s[2 * kk + 1][1]),
+                               ptx::pack_f16x2(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+#pragma unroll
+        for (int dp = 0; dp < DP / 16; ++dp) {
+          uint32_t b0, b1, b2, b3;
+          ptx::ldmatrix_x4_trans(b0, b1, b2, b3,
+                                 sV + (kk * 16 + ((lane >> 3) & 1) * 8 + (lane & 7)) * L::kVStride +
+                                     (dp * 16 + (lane >> 4) * 8) * 2);
+          ptx::mma_m16n8k16_f16(o[2 * dp], a, b0, b1);
+          ptx::mma_m16n8k16_f16(o[2 * dp + 1], a, b2, b3);
+        }
+      }
+    } else {
+#if defined(SA_HAS_E4M3_MMA)
+      // ---- P (e4m3) from the S accumulators: logical k position 4*tig+i of
+      // each 16-key group holds key perm(4*tig+i) (V^T is stored permuted).
+      uint32_t a[2][4];
+#pragma unroll
+      for (int kk = 0; kk < 2; ++kk) {
+        a[kk][0] = ptx::pack_e4m3x4(s[4 * kk][0], s[4 * kk][1], s[4 * kk + 1][0], s[4 * kk + 1][1]);
+        a[kk][1] = ptx::pack_e4m3x4(s[4 * kk][2], s[4 * kk][3], s[4 * kk + 1][2], s[4 * kk + 1][3]);
+        a[kk][2] = ptx::pack_e4m3x4(s[4 * kk + 2][0], s[4 * kk + 2][1], s[4 * kk + 3][0], s[4 * kk + 3][1]);
+        a[kk][3] = ptx::pack_e4m3x4(s[4 * kk + 2][2], s[4 * kk + 2][3], s[4 * kk + 3][2], s[4 * kk + 3][3]);
+      }
+      // ---- two-level accumulation: per-tile MMA accumulator, then fp32 O
+#pragma unroll
+      for (int dp = 0; dp < DP / 16; ++dp) {
+        float t0[4] = {0.f, 0.f, 0.f, 0.f}, t1[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+        for (int kk = 0; kk < 2; ++kk) {
+          uint32_t b0, b1, b2, b3;
+          ptx::ldmatrix_x4(b0, b1, b2, b3,
+                           sV + (dp * 16 + (lane >> 4) * 8 + (lane & 7)) * L::kVStride + kk * 32 + ((lane >> 3) & 1) * 16);
+          ptx::mma_m16n8k32_e4m3(t0, a[kk], b0, b1);
+          ptx::mma_m16n8k32_e4m3(t1, a[kk], b2, b3);
+        }
+        o[2 * dp][0] = o[2 * dp][0] * corr0 + t0[0];
+        o[2 * dp][1] = o[2 * dp][1] * corr0 + t0[1];
+        o[2 * dp][2] = o[2 * dp][2] * corr1 + t0[2];
+        o[2 * dp][3] = o[2 * dp][3] * corr1 + t0[3];
+        o[2 * dp + 1][0] = o[2 * dp + 1][0] * corr0 + t1[0];
+        o[2 * dp + 1][1] = o[2 * dp + 1][1] * corr0 + t1[1];
+        o[2 * dp + 1][2] = o[2 * dp + 1][2] * corr1 + t1[2];
+        o[2 * dp + 1][3] = o[2 * dp + 1][3] * corr1 + t1[3];
+      }
+#endif
+    }
+  }
+  ptx::cp_async_wait<0>();
+
+  // ---- epilogue
+  l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
+  l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
+  l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
+  l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
+  const float inv0 = 1.f / l0, inv1 = 1.f / l1;
+  OutT* ob = reinterpret_cast<OutT*>(p.out) + (size_t)b * p.out_stride_batch + (size_t)h * p.out_stride_head;
+#pragma unroll
+  for (int n = 0; n < ON; ++n) {
+    const int d = n * 8 + tig * 2;
+    if (d < p.head_dim) {
+      float vs0 = 1.f, vs1 = 1.f, vm0 = 0.f, vm1 = 0.f;
+      if constexpr (PV_FP8) {
+        vs0 = p.v_scale[bhk * DP + d];
+        vs1 = p.v_scale[bhk * DP + d + 1];
+        if (p.v_mean) {
+          vm0 = p.v_mean[bhk * DP + d];
+          vm1 = p.v_mean[bhk * DP + d + 1];
+        }
+      }
+      if (row0 < p.q_len)
+        store2<OutT>(ob + (size_t)row0 * p.out_stride_seq + d, o[n][0] * inv0 * vs0 + vm0, o[n][1] * inv0 * vs1 + vm1);
+      if (row1 < p.q_len)
+        store2<OutT>(ob + (size_t)row1 * p.out_stride_seq + d, o[n][2] * inv1 * vs0 + vm0, o[n][3] * inv1 * vs1 + vm1);
+    }
+  }
+  if (p.lse != nullptr && tig == 0) {
+    const float off = PV_FP8 ? cfg::kLog2Fp8Max : 0.f;
+    if (row0 < p.q_len) p.lse[bhq * p.q_len + row0] = (m0 + __log2f(l0) - off) * cfg::kLn2;
+    if (row1 < p.q_len) p.lse[bhq * p.q_len + row1] = (m1 + __log2f(l1) - off) * cfg::kLn2;
+  }
+#endif
+}
+
+template <int DP, bool CAUSAL, bool PV_FP8, typename OutT>
+sa_status launch_attn_instance(const AttnArgs& a, cudaStream_t stream) {
+  using L = AttnSmem<DP, PV_FP8>;
+  auto kern = attn_kernel<DP, CAUSAL, PV_FP8, OutT>;
+  SA_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kTotal));
+  dim3 grid(a.q_pad / cfg::kBlockQ, a.p.q_heads, a.p.batch);
+  kern<<<grid, cfg::kThreads, L::kTotal, stream>>>(a);
+  SA_LAUNCH_CHECK(PV_FP8 ? "attn_qk_int8_pv_fp8" : "attn_qk_int8_pv_fp16");
+  return SA_OK;
+}
+
+// Validation + the (head dim, causal, out dtype) dispatch of the attention kernel.
+template <bool PV_FP8>
+sa_status launch_attn(const sa_attn_params* p, cudaStream_t stream) {
+  const char* fn = PV_FP8 ? "sa_attn_qk_int8_pv_fp8" : "sa_attn_qk_int8_pv_fp16";
+  SA_CHECK_ARG(p != nullptr, "%s: null params", fn);
+  SA_CHECK_ARG(p->q_int8 && p->q_scale && p->k_int8 && p->k_scale && p->out, "%s: null tensor pointer", fn);
+  SA_CHECK_ARG(p->batch > 0 && p->q_heads > 0 && p->kv_heads > 0 && p->q_len > 0 && p->kv_len > 0,
+               "%s: sizes must be positive (batch %d, q_heads %d, kv_heads %d, q_len %d, kv_len %d)", fn, p->batch,
+               p->q_heads, p->kv_heads, p->q_len, p->kv_len);
+  SA_CHECK_ARG(p->q_heads % p->kv_heads == 0, "%s: q_heads (%d) must be a multiple of kv_heads (%d)", fn, p->q_heads,
+               p->kv_heads);
+  SA_CHECK_ARG(p->head_dim > 0 && p->head_dim <= 128 && p->head_dim % 8 == 0,
+               "%s: head_dim must be a multiple of 8 in [8, 128], got %d", fn, p->head_dim);
+  SA_CHECK_ARG(p->q_heads <= 65535 && p->batch <= 65535, "%s: too many heads or batches for the grid", fn);
+  SA_CHECK_ARG(p->out_dtype == SA_DTYPE_F16 || p->out_dtype == SA_DTYPE_BF16, "%s: out dtype must be f16 or bf16", fn);
+  SA_CHECK_ARG((reinterpret_cast<uintptr_t>(p->out) & 3) == 0 && p->out_stride_batch % 2 == 0 &&
+                   p->out_stride_head % 2 == 0 && p->out_stride_seq % 2 == 0,
+               "%s: out must be 4-byte aligned with even strides", fn);
+  if (!PV_FP8) {
+    sa_status st = check_view(p->v, "v");
+    if (st != SA_OK) return st;
+    SA_CHECK_ARG(p->v.dtype == SA_DTYPE_F16, "%s: v must be float16 for the fp16 PV path", fn);
+    SA_CHECK_ARG(p->v.batch == p->batch && p->v.heads == p->kv_heads && p->v.seq == p->kv_len &&
+                     p->v.dim == p->head_dim,
+                 "%s: v view [%d,%d,%d,%d] does not match [batch %d, kv_heads %d, kv_len %d, head_dim %d]", fn,
+                 p->v.batch, p->v.heads, p->v.seq, p->v.dim, p->batch, p->kv_heads, p->kv_len, p->head_dim);
+  } else {
+    SA_CHECK_ARG(p->v_fp8 && p->v_scale, "%s: v_fp8 and v_scale are required", fn);
+  }
+  AttnArgs a;
+  a.p = *p;
+  a.q_pad = (int)sa_round_up(p->q_len, cfg::kBlockQ);
+  a.k_pad = (int)sa_round_up(p->kv_len, cfg::kBlockK);
+  a.scale_log2 = p->sm_scale * cfg::kLog2e;
+  const int dp = sa_padded_head_dim(p->head_dim);
+  return dispatch_head_dim(dp, [&](auto d) {
+    return dispatch_bool(p->causal != 0, [&](auto c) {
+      return dispatch_dtype(p->out_dtype, [&](auto od) {
+        using OutT = std::conditional_t<decltype(od)::value == SA_DTYPE_F16, __half, __nv_bfloat16>;
+        return launch_attn_instance<decltype(d)::value, decltype(c)::value != 0, PV_FP8, OutT>(a, stream);
+      });
+    });
+  });
+}
+
+}  // namespace sa
