@@ -27,6 +27,9 @@ struct Limits {
   // PyPI: reject ratio > 50 when the decompressed size is over 64 MiB (Z5).
   double max_ratio = 50.0;
   std::uint64_t ratio_applies_above = 64ull << 20;
+  // The central directory is parsed in memory; a larger one is refused (Z1)
+  // instead of allocated.  200k members with long names fit easily.
+  std::uint64_t max_central_directory_bytes = 256ull << 20;
 };
 
 struct Entry {

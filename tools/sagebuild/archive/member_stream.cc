@@ -1,0 +1,128 @@
+#include "sagebuild/archive/member_stream.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <zlib.h>
+
+#include "sagebuild/archive/zip_format.h"
+
+namespace sb::zip {
+
+namespace {
+constexpr std::size_t kInputChunk = 64 * 1024;
+std::string num(std::uint64_t v) { return std::to_string(v); }
+}  // namespace
+
+struct MemberStream::Inflate {
+  z_stream s{};
+  bool ready = false;
+  ~Inflate() {
+    if (ready) inflateEnd(&s);
+  }
+};
+
+MemberStream::MemberStream(binary::ByteSource& file, const Entry& entry, StreamLimits limits)
+    : file_(file), entry_(entry), limits_(limits), crc_(crc32(0L, Z_NULL, 0)) {
+  if (entry_.method == format::kDeflated) {
+    z_ = std::make_unique<Inflate>();
+    // windowBits -15: raw deflate, as zip stores it (no zlib header).
+    if (inflateInit2(&z_->s, -15) != Z_OK) fail("zlib inflateInit2 failed");
+    z_->ready = !failed();
+  } else if (entry_.method != format::kStored) {
+    fail("unsupported compression method " + num(entry_.method));
+  }
+  if (!binary::in_bounds(entry_.data_offset, entry_.compressed_size, file_.size()))
+    fail("member data runs past the end of the file");
+}
+
+MemberStream::~MemberStream() = default;
+
+void MemberStream::fail(std::string why) {
+  if (error_.empty()) error_ = std::move(why);
+}
+
+std::size_t MemberStream::next(std::uint8_t* out, std::size_t cap) {
+  if (done_ || failed() || cap == 0) return 0;
+  std::size_t n = entry_.method == format::kStored ? next_stored(out, cap) : next_deflated(out, cap);
+  if (failed()) return 0;
+  account(out, n);
+  if (failed()) return 0;
+  if (done_) finish();
+  return failed() ? 0 : n;
+}
+
+std::size_t MemberStream::next_stored(std::uint8_t* out, std::size_t cap) {
+  std::uint64_t left = entry_.compressed_size - consumed_;
+  auto n = static_cast<std::size_t>(std::min<std::uint64_t>(left, cap));
+  if (n && !file_.read(entry_.data_offset + consumed_, out, n)) {
+    fail("cannot read member data");
+    return 0;
+  }
+  consumed_ += n;
+  done_ = consumed_ == entry_.compressed_size;
+  return n;
+}
+
+bool MemberStream::refill() {
+  std::uint64_t left = entry_.compressed_size - consumed_;
+  auto n = static_cast<std::size_t>(std::min<std::uint64_t>(left, kInputChunk));
+  if (n == 0) return false;
+  in_.resize(n);
+  if (!file_.read(entry_.data_offset + consumed_, in_.data(), n)) {
+    fail("cannot read member data");
+    return false;
+  }
+  consumed_ += n;
+  z_->s.next_in = in_.data();
+  z_->s.avail_in = static_cast<uInt>(n);
+  return true;
+}
+
+std::size_t MemberStream::next_deflated(std::uint8_t* out, std::size_t cap) {
+  z_stream& s = z_->s;
+  s.next_out = out;
+  s.avail_out = static_cast<uInt>(std::min<std::size_t>(cap, 1u << 30));
+  std::size_t want = s.avail_out;
+  while (s.avail_out > 0) {
+    if (s.avail_in == 0 && !refill()) {
+      if (!failed()) fail("truncated deflate data: the compressed size ends before the stream does");
+      return 0;
+    }
+    int rc = inflate(&s, Z_NO_FLUSH);
+    if (rc == Z_STREAM_END) {
+      if (s.avail_in != 0 || consumed_ != entry_.compressed_size)
+        fail("deflate stream ends " + num(s.avail_in + entry_.compressed_size - consumed_) +
+             " bytes before the declared compressed size");
+      done_ = true;
+      break;
+    }
+    if (rc != Z_OK && rc != Z_BUF_ERROR) {
+      fail(std::string("invalid deflate data: ") + (s.msg ? s.msg : "zlib error " + num(rc)));
+      return 0;
+    }
+  }
+  return want - s.avail_out;
+}
+
+void MemberStream::account(const std::uint8_t* data, std::size_t n) {
+  produced_ += n;
+  if (n) crc_ = static_cast<std::uint32_t>(crc32(crc_, data, static_cast<uInt>(n)));
+  if (produced_ > entry_.uncompressed_size)
+    fail("member produces more than its declared " + num(entry_.uncompressed_size) + " bytes");
+  else if (produced_ > limits_.max_bytes)
+    fail("member exceeds the size limit of " + num(limits_.max_bytes) + " bytes");
+  else if (produced_ > limits_.ratio_applies_above &&
+           double(produced_) > limits_.max_ratio * double(std::max<std::uint64_t>(consumed_, 1)))
+    fail("compression ratio above " + num(std::uint64_t(limits_.max_ratio)) + " after " +
+         num(produced_) + " bytes");
+}
+
+void MemberStream::finish() {
+  if (produced_ != entry_.uncompressed_size)
+    fail("member holds " + num(produced_) + " bytes, declared " + num(entry_.uncompressed_size));
+  else if (crc_ != entry_.crc32)
+    fail("CRC-32 mismatch: computed " + num(crc_) + ", declared " + num(entry_.crc32));
+}
+
+}  // namespace sb::zip

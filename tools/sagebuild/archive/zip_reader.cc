@@ -1,0 +1,138 @@
+#include "sagebuild/archive/zip_reader.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "sagebuild/archive/member_stream.h"
+#include "sagebuild/archive/zip_format.h"
+#include "sagebuild/archive/zip_parse.h"
+#include "sagebuild/binary/byte_source.h"
+
+namespace sb::zip {
+
+bool Entry::is_symlink() const {
+  return made_by_os == format::kMadeByUnix &&
+         (unix_mode() & format::kUnixTypeMask) == format::kUnixSymlink;
+}
+
+namespace {
+
+constexpr std::size_t kOutputChunk = 256 * 1024;
+
+class FileReader final : public Reader {
+ public:
+  FileReader(std::unique_ptr<binary::FileSource> file, Limits limits)
+      : file_(std::move(file)), limits_(limits) {
+    detail::EndRecord end;
+    if (!detail::find_end_record(*file_, end, findings_)) return;
+    if (!detail::parse_central_directory(*file_, end, limits_, entries_, states_, findings_)) {
+      entries_.clear();
+      states_.clear();
+      return;
+    }
+    detail::check_local_headers(*file_, end, entries_, states_, findings_);
+    usable_ = true;
+  }
+
+  bool usable() const override { return usable_; }
+  const std::vector<Entry>& entries() const override { return entries_; }
+  const Findings& findings() const override { return findings_; }
+  std::uint64_t file_size() const override { return file_->size(); }
+
+  ReadResult read(std::size_t index, const Sink& sink) override {
+    ReadResult r;
+    if (index >= entries_.size()) {
+      r.error = "no member " + std::to_string(index) + " (archive has " +
+                std::to_string(entries_.size()) + ")";
+      return r;
+    }
+    const Entry& e = entries_[index];
+    if (!states_[index].refuse.empty()) {
+      r.error = "refused: " + states_[index].refuse;
+      return r;
+    }
+    MemberStream stream(*file_, e, stream_limits());
+    std::vector<std::uint8_t> buf(kOutputChunk);
+    while (!stream.done() && !stream.failed()) {
+      std::size_t n = stream.next(buf.data(), buf.size());
+      total_read_ += n;
+      r.bytes += n;
+      if (n && !sink(buf.data(), n)) {
+        r.stopped = true;
+        return r;
+      }
+    }
+    if (stream.failed()) return failed(e, stream.error(), r);
+    r.ok = true;
+    return r;
+  }
+
+  bool read_small(std::size_t index, std::uint64_t max_bytes, std::string& out,
+                  std::string& error) override {
+    out.clear();
+    if (index < entries_.size() && entries_[index].uncompressed_size > max_bytes) {
+      error = "member '" + entries_[index].name + "' declares " +
+              std::to_string(entries_[index].uncompressed_size) + " bytes, more than the " +
+              std::to_string(max_bytes) + " allowed";
+      return false;
+    }
+    bool too_big = false;
+    ReadResult r = read(index, [&](const std::uint8_t* d, std::size_t n) {
+      if (out.size() + n > max_bytes) return !(too_big = true);
+      out.append(reinterpret_cast<const char*>(d), n);
+      return true;
+    });
+    if (too_big) error = "member is larger than " + std::to_string(max_bytes) + " bytes";
+    else if (!r.ok) error = r.error;
+    if (!r.ok) out.clear();
+    return r.ok;
+  }
+
+  long find(std::string_view name) const override {
+    for (std::size_t i = 0; i < entries_.size(); ++i)
+      if (entries_[i].name == name) return static_cast<long>(i);
+    return -1;
+  }
+
+ private:
+  StreamLimits stream_limits() const {
+    StreamLimits s;
+    std::uint64_t total_left =
+        limits_.max_total_uncompressed > total_read_ ? limits_.max_total_uncompressed - total_read_ : 0;
+    s.max_bytes = std::min(limits_.max_member_uncompressed, total_left);
+    s.max_ratio = limits_.max_ratio;
+    s.ratio_applies_above = limits_.ratio_applies_above;
+    return s;
+  }
+
+  // A failed read is a Z2 finding (Z5 when a limit stopped it), once per member.
+  ReadResult& failed(const Entry& e, const std::string& why, ReadResult& r) {
+    r.error = why;
+    bool limit = why.find("limit") != std::string::npos || why.find("ratio") != std::string::npos;
+    std::string rule = limit ? "Z5" : "Z2";
+    bool seen = std::any_of(findings_.begin(), findings_.end(), [&](const Finding& f) {
+      return f.member == e.name && f.rule == rule && f.message == why;
+    });
+    if (!seen)
+      add(findings_, rule, Severity::Error, e.name, why,
+          limit ? "members within the configured size limits"
+                : "data that decompresses to the declared size and CRC-32");
+    return r;
+  }
+
+  std::unique_ptr<binary::FileSource> file_;
+  Limits limits_;
+  std::vector<Entry> entries_;
+  std::vector<detail::EntryState> states_;
+  Findings findings_;
+  std::uint64_t total_read_ = 0;
+  bool usable_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Reader> Reader::open(const std::filesystem::path& path, Limits limits) {
+  return std::make_unique<FileReader>(binary::FileSource::open(path), limits);
+}
+
+}  // namespace sb::zip
