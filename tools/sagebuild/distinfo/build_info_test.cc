@@ -1,0 +1,79 @@
+#include <catch2/catch.hpp>
+
+#include "sagebuild/distinfo/build_info.h"
+
+using namespace sb::distinfo;
+using nlohmann::json;
+
+namespace {
+BuildInfo sample() {
+  BuildInfo b;
+  b.package = "sageattention";
+  b.version = "2.2.0";
+  b.abi_mode = "abi3";
+  b.pythons = {"3.9", "3.10", "3.11", "3.12", "3.13"};
+  b.wheel = {std::string("21100.130"), std::nullopt, "cp39", "abi3", "linux_x86_64"};
+  b.torch = {"2.11.0", true, "13.0"};
+  b.cuda = {"13.0", "13.0.88"};
+  b.archs = {"8.0", "8.6", "8.9", "9.0", "12.0"};
+  b.ptx_archs = {"12.0"};
+  b.kernel_families = {{"quant", {"8.0", "quant_kernel"}}, {"pv_fp8", {"8.9", "qk_int8_sv_f8"}}};
+  b.host_compiler = {"gcc", "12.2.0"};
+  b.platform = "linux_x86_64";
+  b.source_revision = "0123456789abcdef0123456789abcdef01234567";
+  return b;
+}
+
+std::string error_of(json j) {
+  try {
+    j.get<BuildInfo>();
+  } catch (const BuildInfoError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("build info: round trip through JSON text") {
+  BuildInfo b = sample();
+  std::string text = write_build_info(b);
+  CHECK(parse_build_info(text) == b);
+  CHECK(text == write_build_info(parse_build_info(text)));  // canonical
+  json j = json::parse(text);
+  CHECK(j["wheel"]["local_version"].is_null());
+  CHECK(j["kernel_families"]["pv_fp8"]["min_arch"] == "8.9");
+}
+
+TEST_CASE("build info: validation errors name the field") {
+  json good = sample();
+  json j = good;
+  j["torch"]["version"] = 2.11;
+  CHECK(error_of(j) == "build_info.torch.version: expected a string, found number");
+  j = good;
+  j.erase("archs");
+  CHECK(error_of(j) == "build_info.archs: missing (required)");
+  j = good;
+  j["archs"][1] = "sm_86";
+  CHECK(error_of(j).find("build_info.archs[1]") == 0);
+  j = good;
+  j["abi_mode"] = "limited";
+  CHECK(error_of(j).find("build_info.abi_mode: expected \"abi3\" or \"cpython\"") == 0);
+  j = good;
+  j["schema"] = 2;
+  CHECK(error_of(j) == "build_info.schema: expected 1, found 2");
+  j = good;
+  j["kernel_families"]["quant"].erase("min_arch");
+  CHECK(error_of(j) == "build_info.kernel_families.quant.min_arch: missing (required)");
+  j = good;
+  j["wheel"]["local_version"] = "cu130torch2.11.0";
+  CHECK(error_of(j).find("build_info.wheel.local_version") == 0);
+  CHECK_THROWS_AS(parse_build_info("{not json"), BuildInfoError);
+}
+
+TEST_CASE("build info: arch numbers") {
+  CHECK(arch_number("8.9") == 89);
+  CHECK(arch_number("12.0") == 120);
+  CHECK(arch_number("9") == -1);
+  CHECK(arch_number("9.a") == -1);
+  CHECK(arch_number("9.10") == -1);
+}

@@ -1,0 +1,55 @@
+// The "email header" text format of METADATA and WHEEL (core metadata spec,
+// "a format based on RFC 822"): `Name: value` lines, continuation lines that
+// start with whitespace, and an optional body after the first blank line.
+//
+// The parser never throws: problems (non-UTF-8 bytes, lines that are neither
+// a field nor a continuation) are collected with their 1-based line numbers so
+// the checkers can turn them into findings.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace sb::distinfo {
+
+struct HeaderField {
+  std::string name;   // as written (field names compare case-insensitively)
+  std::string value;  // leading/trailing blanks stripped; continuation lines joined with '\n'
+  int line = 0;       // line of the `Name:` line
+};
+
+struct HeaderProblem {
+  int line = 0;
+  std::string message;
+};
+
+struct EmailHeader {
+  std::vector<HeaderField> fields;  // in file order, repeated fields kept
+  std::string body;                 // everything after the first blank line
+  std::vector<HeaderProblem> problems;
+  bool utf8 = true;                 // the whole text is valid UTF-8
+
+  // Every value of `name` (case-insensitive), in order.
+  std::vector<std::string> values(std::string_view name) const;
+  std::size_t count(std::string_view name) const;
+  // The first field named `name`, or nullptr.
+  const HeaderField* first(std::string_view name) const;
+};
+
+EmailHeader parse_email_header(std::string_view text);
+
+// Writes fields in the given order, one `Name: value` line each (LF line
+// ends); multi-line values are continued with 8 spaces, as setuptools does.
+// A non-empty body follows one blank line.
+std::string write_email_header(const std::vector<std::pair<std::string, std::string>>& fields,
+                               std::string_view body = {});
+
+// True when `text` is well-formed UTF-8 (no overlongs, surrogates or > U+10FFFF).
+bool is_valid_utf8(std::string_view text);
+
+bool iequals(std::string_view a, std::string_view b);
+
+}  // namespace sb::distinfo
