@@ -1,0 +1,66 @@
+"""Fake (meta) implementations of torch.ops.sageattention.*: shapes and dtypes
+only, so torch.compile can trace through the ops without graph breaks."""
+import torch
+
+_BLOCK_Q = 128
+_BLOCK_K = 64
+
+
+def _round_up(n, t):
+    return (n + t - 1) // t * t
+
+
+def _padded_head_dim(d):
+    return 64 if d <= 64 else 128
+
+
+def _bhnd(x, layout):
+    if layout == 0:
+        return x.shape[0], x.shape[1], x.shape[2], x.shape[3]
+    return x.shape[0], x.shape[2], x.shape[1], x.shape[3]
+
+
+@torch.library.register_fake("sageattention::quant_q")
+def _quant_q(q, tensor_layout, granularity):
+    b, h, n, d = _bhnd(q, tensor_layout)
+    n_pad = _round_up(n, _BLOCK_Q)
+    return (q.new_empty((b, h, n_pad, _padded_head_dim(d)), dtype=torch.int8),
+            q.new_empty((b, h, n_pad // 16, 8), dtype=torch.float32))
+
+
+@torch.library.register_fake("sageattention::quant_k")
+def _quant_k(k, tensor_layout, granularity, smooth_k):
+    b, h, n, d = _bhnd(k, tensor_layout)
+    n_pad = _round_up(n, _BLOCK_K)
+    return (k.new_empty((b, h, n_pad, _padded_head_dim(d)), dtype=torch.int8),
+            k.new_empty((b, h, n_pad // _BLOCK_K, 4), dtype=torch.float32))
+
+
+@torch.library.register_fake("sageattention::quant_v_fp8")
+def _quant_v_fp8(v, tensor_layout, smooth_v):
+    b, h, n, d = _bhnd(v, tensor_layout)
+    dp = _padded_head_dim(d)
+    return (v.new_empty((b, h, dp, _round_up(n, _BLOCK_K)), dtype=torch.float8_e4m3fn),
+            v.new_empty((b, h, dp), dtype=torch.float32),
+            v.new_empty((b, h, dp), dtype=torch.float32))
+
+
+def _out(q_int8, tensor_layout, q_len, head_dim, return_lse, out_dtype):
+    b, hq = q_int8.shape[0], q_int8.shape[1]
+    shape = (b, hq, q_len, head_dim) if tensor_layout == 0 else (b, q_len, hq, head_dim)
+    o = q_int8.new_empty(shape, dtype=out_dtype)
+    lse = q_int8.new_empty((b, hq, q_len) if return_lse else (0,), dtype=torch.float32)
+    return o, lse
+
+
+@torch.library.register_fake("sageattention::attn_pv_fp16")
+def _attn_pv_fp16(q_int8, q_scale, k_int8, k_scale, v, tensor_layout, q_len, is_causal, sm_scale, return_lse, out_dtype):
+    torch._check(q_int8.shape[1] % k_int8.shape[1] == 0)
+    return _out(q_int8, tensor_layout, q_len, v.shape[3], return_lse, out_dtype)
+
+
+@torch.library.register_fake("sageattention::attn_pv_fp8")
+def _attn_pv_fp8(q_int8, q_scale, k_int8, k_scale, v_fp8, v_scale, v_mean, tensor_layout, q_len, kv_len, head_dim,
+                 is_causal, sm_scale, return_lse, out_dtype):
+    torch._check(q_int8.shape[1] % k_int8.shape[1] == 0)
+    return _out(q_int8, tensor_layout, q_len, head_dim, return_lse, out_dtype)

@@ -1,0 +1,204 @@
+"""GPU tests of the SageAttention kernels: accuracy vs float64 attention and
+vs the PyTorch emulation of the same quantized algorithm.  Skip cleanly when
+there is no CUDA GPU or the extension cannot be loaded."""
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():
+    pytest.skip("no CUDA GPU", allow_module_level=True)
+import sageattention as sa  # noqa: E402
+from sageattention import reference as ref  # noqa: E402
+
+if sa.extension_error() is not None:
+    pytest.skip(f"sageattention._C unavailable: {sa.extension_error()}", allow_module_level=True)
+
+pytestmark = pytest.mark.gpu
+CAP = torch.cuda.get_device_capability()
+HAS_FP8 = CAP >= (8, 9)
+PATHS = ["fp16"] + (["fp8"] if HAS_FP8 else [])
+
+
+def run_path(path, q, k, v, **kw):
+    if path == "fp16":
+        return sa.sageattn_qk_int8_pv_fp16_cuda(q, k, v, **kw)
+    return sa.sageattn_qk_int8_pv_fp8_cuda(q, k, v, **kw)
+
+
+def metrics(o, r):
+    o, r = o.double().flatten(), r.double().flatten()
+    cos = torch.nn.functional.cosine_similarity(o, r, dim=0).item()
+    l1 = ((o - r).abs().sum() / r.abs().sum()).item()
+    return cos, l1
+
+
+def poison_allocator(nbytes=1 << 26):
+    # fill freed blocks of the caching allocator with NaN so unwritten outputs show
+    t = torch.full((nbytes // 2,), float("nan"), dtype=torch.float16, device="cuda")
+    del t
+
+
+def make_qkv(kind, b=2, hq=4, hk=4, nq=1000, nk=1000, d=128, dtype=torch.float16, layout="HND", seed=0):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+
+    def rn(h, n):
+        shape = (b, h, n, d) if layout == "HND" else (b, n, h, d)
+        return torch.randn(shape, generator=g, device="cuda", dtype=torch.float32)
+
+    q, k, v = rn(hq, nq), rn(hk, nk), rn(hk, nk)
+    if kind == "kbias":  # large per-channel bias of K (what smoothing removes)
+        k = k + 8.0 * torch.randn(d, generator=g, device="cuda")
+    elif kind == "sharp":  # sharp softmax
+        q = q * 3.0
+    return q.to(dtype), k.to(dtype), v.to(dtype)
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("kind", ["randn", "kbias", "sharp"])
+def test_accuracy_vs_fp64_and_emulation(path, d, causal, kind):
+    q, k, v = make_qkv(kind, d=d, nq=1000, nk=1000, seed=hash((path, d, causal, kind)) % 1000)
+    poison_allocator()
+    o = run_path(path, q, k, v, is_causal=causal)
+    torch.cuda.synchronize()
+    assert o.shape == q.shape and o.dtype == q.dtype
+    assert torch.isfinite(o).all(), "NaN/Inf in output"
+    r = ref.attention_fp64(q, k, v, is_causal=causal)
+    cos, l1 = metrics(o, r)
+    assert cos >= 0.9992 and l1 <= 0.04, f"vs fp64: cos {cos:.6f} rel-L1 {l1:.4f}"
+    e = ref.sageattn_emulated(q, k, v, is_causal=causal, pv=path)
+    cos_e, l1_e = metrics(o, e)
+    assert cos_e >= 0.99999, f"vs emulation: cos {cos_e:.7f} rel-L1 {l1_e:.5f}"
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("gran", ["per_block", "per_warp", "per_thread"])
+def test_granularities_match_emulation(path, gran):
+    q, k, v = make_qkv("kbias", d=64, nq=300, nk=700, seed=7)
+    o = run_path(path, q, k, v, qk_quant_gran=gran)
+    e = ref.sageattn_emulated(q, k, v, pv=path, qk_quant_gran=gran)
+    cos_e, _ = metrics(o, e)
+    assert cos_e >= 0.99999, f"{gran}: cos vs emulation {cos_e:.7f}"
+    cos, l1 = metrics(o, ref.attention_fp64(q, k, v))
+    assert cos >= 0.9992 and l1 <= 0.04, (cos, l1)
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("nq,nk", [(77, 333), (333, 77), (1, 65), (129, 129), (1000, 4000)])
+def test_gqa_nhd_odd_lengths(path, causal, nq, nk):
+    q, k, v = make_qkv("randn", b=1, hq=8, hk=2, nq=nq, nk=nk, d=128, layout="NHD", seed=nq * 7 + nk)
+    poison_allocator()
+    o = run_path(path, q, k, v, tensor_layout="NHD", is_causal=causal)
+    assert o.shape == q.shape
+    assert torch.isfinite(o).all()
+    r = ref.attention_fp64(q, k, v, tensor_layout="NHD", is_causal=causal)
+    cos, l1 = metrics(o, r)
+    assert cos >= 0.9992 and l1 <= 0.04, (cos, l1)
+    e = ref.sageattn_emulated(q, k, v, tensor_layout="NHD", is_causal=causal, pv=path)
+    assert metrics(o, e)[0] >= 0.99999
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("d", [40, 96, 100])
+def test_padded_head_dims_bf16(path, d):
+    q, k, v = make_qkv("randn", b=1, hq=4, hk=4, nq=200, nk=300, d=d, dtype=torch.bfloat16, seed=d)
+    o = run_path(path, q, k, v, is_causal=True)
+    assert o.shape == q.shape and o.dtype == torch.bfloat16
+    assert torch.isfinite(o).all()
+    cos, l1 = metrics(o, ref.attention_fp64(q, k, v, is_causal=True))
+    assert cos >= 0.9992 and l1 <= 0.04, (cos, l1)
+    e = ref.sageattn_emulated(q, k, v, is_causal=True, pv=path)
+    assert metrics(o, e)[0] >= 0.99999
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("causal", [False, True])
+def test_return_lse(path, causal):
+    q, k, v = make_qkv("sharp", b=2, hq=4, hk=2, nq=257, nk=190, d=64, seed=3)
+    o, lse = run_path(path, q, k, v, is_causal=causal, return_lse=True)
+    assert lse.shape == (2, 4, 257) and lse.dtype == torch.float32
+    assert torch.isfinite(lse).all()
+    _, lse_ref = ref.attention_fp64(q, k, v, is_causal=causal, return_lse=True)
+    # quantized scores: the LSE moves by the score error only
+    assert (lse.double() - lse_ref).abs().max().item() < 0.05
+    _, lse_em = ref.sageattn_emulated(q, k, v, is_causal=causal, pv=path, return_lse=True)
+    assert (lse - lse_em).abs().max().item() < 1e-3
+
+
+@pytest.mark.skipif(not HAS_FP8, reason="fp8 path needs sm89+")
+def test_smooth_v_and_bias():
+    q, k, v = make_qkv("randn", d=128, nq=256, nk=512, seed=11)
+    v = v + 4.0  # V offset: smoothing V helps the e4m3 range
+    o = sa.sageattn_qk_int8_pv_fp8_cuda(q, k, v, smooth_v=True)
+    e = ref.sageattn_emulated(q, k, v, pv="fp8", smooth_v=True)
+    assert metrics(o, e)[0] >= 0.99999
+    cos, l1 = metrics(o, ref.attention_fp64(q, k, v))
+    assert cos >= 0.9992 and l1 <= 0.04
+
+
+def test_sageattn_dispatch():
+    q, k, v = make_qkv("randn", b=1, hq=2, hk=2, nq=128, nk=128, d=64, seed=5)
+    o = sa.sageattn(q, k, v, is_causal=True)
+    expect = (sa.sageattn_qk_int8_pv_fp8_cuda if HAS_FP8 else sa.sageattn_qk_int8_pv_fp16_cuda)(q, k, v, is_causal=True)
+    assert torch.equal(o, expect)
+
+
+def test_deterministic():
+    q, k, v = make_qkv("randn", b=2, hq=4, hk=4, nq=1000, nk=1000, d=128, seed=9)
+    outs = [sa.sageattn(q, k, v) for _ in range(3)]
+    # K mean uses float atomics: allow rare last-bit int8 rounding flips
+    for o in outs[1:]:
+        assert metrics(o, outs[0])[0] > 0.999999
+
+
+def test_errors():
+    q, k, v = make_qkv("randn", b=1, hq=4, hk=4, nq=64, nk=64, d=64)
+    with pytest.raises(ValueError, match="head_dim"):
+        big = torch.randn(1, 2, 16, 192, device="cuda", dtype=torch.float16)
+        sa.sageattn(big, big, big)
+    with pytest.raises(ValueError, match="multiple"):
+        sa.sageattn(q, k[:, :3], v[:, :3])
+    with pytest.raises(ValueError, match="float16 or bfloat16"):
+        sa.sageattn(q.float(), k.float(), v.float())
+    with pytest.raises(ValueError, match="qk_quant_gran"):
+        sa.sageattn_qk_int8_pv_fp16_cuda(q, k, v, qk_quant_gran="per_row")
+    with pytest.raises(ValueError, match="not implemented"):
+        sa.sageattn_qk_int8_pv_fp16_cuda(q, k, v, pv_accum_dtype="fp16")
+    # op level: clear TORCH_CHECK messages
+    with pytest.raises(RuntimeError, match="q must be a CUDA tensor"):
+        torch.ops.sageattention.quant_q(q.cpu(), 0, 2)
+    with pytest.raises(RuntimeError, match="multiple of the number of key/value heads"):
+        qi, qs = torch.ops.sageattention.quant_q(q, 0, 2)
+        ki, ks = torch.ops.sageattention.quant_k(k[:, :3], 0, 2, True)
+        torch.ops.sageattention.attn_pv_fp16(qi, qs, ki, ks, v[:, :3], 0, 64, False, 0.125, False, torch.float16)
+
+
+def test_opcheck():
+    q, k, v = make_qkv("randn", b=1, hq=2, hk=1, nq=100, nk=70, d=64)
+    ops = torch.ops.sageattention
+    torch.library.opcheck(ops.quant_q.default, (q, 0, 2))
+    torch.library.opcheck(ops.quant_k.default, (k, 0, 2, True))
+    qi, qs = ops.quant_q(q, 0, 2)
+    ki, ks = ops.quant_k(k, 0, 2, True)
+    torch.library.opcheck(ops.attn_pv_fp16.default, (qi, qs, ki, ks, v, 0, 100, True, 0.125, True, torch.float16))
+    if HAS_FP8:
+        torch.library.opcheck(ops.quant_v_fp8.default, (v, 0, False))
+        vf, vs, vm = ops.quant_v_fp8(v, 0, True)
+        torch.library.opcheck(ops.attn_pv_fp8.default,
+                              (qi, qs, ki, ks, vf, vs, vm, 0, 100, 70, 64, False, 0.125, False, torch.bfloat16))
+
+
+def test_torch_compile_no_graph_break():
+    q, k, v = make_qkv("randn", b=1, hq=4, hk=4, nq=256, nk=256, d=64, seed=2)
+
+    def f(q, k, v):
+        return sa.sageattn(q, k, v, is_causal=True) * 2.0
+
+    compiled = torch.compile(f, fullgraph=True)
+    out = compiled(q, k, v)
+    assert torch.allclose(out, f(q, k, v), atol=2e-3, rtol=0)
+    expl = torch._dynamo.explain(f)(q, k, v)
+    assert expl.graph_break_count == 0

@@ -1,0 +1,158 @@
+"""Python-layer tests that need torch but no GPU: argument validation, the
+arch error message, build_info handling, and the fake (meta) implementations
+that let torch.compile trace the ops.  Skip cleanly without torch; the fake
+tests skip when the extension cannot be loaded."""
+import json
+
+import pytest
+
+torch = pytest.importorskip("torch")
+import sageattention as sa  # noqa: E402
+from sageattention import core  # noqa: E402
+from sageattention import reference as ref  # noqa: E402
+
+needs_ext = pytest.mark.skipif(sa.extension_error() is not None or core._C is None,
+                               reason="sageattention._C not loadable here")
+
+
+def meta(*shape, dtype=torch.float16):
+    return torch.empty(*shape, dtype=dtype, device="meta")
+
+
+@pytest.mark.parametrize("fn", [sa.sageattn_qk_int8_pv_fp16_cuda, sa.sageattn_qk_int8_pv_fp8_cuda])
+def test_bad_string_args(fn):
+    q = torch.zeros(1, 2, 8, 64, dtype=torch.float16)
+    with pytest.raises(ValueError, match="qk_quant_gran"):
+        fn(q, q, q, qk_quant_gran="per_channel")
+    with pytest.raises(ValueError, match="tensor_layout"):
+        fn(q, q, q, tensor_layout="BHND")
+    with pytest.raises(ValueError, match="pv_accum_dtype"):
+        fn(q, q, q, pv_accum_dtype="int8")
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        fn(q, q, q, no_such_option=1)
+
+
+def test_upstream_values_not_implemented_are_clear():
+    q = torch.zeros(1, 2, 8, 64, dtype=torch.float16)
+    with pytest.raises(ValueError, match="not implemented.*fp32"):
+        sa.sageattn_qk_int8_pv_fp16_cuda(q, q, q, pv_accum_dtype="fp16+fp32")
+    with pytest.raises(ValueError, match="not implemented.*fp32\\+fp32"):
+        sa.sageattn_qk_int8_pv_fp8_cuda(q, q, q, pv_accum_dtype="fp32+fp16")
+
+
+def test_cpu_tensors_rejected():
+    q = torch.zeros(1, 2, 8, 64, dtype=torch.float16)
+    with pytest.raises(ValueError, match="CUDA"):
+        sa.sageattn_qk_int8_pv_fp16_cuda(q, q, q)
+    with pytest.raises(ValueError, match="CUDA"):
+        sa.sageattn(q, q, q)
+
+
+@pytest.mark.parametrize("case,match", [
+    ("dim3", "4-D"),
+    ("float32", "float16 or bfloat16"),
+    ("d256", "head_dim 256"),
+    ("gqa", "multiple of the number of key/value heads"),
+    ("kv_mismatch", "same shape"),
+    ("dtype_mix", "share a dtype"),
+])
+def test_shape_dtype_validation(case, match):
+    q, k, v = meta(1, 4, 16, 64), meta(1, 2, 16, 64), meta(1, 2, 16, 64)
+    if case == "dim3":
+        q = meta(4, 16, 64)
+    elif case == "float32":
+        q, k, v = (t.float() for t in (q, k, v))
+    elif case == "d256":
+        q, k, v = meta(1, 4, 16, 256), meta(1, 2, 16, 256), meta(1, 2, 16, 256)
+    elif case == "gqa":
+        k, v = meta(1, 3, 16, 64), meta(1, 3, 16, 64)
+    elif case == "kv_mismatch":
+        v = meta(1, 2, 17, 64)
+    elif case == "dtype_mix":
+        v = meta(1, 2, 16, 64, dtype=torch.bfloat16)
+    with pytest.raises(ValueError, match=match):
+        core._prepare(q, k, v, "HND")
+
+
+def test_arch_message_names_gpu_and_wheel_archs():
+    msg = core.unsupported_arch_message((12, 0), ["8.0", "8.6", "8.9", "9.0"], "NVIDIA RTX PRO 6000")
+    assert "sm_120" in msg and "12.0" in msg and "8.0, 8.6, 8.9, 9.0" in msg and "RTX PRO 6000" in msg
+    assert core.unsupported_arch_message((8, 6), ["8.0", "9.0"]) is None  # sm_80 code runs on 8.6
+    assert core.unsupported_arch_message((9, 0), ["8.0", "8.6", "8.9", "9.0", "12.0"]) is None
+    assert core.unsupported_arch_message((8, 9), ["9.0", "12.0"]) is not None
+
+
+def test_build_info_missing_and_present(tmp_path, monkeypatch):
+    monkeypatch.setattr(core, "_BUILD_INFO_PATH", str(tmp_path / "build_info.json"))
+    assert sa.build_info() is None
+    (tmp_path / "build_info.json").write_text(json.dumps({"archs": ["9.0"], "torch": {"version": "2.11.0"}}))
+    assert sa.build_info()["archs"] == ["9.0"]
+
+
+@needs_ext
+def test_fake_quant_shapes():
+    ops = torch.ops.sageattention
+    q = meta(2, 300, 8, 96)  # NHD
+    qi, qs = ops.quant_q(q, 1, 2)
+    assert qi.shape == (2, 8, 384, 128) and qi.dtype == torch.int8
+    assert qs.shape == (2, 8, 24, 8) and qs.dtype == torch.float32
+    ki, ks = ops.quant_k(meta(2, 2, 100, 64), 0, 0, True)
+    assert ki.shape == (2, 2, 128, 64) and ks.shape == (2, 2, 2, 4)
+    vf, vs, vm = ops.quant_v_fp8(meta(2, 2, 100, 40), 0, False)
+    assert vf.shape == (2, 2, 64, 128) and vf.dtype == torch.float8_e4m3fn and vs.shape == (2, 2, 64)
+
+
+@needs_ext
+@pytest.mark.parametrize("layout", ["HND", "NHD"])
+@pytest.mark.parametrize("path", ["fp16", "fp8"])
+def test_fake_end_to_end_shapes(layout, path):
+    shape_q = (2, 8, 77, 104) if layout == "HND" else (2, 77, 8, 104)
+    shape_k = (2, 2, 50, 104) if layout == "HND" else (2, 50, 2, 104)
+    q, k, v = meta(*shape_q, dtype=torch.bfloat16), meta(*shape_k, dtype=torch.bfloat16), meta(*shape_k, dtype=torch.bfloat16)
+    fn = core._attn_fp16 if path == "fp16" else core._attn_fp8
+    args = (q, k, v, layout, True, "per_warp", None, True) + ((False,) if path == "fp8" else ()) + (True,)
+    o, lse = fn(*args)
+    assert o.shape == q.shape and o.dtype == torch.bfloat16
+    assert lse.shape == (2, 8, 77) and lse.dtype == torch.float32
+
+
+@needs_ext
+def test_fake_tensor_mode_and_compile_trace():
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode():
+        q = torch.empty(1, 4, 130, 64, dtype=torch.float16)
+        o = core._attn_fp8(q, q, q, "HND", False, "per_thread", None, True, False, False)
+        assert o.shape == q.shape
+
+    def f(q, k, v):
+        return core._attn_fp16(q, k, v, "HND", True, "per_thread", None, True, False) + 1
+
+    gm, _ = torch._dynamo.export(f)(meta(1, 4, 130, 64), meta(1, 4, 130, 64), meta(1, 4, 130, 64))
+    targets = [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
+    assert any("sageattention.attn_pv_fp16" in t for t in targets), targets
+
+
+def test_emulation_cpu_close_to_fp64():
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(1, 2, 130, 64, generator=g).to(torch.bfloat16) for _ in range(3))
+    k = k + 5
+    for pv in ("fp16", "fp8"):
+        o = ref.sageattn_emulated(q, k, v, pv=pv, is_causal=True)
+        r = ref.attention_fp64(q, k, v, is_causal=True)
+        cos = torch.nn.functional.cosine_similarity(o.double().flatten(), r.flatten(), dim=0).item()
+        assert cos > 0.999, (pv, cos)
+
+
+def test_quantize_scales_layout():
+    x = torch.randn(1, 1, 128, 64)
+    x[0, 0, 3] *= 100  # row 3 dominates its per-thread group {3, 11} of slice 0
+    qi, qs, rows = ref.quantize_q(x, "per_thread")
+    assert qs.shape == (1, 1, 8, 8)
+    assert torch.allclose(qs[0, 0, 0, 3], x[0, 0, [3, 11]].abs().max() / 127)
+    assert rows[0, 0, 11] == rows[0, 0, 3] and rows[0, 0, 4] != rows[0, 0, 3]
+    assert qi.abs().max() <= 127
+    k = torch.randn(1, 1, 64, 64)
+    _, ks, krows = ref.quantize_k(k, "per_thread", smooth_k=False)
+    assert ks.shape == (1, 1, 1, 4)
+    assert krows[0, 0, 2] == krows[0, 0, 3] == krows[0, 0, 10] and krows[0, 0, 2] == ks[0, 0, 0, 1]
