@@ -110,6 +110,7 @@ struct Package {
   AbiMode abi_mode = AbiMode::abi3;
   NamingScheme naming = NamingScheme::build_tag;
   std::vector<Arch> archs;           // always built; every row's CUDA must build them
+  std::vector<SourceLocation> arch_where;  // where each of `archs` is written
   std::vector<Arch> optional_archs;  // built where the row's CUDA can
   std::string min_python, min_torch, min_cuda;  // empty = no minimum
   std::vector<std::string> platforms;           // empty = every platform

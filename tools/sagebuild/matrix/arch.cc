@@ -1,0 +1,38 @@
+#include "sagebuild/matrix/arch.h"
+
+#include <algorithm>
+
+namespace sb::matrix {
+
+std::optional<Arch> parse_arch(std::string_view text) {
+  std::size_t dot = text.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot > 2) return std::nullopt;
+  std::string_view rest = text.substr(dot + 1);
+  bool specific = !rest.empty() && rest.back() == 'a';
+  if (specific) rest.remove_suffix(1);
+  if (rest.size() != 1 || rest[0] < '0' || rest[0] > '9') return std::nullopt;
+  int major = 0;
+  for (char c : text.substr(0, dot)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    major = major * 10 + (c - '0');
+  }
+  if (major == 0 || (dot == 2 && text[0] == '0')) return std::nullopt;
+  return Arch{std::string(text), major * 10 + (rest[0] - '0'), specific};
+}
+
+bool arch_less(const Arch& a, const Arch& b) {
+  if (a.sm != b.sm) return a.sm < b.sm;
+  return !a.arch_specific && b.arch_specific;
+}
+
+bool contains_arch(const std::vector<Arch>& archs, const Arch& arch) {
+  return std::find(archs.begin(), archs.end(), arch) != archs.end();
+}
+
+std::optional<Arch> ptx_arch(const std::vector<Arch>& sorted_archs) {
+  for (auto it = sorted_archs.rbegin(); it != sorted_archs.rend(); ++it)
+    if (!it->arch_specific) return *it;
+  return std::nullopt;
+}
+
+}  // namespace sb::matrix

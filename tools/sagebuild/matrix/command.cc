@@ -1,0 +1,50 @@
+#include "sagebuild/matrix/command.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+
+#include "sagebuild/common/error.h"
+#include "sagebuild/matrix/format.h"
+#include "sagebuild/matrix/locate.h"
+#include "sagebuild/matrix/matrix.h"
+
+namespace sb::matrix {
+namespace {
+
+std::filesystem::path matrix_path(const MatrixOptions& options, const std::filesystem::path& cwd) {
+  if (!options.matrix_file.empty()) return options.matrix_file;
+  if (auto found = find_matrix_file(cwd)) return *found;
+  throw UsageError(std::string("no ") + kDefaultMatrixPath + " in " + cwd.string() +
+                   " or any parent directory; run from a sagebuild checkout or pass "
+                   "--matrix FILE");
+}
+
+}  // namespace
+
+std::string run_matrix(const MatrixOptions& options, const std::filesystem::path& cwd) {
+  Plan plan = expand(load_matrix(matrix_path(options, cwd)), options.profile);
+  if (options.format == "json") return format_json(plan);
+  if (options.format == "github") return format_github(plan) + "\n";
+  if (options.format == "table") return format_table(plan);
+  throw UsageError("unknown --format '" + options.format + "'; use table, json or github");
+}
+
+void add_matrix_command(CLI::App& app, sb::cli::Context& ctx) {
+  auto options = std::make_shared<MatrixOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "matrix", "Validate the build matrix and list the wheels a profile builds");
+  cmd->add_option("--profile,-p", options->profile, "Profile to expand")->capture_default_str();
+  cmd->add_option("--matrix", options->matrix_file,
+                  "Matrix file (default: matrix/build-matrix.yaml here or in a parent directory)");
+  cmd->add_option("--format", options->format, "Output format")
+      ->check(CLI::IsMember({"table", "json", "github"}))
+      ->capture_default_str();
+  cmd->callback([options, &ctx] {
+    std::string out = run_matrix(*options, std::filesystem::current_path());
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    ctx.exit_code = 0;
+  });
+}
+
+}  // namespace sb::matrix

@@ -1,0 +1,23 @@
+// `sagebuild matrix [--profile P] [--matrix FILE] [--format table|json|github]`
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "sagebuild/common/cli.h"
+
+namespace sb::matrix {
+
+void add_matrix_command(CLI::App& app, sb::cli::Context& ctx);
+
+struct MatrixOptions {
+  std::string profile = "default";
+  std::string matrix_file;  // empty: find matrix/build-matrix.yaml from the cwd up
+  std::string format = "table";
+};
+
+// Loads, expands and formats; throws ConfigError / UsageError / IoError.
+// `cwd` is where the search for the matrix file starts.
+std::string run_matrix(const MatrixOptions& options, const std::filesystem::path& cwd);
+
+}  // namespace sb::matrix

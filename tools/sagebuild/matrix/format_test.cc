@@ -1,0 +1,94 @@
+// The three output formats, and the command that chooses among them.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "sagebuild/matrix/command.h"
+#include "sagebuild/matrix/format.h"
+#include "sagebuild/matrix/test_support.h"
+
+using namespace sb::matrix;
+using namespace sb::matrix::testing;
+
+namespace {
+const Matrix& real() {
+  static const Matrix m = load_matrix(real_matrix_path());
+  return m;
+}
+}  // namespace
+
+TEST_CASE("github format: one line of JSON, one include entry per row") {
+  for (const char* profile : {"default", "sage2-all", "sage3-all"}) {
+    Plan plan = expand(real(), profile);
+    std::string out = format_github(plan);
+    CHECK(out.find('\n') == std::string::npos);
+    auto json = nlohmann::json::parse(out);
+    REQUIRE(json["include"].size() == plan.rows.size());
+    for (std::size_t i = 0; i < plan.rows.size(); ++i) {
+      const auto& entry = json["include"][i];
+      const Row& row = plan.rows[i];
+      CHECK(entry["id"] == row.id);
+      CHECK(entry["os"] == row.runner_os);
+      CHECK(entry["command"] == "sagebuild --row " + row.id + " --out dist");
+      CHECK(entry["package"] == row.package);
+      CHECK(entry["torch"] == row.torch);
+      CHECK(entry["cuda"] == row.cuda);
+      CHECK(entry["python"] == row.build_python);
+    }
+  }
+}
+
+TEST_CASE("json format carries every row field") {
+  Plan plan = expand(real(), "default");
+  auto json = nlohmann::json::parse(format_json(plan));
+  CHECK(json["profile"] == "default");
+  REQUIRE(json["rows"].size() == 1);
+  const auto& r = json["rows"][0];
+  CHECK(r["id"] == "sageattention-2.2.0-torch2.11.0-cu130-abi3-linux_x86_64");
+  CHECK(r["abi_mode"] == "abi3");
+  CHECK(r["naming"] == "build-tag");
+  CHECK(r["python_tag"] == "cp310");
+  CHECK(r["abi_tag"] == "abi3");
+  CHECK(r["pythons"].size() == 5);
+  CHECK(r["archs"][0]["arch"] == "8.0");
+  CHECK(r["archs"][0]["sm"] == 80);
+  CHECK(r["archs"][0]["arch_specific"] == false);
+  CHECK(r["ptx_arch"] == "12.0");
+  CHECK(r["pypi_buildable"] == true);
+  CHECK(r["requires_python"] == ">=3.10");
+  CHECK(r["torch_requirement"] == "torch==2.11.0");
+  CHECK(r["wheel_filename"] == "sageattention-2.2.0-21100.130-cp310-abi3-linux_x86_64.whl");
+  CHECK(r["kernels_manifest"] == "kernels/families.json");
+  CHECK(r.size() == 24);
+}
+
+TEST_CASE("table format: aligned columns and a summary") {
+  Plan plan = expand(real(), "pytorch26");
+  std::string out = format_table(plan);
+  std::vector<std::string> lines;
+  for (std::size_t start = 0, end; (end = out.find('\n', start)) != std::string::npos; start = end + 1)
+    lines.push_back(out.substr(start, end - start));
+  REQUIRE(lines.size() == plan.rows.size() + 2);
+  CHECK(lines[0].rfind("ID", 0) == 0);
+  // Every column starts at the same offset on every line.
+  std::size_t wheel_at = lines[0].find("WHEEL");
+  for (std::size_t i = 1; i <= plan.rows.size(); ++i)
+    CHECK(lines[i].substr(wheel_at) == plan.rows[i - 1].wheel_filename);
+  CHECK(lines[1].find(" 3.9-3.13 ") != std::string::npos);
+  CHECK(lines.back() == "profile 'pytorch26': 2 rows, 1 buildable with torch from PyPI alone");
+}
+
+TEST_CASE("the command finds the matrix from a subdirectory and formats it") {
+  MatrixOptions options;
+  options.format = "github";
+  std::string out = run_matrix(options, std::filesystem::path(SAGEBUILD_SOURCE_DIR) / "tools");
+  CHECK(out.back() == '\n');
+  CHECK(nlohmann::json::parse(out)["include"].size() == 1);
+  options.format = "yaml";
+  CHECK_THROWS_AS(run_matrix(options, SAGEBUILD_SOURCE_DIR), sb::UsageError);
+  options.format = "table";
+  options.profile = "nope";
+  CHECK_THROWS_AS(run_matrix(options, SAGEBUILD_SOURCE_DIR), sb::ConfigError);
+  options.matrix_file = "/nonexistent/build-matrix.yaml";
+  CHECK_THROWS_AS(run_matrix(options, SAGEBUILD_SOURCE_DIR), sb::IoError);
+}

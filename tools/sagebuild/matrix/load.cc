@@ -1,0 +1,315 @@
+// load_matrix: YAML -> Matrix, section by section. Each parse_* reads one
+// section through YamlValue (shape errors) and checks every name it refers
+// to against the sections before it (unknown-value errors), so the order of
+// the sections in this file is the order of dependence.
+#include <algorithm>
+
+#include "sagebuild/common/fs.h"
+#include "sagebuild/matrix/arch.h"
+#include "sagebuild/matrix/lookup.h"
+#include "sagebuild/matrix/matrix.h"
+#include "sagebuild/matrix/profile.h"
+#include "sagebuild/matrix/rows.h"
+#include "sagebuild/matrix/suggest.h"
+#include "sagebuild/matrix/version.h"
+#include "sagebuild/matrix/yaml_reader.h"
+
+namespace sb::matrix {
+namespace {
+
+// ---- values -------------------------------------------------------------------
+
+void check_known(const Located& value, const std::vector<std::string>& choices,
+                 std::string_view noun) {
+  if (contains(choices, value.text)) return;
+  throw ConfigError(value.where, "unknown " + std::string(noun) + " '" + value.text + "'" +
+                                     did_you_mean(value.text, choices) + "; valid: " + join(choices));
+}
+
+std::string version_text(const Located& value, std::string_view noun) {
+  if (!DottedVersion::parse(value.text))
+    throw ConfigError(value.where, "'" + value.text + "' is not a " + std::string(noun) +
+                                       " version; write digits and dots, like \"12.8\"");
+  return value.text;
+}
+
+Arch arch_of(const Located& value) {
+  auto arch = parse_arch(value.text);
+  if (!arch)
+    throw ConfigError(value.where, "'" + value.text + "' is not a CUDA arch; write the compute "
+                                   "capability as <major>.<minor> (\"8.6\"), with an 'a' for an "
+                                   "arch-specific target (\"9.0a\")");
+  return *arch;
+}
+
+std::vector<std::string> known_list(const YamlMap& map, std::string_view key,
+                                    const std::vector<std::string>& choices, std::string_view noun,
+                                    std::vector<Located>* located = nullptr) {
+  std::vector<std::string> out;
+  auto value = map.get(key);
+  if (!value) return out;
+  for (const Located& item : value->scalar_list()) {
+    check_known(item, choices, noun);
+    out.push_back(item.text);
+    if (located) located->push_back(item);
+  }
+  return out;
+}
+
+std::string optional_scalar(const YamlMap& map, std::string_view key) {
+  auto value = map.get(key);
+  return value ? value->scalar().text : std::string();
+}
+
+bool optional_bool(const YamlMap& map, std::string_view key) {
+  auto value = map.get(key);
+  return value && value->boolean();
+}
+
+// ---- names the later sections refer to ----------------------------------------
+
+std::vector<std::string> torch_versions(const Matrix& m) {
+  std::vector<std::string> out;
+  for (const auto& t : m.torch) out.push_back(t.version);
+  return out;
+}
+std::vector<std::string> cuda_versions(const Matrix& m) {
+  std::vector<std::string> out;
+  for (const auto& c : m.cuda) out.push_back(c.version);
+  return out;
+}
+std::vector<std::string> platform_tags(const Matrix& m) {
+  std::vector<std::string> out;
+  for (const auto& p : m.platforms) out.push_back(p.tag);
+  return out;
+}
+std::vector<std::string> package_names(const Matrix& m) {
+  std::vector<std::string> out;
+  for (const auto& p : m.packages) out.push_back(p.name);
+  return out;
+}
+
+// ---- sections -----------------------------------------------------------------
+
+void parse_pythons(const YamlValue& node, Matrix& m) {
+  for (const Located& python : node.scalar_list()) {
+    version_text(python, "Python");
+    if (contains(m.pythons, python.text))
+      throw ConfigError(python.where, "Python " + python.text + " is listed twice");
+    m.pythons.push_back(python.text);
+  }
+  std::sort(m.pythons.begin(), m.pythons.end(), version_less);
+}
+
+void parse_platforms(const YamlValue& node, Matrix& m) {
+  for (const auto& [tag, value] : node.named_entries("platform")) {
+    YamlMap map = value.map({"runner", "pypi_torch_has_cuda"});
+    m.platforms.push_back(Platform{tag.text, map.required("runner").scalar().text,
+                                   map.required("pypi_torch_has_cuda").boolean(), tag.where});
+  }
+}
+
+void parse_cuda(const YamlValue& node, Matrix& m) {
+  for (const auto& [version, value] : node.named_entries("CUDA version")) {
+    CudaToolkit cuda{version_text(version, "CUDA"), {}, version.where};
+    for (const Located& arch : value.map({"archs"}).required("archs").scalar_list())
+      cuda.archs.push_back(arch_of(arch));
+    m.cuda.push_back(std::move(cuda));
+  }
+  std::sort(m.cuda.begin(), m.cuda.end(),
+            [](const auto& a, const auto& b) { return version_less(a.version, b.version); });
+}
+
+TorchVariant parse_variant(const YamlValue& node, const Matrix& m) {
+  YamlMap map = node.map({"cuda", "pypi"});
+  Located cuda = map.required("cuda").scalar();
+  check_known(cuda, cuda_versions(m), "CUDA version (add it under `cuda:` first)");
+  return TorchVariant{cuda.text, optional_bool(map, "pypi"), cuda.where};
+}
+
+std::vector<TorchVariant> parse_variants(const YamlValue& node, const Matrix& m,
+                                         const std::string& torch) {
+  std::vector<TorchVariant> variants;
+  for (const YamlValue& item : node.list()) {
+    TorchVariant v = parse_variant(item, m);
+    for (const auto& seen : variants) {
+      if (seen.cuda == v.cuda)
+        throw ConfigError(v.where, "torch " + torch + " lists CUDA " + v.cuda + " twice");
+      if (seen.pypi && v.pypi)
+        throw ConfigError(v.where, "torch " + torch + " marks both CUDA " + seen.cuda + " and " +
+                                       v.cuda + " as PyPI's variant; PyPI serves one");
+    }
+    variants.push_back(v);
+  }
+  std::sort(variants.begin(), variants.end(),
+            [](const auto& a, const auto& b) { return version_less(a.cuda, b.cuda); });
+  return variants;
+}
+
+void parse_torch(const YamlValue& node, Matrix& m) {
+  for (const auto& [version, value] : node.named_entries("torch release")) {
+    YamlMap map = value.map({"pythons", "variants"});
+    TorchRelease t{version_text(version, "torch"), {}, {}, version.where};
+    t.pythons = known_list(map, "pythons", m.pythons, "Python (add it to `pythons:` first)");
+    std::sort(t.pythons.begin(), t.pythons.end(), version_less);
+    if (t.pythons.empty()) map.self().fail("torch " + t.version + " needs at least one Python");
+    t.variants = parse_variants(map.required("variants"), m, t.version);
+    if (t.variants.empty()) map.self().fail("torch " + t.version + " needs at least one variant");
+    m.torch.push_back(std::move(t));
+  }
+  std::sort(m.torch.begin(), m.torch.end(),
+            [](const auto& a, const auto& b) { return version_less(a.version, b.version); });
+}
+
+template <typename Enum>
+Enum parse_choice(const YamlValue& node, std::vector<std::pair<std::string, Enum>> choices) {
+  Located value = node.scalar();
+  std::vector<std::string> names;
+  for (const auto& [name, e] : choices) {
+    if (name == value.text) return e;
+    names.push_back(name);
+  }
+  check_known(value, names, "value for " + node.what());
+  return choices.front().second;  // not reached: check_known threw
+}
+
+// Every arch a package names must be one some CUDA in the matrix can build.
+std::vector<Arch> package_archs(const Matrix& m, const YamlMap& map, std::string_view key,
+                                std::vector<SourceLocation>* where) {
+  std::vector<Arch> out;
+  auto value = map.get(key);
+  if (!value) return out;
+  for (const Located& written : value->scalar_list()) {
+    Arch arch = arch_of(written);
+    if (cuda_requirement(m, arch) == "is built by no CUDA in the matrix")
+      throw ConfigError(written.where, "arch " + arch.name + " is built by no CUDA version in "
+                                       "`cuda:`; check the spelling (\"9.0a\", \"12.0\")");
+    out.push_back(arch);
+    if (where) where->push_back(written.where);
+  }
+  return out;
+}
+
+std::string optional_version(const YamlMap& map, std::string_view key, std::string_view noun) {
+  auto value = map.get(key);
+  return value ? version_text(value->scalar(), noun) : std::string();
+}
+
+Package parse_package(const Located& name, const YamlValue& node, const Matrix& m) {
+  YamlMap map = node.map({"version", "kernels", "abi", "naming", "archs", "optional_archs",
+                          "min_python", "min_torch", "min_cuda", "platforms"});
+  Package p;
+  p.name = name.text;
+  p.where = name.where;
+  p.version = map.required("version").scalar().text;
+  p.kernels = map.required("kernels").scalar().text;
+  p.abi_mode = parse_choice<AbiMode>(map.required("abi"), {{"abi3", AbiMode::abi3},
+                                                           {"per-interpreter", AbiMode::per_interpreter}});
+  p.naming = parse_choice<NamingScheme>(map.required("naming"),
+                                        {{"build-tag", NamingScheme::build_tag},
+                                         {"local-version", NamingScheme::local_version}});
+  p.archs = package_archs(m, map, "archs", &p.arch_where);
+  if (p.archs.empty()) map.self().fail("package '" + p.name + "' needs at least one arch in `archs`");
+  p.optional_archs = package_archs(m, map, "optional_archs", nullptr);
+  p.min_python = optional_version(map, "min_python", "Python");
+  p.min_torch = optional_version(map, "min_torch", "torch");
+  p.min_cuda = optional_version(map, "min_cuda", "CUDA");
+  p.platforms = known_list(map, "platforms", platform_tags(m), "platform");
+  return p;
+}
+
+void parse_packages(const YamlValue& node, Matrix& m) {
+  for (const auto& [name, value] : node.named_entries("package"))
+    m.packages.push_back(parse_package(name, value, m));
+  std::sort(m.packages.begin(), m.packages.end(),
+            [](const auto& a, const auto& b) { return a.name < b.name; });
+}
+
+void parse_exclusions(const YamlValue& node, Matrix& m) {
+  for (const YamlValue& item : node.list()) {
+    YamlMap map = item.map({"packages", "torch", "cuda", "pythons", "platforms", "reason"});
+    Exclusion e;
+    e.where = item.where();
+    e.packages = known_list(map, "packages", package_names(m), "package");
+    e.torch = known_list(map, "torch", torch_versions(m), "torch release");
+    e.cuda = known_list(map, "cuda", cuda_versions(m), "CUDA version");
+    e.pythons = known_list(map, "pythons", m.pythons, "Python");
+    e.platforms = known_list(map, "platforms", platform_tags(m), "platform");
+    // An exclusion without its reason is a rule nobody can later undo safely.
+    e.reason = map.required("reason").scalar().text;
+    m.exclusions.push_back(std::move(e));
+  }
+}
+
+std::vector<std::string> arch_list(const YamlMap& map, std::vector<Located>& located) {
+  std::vector<std::string> out;
+  if (auto value = map.get("archs"))
+    for (const Located& written : value->scalar_list()) {
+      out.push_back(arch_of(written).name);
+      located.push_back(written);
+    }
+  return out;
+}
+
+std::pair<Profile, ProfileSource> parse_profile(const Located& name, const YamlValue& node,
+                                                const Matrix& m) {
+  YamlMap map = node.map({"description", "packages", "torch", "cuda", "pythons", "platforms",
+                          "archs", "newest_python", "pypi_only", "rows"});
+  Profile p;
+  ProfileSource s;
+  p.name = name.text;
+  p.where = s.name.where = name.where;
+  s.name = name;
+  p.description = optional_scalar(map, "description");
+  p.packages = known_list(map, "packages", package_names(m), "package", &s.packages);
+  p.torch = known_list(map, "torch", torch_versions(m), "torch release", &s.torch);
+  p.cuda = known_list(map, "cuda", cuda_versions(m), "CUDA version", &s.cuda);
+  p.pythons = known_list(map, "pythons", m.pythons, "Python", &s.pythons);
+  p.platforms = known_list(map, "platforms", platform_tags(m), "platform", &s.platforms);
+  p.archs = arch_list(map, s.archs);
+  p.newest_python = optional_bool(map, "newest_python");
+  p.pypi_only = optional_bool(map, "pypi_only");
+  if (auto rows = map.get("rows"))
+    for (const Located& id : rows->scalar_list()) {
+      p.rows.push_back(id.text);
+      s.rows.push_back(id);
+    }
+  return {p, s};
+}
+
+bool has_filters(const Profile& p) {
+  return !p.packages.empty() || !p.torch.empty() || !p.cuda.empty() || !p.pythons.empty() ||
+         !p.platforms.empty() || !p.archs.empty() || p.newest_python || p.pypi_only;
+}
+
+void parse_profiles(const YamlValue& node, Matrix& m) {
+  for (const auto& [name, value] : node.named_entries("profile")) {
+    auto [profile, source] = parse_profile(name, value, m);
+    if (!profile.rows.empty() && has_filters(profile))
+      throw ConfigError(name.where, "profile '" + profile.name + "' has both `rows` and filters; "
+                                    "use one or the other (rows name exact builds)");
+    check_profile(m, profile, source);
+    m.profiles.push_back(std::move(profile));
+  }
+}
+
+}  // namespace
+
+Matrix load_matrix(const std::filesystem::path& path) {
+  const std::string file = path.string();
+  YamlValue root = parse_yaml(read_file(path), file);
+  YamlMap top = root.map({"pythons", "platforms", "cuda", "torch", "packages", "exclude", "profiles"});
+  Matrix m;
+  m.path = path;
+  parse_pythons(top.required("pythons"), m);
+  parse_platforms(top.required("platforms"), m);
+  parse_cuda(top.required("cuda"), m);
+  parse_torch(top.required("torch"), m);
+  parse_packages(top.required("packages"), m);
+  if (auto exclude = top.get("exclude")) parse_exclusions(*exclude, m);
+  m.rows = compute_rows(m);
+  parse_profiles(top.required("profiles"), m);
+  return m;
+}
+
+}  // namespace sb::matrix

@@ -1,0 +1,198 @@
+// Every way the matrix file can be wrong gets a message with the exact place
+// and what would be valid there.
+#include <catch2/catch.hpp>
+
+#include <regex>
+
+#include "sagebuild/matrix/test_support.h"
+
+using namespace sb::matrix;
+using namespace sb::matrix::testing;
+
+namespace {
+
+// kBase with line `line` (1-based) replaced by `replacement` (may be several lines).
+std::string replace_line(int line, const std::string& replacement) {
+  std::string text = kBase, out;
+  std::size_t start = 0;
+  for (int n = 1; start < text.size(); ++n) {
+    std::size_t end = text.find('\n', start);
+    out += n == line ? replacement + "\n" : text.substr(start, end - start + 1);
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string expect(const std::string& file, const std::string& rest) { return file + ":" + rest; }
+
+}  // namespace
+
+TEST_CASE("the base document of these tests is valid") {
+  CHECK(load_error("base.yaml", kBase) == "no error");
+}
+
+TEST_CASE("a YAML syntax error is reported at yaml-cpp's mark") {
+  std::string file;
+  auto message = load_error("syntax.yaml", replace_line(9, "    pythons: [\"3.10\", \"3.12\""), &file);
+  // The unclosed flow list is noticed where the next key starts.
+  CHECK(message == expect(file, "10:5: error: invalid YAML: end of sequence flow not found"));
+}
+
+TEST_CASE("an unknown key lists the allowed keys and the closest one") {
+  std::string file;
+  SECTION("in a package") {
+    auto message = load_error("key.yaml", replace_line(17, "    abbi: abi3"), &file);
+    CHECK(message == expect(file, "17:5: error: unknown key 'abbi' in package 'sageattention' "
+                                  "(did you mean 'abi'?); allowed keys: version, kernels, abi, "
+                                  "naming, archs, optional_archs, min_python, min_torch, "
+                                  "min_cuda, platforms"));
+  }
+  SECTION("at the top level") {
+    auto message = load_error("key_top.yaml", std::string(kBase) + "exlude: []\n", &file);
+    CHECK(message == expect(file, "24:1: error: unknown key 'exlude' in the build matrix "
+                                  "(did you mean 'exclude'?); allowed keys: pythons, platforms, "
+                                  "cuda, torch, packages, exclude, profiles"));
+  }
+  SECTION("in a torch variant, with no close match") {
+    auto message = load_error("key_variant.yaml", replace_line(11, "      - {cuda: \"12.6\", url: x}"), &file);
+    CHECK(message == expect(file, "11:24: error: unknown key 'url' in an entry of 'variants' of "
+                                  "torch release '2.8.0'; allowed keys: cuda, pypi"));
+  }
+}
+
+TEST_CASE("a value of the wrong type says what was expected") {
+  std::string file;
+  SECTION("a string where a list belongs") {
+    auto message = load_error("type_list.yaml", replace_line(19, "    archs: \"8.0\""), &file);
+    CHECK(message == expect(file, "19:12: error: expected a list for 'archs' of package "
+                                  "'sageattention' (like [a, b]), got '8.0'"));
+  }
+  SECTION("something other than true/false") {
+    auto message = load_error("type_bool.yaml", replace_line(12, "      - {cuda: \"12.8\", pypi: yes}"), &file);
+    CHECK(message == expect(file, "12:30: error: expected true or false for 'pypi' of an entry "
+                                  "of 'variants' of torch release '2.8.0', got 'yes'"));
+  }
+  SECTION("an empty value") {
+    auto message = load_error("type_empty.yaml", replace_line(15, "    version:"), &file);
+    CHECK(message == expect(file, "15:5: error: expected a single value for 'version' of "
+                                  "package 'sageattention', got nothing"));
+  }
+  SECTION("an unknown choice") {
+    auto message = load_error("type_choice.yaml", replace_line(17, "    abi: abi4"), &file);
+    CHECK(message == expect(file, "17:10: error: unknown value for 'abi' of package "
+                                  "'sageattention' 'abi4' (did you mean 'abi3'?); valid: abi3, "
+                                  "per-interpreter"));
+  }
+  SECTION("a malformed arch") {
+    auto message = load_error("type_arch.yaml", replace_line(19, "    archs: [\"8.0\", \"sm_90a\"]"), &file);
+    CHECK(message == expect(file, "19:20: error: 'sm_90a' is not a CUDA arch; write the compute "
+                                  "capability as <major>.<minor> (\"8.6\"), with an 'a' for an "
+                                  "arch-specific target (\"9.0a\")"));
+  }
+}
+
+TEST_CASE("a torch x CUDA combination that never shipped is refused") {
+  std::string file;
+  auto message = load_error("torch_cuda.yaml",
+                            std::string(kBase) + "  bad:\n    torch: [\"2.8.0\"]\n    cuda: [\"12.9\"]\n",
+                            &file);
+  // 12.9 is not in this document's cuda table at all.
+  CHECK(message == expect(file, "26:12: error: unknown CUDA version '12.9' (did you mean "
+                                "'12.6'?); valid: 12.6, 12.8"));
+
+  std::string text = replace_line(6, "  \"12.8\": {archs: [\"8.0\", \"9.0\", \"9.0a\", \"12.0\"]}\n"
+                                     "  \"13.0\": {archs: [\"8.0\", \"9.0\", \"9.0a\", \"12.0\"]}");
+  message = load_error("torch_cuda2.yaml",
+                       text + "  bad:\n    torch: [\"2.8.0\"]\n    cuda: [\"13.0\"]\n", &file);
+  CHECK(message == expect(file, "27:12: error: torch 2.8.0 was never shipped for CUDA 13.0 (it "
+                                "ships for CUDA 12.6, 12.8), but profile 'bad' pins both"));
+}
+
+TEST_CASE("an arch that the pinned CUDA cannot build is refused") {
+  std::string file;
+  auto message = load_error(
+      "arch_cuda.yaml",
+      std::string(kBase) + "  x:\n    cuda: [\"12.6\"]\n    archs: [\"9.0a\", \"12.0\"]\n", &file);
+  CHECK(message == expect(file, "26:21: error: arch 12.0 needs CUDA >= 12.8, but profile 'x' "
+                                "pins CUDA 12.6"));
+}
+
+TEST_CASE("a package arch that one of its CUDA versions cannot build is refused") {
+  std::string file;
+  auto message = load_error("pkg_arch.yaml", replace_line(19, "    archs: [\"8.0\", \"12.0\"]"), &file);
+  CHECK(message == expect(file, "19:20: error: package 'sageattention' needs arch 12.0, but CUDA "
+                                "12.6 (torch 2.8.0) cannot build it: arch 12.0 needs CUDA >= "
+                                "12.8. Raise the package's min_cuda, move the arch to "
+                                "optional_archs, or exclude the combination"));
+  // ...which a min_cuda resolves.
+  CHECK(load_error("pkg_arch_ok.yaml", replace_line(19, "    archs: [\"8.0\", \"12.0\"]\n"
+                                                        "    min_cuda: \"12.8\"")) == "no error");
+}
+
+TEST_CASE("a Python the pinned torch has no wheels for is refused") {
+  std::string file;
+  auto message = load_error("python.yaml",
+                            replace_line(1, "pythons: [\"3.9\", \"3.10\", \"3.12\"]") +
+                                "  old:\n    torch: [\"2.8.0\"]\n    pythons: [\"3.9\"]\n",
+                            &file);
+  CHECK(message == expect(file, "26:15: error: torch 2.8.0 has no wheels for Python 3.9 (it "
+                                "ships for Python 3.10, 3.12), but profile 'old' pins both"));
+}
+
+TEST_CASE("an unknown profile lists the valid ones") {
+  auto path = write_temp("profiles.yaml", std::string(kBase) + "  stable:\n    newest_python: true\n");
+  Matrix m = load_matrix(path);
+  try {
+    expand(m, "stabel");
+    FAIL("expand accepted an unknown profile");
+  } catch (const sb::ConfigError& e) {
+    CHECK(std::string(e.what()) == path.string() + ": error: unknown profile 'stabel' (did you "
+                                                   "mean 'stable'?); valid profiles: default, stable");
+  }
+}
+
+TEST_CASE("a profile defined twice is refused at the second definition") {
+  std::string file;
+  auto message = load_error("dup.yaml", std::string(kBase) + "  default:\n    pypi_only: true\n", &file);
+  CHECK(message == expect(file, "24:3: error: duplicate profile 'default' (first defined at line 22)"));
+}
+
+TEST_CASE("a duplicate key inside a mapping is refused") {
+  std::string file;
+  auto message = load_error("dupkey.yaml", replace_line(16, "    kernels: a.json\n    kernels: b.json"), &file);
+  CHECK(message == expect(file, "17:5: error: duplicate key 'kernels' (first defined at line 16)"));
+}
+
+TEST_CASE("a profile that selects nothing is refused") {
+  std::string file;
+  auto message = load_error("empty.yaml",
+                            std::string(kBase) + "  none:\n    cuda: [\"12.6\"]\n    pypi_only: true\n",
+                            &file);
+  CHECK(message == expect(file, "24:3: error: profile 'none' selects no rows: no valid row "
+                                "matches all of its filters (check them against the packages' "
+                                "min_* and platforms, and the exclusions)"));
+}
+
+TEST_CASE("a profile row id must name a valid row") {
+  std::string file;
+  auto message = load_error(
+      "rowid.yaml",
+      std::string(kBase) + "  one:\n    rows: [sageattention-2.2.0-torch2.8.0-cu128-abi3-linux_x86_6]\n",
+      &file);
+  CHECK(message == expect(file, "25:12: error: profile 'one' names row "
+                                "'sageattention-2.2.0-torch2.8.0-cu128-abi3-linux_x86_6', which is "
+                                "not a valid row (did you mean "
+                                "'sageattention-2.2.0-torch2.8.0-cu128-abi3-linux_x86_64'?); "
+                                "`sagebuild matrix --profile sage2-all` lists them"));
+}
+
+TEST_CASE("an exclusion needs a reason and known values") {
+  std::string file;
+  auto message = load_error("excl.yaml", std::string(kBase) + "exclude:\n  - torch: [\"2.8.0\"]\n", &file);
+  CHECK(message == expect(file, "25:5: error: missing key 'reason' in an entry of 'exclude' of "
+                                "the build matrix"));
+  message = load_error("excl2.yaml",
+                       std::string(kBase) + "exclude:\n  - {torch: [\"2.8\"], reason: r}\n", &file);
+  CHECK(message == expect(file, "25:14: error: unknown torch release '2.8' (did you mean "
+                                "'2.8.0'?); valid: 2.8.0"));
+}

@@ -1,0 +1,162 @@
+#include "sagebuild/matrix/rows.h"
+
+#include <algorithm>
+
+#include "sagebuild/matrix/arch.h"
+#include "sagebuild/matrix/lookup.h"
+#include "sagebuild/matrix/version.h"
+#include "sagebuild/matrix/wheel_name.h"
+
+namespace sb::matrix {
+namespace {
+
+bool matches(const std::vector<std::string>& filter, std::string_view value) {
+  return filter.empty() || contains(filter, value);
+}
+
+bool at_least(std::string_view version, const std::string& minimum) {
+  return minimum.empty() || compare_versions(version, minimum) >= 0;
+}
+
+// The combination a row is built for, before the ABI mode splits or merges
+// Pythons.
+struct Combo {
+  const Package& package;
+  const TorchRelease& torch;
+  const TorchVariant& variant;
+  const Platform& platform;
+};
+
+// Every arch the package builds with this CUDA; fails on a required one the
+// CUDA cannot compile, since that row could never be built.
+std::vector<Arch> archs_for(const Matrix& m, const Combo& c) {
+  const CudaToolkit& cuda = *find_cuda(m, c.variant.cuda);
+  std::vector<Arch> archs;
+  for (std::size_t i = 0; i < c.package.archs.size(); ++i) {
+    const Arch& arch = c.package.archs[i];
+    if (!cuda_builds(cuda, arch))
+      throw ConfigError(c.package.arch_where.at(i),
+                        "package '" + c.package.name + "' needs arch " + arch.name +
+                            ", but CUDA " + cuda.version + " (torch " + c.torch.version +
+                            ") cannot build it: arch " + arch.name + " " +
+                            cuda_requirement(m, arch) +
+                            ". Raise the package's min_cuda, move the arch to "
+                            "optional_archs, or exclude the combination");
+    archs.push_back(arch);
+  }
+  for (const Arch& arch : c.package.optional_archs)
+    if (cuda_builds(cuda, arch)) archs.push_back(arch);
+  std::sort(archs.begin(), archs.end(), arch_less);
+  return archs;
+}
+
+std::vector<std::string> pythons_for(const Matrix& m, const Combo& c) {
+  std::vector<std::string> out;
+  for (const auto& python : c.torch.pythons) {
+    if (!at_least(python, c.package.min_python)) continue;
+    bool excluded = std::any_of(m.exclusions.begin(), m.exclusions.end(), [&](const Exclusion& e) {
+      return excludes(e, c.package.name, c.torch.version, c.variant.cuda, c.platform.tag, python);
+    });
+    if (!excluded) out.push_back(python);
+  }
+  return out;
+}
+
+void name_wheel(Row& row) {
+  if (row.naming == NamingScheme::build_tag) {
+    row.build_tag = build_tag(row.torch, row.cuda);
+    row.wheel_version = row.version;
+  } else {
+    row.local_version = local_version(row.cuda, row.torch);
+    row.wheel_version = row.version + "+" + row.local_version;
+  }
+  row.wheel_filename = wheel_filename(row.package, row.wheel_version, row.build_tag,
+                                      row.python_tag, row.abi_tag, row.platform);
+}
+
+std::string make_id(const Row& row) {
+  std::string abi = row.abi_mode == AbiMode::abi3 ? "abi3" : row.python_tag;
+  return row.package + "-" + row.version + "-torch" + row.torch + "-" + row.cuda_tag + "-" + abi +
+         "-" + row.platform;
+}
+
+Row make_row(const Combo& c, std::vector<std::string> pythons, std::vector<Arch> archs,
+             const std::string& oldest_python) {
+  Row row;
+  row.package = c.package.name;
+  row.version = c.package.version;
+  row.abi_mode = c.package.abi_mode;
+  row.pythons = std::move(pythons);
+  row.build_python = row.pythons.front();
+  row.python_tag = "cp" + version_digits(row.build_python);
+  row.abi_tag = row.abi_mode == AbiMode::abi3 ? "abi3" : row.python_tag;
+  row.torch = c.torch.version;
+  row.cuda = c.variant.cuda;
+  row.cuda_tag = cuda_tag(row.cuda);
+  row.platform = c.platform.tag;
+  row.runner_os = c.platform.runner;
+  set_archs(row, std::move(archs));
+  row.naming = c.package.naming;
+  name_wheel(row);
+  // Per-interpreter tags already pin the Python; the floor still says which
+  // Pythons the release supports at all, as abi3's does.
+  row.requires_python = ">=" + oldest_python;
+  row.torch_requirement = "torch==" + row.torch;
+  row.pypi_buildable = c.variant.pypi && c.platform.pypi_torch_has_cuda;
+  row.kernels_manifest = c.package.kernels;
+  row.id = make_id(row);
+  return row;
+}
+
+void add_rows(const Matrix& m, const Combo& c, std::vector<Row>& rows) {
+  std::vector<std::string> pythons = pythons_for(m, c);
+  if (pythons.empty()) return;
+  std::vector<Arch> archs = archs_for(m, c);
+  if (c.package.abi_mode == AbiMode::abi3) {
+    rows.push_back(make_row(c, pythons, archs, pythons.front()));
+    return;
+  }
+  for (const auto& python : pythons) rows.push_back(make_row(c, {python}, archs, pythons.front()));
+}
+
+void add_package_rows(const Matrix& m, const Package& package, std::vector<Row>& rows) {
+  for (const auto& torch : m.torch) {
+    if (!at_least(torch.version, package.min_torch)) continue;
+    for (const auto& variant : torch.variants) {
+      if (!at_least(variant.cuda, package.min_cuda)) continue;
+      for (const auto& platform : m.platforms)
+        if (matches(package.platforms, platform.tag))
+          add_rows(m, Combo{package, torch, variant, platform}, rows);
+    }
+  }
+}
+
+}  // namespace
+
+bool excludes(const Exclusion& e, std::string_view package, std::string_view torch,
+              std::string_view cuda, std::string_view platform, std::string_view python) {
+  return matches(e.packages, package) && matches(e.torch, torch) && matches(e.cuda, cuda) &&
+         matches(e.platforms, platform) && matches(e.pythons, python);
+}
+
+bool row_less(const Row& a, const Row& b) {
+  if (a.package != b.package) return a.package < b.package;
+  if (auto c = compare_versions(a.torch, b.torch); c != 0) return c < 0;
+  if (auto c = compare_versions(a.cuda, b.cuda); c != 0) return c < 0;
+  if (auto c = compare_versions(a.build_python, b.build_python); c != 0) return c < 0;
+  return a.platform < b.platform;
+}
+
+void set_archs(Row& row, std::vector<Arch> archs) {
+  row.archs = std::move(archs);
+  row.ptx_arch = ptx_arch(row.archs);
+}
+
+std::vector<Row> compute_rows(const Matrix& m) {
+  std::vector<Row> rows;
+  for (const auto& package : m.packages) add_package_rows(m, package, rows);
+  std::sort(rows.begin(), rows.end(), row_less);
+  return rows;
+}
+
+}  // namespace sb::matrix

@@ -1,0 +1,26 @@
+// Every valid row of the matrix: each package crossed with the torch
+// releases, CUDA variants, platforms and Pythons it allows, less exclusions.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "sagebuild/matrix/matrix.h"
+
+namespace sb::matrix {
+
+// In plan order (package, torch, CUDA, Python, platform). Throws ConfigError,
+// at the package's arch, when a CUDA the package would be built with cannot
+// compile one of its required archs.
+std::vector<Row> compute_rows(const Matrix& m);
+
+bool excludes(const Exclusion& e, std::string_view package, std::string_view torch,
+              std::string_view cuda, std::string_view platform, std::string_view python);
+
+// Plan order, by content only: stable whatever the order of the YAML file.
+bool row_less(const Row& a, const Row& b);
+
+// Fills the fields derived from archs (ptx_arch) after they change.
+void set_archs(Row& row, std::vector<Arch> archs);
+
+}  // namespace sb::matrix

@@ -1,0 +1,21 @@
+// "Did you mean ...?" for misspelt keys and names.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sb::matrix {
+
+// The choice closest to `word` by edit distance, if close enough to be a
+// plausible typo (at most a third of the word's length, and at least 1-2).
+std::optional<std::string> closest(std::string_view word, const std::vector<std::string>& choices);
+
+// "a, b, c"
+std::string join(const std::vector<std::string>& items, std::string_view separator = ", ");
+
+// " (did you mean 'x'?)" or "".
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& choices);
+
+}  // namespace sb::matrix

@@ -1,0 +1,85 @@
+// The small pieces: versions, archs, suggestions, wheel names, file lookup.
+#include <catch2/catch.hpp>
+
+#include "sagebuild/matrix/arch.h"
+#include "sagebuild/matrix/locate.h"
+#include "sagebuild/matrix/suggest.h"
+#include "sagebuild/matrix/test_support.h"
+#include "sagebuild/matrix/version.h"
+#include "sagebuild/matrix/wheel_name.h"
+
+using namespace sb::matrix;
+
+TEST_CASE("dotted versions parse strictly and compare numerically") {
+  CHECK(DottedVersion::parse("3.10")->parts == std::vector<int>{3, 10});
+  for (const char* bad : {"", "3.", ".3", "3..1", "v3", "3.010", "3.1a", "3.1 "})
+    CHECK_FALSE(DottedVersion::parse(bad));
+  CHECK(version_less("3.9", "3.10"));
+  CHECK(version_less("12.8", "12.10"));
+  CHECK(*DottedVersion::parse("12.8") == *DottedVersion::parse("12.8.0"));
+  CHECK(version_less("2.9", "2.9.1"));
+  CHECK_FALSE(version_less("2.10.0", "2.9.1"));
+  CHECK(version_digits("3.12") == "312");
+}
+
+TEST_CASE("archs parse as compute capabilities") {
+  auto a = parse_arch("9.0a");
+  REQUIRE(a);
+  CHECK(a->sm == 90);
+  CHECK(a->arch_specific);
+  CHECK(parse_arch("12.0")->sm == 120);
+  CHECK_FALSE(parse_arch("12.0")->arch_specific);
+  for (const char* bad : {"90", "sm_90", "9.", "9.10", "9.0b", ".0", "09.0", "0.5", "9.0aa"})
+    CHECK_FALSE(parse_arch(bad));
+  CHECK(arch_less(*parse_arch("9.0"), *parse_arch("9.0a")));
+  CHECK(arch_less(*parse_arch("9.0a"), *parse_arch("10.0")));
+}
+
+TEST_CASE("PTX goes to the newest arch that is not arch-specific") {
+  std::vector<Arch> archs{*parse_arch("8.0"), *parse_arch("9.0a"), *parse_arch("12.0")};
+  CHECK(ptx_arch(archs)->name == "12.0");
+  archs.pop_back();
+  CHECK(ptx_arch(archs)->name == "8.0");
+  CHECK_FALSE(ptx_arch({*parse_arch("10.0a"), *parse_arch("12.0a")}));
+}
+
+TEST_CASE("suggestions only for plausible typos") {
+  std::vector<std::string> keys{"version", "kernels", "abi", "naming", "archs"};
+  CHECK(closest("verison", keys) == "version");
+  CHECK(closest("arch", keys) == "archs");
+  CHECK_FALSE(closest("platform_tag", keys));
+  CHECK(did_you_mean("xyzzy", keys).empty());
+  CHECK(join({"a", "b"}) == "a, b");
+}
+
+// The examples of wheel/build_tag.h, so that switching to its encoder later
+// cannot change a predicted name unnoticed.
+TEST_CASE("build tags and local versions follow wheel/build_tag.h") {
+  CHECK(build_tag("2.8.0", "12.9") == "280.129");
+  CHECK(build_tag("2.10.0", "13.0") == "21000.130");
+  CHECK(build_tag("2.11.1", "12.8") == "21101.128");
+  CHECK(build_tag("2.6.0", "12.4") == "260.124");
+  CHECK(build_tag("3.0.0", "13.0") == "30000.130");
+  CHECK(cuda_tag("12.10") == "cu1210");
+  CHECK(local_version("12.8", "2.9.0") == "cu128torch2.9.0");
+  CHECK(wheel_filename("sageattn3", "1.0.0+cu128torch2.9.0", "", "cp312", "cp312", "linux_x86_64") ==
+        "sageattn3-1.0.0+cu128torch2.9.0-cp312-cp312-linux_x86_64.whl");
+  CHECK(wheel_filename("sage-attn.x", "1.0", "280.129", "cp39", "abi3", "win_amd64") ==
+        "sage_attn_x-1.0-280.129-cp39-abi3-win_amd64.whl");
+}
+
+TEST_CASE("the matrix file is found from any directory below the checkout") {
+  namespace fs = std::filesystem;
+  fs::path root = fs::temp_directory_path() / "sb_matrix_locate";
+  fs::remove_all(root);
+  fs::create_directories(root / "matrix");
+  fs::create_directories(root / "a" / "b");
+  sb::matrix::testing::write_temp("unused.yaml", "");
+  std::ofstream(root / "matrix" / "build-matrix.yaml") << "pythons: []\n";
+  auto expected = fs::absolute(root / "matrix" / "build-matrix.yaml");
+  CHECK(find_matrix_file(root) == expected);
+  CHECK(find_matrix_file(root / "a" / "b") == expected);
+  fs::remove(expected);
+  CHECK_FALSE(find_matrix_file(root / "a" / "b"));
+  fs::remove_all(root);
+}

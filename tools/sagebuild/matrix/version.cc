@@ -1,0 +1,53 @@
+#include "sagebuild/matrix/version.h"
+
+#include <stdexcept>
+
+namespace sb::matrix {
+
+std::optional<DottedVersion> DottedVersion::parse(std::string_view text) {
+  DottedVersion v;
+  std::size_t start = 0;
+  while (true) {
+    std::size_t dot = text.find('.', start);
+    std::string_view part = text.substr(start, dot == std::string_view::npos ? dot : dot - start);
+    if (part.empty() || part.size() > 6) return std::nullopt;
+    if (part.size() > 1 && part[0] == '0') return std::nullopt;
+    int value = 0;
+    for (char c : part) {
+      if (c < '0' || c > '9') return std::nullopt;
+      value = value * 10 + (c - '0');
+    }
+    v.parts.push_back(value);
+    if (dot == std::string_view::npos) return v;
+    start = dot + 1;
+  }
+}
+
+std::strong_ordering DottedVersion::operator<=>(const DottedVersion& other) const {
+  std::size_t n = std::max(parts.size(), other.parts.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    int a = i < parts.size() ? parts[i] : 0;
+    int b = i < other.parts.size() ? other.parts[i] : 0;
+    if (a != b) return a <=> b;
+  }
+  return std::strong_ordering::equal;
+}
+
+std::strong_ordering compare_versions(std::string_view a, std::string_view b) {
+  auto va = DottedVersion::parse(a);
+  auto vb = DottedVersion::parse(b);
+  // Callers only compare validated versions; a failure here is a bug.
+  if (!va || !vb) throw std::logic_error("compare_versions: not a dotted version");
+  return *va <=> *vb;
+}
+
+bool version_less(std::string_view a, std::string_view b) { return compare_versions(a, b) < 0; }
+
+std::string version_digits(std::string_view text) {
+  std::string out;
+  for (char c : text)
+    if (c != '.') out += c;
+  return out;
+}
+
+}  // namespace sb::matrix
