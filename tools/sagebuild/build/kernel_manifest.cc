@@ -1,0 +1,97 @@
+#include "sagebuild/build/kernel_manifest.h"
+
+#include <algorithm>
+#include <regex>
+
+#include <nlohmann/json.hpp>
+
+#include "sagebuild/common/error.h"
+#include "sagebuild/common/fs.h"
+
+namespace sb::build {
+
+using sb::matrix::Arch;
+
+Arch parse_arch_arg(std::string_view text, const std::string& what) {
+  static const std::regex re(R"((\d{1,2})\.(\d)(a?))");
+  std::string s(text);
+  std::smatch m;
+  if (!std::regex_match(s, m, re))
+    throw UsageError(what + ": \"" + s + "\" is not a CUDA arch; expected <major>.<minor>[a], e.g. 8.0, 9.0a");
+  Arch a;
+  a.name = s;
+  a.sm = std::stoi(m[1].str()) * 10 + std::stoi(m[2].str());
+  a.arch_specific = m[3].length() > 0;
+  return a;
+}
+
+bool arch_at_least(const Arch& a, const Arch& min) { return a.sm >= min.sm; }
+
+namespace {
+
+[[noreturn]] void bad(const std::string& src, const std::string& where, const std::string& msg) {
+  throw ConfigError(SourceLocation{src, 0, 0}, where + ": " + msg);
+}
+
+std::vector<std::string> strings(const nlohmann::json& j, const std::string& src, const std::string& key,
+                                 bool required) {
+  std::vector<std::string> out;
+  if (!j.contains(key)) {
+    if (required) bad(src, key, "missing (expected a list of strings)");
+    return out;
+  }
+  const auto& v = j[key];
+  if (!v.is_array()) bad(src, key, "expected a list of strings");
+  for (const auto& e : v) {
+    if (!e.is_string() || e.get<std::string>().empty()) bad(src, key, "expected non-empty strings");
+    out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace
+
+KernelManifest parse_kernel_manifest(std::string_view text, const std::string& src) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    bad(src, "json", e.what());
+  }
+  if (!j.is_object()) bad(src, "top level", "expected an object with families, binding, include_dirs");
+  KernelManifest m;
+  m.path = src;
+  if (!j.contains("families") || !j["families"].is_object() || j["families"].empty())
+    bad(src, "families", "expected a non-empty object {name: {sources, min_arch}}");
+  for (const auto& [name, fam] : j["families"].items()) {
+    std::string where = "families." + name;
+    if (!fam.is_object()) bad(src, where, "expected an object with sources and min_arch");
+    KernelFamily f;
+    f.name = name;
+    f.sources = strings(fam, src, "sources", true);
+    if (f.sources.empty()) bad(src, where + ".sources", "expected at least one source");
+    if (!fam.contains("min_arch") || !fam["min_arch"].is_string())
+      bad(src, where + ".min_arch", "expected a string such as \"8.0\"");
+    try {
+      f.min_arch = parse_arch_arg(fam["min_arch"].get<std::string>(), where + ".min_arch");
+    } catch (const UsageError& e) {
+      bad(src, where + ".min_arch", e.what());
+    }
+    m.families.push_back(std::move(f));
+  }
+  std::sort(m.families.begin(), m.families.end(),
+            [](const KernelFamily& a, const KernelFamily& b) { return a.name < b.name; });
+  if (!j.contains("binding") || !j["binding"].is_object())
+    bad(src, "binding", "expected an object {sources: [...]}");
+  m.binding_sources = strings(j["binding"], src, "sources", true);
+  if (m.binding_sources.empty()) bad(src, "binding.sources", "expected at least one source");
+  m.include_dirs = strings(j, src, "include_dirs", false);
+  m.nvcc_flags = strings(j, src, "nvcc_flags", false);
+  return m;
+}
+
+KernelManifest load_kernel_manifest(const std::filesystem::path& path) {
+  return parse_kernel_manifest(read_file(path), path.string());
+}
+
+}  // namespace sb::build

@@ -1,0 +1,39 @@
+// kernels/families.json: which CUDA sources make up each kernel family, the
+// oldest arch each family can run on, and the torch-including binding.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sagebuild/matrix/matrix.h"
+
+namespace sb::build {
+
+struct KernelFamily {
+  std::string name;                   // "pv_fp8"
+  std::vector<std::string> sources;   // repository-relative .cu files
+  sb::matrix::Arch min_arch;          // compiled only for row archs >= this
+};
+
+struct KernelManifest {
+  std::filesystem::path path;         // where it was read from
+  std::vector<KernelFamily> families; // sorted by name
+  std::vector<std::string> binding_sources;
+  std::vector<std::string> include_dirs;  // repository-relative
+  std::vector<std::string> nvcc_flags;    // extra flags for every kernel source
+};
+
+// Parses the JSON text; throws ConfigError (naming `source_name` and the key)
+// on anything malformed: missing keys, wrong types, bad arch strings.
+KernelManifest parse_kernel_manifest(std::string_view json, const std::string& source_name);
+KernelManifest load_kernel_manifest(const std::filesystem::path& path);
+
+// The arch's capability as a comparable number: "8.9" -> 89, "9.0a" -> 90.
+bool arch_at_least(const sb::matrix::Arch& a, const sb::matrix::Arch& min);
+
+// "8.0" -> {sm 80}; throws UsageError naming `what` when malformed.
+sb::matrix::Arch parse_arch_arg(std::string_view text, const std::string& what);
+
+}  // namespace sb::build

@@ -1,0 +1,199 @@
+#include "sagebuild/build/plan.h"
+
+#include <map>
+#include <regex>
+#include <set>
+
+#include "sagebuild/common/error.h"
+#include "sagebuild/common/hash.h"
+
+namespace sb::build {
+
+namespace fs = std::filesystem;
+using sb::matrix::Arch;
+
+std::vector<std::string> gencode_flags(const std::vector<Arch>& archs, const std::optional<Arch>& ptx,
+                                       const Arch& min_arch) {
+  std::vector<std::string> out;
+  bool ptx_done = false;
+  for (const auto& a : archs) {
+    if (!arch_at_least(a, min_arch)) continue;
+    std::string sm = std::to_string(a.sm) + (a.arch_specific ? "a" : "");
+    std::string code = "sm_" + sm;
+    if (ptx && !a.arch_specific && a.sm == ptx->sm && !ptx->arch_specific) {
+      code = "[sm_" + sm + ",compute_" + sm + "]";
+      ptx_done = true;
+    }
+    out.push_back("-gencode");
+    out.push_back("arch=compute_" + sm + ",code=" + code);
+  }
+  if (ptx && !ptx_done && arch_at_least(*ptx, min_arch) && !out.empty()) {
+    std::string sm = std::to_string(ptx->sm);
+    out.push_back("-gencode");
+    out.push_back("arch=compute_" + sm + ",code=compute_" + sm);
+  }
+  return out;
+}
+
+std::string limited_api_hex(const std::string& v) {
+  static const std::regex re(R"((\d+)\.(\d+))");
+  std::smatch m;
+  if (!std::regex_match(v, m, re))
+    throw UsageError("Python version \"" + v + "\" is not <major>.<minor>");
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%02X%02X0000", std::stoi(m[1].str()), std::stoi(m[2].str()));
+  return buf;
+}
+
+std::string extension_file_name(const sb::matrix::Row& row, const std::string& ext_suffix) {
+  if (row.abi_mode == sb::matrix::AbiMode::abi3) return "_C.abi3.so";
+  if (ext_suffix.empty())
+    throw UsageError("row " + row.id + " is per-interpreter but the Python " + row.build_python +
+                     " extension suffix is unknown: pass --python with a Python " + row.build_python);
+  return "_C" + ext_suffix;
+}
+
+namespace {
+
+std::string short_hash(const std::string& s) { return hex(sha256(s)).substr(0, 12); }
+
+std::vector<std::string> with_launcher(const std::vector<std::string>& launcher,
+                                       std::vector<std::string> argv) {
+  argv.insert(argv.begin(), launcher.begin(), launcher.end());
+  return argv;
+}
+
+std::string arch_list(const std::vector<Arch>& archs, const Arch& min) {
+  std::string s;
+  for (const auto& a : archs)
+    if (arch_at_least(a, min)) s += (s.empty() ? "" : " ") + a.name;
+  return s;
+}
+
+}  // namespace
+
+CompileGraph plan_compile(const std::vector<RowInput>& rows, const PlanSettings& st) {
+  CompileGraph g;
+  auto exists = st.exists ? st.exists : [](const fs::path& p) { return fs::exists(p); };
+  std::string tmp_tag = short_hash(st.work_dir.string());
+  std::set<fs::path> planned;  // outputs that already have an edge (or are cached)
+  std::map<fs::path, bool> cached_by_object;
+
+  auto add_object = [&](PlannedObject& obj, std::vector<std::string> argv_without_output,
+                        const std::string& desc, bool kernel) {
+    obj.object = st.objects_dir / (obj.key + ".o");
+    if (planned.count(obj.object)) {
+      obj.cached = cached_by_object[obj.object];
+      return;
+    }
+    planned.insert(obj.object);
+    obj.cached = exists(obj.object);
+    cached_by_object[obj.object] = obj.cached;
+    if (kernel) (obj.cached ? g.kernels_cached : g.kernels_to_compile)++;
+    else (obj.cached ? g.bindings_cached : g.bindings_to_compile)++;
+    if (obj.cached) return;
+    Edge e;
+    e.output = obj.object;
+    e.temp = st.objects_dir / ("." + obj.key + "." + tmp_tag + ".tmp.o");
+    e.inputs = {obj.source};
+    argv_without_output.push_back("-o");
+    argv_without_output.push_back(e.temp.string());
+    e.argv = with_launcher(st.launcher, std::move(argv_without_output));
+    e.description = desc;
+    g.edges.push_back(std::move(e));
+  };
+
+  std::vector<Edge> links;
+  for (const auto& in : rows) {
+    const auto& row = in.row;
+    const auto& tc = in.toolchain;
+    const auto& man = in.manifest;
+    RowGraph rg;
+    rg.row_id = row.id;
+    std::vector<fs::path> inc_dirs;
+    for (const auto& d : man.include_dirs) inc_dirs.push_back(st.repo_root / d);
+    std::string compiler = "nvcc " + tc.nvcc_version + " / " + tc.host_compiler;
+
+    for (const auto& fam : man.families) {
+      auto gencode = gencode_flags(row.archs, row.ptx_arch, fam.min_arch);
+      if (gencode.empty()) {
+        rg.skipped_families.push_back(fam.name);
+        continue;
+      }
+      rg.families.push_back(fam.name);
+      // Flags that enter the key: everything but paths.
+      std::vector<std::string> flags = {"-std=c++17", "-O3", "-Xcompiler", "-fPIC"};
+      flags.insert(flags.end(), man.nvcc_flags.begin(), man.nvcc_flags.end());
+      flags.insert(flags.end(), gencode.begin(), gencode.end());
+      for (const auto& src : fam.sources) {
+        PlannedObject obj;
+        obj.family = fam.name;
+        obj.source = st.repo_root / src;
+        obj.key = object_key(ObjectKeyInput{obj.source, st.repo_root, inc_dirs, compiler, flags, ""}, st.read);
+        std::vector<std::string> argv = {tc.nvcc.string(), "-c", obj.source.string(), "-ccbin",
+                                         tc.host_cxx.string()};
+        for (const auto& d : inc_dirs) argv.push_back("-I" + d.string());
+        argv.insert(argv.end(), flags.begin(), flags.end());
+        add_object(obj, argv, "nvcc " + fam.name + " " + src + " [" + arch_list(row.archs, fam.min_arch) + "]", true);
+        rg.kernels.push_back(obj);
+      }
+    }
+
+    // The binding: compiled by the host compiler against this row's torch.
+    if (man.binding_sources.size() != 1)
+      throw UsageError(man.path.string() + ": binding.sources must name exactly one file (got " +
+                       std::to_string(man.binding_sources.size()) + ")");
+    bool abi3 = row.abi_mode == sb::matrix::AbiMode::abi3;
+    std::string py_min = row.pythons.empty() ? row.build_python : row.pythons.front();
+    std::vector<std::string> bflags = {"-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden",
+                                       "-D_GLIBCXX_USE_CXX11_ABI=" + std::string(tc.cxx11_abi ? "1" : "0"),
+                                       "-DTORCH_EXTENSION_NAME=_C"};
+    if (abi3) bflags.push_back("-DPy_LIMITED_API=" + limited_api_hex(py_min));
+    PlannedObject b;
+    b.family = "binding";
+    b.source = st.repo_root / man.binding_sources.front();
+    std::vector<fs::path> binc = inc_dirs;
+    // torch and Python headers are outside the repository: their identity is
+    // the torch version and the Python version, in `extra`.
+    std::string extra = "torch " + tc.torch_version + " cxx11=" + (tc.cxx11_abi ? "1" : "0") +
+                        " cuda " + tc.nvcc_version + " python-headers " + tc.python_version;
+    b.key = object_key(ObjectKeyInput{b.source, st.repo_root, binc, tc.host_compiler, bflags, extra}, st.read);
+    std::vector<std::string> bargv = {tc.host_cxx.string(), "-c", b.source.string()};
+    bargv.insert(bargv.end(), bflags.begin(), bflags.end());
+    for (const auto& d : inc_dirs) bargv.push_back("-I" + d.string());
+    for (const auto& d : {(tc.torch_root / "include").string(),
+                          (tc.torch_root / "include/torch/csrc/api/include").string(),
+                          tc.cuda_include.string(), tc.python_include.string()})
+      bargv.push_back("-isystem" + d);
+    add_object(b, bargv, "c++ binding " + man.binding_sources.front() + " [torch " + tc.torch_version + "]", false);
+    rg.binding = b;
+
+    // The link, per row.  No rpath: the extension finds torch's and CUDA's
+    // libraries through torch (imported first), never through build paths.
+    rg.extension_name = extension_file_name(row, tc.ext_suffix);
+    rg.extension = st.work_dir / "rows" / row.id / rg.extension_name;
+    Edge link;
+    link.output = rg.extension;
+    link.temp = rg.extension.parent_path() / ("." + rg.extension_name + ".tmp");
+    std::vector<std::string> largv = {tc.host_cxx.string(), "-shared", "-o", link.temp.string()};
+    for (const auto& k : rg.kernels) {
+      largv.push_back(k.object.string());
+      link.inputs.push_back(k.object);
+    }
+    largv.push_back(rg.binding.object.string());
+    link.inputs.push_back(rg.binding.object);
+    for (const std::string& f : {"-L" + (tc.torch_root / "lib").string(), std::string("-lc10"),
+                                 std::string("-lc10_cuda"), std::string("-ltorch"), std::string("-ltorch_cpu"),
+                                 std::string("-ltorch_cuda"), "-L" + tc.cuda_lib.string(),
+                                 std::string("-lcudart")})
+      largv.push_back(f);
+    link.argv = std::move(largv);
+    link.description = "link " + row.id + "/" + rg.extension_name;
+    links.push_back(std::move(link));
+    g.rows.push_back(std::move(rg));
+  }
+  for (auto& l : links) g.edges.push_back(std::move(l));
+  return g;
+}
+
+}  // namespace sb::build

@@ -1,0 +1,40 @@
+// A Python interpreter on this machine: its headers (for the binding's
+// PyInit), its extension suffix, and the torch it has installed, if any.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "sagebuild/build/process.h"
+
+namespace sb::build {
+
+struct PythonTorch {
+  std::string version;  // torch.__version__
+  std::string cuda;     // torch.version.cuda, empty for CPU builds
+  bool cxx11_abi = true;
+  std::filesystem::path dir;  // the torch package directory
+};
+
+struct PythonInfo {
+  std::filesystem::path executable;
+  int major = 0, minor = 0;
+  std::filesystem::path include_dir;  // sysconfig "include"
+  bool has_headers = false;           // Python.h is there
+  std::string ext_suffix;             // ".cpython-312-x86_64-linux-gnu.so"
+  std::optional<PythonTorch> torch;   // when `import torch` works
+  std::string version() const { return std::to_string(major) + "." + std::to_string(minor); }
+};
+
+// The script run by query_python; prints one JSON object.
+std::string_view python_query_script();
+
+// Parses the script's JSON output; throws UsageError on malformed output.
+PythonInfo parse_python_query(std::string_view json, const std::filesystem::path& executable);
+
+// Runs `python -c <script>`; throws UsageError when it cannot.
+PythonInfo query_python(ProcessRunner& runner, const std::filesystem::path& python);
+
+}  // namespace sb::build

@@ -1,0 +1,208 @@
+// Parsing what the real tools print and the files real installs contain.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "sagebuild/build/cuda.h"
+#include "sagebuild/build/host_compiler.h"
+#include "sagebuild/build/kernel_manifest.h"
+#include "sagebuild/build/python_env.h"
+#include "sagebuild/build/torch.h"
+#include "sagebuild/common/error.h"
+#include "sagebuild/common/fs.h"
+
+using namespace sb::build;
+
+// Verbatim `nvcc --version` of CUDA 13.0.88 and 12.8.93.
+static const char* kNvcc130 =
+    "nvcc: NVIDIA (R) Cuda compiler driver\n"
+    "Copyright (c) 2005-2025 NVIDIA Corporation\n"
+    "Built on Wed_Aug_20_01:58:59_PM_PDT_2025\n"
+    "Cuda compilation tools, release 13.0, V13.0.88\n"
+    "Build cuda_13.0.r13.0/compiler.36424714_0\n";
+static const char* kNvcc128 =
+    "nvcc: NVIDIA (R) Cuda compiler driver\n"
+    "Copyright (c) 2005-2025 NVIDIA Corporation\n"
+    "Built on Fri_Feb_21_20:23:50_PST_2025\n"
+    "Cuda compilation tools, release 12.8, V12.8.93\n"
+    "Build cuda_12.8.r12.8/compiler.35583870_0\n";
+
+TEST_CASE("nvcc --version text is parsed") {
+  auto v = parse_nvcc_version(kNvcc130);
+  REQUIRE(v);
+  CHECK(v->str() == "13.0.88");
+  CHECK(v->short_str() == "13.0");
+  auto w = parse_nvcc_version(kNvcc128);
+  REQUIRE(w);
+  CHECK(w->str() == "12.8.93");
+  CHECK_FALSE(parse_nvcc_version("gcc (Debian 12.2.0) 12.2.0"));
+  CHECK_FALSE(parse_nvcc_version("Cuda compilation tools, release 13.0, V12.8.93"));  // inconsistent
+}
+
+TEST_CASE("the real nvcc answers with its version") {
+  std::filesystem::path nvcc = "/usr/local/cuda/bin/nvcc";
+  if (!std::filesystem::exists(nvcc)) {
+    WARN("no nvcc at /usr/local/cuda: real-nvcc check not run here");
+    return;
+  }
+  PosixProcessRunner r;
+  auto v = query_nvcc(r, nvcc);
+  CHECK(v.major >= 12);
+  CudaSearch s;
+  s.cuda_home_flag = std::filesystem::path("/usr/local/cuda");
+  auto found = find_cuda(r, s, v.short_str());
+  REQUIRE(found.toolkit);
+  CHECK(found.toolkit->origin == "--cuda-home");
+  auto wrong = find_cuda(r, s, "11.8");
+  CHECK_FALSE(wrong.toolkit);
+  REQUIRE(wrong.candidates.size() == 1);  // --cuda-home is a demand: nothing else is tried
+  CHECK(wrong.candidates[0].problem.find("the row needs CUDA 11.8") != std::string::npos);
+}
+
+TEST_CASE("CUDA wheel names per major") {
+  CHECK(cuda_wheel_names("13.0").front() == "nvidia-cuda-nvcc");
+  CHECK(cuda_wheel_names("12.8").front() == "nvidia-cuda-nvcc-cu12");
+  CHECK_THROWS_AS(cuda_wheel_names("11.8"), sb::UsageError);
+}
+
+// torch/version.py of the torch 2.11.0 manylinux_2_28 wheel.
+static const char* kVersionPy =
+    "from typing import Optional\n\n"
+    "__all__ = ['__version__', 'debug', 'cuda', 'git_version', 'hip', 'rocm', 'xpu']\n"
+    "__version__ = '2.11.0+cu130'\n"
+    "debug = False\n"
+    "cuda: Optional[str] = '13.0'\n"
+    "git_version = '70d99e998b4955e0049d13a98d77ae1b14db1f45'\n"
+    "hip: Optional[str] = None\n";
+
+TEST_CASE("torch/version.py fields") {
+  CHECK(parse_version_py(kVersionPy, "__version__") == "2.11.0+cu130");
+  CHECK(parse_version_py(kVersionPy, "cuda") == "13.0");
+  CHECK_FALSE(parse_version_py(kVersionPy, "hip"));   // None
+  CHECK_FALSE(parse_version_py(kVersionPy, "rocm"));  // absent
+  CHECK(parse_version_py("cuda = \"12.8\"\n", "cuda") == "12.8");
+}
+
+TEST_CASE("the C++ ABI from cmake files or library symbols") {
+  // torch 2.5's TorchConfig.cmake line.
+  CHECK(parse_cmake_cxx11_abi("  set(TORCH_CXX_FLAGS \"-D_GLIBCXX_USE_CXX11_ABI=0\")") == false);
+  CHECK(parse_cmake_cxx11_abi("set(TORCH_CXX_FLAGS \"-D_GLIBCXX_USE_CXX11_ABI=1\")") == true);
+  CHECK_FALSE(parse_cmake_cxx11_abi("if(TORCH_CXX_FLAGS)\n"));
+  CHECK(cxx11_abi_from_library_bytes(std::string("..._ZN3c106detail14torchCheckFailEPKcS2_jRKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE\0", 96)) == true);
+  CHECK(cxx11_abi_from_library_bytes("_ZN3c106detail14torchCheckFailEPKcS2_jRKSs NSt12basic_stringIcSt11char_traitsIcESaIcEE") == false);
+  CHECK_FALSE(cxx11_abi_from_library_bytes("no strings here"));
+}
+
+TEST_CASE("a torch directory is read from its own files") {
+  namespace fs = std::filesystem;
+  fs::path d = fs::temp_directory_path() / "sb-build-torchdir";
+  fs::remove_all(d);
+  CHECK_THROWS_WITH(read_torch_dir(d), Catch::Contains("no version.py"));
+  fs::create_directories(d / "include/torch");
+  fs::create_directories(d / "lib");
+  sb::write_file_atomic(d / "version.py", kVersionPy);
+  CHECK_THROWS_WITH(read_torch_dir(d), Catch::Contains("library.h"));
+  sb::write_file_atomic(d / "include/torch/library.h", "// header\n");
+  sb::write_file_atomic(d / "lib/libc10.so", "xx NSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE xx");
+  auto t = read_torch_dir(d);
+  CHECK(t.version == "2.11.0+cu130");
+  CHECK(t.public_version() == "2.11.0");
+  CHECK(t.cuda == "13.0");
+  CHECK(t.cxx11_abi);
+  CHECK(t.abi_source == "lib/libc10.so symbols");
+  fs::remove_all(d);
+}
+
+TEST_CASE("host compiler versions") {
+  auto g = parse_compiler_version("c++ (Debian 12.2.0-14+deb12u1) 12.2.0\nCopyright...");
+  REQUIRE(g);
+  CHECK(g->id == "gcc");
+  CHECK(g->version() == "12.2.0");
+  auto g2 = parse_compiler_version("g++ (GCC) 11.4.1 20231218 (Red Hat 11.4.1-3)");
+  REQUIRE(g2);
+  CHECK(g2->major == 11);
+  auto c = parse_compiler_version("Debian clang version 14.0.6\nTarget: x86_64-pc-linux-gnu");
+  REQUIRE(c);
+  CHECK(c->id == "clang");
+  CHECK(c->major == 14);
+  auto u = parse_compiler_version("Ubuntu clang version 18.1.3 (1ubuntu1)");
+  REQUIRE(u);
+  CHECK(u->version() == "18.1.3");
+  CHECK_FALSE(parse_compiler_version("icpx (R) oneAPI DPC++/C++ Compiler 2024.0.0"));
+}
+
+TEST_CASE("host compiler ranges per CUDA") {
+  auto r = supported_range("13.0", "gcc");
+  REQUIRE(r);
+  CHECK(check_range(CompilerId{"gcc", 12, 2, 0}, *r, "13.0").empty());
+  CHECK(check_range(CompilerId{"gcc", 15, 1, 0}, *r, "13.0").empty());
+  auto msg = check_range(CompilerId{"gcc", 16, 0, 0}, *r, "13.0");
+  CHECK(msg.find("not supported by CUDA 13.0") != std::string::npos);
+  CHECK(msg.find("--host-compiler") != std::string::npos);
+  CHECK_FALSE(check_range(CompilerId{"gcc", 14, 0, 0}, *supported_range("12.6", "gcc"), "12.6").empty());
+  CHECK(check_range(CompilerId{"clang", 20, 0, 0}, *supported_range("13.0", "clang"), "13.0").empty());
+  CHECK_FALSE(check_range(CompilerId{"clang", 21, 0, 0}, *supported_range("13.0", "clang"), "13.0").empty());
+  CHECK_FALSE(supported_range("9.2", "gcc"));
+}
+
+TEST_CASE("the toolkit's own host_config.h gives the enforced maximum") {
+  std::string text =
+      "#if defined(__GNUC__)\n#if __GNUC__ > 15\n#error -- unsupported GNU version!\n#endif\n"
+      "#if (__clang_major__ >= 21) || (__clang_major__ < 3)\n#error -- unsupported clang\n#endif\n";
+  CHECK(max_major_from_host_config(text, "gcc") == 15);
+  CHECK(max_major_from_host_config(text, "clang") == 20);
+  std::filesystem::path real = "/usr/local/cuda/include/crt/host_config.h";
+  if (std::filesystem::exists(real)) {
+    // The table agrees with the toolkit installed here.
+    PosixProcessRunner runner;
+    auto v = query_nvcc(runner, "/usr/local/cuda/bin/nvcc");
+    auto range = supported_range(v.short_str(), "gcc");
+    if (range) CHECK(max_major_from_host_config(sb::read_file(real), "gcc") == range->max_major);
+  }
+}
+
+TEST_CASE("the Python query's answer") {
+  auto p = parse_python_query(
+      "noise from sitecustomize\n"
+      "{\"version\": [3, 12], \"include\": \"/usr/include/python3.12\", \"ext_suffix\": "
+      "\".cpython-312-x86_64-linux-gnu.so\", \"has_headers\": true, \"torch\": {\"version\": "
+      "\"2.11.0+cu130\", \"cuda\": \"13.0\", \"cxx11_abi\": true, \"dir\": \"/x/torch\"}}\n",
+      "/usr/bin/python3");
+  CHECK(p.version() == "3.12");
+  CHECK(p.ext_suffix == ".cpython-312-x86_64-linux-gnu.so");
+  REQUIRE(p.torch);
+  CHECK(p.torch->cuda == "13.0");
+  CHECK_THROWS_AS(parse_python_query("{\"version\": 3}", "py"), sb::UsageError);
+}
+
+TEST_CASE("the real python3 answers the query") {
+  auto py = find_program("python3");
+  if (!py) {
+    WARN("no python3 on PATH");
+    return;
+  }
+  PosixProcessRunner r;
+  auto info = query_python(r, *py);
+  CHECK(info.major == 3);
+  CHECK(info.ext_suffix.find(".so") != std::string::npos);
+}
+
+TEST_CASE("kernel manifests are validated with the key at fault") {
+  const char* good = R"({"families": {"quant": {"sources": ["kernels/src/quant.cu"], "min_arch": "8.0"},
+                                       "pv_fp8": {"sources": ["kernels/src/pv_fp8.cu"], "min_arch": "8.9"}},
+                         "binding": {"sources": ["kernels/binding/ops.cc"]},
+                         "include_dirs": ["kernels/include"], "nvcc_flags": ["--use_fast_math"]})";
+  auto m = parse_kernel_manifest(good, "families.json");
+  REQUIRE(m.families.size() == 2);
+  CHECK(m.families[0].name == "pv_fp8");
+  CHECK(m.families[0].min_arch.sm == 89);
+  CHECK(m.nvcc_flags == std::vector<std::string>{"--use_fast_math"});
+  CHECK_THROWS_WITH(parse_kernel_manifest(R"({"families": {"q": {"sources": ["a.cu"], "min_arch": "eight"}}, "binding": {"sources": ["b.cc"]}})", "f.json"),
+                    Catch::Contains("families.q.min_arch"));
+  CHECK_THROWS_WITH(parse_kernel_manifest(R"({"families": {"q": {"sources": ["a.cu"], "min_arch": "8.0"}}})", "f.json"),
+                    Catch::Contains("binding"));
+  CHECK_THROWS_WITH(parse_kernel_manifest("{", "f.json"), Catch::Contains("f.json"));
+  CHECK_THROWS_AS(parse_arch_arg("9", "--archs"), sb::UsageError);
+  CHECK(parse_arch_arg("9.0a", "--archs").arch_specific);
+  CHECK(parse_arch_arg("12.0", "--archs").sm == 120);
+}
