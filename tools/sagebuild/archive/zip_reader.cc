@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "sagebuild/archive/member_source.h"
 #include "sagebuild/archive/member_stream.h"
 #include "sagebuild/archive/zip_format.h"
 #include "sagebuild/archive/zip_parse.h"
@@ -86,6 +87,18 @@ class FileReader final : public Reader {
     else if (!r.ok) error = r.error;
     if (!r.ok) out.clear();
     return r.ok;
+  }
+
+  std::unique_ptr<binary::ByteSource> open_member(std::size_t index, std::string& error) override {
+    if (index >= entries_.size()) {
+      error = "no member " + std::to_string(index);
+      return nullptr;
+    }
+    if (!states_[index].refuse.empty()) {
+      error = "refused: " + states_[index].refuse;
+      return nullptr;
+    }
+    return std::make_unique<MemberSource>(*file_, entries_[index], stream_limits());
   }
 
   long find(std::string_view name) const override {

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sagebuild/binary/byte_source.h"
 #include "sagebuild/common/finding.h"
 
 namespace sb::zip {
@@ -84,6 +85,15 @@ class Reader {
 
   // Index of the first entry with exactly this name, or -1.
   virtual long find(std::string_view name) const = 0;
+
+  // Random access to member `index` (see member_source.h), for the binary
+  // readers.  Valid while this Reader lives.  Returns nullptr, with `error`,
+  // for members read() would refuse.  Readers that cannot (test fakes) keep
+  // this default.
+  virtual std::unique_ptr<binary::ByteSource> open_member(std::size_t index, std::string& error) {
+    error = "this reader does not support random access to members";
+    return nullptr;
+  }
 };
 
 }  // namespace sb::zip
