@@ -92,8 +92,8 @@ struct Specifier {
   // Whether `v` satisfies this clause, ignoring the pre-release policy
   // (that belongs to SpecifierSet::contains).
   bool matches(const Version& v) const;
-  // True when the clause names a pre-release (>=1.0a1, ==2.0.dev1), which per
-  // the spec makes pre-releases acceptable for the whole set.
+  // True when the clause names a pre-release (>=1.0a1, <2.0.dev0, ==2.0rc1.*),
+  // which makes pre-releases acceptable for the whole set (not for != / ===).
   bool names_prerelease() const;
   std::string str() const;  // normalized, e.g. ">=3.9", "==2.8.*"
 };

@@ -102,7 +102,7 @@ Findings check_abi_coherence(const TagSets& sets, std::string_view member = {});
 enum class AbiMode {
   PerVersion,    // cp312-cp312: one wheel per Python version
   Stable,        // cp39-abi3: the limited API, one wheel from the abi3 floor up
-  FreeThreaded,  // cp313t-cp313t
+  FreeThreaded,  // cp313-cp313t: pip's interpreter tag stays cp313 (PEP 703)
 };
 
 struct InterpreterAbi {
@@ -112,7 +112,8 @@ struct InterpreterAbi {
 
 // Tags for building against CPython `python_version` ("3.12") without running
 // it. Stable mode tags the floor ("3.9" -> cp39-abi3) and requires
-// python_version >= abi3_floor; FreeThreaded requires 3.13 or later.
+// python_version >= abi3_floor; FreeThreaded requires 3.13 or later and
+// gives cp313-cp313t (a cp313t interpreter tag would match no installer).
 std::optional<InterpreterAbi> cpython_tags(std::string_view python_version, AbiMode mode,
                                            std::string_view abi3_floor = "3.9",
                                            std::string* why = nullptr);
