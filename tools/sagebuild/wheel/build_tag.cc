@@ -74,7 +74,9 @@ std::optional<std::string> encode_torch_code(const Version& torch, std::string* 
 
 std::optional<Version> decode_torch_code(std::string_view code, std::string* why) {
   std::string c(code);
-  if (!all_digits(code) || code.front() == '0')
+  // In the 3-digit form each digit is a component, so "081" (torch 0.8.1) is
+  // fine; a longer code never starts with '0' (its major is at least 2).
+  if (!all_digits(code) || (code.size() != 3 && code.front() == '0'))
     return fail(why, "torch code '" + c + "': expected digits without a leading zero");
   if (code.size() == 3) {
     Version v = release_version({to_number(code.substr(0, 1)), to_number(code.substr(1, 1)),

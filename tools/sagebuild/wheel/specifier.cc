@@ -97,14 +97,17 @@ bool greater_matches(const Specifier& s, const Version& v) {
 
 std::string validate_operand(Operator op, const Version& v, bool wildcard) {
   bool equality = op == Operator::Equal || op == Operator::NotEqual;
+  std::string o(to_string(op));
   if (wildcard && !equality)
-    return "a '.*' wildcard is only allowed with == and !=";
-  if (wildcard && v.dev) return "a '.*' prefix match cannot contain a dev release";
-  if (wildcard && !v.local.empty()) return "a '.*' prefix match cannot contain a local version";
+    return "'.*' after " + o + "; expected a prefix match only with == or !=";
+  if (wildcard && v.dev)
+    return "prefix match on a dev release; expected ==V.* with V free of .devN (spec)";
+  if (wildcard && !v.local.empty())
+    return "prefix match on a local version; expected ==V.* with V free of '+local'";
   if (!equality && !v.local.empty())
-    return "local versions ('+...') are only allowed with == and !=";
+    return "local version '" + v.str() + "' after " + o + "; expected '+local' only with == or !=";
   if (op == Operator::Compatible && v.release.size() < 2)
-    return "~= needs at least two release components (e.g. ~=2.2), found '" + v.str() + "'";
+    return "~= with one release component ('" + v.str() + "'); expected at least two, e.g. ~=2.2";
   return {};
 }
 
