@@ -1,0 +1,198 @@
+#include "sagebuild/verify/binary_rules.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "sagebuild/wheel/tags.h"
+
+namespace sb::verify {
+
+namespace {
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// Platform-tag arch spellings that name the same ELF machine.
+std::string normalize_arch(std::string a) {
+  if (a == "amd64") return "x86_64";
+  if (a == "arm64") return "aarch64";
+  if (a == "i386" || a == "i586") return "i686";
+  if (a == "armv6l") return "armv7l";  // both are EM_ARM; the ELF cannot tell them apart
+  return a;
+}
+
+std::string basename(std::string_view m) {
+  auto s = m.rfind('/');
+  return std::string(s == std::string_view::npos ? m : m.substr(s + 1));
+}
+
+std::string dirname(std::string_view m) {
+  auto s = m.rfind('/');
+  return s == std::string_view::npos ? "" : std::string(m.substr(0, s));
+}
+
+// Resolves "$ORIGIN/../x" against the member's directory ("" = archive root).
+std::string resolve_origin(const std::string& member, std::string path) {
+  for (std::string_view tok : {"${ORIGIN}", "$ORIGIN"})
+    if (starts_with(path, tok)) path = dirname(member) + path.substr(tok.size());
+    else if (path.front() == '/' && tok == "$ORIGIN") return "";  // absolute: not inside the wheel
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    auto end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    std::string part = path.substr(start, end - start);
+    if (part == "..") { if (!parts.empty()) parts.pop_back(); }
+    else if (!part.empty() && part != ".") parts.push_back(part);
+    start = end + 1;
+  }
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : "/") + p;
+  return out;
+}
+
+bool shipped_and_reachable(const BinaryFacts& b, const std::string& lib, const std::vector<std::string>& members) {
+  for (const auto& rp : b.rpaths) {
+    if (rp.find("$ORIGIN") == std::string::npos && rp.find("${ORIGIN}") == std::string::npos) continue;
+    std::string dir = resolve_origin(b.member, rp);
+    std::string want = dir.empty() ? lib : dir + "/" + lib;
+    if (std::find(members.begin(), members.end(), want) != members.end()) return true;
+  }
+  return false;
+}
+
+bool is_runtime_version(std::string_view v) {
+  return starts_with(v, "GLIBC_") || starts_with(v, "GLIBCXX_") || starts_with(v, "CXXABI_") ||
+         starts_with(v, "GCC_") || starts_with(v, "LIBATOMIC_");
+}
+
+bool is_cuda_symbol(std::string_view n) {
+  return starts_with(n, "cuda") || starts_with(n, "__cuda") || starts_with(n, "cu") || starts_with(n, "nv") ||
+         starts_with(n, "__nv") || starts_with(n, "__fatbinwrap");
+}
+
+bool is_torch_symbol(std::string_view n) {
+  static const std::set<std::string> torch_ns = {"at", "c10", "torch", "caffe2", "pybind11"};
+  if (torch_ns.count(outer_namespace(n))) return true;
+  std::string plain = outer_namespace(n).empty() ? std::string(n) : outer_namespace(n);
+  return starts_with(plain, "THP") || starts_with(n, "THP");
+}
+
+}  // namespace
+
+bool glob_match(std::string_view p, std::string_view s) {
+  if (p.empty()) return s.empty();
+  if (p.front() == '*') {
+    for (std::size_t i = 0; i <= s.size(); ++i)
+      if (glob_match(p.substr(1), s.substr(i))) return true;
+    return false;
+  }
+  return !s.empty() && p.front() == s.front() && glob_match(p.substr(1), s.substr(1));
+}
+
+std::string outer_namespace(std::string_view m) {
+  if (!starts_with(m, "_Z")) return {};
+  m.remove_prefix(2);
+  if (m.size() >= 2 && m[0] == 'T' && (m[1] == 'I' || m[1] == 'V' || m[1] == 'S')) m.remove_prefix(2);  // typeinfo, vtable, name
+  if (!m.empty() && m[0] == 'N') m.remove_prefix(1);
+  while (!m.empty() && (m[0] == 'K' || m[0] == 'V' || m[0] == 'r' || m[0] == 'R' || m[0] == 'O')) m.remove_prefix(1);
+  std::size_t len = 0, i = 0;
+  while (i < m.size() && std::isdigit(static_cast<unsigned char>(m[i]))) len = len * 10 + (m[i++] - '0');
+  if (i == 0 || i + len > m.size()) return {};
+  return std::string(m.substr(i, len));
+}
+
+void check_machine(const BinaryFacts& b, const std::string& platform_tag, Findings& out) {
+  auto info = wheel::classify_platform(platform_tag);
+  using F = wheel::PlatformFamily;
+  if (info.family != F::Linux && info.family != F::Manylinux && info.family != F::Musllinux) return;
+  if (normalize_arch(info.arch) != normalize_arch(b.machine))
+    add(out, "P1", Severity::Error, b.member, "ELF machine " + b.machine, info.arch + " (platform tag " + platform_tag + ")");
+}
+
+void check_symbol_versions(const BinaryFacts& b, const ManylinuxPolicy& policy, const std::string& arch,
+                           Findings& out) {
+  auto families = policy.versions.find(arch);
+  if (families == policy.versions.end()) return;
+  for (const auto& need : b.verneed) {
+    if (starts_with(need.file, "ld-linux") || starts_with(need.file, "ld64.so")) continue;
+    for (const auto& v : need.versions) {
+      auto us = v.find('_');
+      if (us == std::string::npos) continue;
+      auto allowed = families->second.find(v.substr(0, us));
+      if (allowed == families->second.end()) continue;  // not a policy family (e.g. libcudart.so.12)
+      if (v == "GLIBC_PRIVATE" || !allowed->second.count(v.substr(us + 1)))
+        add(out, "P2", Severity::Strict, b.member, "needs " + v + " from " + need.file + ", outside " + policy.name,
+            "a " + v.substr(0, us) + " version in the " + policy.name + " policy, or a newer platform tag");
+    }
+  }
+}
+
+void check_needed_libraries(const BinaryFacts& b, const ManylinuxPolicy* policy,
+                            const std::vector<std::string>& allowed, const std::vector<std::string>& members,
+                            Findings& out) {
+  for (const auto& lib : b.needed) {
+    if (starts_with(lib, "libpython")) {
+      add(out, "P3", Severity::Strict, b.member, "links " + lib, "no libpython (the interpreter provides its symbols)");
+      continue;
+    }
+    if (!policy) continue;  // non-manylinux: only libpython is judged
+    bool ok = policy->lib_whitelist.count(lib) ||
+              std::any_of(allowed.begin(), allowed.end(), [&](const std::string& p) { return glob_match(p, lib); }) ||
+              shipped_and_reachable(b, lib, members);
+    if (!ok)
+      add(out, "P3", Severity::Strict, b.member, "needs " + lib + ", which " + policy->name + " does not provide",
+          "a library on the policy whitelist, the allow-list, or shipped in the wheel via $ORIGIN");
+  }
+}
+
+void check_cuda_coverage(const CudaCode& code, const distinfo::BuildInfo& b, const std::string& member,
+                         Findings& out) {
+  for (const auto& arch_text : b.archs) {
+    int arch = distinfo::arch_number(arch_text);
+    bool ptx_below = std::any_of(code.ptx.begin(), code.ptx.end(), [&](int p) { return p <= arch; });
+    auto sass = code.sass_kernels.find(arch);
+    for (const auto& [family, k] : b.kernel_families) {
+      if (distinfo::arch_number(k.min_arch) > arch) continue;
+      bool in_sass = sass != code.sass_kernels.end() &&
+                     std::any_of(sass->second.begin(), sass->second.end(),
+                                 [&](const std::string& n) { return n.find(k.symbol_marker) != std::string::npos; });
+      if (!in_sass && !ptx_below)
+        add(out, "B6", Severity::Error, member,
+            "no " + family + " kernels for sm_" + std::to_string(arch) + " (no SASS with '" + k.symbol_marker +
+                "', no PTX at or below it)",
+            "SASS for sm_" + std::to_string(arch) + " or PTX <= it, as build_info.archs promises");
+    }
+  }
+}
+
+void check_cuda_runtime(const BinaryFacts& b, const distinfo::BuildInfo& info, Findings& out) {
+  std::string major = info.cuda.version.substr(0, info.cuda.version.find('.'));
+  for (const auto& lib : b.needed)
+    if (starts_with(lib, "libcudart.so.") && lib != "libcudart.so." + major)
+      add(out, "B7", Severity::Error, b.member, "needs " + lib, "libcudart.so." + major + " (CUDA " + info.cuda.version + ")");
+  std::string torch_major = info.torch.cuda.substr(0, info.torch.cuda.find('.'));
+  if (torch_major != major)
+    add(out, "B7", Severity::Error, b.member, "torch is built for CUDA " + info.torch.cuda,
+        "the same CUDA major as the extension (" + info.cuda.version + ")");
+}
+
+void check_symbol_origins(const BinaryFacts& b, bool abi3, Findings& out) {
+  std::vector<std::string> unknown;
+  for (const auto& s : b.undefined) {
+    if (s.weak || is_runtime_version(s.version) || is_torch_symbol(s.name) || is_cuda_symbol(s.name)) continue;
+    bool python = starts_with(s.name, "Py") || starts_with(s.name, "_Py");
+    if (python && abi3 && starts_with(s.name, "_Py")) {
+      add(out, "B9", Severity::Error, b.member, "abi3 extension uses private symbol " + s.name,
+          "limited-API symbols only (no _Py*)");
+      continue;
+    }
+    if (!python) unknown.push_back(s.name);
+  }
+  for (std::size_t i = 0; i < unknown.size() && i < 10; ++i)
+    add(out, "B8", Severity::Error, b.member, "undefined symbol " + unknown[i] + " comes from no known library",
+        "symbols from torch, CUDA, the C/C++ runtime or libpython only");
+  if (unknown.size() > 10)
+    add(out, "B8", Severity::Error, b.member, std::to_string(unknown.size() - 10) + " more unknown undefined symbols", "");
+}
+
+}  // namespace sb::verify

@@ -1,0 +1,72 @@
+// Rules over the facts the ELF and fatbin readers extract from each native
+// library in a wheel: CHECKLIST P1-P3 and our B6-B9.  Each rule is a small
+// function over plain data, so it is tested without building binaries.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sagebuild/common/finding.h"
+#include "sagebuild/distinfo/build_info.h"
+#include "sagebuild/verify/policy.h"
+
+namespace sb::verify {
+
+struct UndefinedSymbol {
+  std::string name;     // mangled
+  std::string version;  // "GLIBC_2.17", "" when unversioned
+  bool weak = false;
+};
+
+struct VersionNeed {
+  std::string file;                   // "libc.so.6"
+  std::vector<std::string> versions;  // "GLIBC_2.17", ...
+};
+
+// What the ELF reader says about one member.
+struct BinaryFacts {
+  std::string member;
+  std::string machine;  // platform-tag spelling: "x86_64", "aarch64", "i686", "ppc64le", ...
+  std::vector<std::string> needed;
+  std::vector<std::string> rpaths;  // RPATH and RUNPATH entries
+  std::vector<VersionNeed> verneed;
+  std::vector<UndefinedSymbol> undefined;
+};
+
+// CUDA code in one library, per compute capability (89 = sm_89).
+struct CudaCode {
+  std::map<int, std::vector<std::string>> sass_kernels;  // SASS arch -> kernel names
+  std::set<int> ptx;                                      // PTX archs
+};
+
+// P1: the ELF machine is the platform tag's architecture (linux-family tags).
+void check_machine(const BinaryFacts& b, const std::string& platform_tag, Findings& out);
+// P2: every VERNEED version of a policy family is in the claimed policy's set.
+void check_symbol_versions(const BinaryFacts& b, const ManylinuxPolicy& policy, const std::string& arch,
+                           Findings& out);
+// P3: DT_NEEDED on the policy's whitelist, on the allow-list, or shipped in
+// the wheel and reachable through $ORIGIN.  Never libpython.
+void check_needed_libraries(const BinaryFacts& b, const ManylinuxPolicy* policy,
+                            const std::vector<std::string>& allowed_patterns,
+                            const std::vector<std::string>& wheel_members, Findings& out);
+
+// B6: CUDA code covers build_info.archs for every kernel family whose
+// min_arch <= arch: SASS for that arch holding the family's kernels, or PTX
+// for an arch <= it (the driver JIT-compiles PTX forward, never backward).
+void check_cuda_coverage(const CudaCode& code, const distinfo::BuildInfo& b, const std::string& member,
+                         Findings& out);
+// B7: libcudart's soname major is the build's CUDA major, and torch's CUDA
+// major matches it.
+void check_cuda_runtime(const BinaryFacts& b, const distinfo::BuildInfo& info, Findings& out);
+// B8: every undefined symbol comes from torch, CUDA, the C/C++ runtime, or
+// (per-interpreter wheels) libpython.  B9: abi3 wheels use no private _Py symbol.
+void check_symbol_origins(const BinaryFacts& b, bool abi3, Findings& out);
+
+// Whether a name matches a glob with '*' (the allow-list's syntax).
+bool glob_match(std::string_view pattern, std::string_view name);
+// "at", "c10", "torch", "caffe2" as the outermost name of a mangled C++ symbol.
+std::string outer_namespace(std::string_view mangled);
+
+}  // namespace sb::verify

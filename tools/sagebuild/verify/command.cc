@@ -1,0 +1,58 @@
+#include "sagebuild/verify/command.h"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <memory>
+
+#include "sagebuild/common/error.h"
+
+namespace sb::verify {
+
+int run_verify(const std::vector<std::string>& files, const Options& options, bool json, std::ostream& out,
+               std::ostream& err) {
+  int code = 0;
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& file : files) {
+    try {
+      Report r = verify_wheel(file, options);
+      if (r.failed(options.lenient)) code = std::max(code, 1);
+      if (json) all.push_back(to_json(r, options.lenient));
+      else out << format_human(r, options.lenient);
+    } catch (const IoError& e) {
+      err << "sagebuild verify: error: " << e.what() << "\n";
+      code = 2;
+    } catch (const std::exception& e) {  // a bug of ours: say so, keep going
+      err << "sagebuild verify: internal error on " << file << ": " << e.what() << "\n";
+      code = 2;
+    }
+  }
+  if (json) out << all.dump(2) << "\n";
+  return code;
+}
+
+void add_verify_command(CLI::App& app, cli::Context& ctx) {
+  struct Args {
+    std::vector<std::string> files;
+    bool json = false;
+    std::string policy_dir;
+    std::vector<std::string> allow;
+    Options options;
+  };
+  auto args = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand("verify", "Check wheels against the strict wheel checklist (and our build rules)");
+  cmd->add_option("FILE", args->files, "Wheel files to verify")->required();
+  cmd->add_flag("--lenient", args->options.lenient, "Fail on Error findings only (Strict ones are reported)");
+  cmd->add_flag("--json", args->json, "Print a JSON array of reports instead of text");
+  cmd->add_option("--policy-dir", args->policy_dir,
+                  "Directory with manylinux_symbol_limits.tsv and manylinux_lib_whitelist.tsv");
+  cmd->add_option("--allow-lib", args->allow, "Extra DT_NEEDED glob allowed in manylinux wheels (repeatable)");
+  cmd->callback([args, &ctx] {
+    args->options.policy_dir =
+        args->policy_dir.empty() ? default_policy_dir() : std::filesystem::path(args->policy_dir);
+    for (const auto& a : args->allow) args->options.allowed_libraries.push_back(a);
+    ctx.exit_code = run_verify(args->files, args->options, args->json, std::cout, std::cerr);
+  });
+}
+
+}  // namespace sb::verify

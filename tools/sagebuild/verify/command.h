@@ -1,0 +1,22 @@
+// `sagebuild verify FILE...`: exit 0 when every wheel is clean, 1 when any
+// has failing findings (Error, and Strict unless --lenient), 2 on usage or
+// I/O errors (a file that does not exist or cannot be read).
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "sagebuild/common/cli.h"
+#include "sagebuild/verify/verify.h"
+
+namespace sb::verify {
+
+void add_verify_command(CLI::App& app, cli::Context& ctx);
+
+// The command's body, apart from argument parsing: verifies each file,
+// prints to `out` / `err`, returns the exit code.
+int run_verify(const std::vector<std::string>& files, const Options& options, bool json, std::ostream& out,
+               std::ostream& err);
+
+}  // namespace sb::verify

@@ -1,0 +1,214 @@
+#include "sagebuild/verify/verify.h"
+
+#include <cstdlib>
+#include <map>
+
+#include "sagebuild/common/error.h"
+#include "sagebuild/distinfo/entry_points.h"
+#include "sagebuild/distinfo/metadata.h"
+#include "sagebuild/distinfo/record.h"
+#include "sagebuild/distinfo/wheel_file.h"
+#include "sagebuild/verify/build_info_rules.h"
+#include "sagebuild/verify/digester.h"
+#include "sagebuild/verify/layout.h"
+
+#ifndef SAGEBUILD_POLICY_DIR
+#define SAGEBUILD_POLICY_DIR ""
+#endif
+
+namespace sb::verify {
+
+namespace {
+
+// Text members (WHEEL, METADATA, RECORD, ...) are read whole, up to this size.
+constexpr std::uint64_t kTextMemberCap = 64ull << 20;
+
+struct Ctx {
+  const Options& options;
+  Report& report;
+  zip::Reader& zip;
+  std::optional<wheel::WheelFilename> filename;
+  std::vector<std::string> members;  // every entry name, central-directory order
+  Layout layout;
+  distinfo::WheelFileInfo wheel;
+  distinfo::MetadataInfo metadata;
+  std::vector<distinfo::RecordRow> record;
+  Findings& out() { return report.findings; }
+};
+
+// Reads a text member; nullopt when absent.  A read failure is already a
+// Z2 finding from the reader.
+std::optional<std::string> read_text(Ctx& c, const std::string& name) {
+  long index = c.zip.find(name);
+  if (index < 0) return std::nullopt;
+  std::string text, error;
+  if (!c.zip.read_small(static_cast<std::size_t>(index), kTextMemberCap, text, error)) {
+    add(c.out(), "Z2", Severity::Error, name, "cannot read: " + error, "a readable member");
+    return std::nullopt;
+  }
+  return text;
+}
+
+void check_filename(Ctx& c) {
+  auto parsed = wheel::parse_wheel_filename(c.report.path.filename().string());
+  c.out().insert(c.out().end(), parsed.findings.begin(), parsed.findings.end());
+  c.filename = parsed.filename;
+}
+
+void check_wheel_member(Ctx& c) {
+  std::string name = c.layout.dist_info + "/WHEEL";
+  auto text = read_text(c, name);
+  if (!text) {
+    add(c.out(), "W1", Severity::Error, name, "no WHEEL file", name);
+    return;
+  }
+  distinfo::WheelFileExpectations exp;
+  if (c.filename) {
+    for (const auto& t : c.filename->expanded()) exp.tags.push_back(t.str());
+    exp.build_tag = c.filename->build_tag;
+  }
+  auto f = distinfo::check_wheel_file(*text, name, exp, &c.wheel);
+  if (!c.filename)  // nothing to compare the tags and build with
+    std::erase_if(f, [](const Finding& x) { return x.rule == "W5" || x.rule == "W6"; });
+  c.out().insert(c.out().end(), f.begin(), f.end());
+}
+
+void check_metadata_member(Ctx& c) {
+  std::string name = c.layout.dist_info + "/METADATA";
+  auto text = read_text(c, name);
+  if (!text) {
+    add(c.out(), "M1", Severity::Error, name, "no METADATA file", name);
+    return;
+  }
+  distinfo::MetadataExpectations exp;
+  if (c.filename) {
+    exp.filename_project = c.filename->name;
+    exp.filename_version = c.filename->version;
+  }
+  exp.dist_info = c.layout.dist_info;
+  exp.has_member = [&c](std::string_view m) { return c.zip.find(m) >= 0; };
+  auto f = distinfo::check_metadata(*text, name, exp, &c.metadata);
+  c.out().insert(c.out().end(), f.begin(), f.end());
+}
+
+void check_record_member(Ctx& c) {
+  std::string name = c.layout.dist_info + "/RECORD";
+  auto text = read_text(c, name);
+  if (!text) {
+    add(c.out(), "R1", Severity::Error, name, "no RECORD file", name);
+    return;
+  }
+  auto parsed = distinfo::parse_record(*text, name);
+  c.out().insert(c.out().end(), parsed.findings.begin(), parsed.findings.end());
+  c.record = std::move(parsed.rows);
+  distinfo::ArchiveListing listing{{}, name};
+  for (const auto& m : c.members)
+    if (m.empty() || m.back() != '/') listing.files.push_back(m);
+  auto f = distinfo::check_record(c.record, listing);
+  c.out().insert(c.out().end(), f.begin(), f.end());
+}
+
+void check_entry_points_member(Ctx& c) {
+  std::string name = c.layout.dist_info + "/entry_points.txt";
+  auto text = read_text(c, name);
+  if (!text) return;
+  auto parsed = distinfo::parse_entry_points(*text, name);
+  c.out().insert(c.out().end(), parsed.findings.begin(), parsed.findings.end());
+  auto f = distinfo::check_entry_points(parsed.entries, name, c.layout.data_scripts);
+  c.out().insert(c.out().end(), f.begin(), f.end());
+}
+
+// One pass over every member: CRC-32 (in the reader) and the RECORD digest
+// and size, streamed chunk by chunk.
+void hash_members(Ctx& c) {
+  std::map<std::string, const distinfo::RecordRow*> rows;
+  for (const auto& r : c.record) rows.emplace(r.path, &r);
+  const auto& entries = c.zip.entries();
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto& e = entries[i];
+    if (e.is_directory() || e.is_encrypted()) continue;
+    auto it = rows.find(e.name);
+    std::optional<distinfo::RecordHash> hash;
+    Findings ignored;  // syntax problems were reported by check_record
+    if (it != rows.end() && !it->second->hash.empty()) hash = distinfo::check_row_hash(*it->second, ignored);
+    auto digester = hash ? Digester::create(hash->algo) : nullptr;
+    auto r = c.zip.read(i, [&](const std::uint8_t* d, std::size_t n) {
+      if (digester) digester->update(d, n);
+      return true;
+    });
+    c.report.hashed_bytes += r.bytes;
+    if (!r.ok || it == rows.end()) continue;
+    const auto& row = *it->second;
+    if (digester && digester->finish() != hash->digest)
+      add(c.out(), "R5", Severity::Error, e.name, "content does not match RECORD's " + hash->algo + " digest",
+          "the digest RECORD lists (line " + std::to_string(row.line) + ")");
+    if (!row.size.empty() && row.size != std::to_string(r.bytes) &&
+        row.size.find_first_not_of("0123456789") == std::string::npos)
+      add(c.out(), "R5", Severity::Error, e.name, "RECORD size " + row.size + ", content is " + std::to_string(r.bytes) + " bytes",
+          std::to_string(r.bytes));
+  }
+}
+
+// Our wheels put build_info.json in their top-level package.
+std::string find_build_info(const Ctx& c) {
+  for (const auto& m : c.members) {
+    auto slash = m.find('/');
+    if (slash != std::string::npos && m.substr(slash) == "/build_info.json" &&
+        m.compare(0, slash, c.layout.dist_info) != 0)
+      return m;
+  }
+  return {};
+}
+
+void check_build_info(Ctx& c) {
+  std::string name = find_build_info(c);
+  if (name.empty() || !c.filename) return;
+  auto text = read_text(c, name);
+  if (!text) return;
+  c.report.has_build_info = true;
+  auto b = load_build_info(*text, name, c.out());
+  if (!b) return;
+  check_build_info_filename(*b, *c.filename, name, c.out());
+  check_build_info_tags(*b, *c.filename, c.wheel.tags, name, c.out());
+  check_torch_pin(*b, c.metadata.requires_dist, name, c.out());
+  check_python_coverage(*b, name, c.out());
+}
+
+void check_dist_info(Ctx& c) {
+  if (c.layout.dist_info.empty()) return;  // D1 said why
+  check_wheel_member(c);
+  check_metadata_member(c);
+  check_record_member(c);
+  check_entry_points_member(c);
+  check_purelib_layout(c.layout, c.members, c.wheel.root_is_purelib, c.filename ? &*c.filename : nullptr, c.out());
+}
+
+}  // namespace
+
+std::filesystem::path default_policy_dir() {
+  if (const char* env = std::getenv("SAGEBUILD_POLICY_DIR"); env && *env) return env;
+  return SAGEBUILD_POLICY_DIR;
+}
+
+Report verify_wheel(const std::filesystem::path& path, const Options& options) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw IoError(path.string() + ": no such file (expected a .whl file)");
+  Report report;
+  report.path = path;
+  auto zip = zip::Reader::open(path, options.limits);
+  Ctx c{options, report, *zip, {}, {}, {}, {}, {}, {}};
+  check_filename(c);
+  if (zip->usable()) {
+    for (const auto& e : zip->entries()) c.members.push_back(e.name);
+    c.layout = check_layout(c.members, c.filename ? &*c.filename : nullptr, c.out());
+    check_dist_info(c);
+    hash_members(c);
+    check_build_info(c);
+  }
+  // Last: reading may have added Z2/Z5 findings.
+  report.findings.insert(report.findings.end(), zip->findings().begin(), zip->findings().end());
+  return report;
+}
+
+}  // namespace sb::verify
