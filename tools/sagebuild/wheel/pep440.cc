@@ -28,6 +28,11 @@ struct Cursor {
   std::string_view text;
   std::size_t pos = 0;
   std::string error;  // set on the first hard failure (overflow)
+  // Where the last pre/post/dev label without a number started and ended:
+  // in "1.16.0_build1" the parser reads "_b" as beta, and the error should
+  // point at "_build1", not at "uild1".
+  std::size_t bare_label_start = std::string_view::npos;
+  std::size_t bare_label_end = std::string_view::npos;
 
   bool done() const { return pos >= text.size(); }
   char peek(std::size_t ahead = 0) const {
@@ -82,8 +87,14 @@ int labeled_segment(Cursor& c, const std::array<std::string_view, N>& labels,
     c.pos = start;
     return -1;
   }
+  std::size_t label_end = c.pos;
   c.eat_sep();
-  number = c.number().value_or(0);  // an omitted number means 0
+  auto n = c.number();
+  number = n.value_or(0);  // an omitted number means 0
+  if (!n) {
+    c.bare_label_start = start;
+    c.bare_label_end = label_end;
+  }
   return label;
 }
 
@@ -165,10 +176,11 @@ std::string_view trim(std::string_view s) {
 std::string failure_message(std::string_view original, const Cursor& c) {
   if (!c.error.empty()) return "invalid version '" + std::string(original) + "': " + c.error;
   std::string msg = "invalid version '" + std::string(original) + "'";
-  if (c.done())
+  std::size_t at = c.pos == c.bare_label_end ? c.bare_label_start : c.pos;
+  if (at >= c.text.size())
     msg += ": ends too early";
   else
-    msg += ": unexpected '" + std::string(c.text.substr(c.pos)) + "'";
+    msg += ": unexpected '" + std::string(c.text.substr(at)) + "'";
   return msg + "; expected PEP 440 [N!]N(.N)*[{a|b|rc}N][.postN][.devN][+local], e.g. 2.8.0";
 }
 
@@ -233,7 +245,7 @@ std::string_view to_string(PreKind k) {
 
 std::optional<Version> parse_version(std::string_view text, std::string* why) {
   std::string lowered = ascii_lower(trim(text));
-  Cursor c{lowered, 0, {}};
+  Cursor c{lowered, 0, {}, std::string_view::npos, std::string_view::npos};
   Version v;
   if (c.peek() == 'v') ++c.pos;
   bool ok = parse_epoch_and_release(c, v);

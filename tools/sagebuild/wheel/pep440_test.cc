@@ -115,3 +115,16 @@ TEST_CASE("pep440: accessors") {
   CHECK(v("1.0.post1").is_prerelease() == false);
   CHECK(v("1.0.dev1").is_prerelease());
 }
+
+TEST_CASE("pep440: error messages point at the offending text") {
+  std::string why;
+  CHECK_FALSE(parse_version("1.16.0_build1", &why));
+  CHECK(why.find("unexpected '_build1'") != std::string::npos);
+  CHECK_FALSE(parse_version("1.x", &why));
+  CHECK(why.find("unexpected '.x'") != std::string::npos);
+  CHECK_FALSE(parse_version("1.0+", &why));
+  CHECK(why.find("expected PEP 440") != std::string::npos);
+  // A bare label followed by another segment is still fine: 1.0a0.post1.
+  CHECK(parse_version("1.0apost1")->str() == "1.0a0.post1");
+  CHECK(parse_version("1.0.postdev")->str() == "1.0.post0.dev0");
+}

@@ -64,11 +64,15 @@ void check_component(const Component& c, std::string_view member, Findings& out)
     }
   }
   if (std::string(c.what) == "interpreter") {
-    for (const auto& m : *c.members)
-      if (!is_identifier(m))
-        add(out, "F6", Severity::Error, std::string(member),
-            "interpreter tag '" + m + "' is not a Python identifier",
-            "e.g. py3, cp312 (no dots inside a version: py2.7 means py2 and 7)");
+    bool bad = false;
+    for (const auto& m : *c.members) {
+      if (is_identifier(m)) continue;
+      bad = true;
+      add(out, "F6", Severity::Error, std::string(member),
+          "interpreter tag '" + m + "' is not a Python identifier",
+          "e.g. py3, cp312 (no dots inside a version: py2.7 means py2 and 7)");
+    }
+    if (bad) return;  // case and order warnings would only add noise
   }
   if (ascii_lower(written) != written)
     add(out, "F6", Severity::Warning, std::string(member),
