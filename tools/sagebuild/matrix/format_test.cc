@@ -38,6 +38,12 @@ TEST_CASE("github format: one line of JSON, one include entry per row") {
   }
 }
 
+TEST_CASE("github format: the default row builds with the profile's Python") {
+  auto json = nlohmann::json::parse(format_github(expand(real(), "default")));
+  CHECK(json["include"][0]["python"] == "3.12");
+  CHECK(json["include"][0]["os"] == "ubuntu-22.04");
+}
+
 TEST_CASE("json format carries every row field") {
   Plan plan = expand(real(), "default");
   auto json = nlohmann::json::parse(format_json(plan));

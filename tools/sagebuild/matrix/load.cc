@@ -12,6 +12,7 @@
 #include "sagebuild/matrix/rows.h"
 #include "sagebuild/matrix/suggest.h"
 #include "sagebuild/matrix/version.h"
+#include "sagebuild/matrix/wheel_name.h"
 #include "sagebuild/matrix/yaml_reader.h"
 
 namespace sb::matrix {
@@ -112,6 +113,10 @@ void parse_platforms(const YamlValue& node, Matrix& m) {
 void parse_cuda(const YamlValue& node, Matrix& m) {
   for (const auto& [version, value] : node.named_entries("CUDA version")) {
     CudaToolkit cuda{version_text(version, "CUDA"), {}, version.where};
+    std::string why;
+    if (!cuda_code(cuda.version, &why))
+      throw ConfigError(version.where, "CUDA " + cuda.version +
+                                           " cannot be written in a wheel's name: " + why);
     for (const Located& arch : value.map({"archs"}).required("archs").scalar_list())
       cuda.archs.push_back(arch_of(arch));
     m.cuda.push_back(std::move(cuda));

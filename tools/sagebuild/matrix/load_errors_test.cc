@@ -196,3 +196,18 @@ TEST_CASE("an exclusion needs a reason and known values") {
   CHECK(message == expect(file, "25:14: error: unknown torch release '2.8' (did you mean "
                                 "'2.8.0'?); valid: 2.8.0"));
 }
+
+TEST_CASE("a torch release the package's naming scheme cannot encode is refused") {
+  std::string file;
+  auto message = load_error("encode.yaml", replace_line(8, "  \"2.9.10\":") , &file);
+  CHECK_THAT(message, Catch::StartsWith(file + ":8:3: error: package 'sageattention' names its "
+                                               "wheels by build tag, which cannot encode torch "
+                                               "2.9.10 with CUDA 12.6: "));
+}
+
+TEST_CASE("a CUDA version that no wheel name can carry is refused") {
+  std::string file;
+  auto message = load_error("cuda92.yaml", replace_line(5, "  \"9.2\": {archs: [\"8.0\"]}"), &file);
+  CHECK_THAT(message, Catch::StartsWith(file + ":5:3: error: CUDA 9.2 cannot be written in a "
+                                               "wheel's name: "));
+}

@@ -45,7 +45,9 @@ struct Row {
   std::string version;  // "2.2.0" (the package's release)
   AbiMode abi_mode = AbiMode::abi3;
   std::vector<std::string> pythons;  // Pythons the wheel serves, ascending ("3.10", ...)
-  std::string build_python;          // the interpreter to build with (abi3: the oldest served)
+  // The interpreter to build with. abi3: the newest served Python the profile
+  // pins, else the oldest served (the tag fixes the limited API either way).
+  std::string build_python;
   std::string python_tag;            // "cp310"
   std::string abi_tag;               // "abi3" or "cp312"
   std::string torch;                 // "2.11.0"

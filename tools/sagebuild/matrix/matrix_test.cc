@@ -55,6 +55,9 @@ TEST_CASE("the default profile is one row: torch 2.11.0 + CUDA 13.0 on Linux, se
   CHECK(contains(r.pythons, "3.12"));
   CHECK(r.python_tag == "cp310");
   CHECK(r.abi_tag == "abi3");
+  // Built with the profile's Python, the one the target machine has.
+  CHECK(r.build_python == "3.12");
+  CHECK(find_row(real(), r.id)->build_python == "3.10");
   CHECK(r.requires_python == ">=3.10");
   CHECK(r.torch_requirement == "torch==2.11.0");
   CHECK(r.pypi_buildable);

@@ -35,6 +35,18 @@ bool restrict_archs(const Profile& p, Row& row) {
   return true;
 }
 
+// An abi3 wheel builds with any Python it serves (Py_LIMITED_API pins the
+// API to its tag's version), so build with the one the profile asks for: the
+// default profile then builds and tests with the 3.12 of the target machine.
+void prefer_pinned_python(const Profile& p, Row& row) {
+  if (row.abi_mode != AbiMode::abi3) return;
+  for (auto it = row.pythons.rbegin(); it != row.pythons.rend(); ++it)
+    if (contains(p.pythons, *it)) {
+      row.build_python = *it;
+      return;
+    }
+}
+
 // Per-interpreter rows of one package x torch x CUDA x platform differ only
 // in Python; keep the newest. (An abi3 row already serves the newest.)
 std::vector<Row> newest_python_only(std::vector<Row> rows) {
@@ -154,7 +166,9 @@ std::vector<Row> select_rows(const Matrix& m, const Profile& p) {
   for (const Row& row : m.rows) {
     if (!p.rows.empty() ? !contains(p.rows, row.id) : !passes_filters(p, row)) continue;
     Row selected = row;
-    if (restrict_archs(p, selected)) rows.push_back(std::move(selected));
+    if (!restrict_archs(p, selected)) continue;
+    prefer_pinned_python(p, selected);
+    rows.push_back(std::move(selected));
   }
   return p.newest_python ? newest_python_only(std::move(rows)) : rows;
 }

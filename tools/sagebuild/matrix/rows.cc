@@ -62,12 +62,24 @@ std::vector<std::string> pythons_for(const Matrix& m, const Combo& c) {
   return out;
 }
 
-void name_wheel(Row& row) {
+// The encodings have limits (a build tag cannot say torch 2.9.10); a torch
+// release the package's scheme cannot name is a matrix error.
+std::string encoded(std::optional<std::string> value, const std::string& why, const Combo& c,
+                    std::string_view scheme) {
+  if (value) return *value;
+  throw ConfigError(c.torch.where, "package '" + c.package.name + "' names its wheels by " +
+                                       std::string(scheme) + ", which cannot encode torch " +
+                                       c.torch.version + " with CUDA " + c.variant.cuda + ": " +
+                                       why);
+}
+
+void name_wheel(Row& row, const Combo& c) {
+  std::string why;
   if (row.naming == NamingScheme::build_tag) {
-    row.build_tag = build_tag(row.torch, row.cuda);
+    row.build_tag = encoded(build_tag(row.torch, row.cuda, &why), why, c, "build tag");
     row.wheel_version = row.version;
   } else {
-    row.local_version = local_version(row.cuda, row.torch);
+    row.local_version = encoded(local_version(row.cuda, row.torch, &why), why, c, "local version");
     row.wheel_version = row.version + "+" + row.local_version;
   }
   row.wheel_filename = wheel_filename(row.package, row.wheel_version, row.build_tag,
@@ -97,7 +109,7 @@ Row make_row(const Combo& c, std::vector<std::string> pythons, std::vector<Arch>
   row.runner_os = c.platform.runner;
   set_archs(row, std::move(archs));
   row.naming = c.package.naming;
-  name_wheel(row);
+  name_wheel(row, c);
   // Per-interpreter tags already pin the Python; the floor still says which
   // Pythons the release supports at all, as abi3's does.
   row.requires_python = ">=" + oldest_python;

@@ -1,27 +1,34 @@
-// The predicted wheel file name of a row.
-//
-// wheel/build_tag.h (encode_build_tag / encode_local_version) owns the
-// encoding; until its implementation is linked into the tree, these follow the
-// rules that header documents, and wheel_name_test.cc pins them to its
-// examples so the switch-over cannot change a name silently.
+// A row's wheel naming, through wheel/: the build tag or local version that
+// records torch and CUDA (wheel/build_tag.h), and the file name
+// (wheel/filename.h). Takes the matrix's dotted-version strings.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
 namespace sb::matrix {
 
-// "280.129" for torch 2.8.0 / CUDA 12.9; "21100.130" for torch 2.11.0 / CUDA 13.0.
-std::string build_tag(std::string_view torch, std::string_view cuda);
+// "280.129" for torch 2.8.0 / CUDA 12.9; "21100.130" for torch 2.11.0 / CUDA
+// 13.0. nullopt, with the reason in `why`, for versions the scheme cannot
+// encode (torch 2.9.10).
+std::optional<std::string> build_tag(std::string_view torch, std::string_view cuda,
+                                     std::string* why = nullptr);
 
-// "cu128torch2.9.1" (without the '+').
-std::string local_version(std::string_view cuda, std::string_view torch);
+// "cu128torch2.9.1" (without the '+'); nullopt as above.
+std::optional<std::string> local_version(std::string_view cuda, std::string_view torch,
+                                         std::string* why = nullptr);
 
-// "cu130": the CUDA code used in ids and local versions.
+// "130" for CUDA 13.0; nullopt (with `why`) outside what wheel names can
+// carry (CUDA 9.2).
+std::optional<std::string> cuda_code(std::string_view cuda, std::string* why = nullptr);
+
+// "cu130": the CUDA code used in ids and local versions. Only for CUDA
+// versions cuda_code() accepts (the loader checks them).
 std::string cuda_tag(std::string_view cuda);
 
-// {name}-{version}[-{build tag}]-{python tag}-{abi tag}-{platform}.whl, the
-// name escaped as the wheel spec requires ('-' and '.' become '_').
+// {name}-{version}[-{build tag}]-{python tag}-{abi tag}-{platform}.whl, with
+// the name escaped and the version normalized as the wheel spec requires.
 std::string wheel_filename(std::string_view project, std::string_view version,
                            std::string_view build_tag, std::string_view python_tag,
                            std::string_view abi_tag, std::string_view platform);
