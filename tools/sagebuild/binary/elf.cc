@@ -1,0 +1,405 @@
+#include "sagebuild/binary/elf.h"
+
+#include <algorithm>
+#include <map>
+
+#include "sagebuild/binary/le.h"
+
+namespace sb::binary {
+
+namespace {
+
+constexpr std::uint32_t kShtSymtab = 2, kShtStrtab = 3, kShtDynamic = 6, kShtNote = 7,
+                        kShtDynsym = 11;
+constexpr std::uint32_t kShtVerneed = 0x6ffffffe, kShtVersym = 0x6fffffff;
+constexpr std::int64_t kDtNeeded = 1, kDtSoname = 14, kDtRpath = 15, kDtRunpath = 29;
+constexpr std::uint32_t kNtGnuProperty = 5;
+constexpr std::uint32_t kX86IsaNeeded = 0xc0008002;  // GNU_PROPERTY_X86_ISA_1_NEEDED
+
+std::string num(std::uint64_t v) { return std::to_string(v); }
+
+void b1(Findings& out, std::string msg, std::string expected = {}) {
+  add(out, "B1", Severity::Error, "", std::move(msg), std::move(expected));
+}
+
+// A string table read whole (capped); lookups never run past its end.
+class StringTable {
+ public:
+  bool load(ByteSource& src, const ElfSection& s, std::uint64_t cap) {
+    if (s.size > cap || !s.has_file_data()) return false;
+    bytes_.resize(s.size);
+    return src.read(s.offset, bytes_.data(), bytes_.size());
+  }
+  std::string at(std::uint64_t off) const {
+    if (off >= bytes_.size()) return {};
+    auto end = std::find(bytes_.begin() + static_cast<long>(off), bytes_.end(), '\0');
+    return std::string(bytes_.begin() + static_cast<long>(off), end);
+  }
+
+ private:
+  std::vector<char> bytes_;
+};
+
+std::vector<std::string> split_path(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    auto colon = s.find(':', start);
+    out.push_back(s.substr(start, colon - start));
+    if (colon == std::string::npos) return out;
+    start = colon + 1;
+  }
+}
+
+SymbolBinding binding_of(std::uint8_t info) {
+  switch (info >> 4) {
+    case 0: return SymbolBinding::Local;
+    case 1: return SymbolBinding::Global;
+    case 2: return SymbolBinding::Weak;
+    case 10: return SymbolBinding::Unique;
+    default: return SymbolBinding::Other;
+  }
+}
+
+}  // namespace
+
+std::string elf_machine_name(std::uint16_t m, bool is_64, bool little_endian) {
+  switch (m) {
+    case 3: return "i686";
+    case 62: return "x86_64";
+    case 183: return "aarch64";
+    case 40: return "armv7l";
+    case 21: return little_endian ? "ppc64le" : "ppc64";
+    case 20: return "ppc";
+    case 22: return is_64 ? "s390x" : "s390";
+    case 243: return is_64 ? "riscv64" : "riscv32";
+    case 258: return "loongarch64";
+    case 190: return "cuda";
+    default: return "em_" + num(m);
+  }
+}
+
+std::string ElfIdent::describe() const {
+  if (!is_elf) return "not an ELF file";
+  return std::string(is_64 ? "ELF64" : "ELF32") + (little_endian ? " little-endian " : " big-endian ") +
+         machine;
+}
+
+ElfIdent identify_elf(ByteSource& src) {
+  ElfIdent id;
+  std::uint8_t h[20];
+  if (!src.read(0, h, sizeof h) || h[0] != 0x7f || h[1] != 'E' || h[2] != 'L' || h[3] != 'F')
+    return id;
+  id.is_elf = true;
+  id.is_64 = h[4] == 2;
+  id.little_endian = h[5] == 1;
+  auto u16 = [&](int at) {
+    return id.little_endian ? le16(h + at) : static_cast<std::uint16_t>((h[at] << 8) | h[at + 1]);
+  };
+  id.type = u16(16);
+  id.machine_code = u16(18);
+  id.machine = elf_machine_name(id.machine_code, id.is_64, id.little_endian);
+  return id;
+}
+
+class ElfParser {
+ public:
+  ElfParser(ElfFile& f, Findings& out) : f_(f), src_(f.source_), lim_(f.limits_), out_(out) {}
+
+  bool run() {
+    ElfInfo& info = f_.info_;
+    info.ident = identify_elf(src_);
+    if (!info.ident.is_elf) {
+      b1(out_, "not an ELF file (no \\x7fELF magic)", "an ELF64 little-endian shared object");
+      return false;
+    }
+    if (!info.ident.is_64 || !info.ident.little_endian || (src_.size() < 64)) {
+      b1(out_, info.ident.describe() + (src_.size() < 64 ? ", truncated header" : "") + " is not supported",
+         "an ELF64 little-endian file");
+      return false;
+    }
+    read_sections();
+    read_dynamic();
+    read_version_needs();  // before the symbols, which it annotates
+    read_dynsym();
+    read_notes();
+    return true;
+  }
+
+ private:
+  const ElfSection* linked(const ElfSection& s) const {
+    const auto& secs = f_.info_.sections;
+    return s.link < secs.size() ? &secs[s.link] : nullptr;
+  }
+
+  bool load_strings(const ElfSection* s, StringTable& t, const char* what) {
+    if (s && t.load(src_, *s, lim_.max_string_table)) return true;
+    b1(out_, std::string("unreadable string table for ") + what,
+       "a string table inside the file and under " + num(lim_.max_string_table) + " bytes");
+    return false;
+  }
+
+  // Reads n fixed-size records of a section, or nothing (with a finding).
+  bool table(const ElfSection& s, std::uint64_t entsize, std::uint64_t cap,
+             std::vector<std::uint8_t>& buf, std::uint64_t& n) {
+    n = s.size / entsize;
+    if (n > cap || !in_bounds(s.offset, s.size, src_.size())) {
+      b1(out_, "section " + s.name + " (" + num(s.size) + " bytes at " + num(s.offset) +
+                   ") is out of bounds or over the limit of " + num(cap) + " entries",
+         "tables inside the file");
+      n = 0;
+      return false;
+    }
+    buf.resize(n * entsize);
+    return src_.read(s.offset, buf.data(), buf.size());
+  }
+
+  void read_sections() {
+    std::uint8_t h[64];
+    src_.read(0, h, sizeof h);
+    std::uint64_t shoff = le64(h + 40);
+    std::uint64_t shnum = le16(h + 60), shstrndx = le16(h + 62);
+    if (shoff == 0) return;
+    if (le16(h + 58) != 64) return b1(out_, "section header size " + num(le16(h + 58)), "64");
+    std::uint8_t first[64];
+    if (!src_.read(shoff, first, 64)) return b1(out_, "section headers at " + num(shoff) + " lie outside the file");
+    if (shnum == 0) shnum = le64(first + 32);        // extended numbering
+    if (shstrndx == 0xffff) shstrndx = le32(first + 40);
+    if (shnum > lim_.max_sections || !in_bounds(shoff, shnum * 64, src_.size()))
+      return b1(out_, num(shnum) + " section headers at offset " + num(shoff) + " do not fit the file",
+                "section headers inside the file");
+    std::vector<std::uint8_t> raw(shnum * 64);
+    src_.read(shoff, raw.data(), raw.size());
+    auto& secs = f_.info_.sections;
+    std::vector<std::uint32_t> name_offsets;
+    for (std::uint64_t i = 0; i < shnum; ++i) {
+      const std::uint8_t* p = raw.data() + i * 64;
+      ElfSection s;
+      s.type = le32(p + 4);
+      s.flags = le64(p + 8);
+      s.addr = le64(p + 16);
+      s.offset = le64(p + 24);
+      s.size = le64(p + 32);
+      s.link = le32(p + 40);
+      s.info = le32(p + 44);
+      s.entsize = le64(p + 56);
+      name_offsets.push_back(le32(p));
+      secs.push_back(s);
+    }
+    StringTable names;
+    if (shstrndx >= secs.size() || !load_strings(&secs[shstrndx], names, "section names")) return;
+    for (std::size_t i = 0; i < secs.size(); ++i) secs[i].name = names.at(name_offsets[i]);
+  }
+
+  const ElfSection* first_of_type(std::uint32_t type) const {
+    for (const auto& s : f_.info_.sections)
+      if (s.type == type) return &s;
+    return nullptr;
+  }
+
+  void read_dynamic() {
+    const ElfSection* dyn = first_of_type(kShtDynamic);
+    StringTable strs;
+    std::vector<std::uint8_t> buf;
+    std::uint64_t n;
+    if (!dyn || !table(*dyn, 16, lim_.max_dynamic_entries, buf, n) ||
+        !load_strings(linked(*dyn), strs, ".dynamic"))
+      return;
+    ElfInfo& info = f_.info_;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      auto tag = static_cast<std::int64_t>(le64(&buf[i * 16]));
+      std::uint64_t val = le64(&buf[i * 16 + 8]);
+      if (tag == 0) break;
+      if (tag == kDtNeeded) info.needed.push_back(strs.at(val));
+      if (tag == kDtSoname) info.soname = strs.at(val);
+      if (tag == kDtRpath) info.rpath = split_path(strs.at(val));
+      if (tag == kDtRunpath) info.runpath = split_path(strs.at(val));
+    }
+  }
+
+  void read_dynsym() {
+    const ElfSection* sym = first_of_type(kShtDynsym);
+    if (!sym) return;
+    auto syms = f_.read_symbols(*sym, out_);
+    std::vector<std::uint16_t> versym = read_versym(syms.size() + 1);
+    auto needs = version_index();
+    for (std::size_t i = 0; i < syms.size(); ++i) {
+      if (i + 1 < versym.size()) {
+        auto it = needs.find(versym[i + 1] & 0x7fff);
+        if (it != needs.end() && !syms[i].defined()) {
+          syms[i].version_file = it->second.first;
+          syms[i].version = it->second.second;
+        }
+      }
+    }
+    f_.info_.dynamic_symbols = std::move(syms);
+  }
+
+  std::vector<std::uint16_t> read_versym(std::uint64_t count) {
+    std::vector<std::uint16_t> out;
+    const ElfSection* vs = first_of_type(kShtVersym);
+    std::vector<std::uint8_t> buf;
+    std::uint64_t n;
+    if (!vs || !table(*vs, 2, lim_.max_symbols, buf, n)) return out;
+    for (std::uint64_t i = 0; i < std::min(n, count); ++i) out.push_back(le16(&buf[i * 2]));
+    return out;
+  }
+
+  // version index (vna_other) -> (file, version name)
+  std::map<std::uint16_t, std::pair<std::string, std::string>> version_index() {
+    std::map<std::uint16_t, std::pair<std::string, std::string>> out;
+    for (const auto& need : needs_)
+      for (const auto& [idx, name] : need.second) out[idx] = {need.first, name};
+    return out;
+  }
+
+  void read_version_needs() {
+    const ElfSection* vr = first_of_type(kShtVerneed);
+    StringTable strs;
+    std::vector<std::uint8_t> buf;
+    if (!vr || vr->size > lim_.max_string_table || !in_bounds(vr->offset, vr->size, src_.size()) ||
+        !load_strings(linked(*vr), strs, ".gnu.version_r"))
+      return;
+    buf.resize(vr->size);
+    if (!src_.read(vr->offset, buf.data(), buf.size())) return;
+    std::uint64_t at = 0;
+    for (std::uint64_t k = 0; k < std::min<std::uint64_t>(vr->info, lim_.max_verneed_entries); ++k) {
+      if (!in_bounds(at, 16, buf.size())) return b1(out_, ".gnu.version_r entry runs past its section");
+      const std::uint8_t* p = &buf[at];
+      ElfVersionNeed need{strs.at(le32(p + 4)), {}};
+      std::vector<std::pair<std::uint16_t, std::string>> idx;
+      std::uint64_t aux = at + le32(p + 8);
+      for (std::uint16_t j = 0; j < le16(p + 2); ++j) {
+        if (!in_bounds(aux, 16, buf.size())) return b1(out_, ".gnu.version_r aux entry runs past its section");
+        std::string name = strs.at(le32(&buf[aux + 8]));
+        need.versions.push_back(name);
+        idx.emplace_back(le16(&buf[aux + 6]), name);
+        std::uint32_t next = le32(&buf[aux + 12]);
+        if (next == 0) break;
+        aux += next;
+      }
+      needs_.emplace_back(need.file, std::move(idx));
+      f_.info_.version_needs.push_back(std::move(need));
+      std::uint32_t next = le32(p + 12);
+      if (next == 0) break;
+      at += next;
+    }
+  }
+
+  void read_notes() {
+    for (const auto& s : f_.info_.sections) {
+      if (s.type != kShtNote || s.name != ".note.gnu.property") continue;
+      if (s.size > lim_.max_note_bytes || !in_bounds(s.offset, s.size, src_.size())) continue;
+      std::vector<std::uint8_t> buf(s.size);
+      if (src_.read(s.offset, buf.data(), buf.size())) parse_property_notes(buf);
+    }
+  }
+
+  // Notes: namesz, descsz, type, name (4-aligned), desc (8-aligned in
+  // ELF64).  Properties inside: type, datasz, data (8-aligned).
+  void parse_property_notes(const std::vector<std::uint8_t>& b) {
+    std::uint64_t at = 0;
+    while (in_bounds(at, 12, b.size())) {
+      std::uint64_t namesz = le32(&b[at]), descsz = le32(&b[at + 4]), type = le32(&b[at + 8]);
+      std::uint64_t desc = at + 12 + ((namesz + 3) & ~3ull);
+      if (!in_bounds(desc, descsz, b.size())) return;
+      bool gnu = namesz == 4 && std::equal(&b[at + 12], &b[at + 16], "GNU");
+      if (gnu && type == kNtGnuProperty) parse_properties(&b[desc], descsz);
+      at = desc + ((descsz + 7) & ~7ull);
+    }
+  }
+
+  void parse_properties(const std::uint8_t* p, std::uint64_t size) {
+    std::uint64_t at = 0;
+    while (in_bounds(at, 8, size)) {
+      std::uint32_t type = le32(p + at), datasz = le32(p + at + 4);
+      if (!in_bounds(at + 8, datasz, size)) return;
+      if (type == kX86IsaNeeded && datasz >= 4) {
+        std::uint32_t bits = le32(p + at + 8);
+        int level = 0;
+        for (int b = 0; b < 4; ++b)
+          if (bits & (1u << b)) level = b + 1;  // BASELINE=1, V2=2, V3=4, V4=8
+        if (level) f_.info_.x86_isa_level = level;
+      }
+      at += 8 + ((datasz + 7ull) & ~7ull);
+    }
+  }
+
+  ElfFile& f_;
+  ByteSource& src_;
+  const ElfLimits& lim_;
+  Findings& out_;
+  std::vector<std::pair<std::string, std::vector<std::pair<std::uint16_t, std::string>>>> needs_;
+};
+
+std::vector<ElfSymbol> ElfFile::read_symbols(const ElfSection& s, Findings& out) const {
+  std::vector<ElfSymbol> syms;
+  std::uint64_t n = s.entsize == 24 ? s.size / 24 : 0;
+  if (n == 0 || n > limits_.max_symbols || !in_bounds(s.offset, s.size, source_.size())) {
+    if (s.size)
+      add(out, "B1", Severity::Error, "", "symbol table " + s.name + " is malformed or over " +
+          num(limits_.max_symbols) + " entries", "24-byte symbols inside the file");
+    return syms;
+  }
+  StringTable strs;
+  if (s.link >= info_.sections.size() ||
+      !strs.load(source_, info_.sections[s.link], limits_.max_string_table)) {
+    add(out, "B1", Severity::Error, "", "unreadable string table for " + s.name);
+    return syms;
+  }
+  std::vector<std::uint8_t> buf(n * 24);
+  if (!source_.read(s.offset, buf.data(), buf.size())) return syms;
+  for (std::uint64_t i = 1; i < n; ++i) {  // entry 0 is the reserved null symbol
+    const std::uint8_t* p = &buf[i * 24];
+    ElfSymbol sym;
+    sym.name = strs.at(le32(p));
+    sym.binding = binding_of(p[4]);
+    sym.type = p[4] & 0xf;
+    sym.visibility = p[5] & 3;
+    sym.section = le16(p + 6);
+    sym.value = le64(p + 8);
+    sym.size = le64(p + 16);
+    syms.push_back(std::move(sym));
+  }
+  return syms;
+}
+
+std::unique_ptr<ElfFile> ElfFile::parse(ByteSource& source, Findings& out, ElfLimits limits) {
+  std::unique_ptr<ElfFile> f(new ElfFile(source, limits));
+  ElfParser p(*f, out);
+  if (!p.run()) return nullptr;
+  return f;
+}
+
+const ElfSection* ElfFile::section(std::string_view name) const {
+  for (const auto& s : info_.sections)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+std::vector<const ElfSymbol*> ElfFile::undefined_symbols() const {
+  std::vector<const ElfSymbol*> out;
+  for (const auto& s : info_.dynamic_symbols)
+    if (!s.defined() && !s.name.empty()) out.push_back(&s);
+  return out;
+}
+
+std::vector<std::string> ElfFile::exported_symbols() const {
+  std::vector<std::string> out;
+  for (const auto& s : info_.dynamic_symbols) {
+    bool visible = s.visibility == 0 || s.visibility == 3;
+    bool global = s.binding == SymbolBinding::Global || s.binding == SymbolBinding::Weak ||
+                  s.binding == SymbolBinding::Unique;
+    if (s.defined() && visible && global && !s.name.empty()) out.push_back(s.name);
+  }
+  return out;
+}
+
+std::vector<ElfSymbol> ElfFile::static_symbols(Findings& out) const {
+  for (const auto& s : info_.sections)
+    if (s.type == kShtSymtab) return read_symbols(s, out);
+  add(out, "B1", Severity::Warning, "", "no .symtab section (stripped)", "a symbol table");
+  return {};
+}
+
+}  // namespace sb::binary
