@@ -34,22 +34,28 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i) {
   return n;
 }
 
+std::string hex_byte(unsigned char b) {
+  const char* digits = "0123456789abcdef";
+  return std::string("0x") + digits[b >> 4] + digits[b & 15];
+}
+
 // The first character of `name` that may not appear in a wheel's name part,
 // or "" when there is none; sets `non_ascii` when it meets UTF-8 letters.
 // packaging accepts Unicode \w; without a Unicode database we accept any
 // well-formed non-ASCII character and let the Strict finding flag it.
 std::string first_bad_name_char(std::string_view name, bool& non_ascii) {
   for (std::size_t i = 0; i < name.size();) {
-    if (is_ascii_name_char(name[i])) { ++i; continue; }
-    if (static_cast<unsigned char>(name[i]) >= 0x80) {
-      if (std::size_t n = utf8_sequence(name, i)) { non_ascii = true; i += n; continue; }
-      return "byte 0x" + std::string(1, "0123456789abcdef"[static_cast<unsigned char>(name[i]) >> 4]) +
-             std::string(1, "0123456789abcdef"[static_cast<unsigned char>(name[i]) & 15]);
+    auto b = static_cast<unsigned char>(name[i]);
+    if (is_ascii_name_char(name[i])) {
+      ++i;
+    } else if (std::size_t n = b >= 0x80 ? utf8_sequence(name, i) : 0) {
+      non_ascii = true;
+      i += n;
+    } else if (b >= 0x20 && b < 0x7F) {
+      return std::string("'") + name[i] + "'";
+    } else {
+      return (b < 0x80 ? "control character " : "invalid UTF-8 byte ") + hex_byte(b);
     }
-    char c = name[i];
-    if (c >= 0x20 && c < 0x7F) return std::string("'") + c + "'";
-    return "control character 0x" + std::string(1, "0123456789abcdef"[(c >> 4) & 15]) +
-           std::string(1, "0123456789abcdef"[c & 15]);
   }
   return {};
 }
@@ -166,7 +172,10 @@ ParsedFilename parse_wheel_filename(std::string_view path, std::size_t tag_limit
   check_name(parts[0], out);
   auto version = check_version(parts[1], out);
   std::optional<std::string> build;
-  if (parts.size() == 6) check_build_tag(*(build = parts[2]), out);
+  if (parts.size() == 6) {
+    build = parts[2];
+    check_build_tag(*build, out);
+  }
   std::size_t t = parts.size() - 3;
   TagSets sets{split(parts[t], '.'), split(parts[t + 1], '.'), split(parts[t + 2], '.')};
   check_tags(sets, tag_limit, out);

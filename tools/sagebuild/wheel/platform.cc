@@ -1,7 +1,6 @@
-// Platform tag families (CHECKLIST F8; PCT "Platform tag", PEP 600/656,
-// PEP 730 iOS, PEP 738 Android, pyemscripten): classification of one tag and
-// the checks on a wheel's platform set.
-#include "sagebuild/wheel/tags.h"
+// Platform tag families (platform.h): one classifier per family, each
+// returning what it parsed or why the tag is malformed for that family.
+#include "sagebuild/wheel/platform.h"
 
 #include <algorithm>
 #include <array>
