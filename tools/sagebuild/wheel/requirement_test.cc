@@ -103,3 +103,20 @@ TEST_CASE("requirement: our torch pin") {
   CHECK(back->specifier.contains(*parse_version("2.8.0+cu128")));
   CHECK_FALSE(back->specifier.contains(*parse_version("2.8.1")));
 }
+
+TEST_CASE("requirement: the older Requires-Dist spellings setuptools still writes") {
+  // Parenthesized specifiers, ' ; ' before the marker, parenthesized marker terms.
+  auto r = req("pytest (>=3.0.0) ; extra == 'test'");
+  CHECK(r.str() == "pytest>=3.0.0; extra == \"test\"");
+  r = req("pytest-black (>=0.3.7) ; (platform_python_implementation != \"PyPy\") and extra == 'testing'");
+  CHECK(r.marker->kind == Marker::Kind::And);
+  CHECK(r.str() ==
+        "pytest-black>=0.3.7; platform_python_implementation != \"PyPy\" and extra == \"testing\"");
+  r = req("requests-toolbelt (!=0.9.0,>=0.8.0)");
+  CHECK(r.specifier.contains(*parse_version("1.0.0")));
+  CHECK_FALSE(r.specifier.contains(*parse_version("0.9.0")));
+  CHECK(req("Pillow (==4.*)").specifier.contains(*parse_version("4.3.0")));
+  CHECK(req("build[virtualenv] ; extra == 'testing'").extras == std::vector<std::string>{"virtualenv"});
+  CHECK(req("keyring>=21.2.0; platform_machine != \"ppc64le\" and platform_machine != \"s390x\"")
+            .marker->children.size() == 2);
+}
