@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "sagebuild/common/error.h"
+#include "sagebuild/common/fs.h"
 #include "sagebuild/matrix/format.h"
 #include "sagebuild/matrix/locate.h"
 #include "sagebuild/matrix/matrix.h"
@@ -20,10 +21,20 @@ std::filesystem::path matrix_path(const MatrixOptions& options, const std::files
                    "--matrix FILE");
 }
 
+// Messages name the file as the user gave it, or, when it was found by
+// searching upwards, relative to `cwd` ("../matrix/build-matrix.yaml:42:7").
+std::string display_name(const MatrixOptions& options, const std::filesystem::path& path,
+                         const std::filesystem::path& cwd) {
+  if (!options.matrix_file.empty()) return options.matrix_file;
+  std::filesystem::path relative = path.lexically_relative(std::filesystem::absolute(cwd));
+  return relative.empty() ? path.string() : relative.string();
+}
+
 }  // namespace
 
 std::string run_matrix(const MatrixOptions& options, const std::filesystem::path& cwd) {
-  Plan plan = expand(load_matrix(matrix_path(options, cwd)), options.profile);
+  std::filesystem::path path = matrix_path(options, cwd);
+  Plan plan = expand(parse_matrix(read_file(path), display_name(options, path, cwd)), options.profile);
   if (options.format == "json") return format_json(plan);
   if (options.format == "github") return format_github(plan) + "\n";
   if (options.format == "table") return format_table(plan);

@@ -94,7 +94,16 @@ TEST_CASE("the command finds the matrix from a subdirectory and formats it") {
   CHECK_THROWS_AS(run_matrix(options, SAGEBUILD_SOURCE_DIR), sb::UsageError);
   options.format = "table";
   options.profile = "nope";
-  CHECK_THROWS_AS(run_matrix(options, SAGEBUILD_SOURCE_DIR), sb::ConfigError);
+  // Named relative to where the command runs, as the user would type it.
+  CHECK_THROWS_WITH(run_matrix(options, std::filesystem::path(SAGEBUILD_SOURCE_DIR) / "tools"),
+                    Catch::StartsWith("../matrix/build-matrix.yaml: error: unknown profile 'nope'"));
+  CHECK_THROWS_WITH(run_matrix(options, SAGEBUILD_SOURCE_DIR),
+                    Catch::StartsWith("matrix/build-matrix.yaml: error: unknown profile 'nope'"));
+  // A file given with --matrix is named as given.
+  options.matrix_file = write_temp("cli.yaml", "profile: 1\n").string();
+  CHECK_THROWS_WITH(run_matrix(options, SAGEBUILD_SOURCE_DIR),
+                    options.matrix_file + ":1:1: error: unknown key 'profile' in the build "
+                    "matrix (did you mean 'profiles'?); allowed keys: pythons, platforms, cuda, torch, packages, exclude, profiles");
   options.matrix_file = "/nonexistent/build-matrix.yaml";
   CHECK_THROWS_AS(run_matrix(options, SAGEBUILD_SOURCE_DIR), sb::IoError);
 }

@@ -301,11 +301,14 @@ void parse_profiles(const YamlValue& node, Matrix& m) {
 }  // namespace
 
 Matrix load_matrix(const std::filesystem::path& path) {
-  const std::string file = path.string();
-  YamlValue root = parse_yaml(read_file(path), file);
+  return parse_matrix(read_file(path), path.string());
+}
+
+Matrix parse_matrix(const std::string& text, const std::string& file) {
+  YamlValue root = parse_yaml(text, file);
   YamlMap top = root.map({"pythons", "platforms", "cuda", "torch", "packages", "exclude", "profiles"});
   Matrix m;
-  m.path = path;
+  m.path = file;
   parse_pythons(top.required("pythons"), m);
   parse_platforms(top.required("platforms"), m);
   parse_cuda(top.required("cuda"), m);

@@ -211,3 +211,12 @@ TEST_CASE("a CUDA version that no wheel name can carry is refused") {
   CHECK_THAT(message, Catch::StartsWith(file + ":5:3: error: CUDA 9.2 cannot be written in a "
                                                "wheel's name: "));
 }
+
+TEST_CASE("an empty document, or one that is not a mapping, says what the top level holds") {
+  CHECK_THROWS_WITH(parse_matrix("", "m.yaml"),
+                    "m.yaml:1:1: error: expected a mapping for the build matrix, got nothing");
+  CHECK_THROWS_WITH(parse_matrix("- pythons\n", "m.yaml"),
+                    "m.yaml:1:1: error: expected a mapping for the build matrix, got a list");
+  CHECK_THROWS_WITH(parse_matrix("pythons: [\"3.12\"]\n", "m.yaml"),
+                    "m.yaml:1:1: error: missing key 'platforms' in the build matrix");
+}

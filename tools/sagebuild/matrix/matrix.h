@@ -139,7 +139,7 @@ struct Profile {
 };
 
 struct Matrix {
-  std::filesystem::path path;  // as given to load_matrix
+  std::filesystem::path path;  // as given to load_matrix (or parse_matrix's file_name)
   std::vector<std::string> pythons;
   std::vector<Platform> platforms;
   std::vector<CudaToolkit> cuda;
@@ -156,6 +156,10 @@ struct Matrix {
 // ...") for bad YAML, unknown keys, wrong types, impossible combinations and
 // profiles that select nothing; IoError when the file cannot be read.
 Matrix load_matrix(const std::filesystem::path& path);
+
+// The same from text already read; `file_name` is what messages (and
+// Matrix::path) call the file.
+Matrix parse_matrix(const std::string& text, const std::string& file_name);
 
 // Profile names in file order.
 std::vector<std::string> profile_names(const Matrix& matrix);
