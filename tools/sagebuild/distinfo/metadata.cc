@@ -92,8 +92,9 @@ void check_version(Ctx& c) {
 }
 
 void check_field_versions(Ctx& c) {
+  // An undefined Metadata-Version (2.0, 1.3) has no field set to compare with (M2 said so).
+  if (!is_legal_metadata_version(c.info.metadata_version)) return;
   int have = version_key(c.info.metadata_version);
-  if (have < 0) return;
   for (const auto& field : c.h.fields) {
     std::string_view since = field_introduced_in(field.name);
     if (since.empty()) {

@@ -16,7 +16,8 @@ std::string normalize_arch(std::string a) {
   if (a == "amd64") return "x86_64";
   if (a == "arm64") return "aarch64";
   if (a == "i386" || a == "i586") return "i686";
-  if (a == "armv6l") return "armv7l";  // both are EM_ARM; the ELF cannot tell them apart
+  if (a.rfind("armv", 0) == 0) return "arm";  // armv5l/6l/7l are all EM_ARM: the ELF cannot tell them apart
+  if (a == "mips64el") return "mips64";
   return a;
 }
 
@@ -105,8 +106,9 @@ void check_machine(const BinaryFacts& b, const std::string& platform_tag, Findin
   auto info = wheel::classify_platform(platform_tag);
   using F = wheel::PlatformFamily;
   if (info.family != F::Linux && info.family != F::Manylinux && info.family != F::Musllinux) return;
+  if (b.machine.empty() || b.machine.rfind("em_", 0) == 0) return;  // a machine the reader does not name
   if (normalize_arch(info.arch) != normalize_arch(b.machine))
-    add(out, "P1", Severity::Error, b.member, "ELF machine " + b.machine, info.arch + " (platform tag " + platform_tag + ")");
+    add(out, "P1", Severity::Strict, b.member, "ELF machine " + b.machine, info.arch + " (platform tag " + platform_tag + ")");
 }
 
 void check_symbol_versions(const BinaryFacts& b, const ManylinuxPolicy& policy, const std::string& arch,

@@ -42,6 +42,7 @@ struct CudaCode {
 };
 
 // P1: the ELF machine is the platform tag's architecture (linux-family tags).
+// Strict: pip installs such a wheel; auditwheel refuses it.
 void check_machine(const BinaryFacts& b, const std::string& platform_tag, Findings& out);
 // P2: every VERNEED version of a policy family is in the claimed policy's set.
 void check_symbol_versions(const BinaryFacts& b, const ManylinuxPolicy& policy, const std::string& arch,

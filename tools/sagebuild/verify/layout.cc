@@ -75,7 +75,7 @@ void check_contents(const std::vector<std::string>& members, const std::string& 
     if (rest == "RECORD.jws" || rest == "RECORD.p7s")
       add(out, "D9", Severity::Warning, m, rest + " is deprecated (PEP 815)", "no RECORD signature files");
     auto slash = rest.find('/');
-    if (slash != std::string::npos && !reserved.count(rest.substr(0, slash)))
+    if (slash != std::string::npos && m.back() != '/' && !reserved.count(rest.substr(0, slash)))
       add(out, "D8", Severity::Warning, m, "subdirectory '" + rest.substr(0, slash) + "' of the .dist-info",
           "only the reserved licenses/, license_files/, LICENSES/, sboms/");
   }
@@ -93,11 +93,11 @@ Layout check_layout(const std::vector<std::string>& members, const wheel::WheelF
   Layout layout;
   std::set<std::string> dist_infos, datas;
   for (const auto& m : members) {
+    if (is_native_library(m)) layout.has_native_code = true;
     if (m.find('/') == std::string::npos) continue;  // a top-level file is not a directory
     std::string top(top_component(m));
     if (ends_with(top, ".dist-info")) dist_infos.insert(top);
     if (ends_with(top, ".data")) datas.insert(top);
-    if (is_native_library(m)) layout.has_native_code = true;
   }
   if (dist_infos.size() != 1) {
     std::string found;

@@ -8,8 +8,10 @@
 #include "sagebuild/distinfo/metadata.h"
 #include "sagebuild/distinfo/record.h"
 #include "sagebuild/distinfo/wheel_file.h"
+#include "sagebuild/verify/binaries.h"
 #include "sagebuild/verify/build_info_rules.h"
 #include "sagebuild/verify/digester.h"
+#include "sagebuild/verify/extension_suffix.h"
 #include "sagebuild/verify/layout.h"
 
 #ifndef SAGEBUILD_POLICY_DIR
@@ -33,6 +35,7 @@ struct Ctx {
   distinfo::WheelFileInfo wheel;
   distinfo::MetadataInfo metadata;
   std::vector<distinfo::RecordRow> record;
+  std::optional<distinfo::BuildInfo> build_info;
   Findings& out() { return report.findings; }
 };
 
@@ -128,6 +131,7 @@ void hash_members(Ctx& c) {
     const auto& e = entries[i];
     if (e.is_directory() || e.is_encrypted()) continue;
     auto it = rows.find(e.name);
+    if (e.name == c.layout.dist_info + "/RECORD") it = rows.end();  // R6 judges its own row
     std::optional<distinfo::RecordHash> hash;
     Findings ignored;  // syntax problems were reported by check_record
     if (it != rows.end() && !it->second->hash.empty()) hash = distinfo::check_row_hash(*it->second, ignored);
@@ -166,12 +170,34 @@ void check_build_info(Ctx& c) {
   auto text = read_text(c, name);
   if (!text) return;
   c.report.has_build_info = true;
-  auto b = load_build_info(*text, name, c.out());
+  auto& b = c.build_info = load_build_info(*text, name, c.out());
   if (!b) return;
   check_build_info_filename(*b, *c.filename, name, c.out());
   check_build_info_tags(*b, *c.filename, c.wheel.tags, name, c.out());
   check_torch_pin(*b, c.metadata.requires_dist, name, c.out());
   check_python_coverage(*b, name, c.out());
+}
+
+// The manylinux policy, loaded once per process per directory.
+const PolicyTable* policy_for(const Options& o, Findings& out) {
+  static std::map<std::filesystem::path, PolicyTable> cache;
+  if (o.policy_dir.empty()) return nullptr;
+  auto it = cache.find(o.policy_dir);
+  if (it == cache.end()) it = cache.emplace(o.policy_dir, PolicyTable::load(o.policy_dir)).first;
+  return &it->second;
+}
+
+void check_native_code(Ctx& c) {
+  if (!c.filename || !c.layout.has_native_code) return;
+  const PolicyTable* policy = policy_for(c.options, c.out());
+  bool manylinux = false;
+  for (const auto& p : c.filename->platform_tags) manylinux |= p.rfind("manylinux", 0) == 0;
+  if (!policy && manylinux)
+    add(c.out(), "P2", Severity::Warning, "", "manylinux claim not checked: no policy tables (--policy-dir)",
+        "a directory with manylinux_symbol_limits.tsv and manylinux_lib_whitelist.tsv");
+  BinaryCheckInput in{c.report.path, c.zip, *c.filename, policy, c.options.allowed_libraries,
+                      c.build_info ? &*c.build_info : nullptr};
+  check_binaries(in, c.out());
 }
 
 void check_dist_info(Ctx& c) {
@@ -197,7 +223,7 @@ Report verify_wheel(const std::filesystem::path& path, const Options& options) {
   Report report;
   report.path = path;
   auto zip = zip::Reader::open(path, options.limits);
-  Ctx c{options, report, *zip, {}, {}, {}, {}, {}, {}};
+  Ctx c{options, report, *zip, {}, {}, {}, {}, {}, {}, {}};
   check_filename(c);
   if (zip->usable()) {
     for (const auto& e : zip->entries()) c.members.push_back(e.name);
@@ -205,6 +231,8 @@ Report verify_wheel(const std::filesystem::path& path, const Options& options) {
     check_dist_info(c);
     hash_members(c);
     check_build_info(c);
+    if (c.filename) check_extension_suffixes(c.members, *c.filename, c.out());
+    check_native_code(c);
   }
   // Last: reading may have added Z2/Z5 findings.
   report.findings.insert(report.findings.end(), zip->findings().begin(), zip->findings().end());

@@ -1,0 +1,34 @@
+// Reads each native library of a wheel (without extracting it) through the
+// ELF reader and runs the binary rules on what it finds: P1-P3 for every
+// wheel, B7-B9 for ours.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sagebuild/archive/zip_reader.h"
+#include "sagebuild/common/finding.h"
+#include "sagebuild/distinfo/build_info.h"
+#include "sagebuild/verify/binary_rules.h"
+#include "sagebuild/wheel/filename.h"
+
+namespace sb::verify {
+
+struct BinaryCheckInput {
+  const std::filesystem::path& wheel_path;
+  const zip::Reader& zip;
+  const wheel::WheelFilename& filename;
+  const PolicyTable* policy;                         // nullptr: P2/P3 skipped
+  const std::vector<std::string>& allowed_libraries;
+  const distinfo::BuildInfo* build_info;             // nullptr: not one of ours
+};
+
+void check_binaries(const BinaryCheckInput& in, Findings& out);
+
+// The ELF reader's view of one library as the plain facts the rules take.
+// nullopt when the bytes are not an ELF64 little-endian file.
+std::optional<BinaryFacts> read_elf_facts(binary::ByteSource& source, const std::string& member);
+
+}  // namespace sb::verify
