@@ -265,6 +265,15 @@ TORCH_LIBRARY_IMPL(sageattention, CUDA, m) {
   m.impl("attn_pv_fp8", &attn_pv_fp8);
 }
 
+// CPU tensors reach the same checks, which reject them naming the argument.
+TORCH_LIBRARY_IMPL(sageattention, CPU, m) {
+  m.impl("quant_q", &quant_q);
+  m.impl("quant_k", &quant_k);
+  m.impl("quant_v_fp8", &quant_v_fp8);
+  m.impl("attn_pv_fp16", &attn_pv_fp16);
+  m.impl("attn_pv_fp8", &attn_pv_fp8);
+}
+
 // Minimal limited-API module: importing sageattention._C loads this library,
 // whose static initialisers above register the ops.
 static PyModuleDef sa_module = {PyModuleDef_HEAD_INIT, "_C",

@@ -5,7 +5,7 @@
 //          or P e4m3 scaled by 448 and V e4m3 per-channel scaled
 //             (mma m16n8k32 e4m3 into a per-key-tile accumulator,
 //              added to the fp32 output accumulator)                PV_FP8 = true
-// One CTA = 128 query rows of one (batch, head) = 8 warps x 16 rows; keys are
+// One CTA = kWarps x 16 query rows of one (batch, head); keys are
 // streamed in 64-key tiles through a cp.async ring of K (int8) and V tiles.
 #pragma once
 #include <cstdint>
@@ -50,7 +50,7 @@ __device__ __forceinline__ void store2<__nv_bfloat16>(__nv_bfloat16* p, float a,
 }
 
 template <int DP, bool CAUSAL, bool PV_FP8, typename OutT>
-__global__ void __launch_bounds__(cfg::kThreads, 1) attn_kernel(const __grid_constant__ AttnArgs args) {
+__global__ void __launch_bounds__(cfg::kThreads, cfg::kMinBlocksPerSm) attn_kernel(const __grid_constant__ AttnArgs args) {
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ < 800 || (__CUDA_ARCH__ < 890 && PV_FP8))
   __trap();  // never launched: the family is built only for archs that can run it
 #else
@@ -67,13 +67,13 @@ __global__ void __launch_bounds__(cfg::kThreads, 1) attn_kernel(const __grid_con
   const int b = blockIdx.z, h = blockIdx.y;
   const int qt = CAUSAL ? (int)(gridDim.x - 1 - blockIdx.x) : (int)blockIdx.x;  // long rows first
   const int hk = h / (p.q_heads / p.kv_heads);
-  const int q0 = qt * cfg::kBlockQ;
+  const int q0 = qt * cfg::kCtaRows;
   const int wq0 = q0 + warp * cfg::kRowsPerWarp;
   const int row0 = wq0 + g, row1 = row0 + 8;
 
   int n_tiles = (p.kv_len + BK - 1) / BK;
   if (CAUSAL) {
-    const int last_row = min(q0 + cfg::kBlockQ, p.q_len) - 1;
+    const int last_row = min(q0 + cfg::kCtaRows, p.q_len) - 1;
     n_tiles = min(n_tiles, last_row / BK + 1);
   }
 
@@ -101,8 +101,10 @@ __global__ void __launch_bounds__(cfg::kThreads, 1) attn_kernel(const __grid_con
     uint8_t* sV = sK + L::kKBytes;
     const int8_t* src = kbase + (size_t)t * BK * DP;
     constexpr int KCH = BK * DP / 16;
+    static_assert(KCH % cfg::kThreads == 0, "K tile chunks per thread");
 #pragma unroll
-    for (int i = tid; i < KCH; i += cfg::kThreads) {
+    for (int it = 0; it < KCH / cfg::kThreads; ++it) {
+      const int i = it * cfg::kThreads + tid;
       const int r = i / (DP / 16), c = i % (DP / 16);
       ptx::cp_async_16(sK + r * L::kKStride + c * 16, src + r * DP + c * 16);
     }
@@ -110,8 +112,10 @@ __global__ void __launch_bounds__(cfg::kThreads, 1) attn_kernel(const __grid_con
       const __half* vb = reinterpret_cast<const __half*>(p.v.data) + (size_t)b * p.v.stride_batch +
                          (size_t)hk * p.v.stride_head;
       constexpr int VCH = BK * DP / 8;
+      static_assert(VCH % cfg::kThreads == 0, "V tile chunks per thread");
 #pragma unroll
-      for (int i = tid; i < VCH; i += cfg::kThreads) {
+      for (int it = 0; it < VCH / cfg::kThreads; ++it) {
+        const int i = it * cfg::kThreads + tid;
         const int r = i / (DP / 8), c = i % (DP / 8);
         const int key = t * BK + r;
         const bool ok = key < p.kv_len && c * 8 < p.head_dim;
@@ -121,8 +125,10 @@ __global__ void __launch_bounds__(cfg::kThreads, 1) attn_kernel(const __grid_con
     } else {
       const uint8_t* vb = p.v_fp8 + bhk * (size_t)DP * args.k_pad + (size_t)t * BK;
       constexpr int VCH = DP * (BK / 16);
+      static_assert(VCH % cfg::kThreads == 0, "V^T tile chunks per thread");
 #pragma unroll
-      for (int i = tid; i < VCH; i += cfg::kThreads) {
+      for (int it = 0; it < VCH / cfg::kThreads; ++it) {
+        const int i = it * cfg::kThreads + tid;
         const int d = i / (BK / 16), c = i % (BK / 16);
         ptx::cp_async_16(sV + d * L::kVStride + c * 16, vb + (size_t)d * args.k_pad + c * 16);
       }
@@ -168,13 +174,16 @@ __global__ void __launch_bounds__(cfg::kThreads, 1) attn_kernel(const __grid_con
       }
     }
 
-    // ---- dequantize (q_scale * k_scale * sm_scale * log2e), mask
-    const float c = qs * kscale;
+    // ---- dequantization scale (q_scale * k_scale * sm_scale * log2e), applied
+    // inside the exp2's FFMA; the row max is taken on the integer scores
+    // (c > 0, and rounding is monotonic, so max(x)*c == max(x*c)).  c is
+    // clamped away from 0: a zero scale means zero int8 values, so acc == 0.
+    const float c = fmaxf(qs * kscale, 1e-30f);
     float s[NT][4];
 #pragma unroll
     for (int j = 0; j < NT; ++j)
 #pragma unroll
-      for (int e = 0; e < 4; ++e) s[j][e] = static_cast<float>(acc[j][e]) * c;
+      for (int e = 0; e < 4; ++e) s[j][e] = static_cast<float>(acc[j][e]);
     const bool need_mask = (t * BK + BK > p.kv_len) || (CAUSAL && t * BK + BK - 1 > wq0);
     if (need_mask) {
 #pragma unroll
@@ -188,7 +197,7 @@ __global__ void __launch_bounds__(cfg::kThreads, 1) attn_kernel(const __grid_con
     }
 
     // ---- online softmax (exp2 domain)
-    float mx0 = m0, mx1 = m1;
+    float mx0 = -INFINITY, mx1 = -INFINITY;
 #pragma unroll
     for (int j = 0; j < NT; ++j) {
       mx0 = fmaxf(mx0, fmaxf(s[j][0], s[j][1]));
@@ -198,6 +207,8 @@ __global__ void __launch_bounds__(cfg::kThreads, 1) attn_kernel(const __grid_con
     mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 2));
     mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 1));
     mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 2));
+    mx0 = fmaxf(m0, mx0 * c);
+    mx1 = fmaxf(m1, mx1 * c);
     const float mu0 = (mx0 == -INFINITY) ? 0.f : mx0;
     const float mu1 = (mx1 == -INFINITY) ? 0.f : mx1;
     const float corr0 = ptx::ex2_approx(m0 - mu0);
@@ -210,10 +221,10 @@ __global__ void __launch_bounds__(cfg::kThreads, 1) attn_kernel(const __grid_con
     float rs0 = 0.f, rs1 = 0.f;
 #pragma unroll
     for (int j = 0; j < NT; ++j) {
-      s[j][0] = ptx::ex2_approx(s[j][0] - sh0);
-      s[j][1] = ptx::ex2_approx(s[j][1] - sh0);
-      s[j][2] = ptx::ex2_approx(s[j][2] - sh1);
-      s[j][3] = ptx::ex2_approx(s[j][3] - sh1);
+      s[j][0] = ptx::ex2_approx(fmaf(s[j][0], c, -sh0));
+      s[j][1] = ptx::ex2_approx(fmaf(s[j][1], c, -sh0));
+      s[j][2] = ptx::ex2_approx(fmaf(s[j][2], c, -sh1));
+      s[j][3] = ptx::ex2_approx(fmaf(s[j][3], c, -sh1));
       rs0 += s[j][0] + s[j][1];
       rs1 += s[j][2] + s[j][3];
     }
@@ -321,7 +332,7 @@ sa_status launch_attn_instance(const AttnArgs& a, cudaStream_t stream) {
   using L = AttnSmem<DP, PV_FP8>;
   auto kern = attn_kernel<DP, CAUSAL, PV_FP8, OutT>;
   SA_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kTotal));
-  dim3 grid(a.q_pad / cfg::kBlockQ, a.p.q_heads, a.p.batch);
+  dim3 grid(a.q_pad / cfg::kCtaRows, a.p.q_heads, a.p.batch);
   kern<<<grid, cfg::kThreads, L::kTotal, stream>>>(a);
   SA_LAUNCH_CHECK(PV_FP8 ? "attn_qk_int8_pv_fp8" : "attn_qk_int8_pv_fp16");
   return SA_OK;

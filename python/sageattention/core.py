@@ -71,8 +71,14 @@ def unsupported_arch_message(cap, archs, device_name: str = "this GPU") -> Optio
 
 
 @torch.compiler.assume_constant_result
+def _capability_code(index: int) -> int:
+    major, minor = torch.cuda.get_device_capability(index)
+    return major * 10 + minor
+
+
 def _capability(index: int) -> tuple:
-    return tuple(torch.cuda.get_device_capability(index))
+    code = _capability_code(index)
+    return code // 10, code % 10
 
 
 def _device_index(device: torch.device) -> int:
@@ -158,9 +164,20 @@ def _sm_scale(sm_scale, d):
     return float(sm_scale) if sm_scale is not None else 1.0 / math.sqrt(d)
 
 
-def _finish(o, lse, d, return_lse):
+def _lse_correction(q, k, tensor_layout, sm_scale):
+    """The kernels see K - mean(K); the true LSE is larger by sm_scale * q . mean(K) per row."""
+    hd, sd = (1, 2) if tensor_layout == "HND" else (2, 1)
+    km = k.float().mean(dim=sd)  # [B, Hk, D]
+    km = km.repeat_interleave(q.shape[hd] // k.shape[hd], dim=1)  # [B, Hq, D]
+    qf = q.float() if tensor_layout == "HND" else q.float().transpose(1, 2)
+    return torch.matmul(qf, km.unsqueeze(-1)).squeeze(-1) * sm_scale  # [B, Hq, Nq]
+
+
+def _finish(o, lse, d, return_lse, q=None, k=None, tensor_layout="HND", smooth_k=False, sm_scale=1.0):
     if o.shape[-1] != d:
         o = o[..., :d]
+    if return_lse and smooth_k:
+        lse = lse + _lse_correction(q, k, tensor_layout, sm_scale)
     return (o, lse) if return_lse else o
 
 
@@ -171,9 +188,10 @@ def _attn_fp16(q, k, v, tensor_layout, is_causal, gran, sm_scale, smooth_k, retu
     q_int8, q_scale = ops.quant_q(q, lay, _GRANULARITIES[gran])
     k_int8, k_scale = ops.quant_k(k, lay, _GRANULARITIES[gran], bool(smooth_k))
     v16 = v if v.dtype == torch.float16 else v.to(torch.float16)
+    scale = _sm_scale(sm_scale, d)
     o, lse = ops.attn_pv_fp16(q_int8, q_scale, k_int8, k_scale, v16, lay, q_len, bool(is_causal),
-                              _sm_scale(sm_scale, d), bool(return_lse), q.dtype)
-    return _finish(o, lse, d, return_lse)
+                              scale, bool(return_lse), q.dtype)
+    return _finish(o, lse, d, return_lse, q, k, tensor_layout, smooth_k, scale)
 
 
 def _attn_fp8(q, k, v, tensor_layout, is_causal, gran, sm_scale, smooth_k, smooth_v, return_lse):
@@ -184,10 +202,10 @@ def _attn_fp8(q, k, v, tensor_layout, is_causal, gran, sm_scale, smooth_k, smoot
     k_int8, k_scale = ops.quant_k(k, lay, _GRANULARITIES[gran], bool(smooth_k))
     v_fp8, v_scale, v_mean = ops.quant_v_fp8(v, lay, bool(smooth_v))
     kv_len = k.shape[2] if tensor_layout == "HND" else k.shape[1]
+    scale = _sm_scale(sm_scale, d)
     o, lse = ops.attn_pv_fp8(q_int8, q_scale, k_int8, k_scale, v_fp8, v_scale, v_mean if smooth_v else None, lay,
-                             q_len, kv_len, v.shape[3], bool(is_causal), _sm_scale(sm_scale, d), bool(return_lse),
-                             q.dtype)
-    return _finish(o, lse, d, return_lse)
+                             q_len, kv_len, v.shape[3], bool(is_causal), scale, bool(return_lse), q.dtype)
+    return _finish(o, lse, d, return_lse, q, k, tensor_layout, smooth_k, scale)
 
 
 def sageattn_qk_int8_pv_fp16_cuda(q, k, v, tensor_layout="HND", is_causal=False, qk_quant_gran="per_thread",
@@ -249,11 +267,12 @@ def sageattn(q, k, v, tensor_layout="HND", is_causal=False, sm_scale=None, retur
     _check_choice("tensor_layout", tensor_layout, _LAYOUTS)
     if not isinstance(q, torch.Tensor) or q.device.type != "cuda":
         raise ValueError(f"sageattention: q must be a CUDA tensor, got {getattr(q, 'device', type(q).__name__)}")
-    cap = _capability(_device_index(q.device))
-    if cap >= (8, 9):
+    code = _capability_code(_device_index(q.device))
+    cap = (code // 10, code % 10)
+    if code >= 89:
         return sageattn_qk_int8_pv_fp8_cuda(q, k, v, tensor_layout=tensor_layout, is_causal=is_causal,
                                             sm_scale=sm_scale, return_lse=return_lse, **kwargs)
-    if cap >= (8, 0):
+    if code >= 80:
         return sageattn_qk_int8_pv_fp16_cuda(q, k, v, tensor_layout=tensor_layout, is_causal=is_causal,
                                              sm_scale=sm_scale, return_lse=return_lse, **kwargs)
     _require_kernels(q.device, need_fp8=False)  # raises with the arch message

@@ -167,6 +167,9 @@ def sageattn_emulated(q, k, v, tensor_layout="HND", is_causal=False, sm_scale=No
         o = o * vs[:, :, None, :].double() + (vm[:, :, None, :].double() if smooth_v else 0.0)
     o = o[:, :, :nq, :d].to(out_dtype)
     lse = ((m + torch.log2(l) - off) * LN2)[:, :, :nq]
+    if smooth_k:  # scores were computed against K - mean(K): shift the LSE back
+        km = k.float().mean(dim=2).repeat_interleave(rep, 1)
+        lse = lse + torch.matmul(q.float(), km.unsqueeze(-1)).squeeze(-1) * scale
     if tensor_layout == "NHD":
         o = o.transpose(1, 2)
     return (o, lse) if return_lse else o

@@ -121,7 +121,7 @@ def test_fake_tensor_mode_and_compile_trace():
     from torch._subclasses.fake_tensor import FakeTensorMode
 
     with FakeTensorMode():
-        q = torch.empty(1, 4, 130, 64, dtype=torch.float16)
+        q = torch.empty(1, 4, 130, 64, dtype=torch.float16, device="meta")
         o = core._attn_fp8(q, q, q, "HND", False, "per_thread", None, True, False, False)
         assert o.shape == q.shape
 

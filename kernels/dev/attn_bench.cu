@@ -1,0 +1,118 @@
+// Torch-free benchmark of the kernels through the C ABI, for tuning variants
+// (compile with different -D SA_* values).  Inputs: random fp16 Q/K/V,
+// quantized by the library's own kernels.
+//   attn_bench [B H D causal N...]
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+#include <algorithm>
+#include <cuda_fp16.h>
+#include "sageattn/sageattn.h"
+
+#define CK(x)                                                                         \
+  do {                                                                                \
+    cudaError_t e_ = (x);                                                             \
+    if (e_ != cudaSuccess) {                                                          \
+      fprintf(stderr, "%s: %s (%s:%d)\n", #x, cudaGetErrorString(e_), __FILE__, __LINE__); \
+      exit(1);                                                                        \
+    }                                                                                 \
+  } while (0)
+#define SK(x)                                                                          \
+  do {                                                                                 \
+    sa_status s_ = (x);                                                                \
+    if (s_ != SA_OK) {                                                                 \
+      fprintf(stderr, "%s: %s: %s\n", #x, sa_status_string(s_), sa_last_error_message()); \
+      exit(1);                                                                         \
+    }                                                                                  \
+  } while (0)
+
+__global__ void fill_randn(__half* x, size_t n, unsigned seed) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    unsigned h = (unsigned)i * 2654435761u ^ seed;
+    h ^= h >> 13; h *= 0x5bd1e995u; h ^= h >> 15;
+    unsigned h2 = h * 0x27d4eb2du; h2 ^= h2 >> 16;
+    float u1 = ((h & 0xffffff) + 1) / 16777217.f, u2 = (h2 & 0xffffff) / 16777216.f;
+    x[i] = __float2half(sqrtf(-2.f * logf(u1)) * cosf(6.2831853f * u2));
+  }
+}
+
+template <typename F>
+float time_ms(F f, int warm = 2, int reps = 10) {
+  for (int i = 0; i < warm; ++i) f();
+  CK(cudaDeviceSynchronize());
+  std::vector<float> t;
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  for (int i = 0; i < reps; ++i) {
+    CK(cudaEventRecord(a));
+    f();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+int main(int argc, char** argv) {
+  int B = 4, H = 32, D = 128, causal = 0;
+  std::vector<int> Ns = {2048, 16384};
+  if (argc > 4) {
+    B = atoi(argv[1]); H = atoi(argv[2]); D = atoi(argv[3]); causal = atoi(argv[4]);
+    Ns.clear();
+    for (int i = 5; i < argc; ++i) Ns.push_back(atoi(argv[i]));
+  }
+  for (int N : Ns) {
+    const size_t n = (size_t)B * H * N * D;
+    __half *q, *k, *v, *o;
+    CK(cudaMalloc(&q, n * 2)); CK(cudaMalloc(&k, n * 2)); CK(cudaMalloc(&v, n * 2)); CK(cudaMalloc(&o, n * 2));
+    fill_randn<<<1024, 256>>>(q, n, 1); fill_randn<<<1024, 256>>>(k, n, 2); fill_randn<<<1024, 256>>>(v, n, 3);
+    CK(cudaGetLastError());
+    const int dp = sa_padded_head_dim(D);
+    const int qp = (int)sa_round_up(N, SA_BLOCK_Q), kp = (int)sa_round_up(N, SA_BLOCK_K);
+    int8_t *qi, *ki; float *qs, *ks, *ksum, *vst, *vs, *vm; uint8_t* vf;
+    CK(cudaMalloc(&qi, (size_t)B * H * qp * dp)); CK(cudaMalloc(&ki, (size_t)B * H * kp * dp));
+    CK(cudaMalloc(&qs, (size_t)B * H * qp / 16 * 8 * 4)); CK(cudaMalloc(&ks, (size_t)B * H * kp / 64 * 4 * 4));
+    CK(cudaMalloc(&ksum, (size_t)B * H * D * 4)); CK(cudaMalloc(&vst, (size_t)3 * B * H * D * 4));
+    CK(cudaMalloc(&vs, (size_t)B * H * dp * 4)); CK(cudaMalloc(&vm, (size_t)B * H * dp * 4));
+    CK(cudaMalloc(&vf, (size_t)B * H * dp * kp));
+    auto view = [&](const __half* p) {
+      sa_view w{p, SA_DTYPE_F16, B, H, N, D, (int64_t)H * N * D, (int64_t)N * D, D};
+      return w;
+    };
+    size_t bhd = (size_t)B * H * D;
+    auto quant = [&]() {
+      sa_quant_q_params pq{view(q), SA_GRAN_PER_THREAD, qi, qs};
+      SK(sa_quant_q(&pq, 0));
+      sa_channel_stats_params sk{view(k), ksum, nullptr, nullptr};
+      SK(sa_channel_stats(&sk, 0));
+      sa_quant_k_params pk{view(k), SA_GRAN_PER_THREAD, ksum, ki, ks};
+      SK(sa_quant_k(&pk, 0));
+      sa_channel_stats_params sv{view(v), vst, vst + bhd, vst + 2 * bhd};
+      SK(sa_channel_stats(&sv, 0));
+      sa_quant_v_fp8_params pv{view(v), vst, vst + bhd, vst + 2 * bhd, 0, vf, vs, vm};
+      SK(sa_quant_v_fp8(&pv, 0));
+    };
+    quant();
+    CK(cudaDeviceSynchronize());
+    sa_attn_params p{};
+    p.q_int8 = qi; p.q_scale = qs; p.k_int8 = ki; p.k_scale = ks;
+    p.batch = B; p.q_heads = H; p.kv_heads = H; p.q_len = N; p.kv_len = N; p.head_dim = D;
+    p.v = view(v); p.v_fp8 = vf; p.v_scale = vs; p.v_mean = nullptr;
+    p.out = o; p.out_dtype = SA_DTYPE_F16;
+    p.out_stride_batch = (int64_t)H * N * D; p.out_stride_head = (int64_t)N * D; p.out_stride_seq = D;
+    p.causal = causal; p.sm_scale = 0.088f;
+    const double flops = 4.0 * B * H * (double)N * N * D / (causal ? 2 : 1);
+    float tq = time_ms(quant);
+    float t8 = time_ms([&] { SK(sa_attn_qk_int8_pv_fp8(&p, 0)); });
+    float t16 = time_ms([&] { SK(sa_attn_qk_int8_pv_fp16(&p, 0)); });
+    printf("B=%d H=%d D=%d causal=%d N=%d | quant(q,k,v) %.3f ms | fp8 kernel %.3f ms %.0f TOPS | fp16 kernel %.3f ms %.0f TOPS\n",
+           B, H, D, causal, N, tq, t8, flops / t8 / 1e9, t16, flops / t16 / 1e9);
+    CK(cudaFree(q)); CK(cudaFree(k)); CK(cudaFree(v)); CK(cudaFree(o)); CK(cudaFree(qi)); CK(cudaFree(ki));
+    CK(cudaFree(qs)); CK(cudaFree(ks)); CK(cudaFree(ksum)); CK(cudaFree(vst)); CK(cudaFree(vs)); CK(cudaFree(vm)); CK(cudaFree(vf));
+  }
+  return 0;
+}
