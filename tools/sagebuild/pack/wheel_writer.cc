@@ -78,9 +78,16 @@ void sort_by_name(std::vector<PayloadFile>& v) {
 
 }  // namespace
 
+// "libcudart.so.12", "libx.so.1.2": a versioned shared-object name.
+static bool is_versioned_so(std::string_view n) {
+  auto at = n.rfind(".so.");
+  return at != std::string_view::npos && at + 4 < n.size() &&
+         n.find_first_not_of("0123456789.", at + 4) == std::string_view::npos;
+}
+
 std::uint32_t default_mode(std::string_view n) {
-  bool shared = ends_with(n, ".so") || n.find(".so.") != std::string_view::npos || ends_with(n, ".pyd") ||
-                ends_with(n, ".dll") || ends_with(n, ".dylib");
+  bool shared = ends_with(n, ".so") || is_versioned_so(n) || ends_with(n, ".pyd") || ends_with(n, ".dll") ||
+                ends_with(n, ".dylib");
   return shared ? 0755 : 0644;
 }
 

@@ -132,12 +132,12 @@ void check_symbol_versions(const BinaryFacts& b, const ManylinuxPolicy& policy, 
 void check_needed_libraries(const BinaryFacts& b, const ManylinuxPolicy* policy,
                             const std::vector<std::string>& allowed, const std::vector<std::string>& members,
                             Findings& out) {
+  if (!policy) return;  // P3 judges manylinux claims (Android, for one, must link libpython)
   for (const auto& lib : b.needed) {
     if (starts_with(lib, "libpython")) {
       add(out, "P3", Severity::Strict, b.member, "links " + lib, "no libpython (the interpreter provides its symbols)");
       continue;
     }
-    if (!policy) continue;  // non-manylinux: only libpython is judged
     bool ok = policy->lib_whitelist.count(lib) ||
               std::any_of(allowed.begin(), allowed.end(), [&](const std::string& p) { return glob_match(p, lib); }) ||
               shipped_and_reachable(b, lib, members);

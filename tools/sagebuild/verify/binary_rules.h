@@ -47,7 +47,7 @@ void check_machine(const BinaryFacts& b, const std::string& platform_tag, Findin
 // P2: every VERNEED version of a policy family is in the claimed policy's set.
 void check_symbol_versions(const BinaryFacts& b, const ManylinuxPolicy& policy, const std::string& arch,
                            Findings& out);
-// P3: DT_NEEDED on the policy's whitelist, on the allow-list, or shipped in
+// P3 (manylinux claims only; nullptr policy = nothing to check): DT_NEEDED on the policy's whitelist, on the allow-list, or shipped in
 // the wheel and reachable through $ORIGIN.  Never libpython.
 void check_needed_libraries(const BinaryFacts& b, const ManylinuxPolicy* policy,
                             const std::vector<std::string>& allowed_patterns,
