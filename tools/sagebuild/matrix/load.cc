@@ -20,11 +20,13 @@ namespace {
 
 // ---- values -------------------------------------------------------------------
 
+// `hint` says how to make a new value valid, where that is not obvious.
 void check_known(const Located& value, const std::vector<std::string>& choices,
-                 std::string_view noun) {
+                 std::string_view noun, std::string_view hint = {}) {
   if (contains(choices, value.text)) return;
   throw ConfigError(value.where, "unknown " + std::string(noun) + " '" + value.text + "'" +
-                                     did_you_mean(value.text, choices) + "; valid: " + join(choices));
+                                     did_you_mean(value.text, choices) + "; valid: " +
+                                     join(choices) + std::string(hint));
 }
 
 std::string version_text(const Located& value, std::string_view noun) {
@@ -45,12 +47,13 @@ Arch arch_of(const Located& value) {
 
 std::vector<std::string> known_list(const YamlMap& map, std::string_view key,
                                     const std::vector<std::string>& choices, std::string_view noun,
-                                    std::vector<Located>* located = nullptr) {
+                                    std::vector<Located>* located = nullptr,
+                                    std::string_view hint = {}) {
   std::vector<std::string> out;
   auto value = map.get(key);
   if (!value) return out;
   for (const Located& item : value->scalar_list()) {
-    check_known(item, choices, noun);
+    check_known(item, choices, noun, hint);
     out.push_back(item.text);
     if (located) located->push_back(item);
   }
@@ -128,7 +131,7 @@ void parse_cuda(const YamlValue& node, Matrix& m) {
 TorchVariant parse_variant(const YamlValue& node, const Matrix& m) {
   YamlMap map = node.map({"cuda", "pypi"});
   Located cuda = map.required("cuda").scalar();
-  check_known(cuda, cuda_versions(m), "CUDA version (add it under `cuda:` first)");
+  check_known(cuda, cuda_versions(m), "CUDA version", " (a new one goes under `cuda:` first)");
   return TorchVariant{cuda.text, optional_bool(map, "pypi"), cuda.where};
 }
 
@@ -155,7 +158,8 @@ void parse_torch(const YamlValue& node, Matrix& m) {
   for (const auto& [version, value] : node.named_entries("torch release")) {
     YamlMap map = value.map({"pythons", "variants"});
     TorchRelease t{version_text(version, "torch"), {}, {}, version.where};
-    t.pythons = known_list(map, "pythons", m.pythons, "Python (add it to `pythons:` first)");
+    t.pythons = known_list(map, "pythons", m.pythons, "Python", nullptr,
+                           " (a new one goes in the top-level `pythons:` first)");
     std::sort(t.pythons.begin(), t.pythons.end(), version_less);
     if (t.pythons.empty()) map.self().fail("torch " + t.version + " needs at least one Python");
     t.variants = parse_variants(map.required("variants"), m, t.version);
@@ -174,8 +178,8 @@ Enum parse_choice(const YamlValue& node, std::vector<std::pair<std::string, Enum
     if (name == value.text) return e;
     names.push_back(name);
   }
-  check_known(value, names, "value for " + node.what());
-  return choices.front().second;  // not reached: check_known threw
+  throw ConfigError(value.where, "'" + value.text + "' is not a valid " + node.what() +
+                                     did_you_mean(value.text, names) + "; valid: " + join(names));
 }
 
 // Every arch a package names must be one some CUDA in the matrix can build.
@@ -186,7 +190,7 @@ std::vector<Arch> package_archs(const Matrix& m, const YamlMap& map, std::string
   if (!value) return out;
   for (const Located& written : value->scalar_list()) {
     Arch arch = arch_of(written);
-    if (cuda_requirement(m, arch) == "is built by no CUDA in the matrix")
+    if (!any_cuda_builds(m, arch))
       throw ConfigError(written.where, "arch " + arch.name + " is built by no CUDA version in "
                                        "`cuda:`; check the spelling (\"9.0a\", \"12.0\")");
     out.push_back(arch);

@@ -79,8 +79,8 @@ TEST_CASE("a value of the wrong type says what was expected") {
   }
   SECTION("an unknown choice") {
     auto message = load_error("type_choice.yaml", replace_line(17, "    abi: abi4"), &file);
-    CHECK(message == expect(file, "17:10: error: unknown value for 'abi' of package "
-                                  "'sageattention' 'abi4' (did you mean 'abi3'?); valid: abi3, "
+    CHECK(message == expect(file, "17:10: error: 'abi4' is not a valid 'abi' of package "
+                                  "'sageattention' (did you mean 'abi3'?); valid: abi3, "
                                   "per-interpreter"));
   }
   SECTION("a malformed arch") {
@@ -219,4 +219,14 @@ TEST_CASE("an empty document, or one that is not a mapping, says what the top le
                     "m.yaml:1:1: error: expected a mapping for the build matrix, got a list");
   CHECK_THROWS_WITH(parse_matrix("pythons: [\"3.12\"]\n", "m.yaml"),
                     "m.yaml:1:1: error: missing key 'platforms' in the build matrix");
+}
+
+TEST_CASE("a torch release naming a Python or CUDA the matrix does not list says where to add it") {
+  std::string file;
+  auto message = load_error("newpy.yaml", replace_line(9, "    pythons: [\"3.10\", \"3.15\"]"), &file);
+  CHECK(message == expect(file, "9:23: error: unknown Python '3.15' (did you mean '3.10'?); valid: "
+                                "3.10, 3.12 (a new one goes in the top-level `pythons:` first)"));
+  message = load_error("newcuda.yaml", replace_line(11, "      - {cuda: \"13.0\"}"), &file);
+  CHECK(message == expect(file, "11:16: error: unknown CUDA version '13.0'; valid: 12.6, 12.8 "
+                                "(a new one goes under `cuda:` first)"));
 }

@@ -32,6 +32,11 @@ const Platform* find_platform(const Matrix& m, std::string_view tag) {
 
 bool cuda_builds(const CudaToolkit& cuda, const Arch& arch) { return contains_arch(cuda.archs, arch); }
 
+bool any_cuda_builds(const Matrix& m, const Arch& arch) {
+  return std::any_of(m.cuda.begin(), m.cuda.end(),
+                     [&](const CudaToolkit& cuda) { return cuda_builds(cuda, arch); });
+}
+
 std::string cuda_requirement(const Matrix& m, const Arch& arch) {
   // m.cuda is sorted ascending, so a contiguous run that reaches either end
   // reads as a bound.

@@ -16,6 +16,7 @@ const Package* find_package(const Matrix& m, std::string_view name);
 const Platform* find_platform(const Matrix& m, std::string_view tag);
 
 bool cuda_builds(const CudaToolkit& cuda, const Arch& arch);
+bool any_cuda_builds(const Matrix& m, const Arch& arch);
 
 // What an arch asks of the toolkit, for messages: "needs CUDA >= 12.8",
 // "needs CUDA <= 12.9", or "is built only by CUDA 12.8, 13.0".

@@ -24,7 +24,11 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }  // namespace
 
 std::optional<std::string> closest(std::string_view word, const std::vector<std::string>& choices) {
-  std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
+  // A dropped suffix ("2.8" for "2.8.0", "arch" for "archs") is the likeliest slip.
+  for (const auto& choice : choices)
+    if (word.size() >= 2 && (choice.starts_with(word) || word.starts_with(choice))) return choice;
+  // Otherwise a few typos; short words get one, so "13.0" does not suggest "12.6".
+  std::size_t limit = std::max<std::size_t>(1, word.size() / 3);
   std::optional<std::string> best;
   std::size_t best_distance = limit + 1;
   for (const auto& choice : choices) {

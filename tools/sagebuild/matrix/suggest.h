@@ -8,8 +8,9 @@
 
 namespace sb::matrix {
 
-// The choice closest to `word` by edit distance, if close enough to be a
-// plausible typo (at most a third of the word's length, and at least 1-2).
+// The choice `word` most plausibly misspells: one it is a prefix of (or that
+// is a prefix of it), else the closest by edit distance within a third of the
+// word's length (at least 1).
 std::optional<std::string> closest(std::string_view word, const std::vector<std::string>& choices);
 
 // "a, b, c"

@@ -48,6 +48,9 @@ TEST_CASE("suggestions only for plausible typos") {
   CHECK(closest("verison", keys) == "version");
   CHECK(closest("arch", keys) == "archs");
   CHECK_FALSE(closest("platform_tag", keys));
+  CHECK(closest("2.8", {"2.7.1", "2.8.0"}) == "2.8.0");
+  CHECK_FALSE(closest("13.0", {"12.6", "12.8"}));
+  CHECK(closest("abi4", {"abi3", "per-interpreter"}) == "abi3");
   CHECK(did_you_mean("xyzzy", keys).empty());
   CHECK(join({"a", "b"}) == "a, b");
 }
