@@ -356,6 +356,7 @@ std::vector<ElfSymbol> ElfFile::read_symbols(const ElfSection& s, Findings& out)
     sym.binding = binding_of(p[4]);
     sym.type = p[4] & 0xf;
     sym.visibility = p[5] & 3;
+    sym.other = p[5];
     sym.section = le16(p + 6);
     sym.value = le64(p + 8);
     sym.size = le64(p + 16);

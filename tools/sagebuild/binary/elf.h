@@ -57,6 +57,7 @@ struct ElfSymbol {
   SymbolBinding binding = SymbolBinding::Local;
   std::uint8_t type = 0;        // STT_FUNC 2, STT_OBJECT 1 ...
   std::uint8_t visibility = 0;  // STV_DEFAULT 0 ... STV_PROTECTED 3
+  std::uint8_t other = 0;       // st_other whole (CUDA cubins: 0x10 marks kernel entries)
   std::uint16_t section = 0;    // st_shndx; 0 = undefined
   std::uint64_t value = 0, size = 0;
   std::string version;       // required version for undefined ("GLIBC_2.17"), else empty

@@ -1,0 +1,221 @@
+#include "sagebuild/binary/fatbin.h"
+
+#include <algorithm>
+
+#include <lz4.h>
+#include <zstd.h>
+
+#include "sagebuild/binary/le.h"
+
+namespace sb::binary {
+
+namespace {
+
+constexpr std::uint32_t kFatbinMagic = 0xBA55ED50;
+constexpr std::uint64_t kContainerHeader = 16;
+constexpr std::uint64_t kMinEntryHeader = 64;
+constexpr std::uint64_t kFlagLz4 = 0x2000, kFlagZstd = 0x8000;
+constexpr std::uint64_t kFlagArchSpecific = 0x100000, kFlagFamily = 0x200000;
+constexpr std::uint8_t kStoEntry = 0x10;
+
+std::string num(std::uint64_t v) { return std::to_string(v); }
+
+void b2(Findings& out, std::string msg, std::string expected = {}) {
+  add(out, "B2", Severity::Error, "", std::move(msg), std::move(expected));
+}
+
+FatbinEntry decode_entry(const std::uint8_t* h, std::uint64_t at, std::uint64_t header_size) {
+  FatbinEntry e;
+  e.raw_kind = le16(h);
+  e.kind = e.raw_kind == 2 ? FatbinKind::Sass : e.raw_kind == 1 ? FatbinKind::Ptx : FatbinKind::Other;
+  std::uint64_t padded = le64(h + 8);
+  std::uint32_t compressed = le32(h + 16);
+  e.version_minor = le16(h + 24);
+  e.version_major = le16(h + 26);
+  e.arch.number = le32(h + 28);
+  e.flags = le64(h + 40);
+  e.arch.variant = (e.flags & kFlagArchSpecific) ? 'a' : (e.flags & kFlagFamily) ? 'f' : 0;
+  e.compression = (e.flags & kFlagZstd) ? FatbinCompression::Zstd
+                  : (e.flags & kFlagLz4) ? FatbinCompression::Lz4
+                                         : FatbinCompression::None;
+  e.payload_offset = at + header_size;
+  e.payload_size = e.compressed() && compressed ? compressed : padded;
+  e.uncompressed_size = e.compressed() ? le64(h + 56) : padded;
+  return e;
+}
+
+// Entries of one container whose entries span [at, end); returns false on
+// a header that cannot be trusted.
+bool parse_container(ByteSource& src, std::uint64_t at, std::uint64_t end,
+                     std::vector<FatbinEntry>& entries, Findings& out, const FatbinLimits& lim) {
+  while (at < end) {
+    std::uint8_t h[kMinEntryHeader];
+    if (end - at < kMinEntryHeader || !src.read(at, h, sizeof h)) {
+      b2(out, "fatbin entry header at offset " + num(at) + " runs past its container",
+         "64-byte entry headers inside the container");
+      return false;
+    }
+    std::uint64_t hs = le32(h + 4), padded = le64(h + 8);
+    if (hs < kMinEntryHeader || hs > end - at || padded > end - at - hs) {
+      b2(out, "fatbin entry at offset " + num(at) + " declares header " + num(hs) + " and payload " +
+                  num(padded) + " bytes, past its container's end at " + num(end),
+         "entries inside their container");
+      return false;
+    }
+    if (entries.size() >= lim.max_entries) {
+      b2(out, "more than " + num(lim.max_entries) + " fatbin entries", "fewer entries");
+      return false;
+    }
+    FatbinEntry e = decode_entry(h, at, hs);
+    if (e.payload_size > padded) {
+      b2(out, "fatbin entry at offset " + num(at) + ": compressed size " + num(e.payload_size) +
+                  " exceeds its payload of " + num(padded) + " bytes");
+      return false;
+    }
+    entries.push_back(e);
+    at += hs + padded;
+  }
+  return true;
+}
+
+bool decompress(const std::string& in, const FatbinEntry& e, std::string& out, std::string& error) {
+  out.assign(e.uncompressed_size, '\0');
+  if (e.compression == FatbinCompression::Zstd) {
+    std::size_t n = ZSTD_decompress(out.data(), out.size(), in.data(), in.size());
+    if (ZSTD_isError(n)) {
+      error = std::string("zstd: ") + ZSTD_getErrorName(n);
+      return false;
+    }
+    out.resize(n);
+  } else {
+    int n = LZ4_decompress_safe(in.data(), out.data(), static_cast<int>(in.size()),
+                                static_cast<int>(out.size()));
+    if (n < 0) {
+      error = "corrupt LZ4 block";
+      return false;
+    }
+    out.resize(static_cast<std::size_t>(n));
+  }
+  if (out.size() != e.uncompressed_size) {
+    error = "decompressed to " + num(out.size()) + " bytes, header says " + num(e.uncompressed_size);
+    return false;
+  }
+  return true;
+}
+
+bool runs(const std::set<CudaArch>& have, CudaArch t, bool ptx) {
+  for (CudaArch a : have) {
+    bool same_major = a.number / 10 == t.number / 10;
+    if (a.variant == 'a' && a.number == t.number) return true;
+    if (a.variant == 'f' && same_major && a.number <= t.number) return true;
+    if (a.variant == 0 && a.number <= t.number && (ptx || same_major)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string CudaArch::str() const {
+  return num(number) + (variant ? std::string(1, variant) : std::string());
+}
+
+std::string FatbinEntry::arch_name() const {
+  return (kind == FatbinKind::Ptx ? "compute_" : "sm_") + arch.str();
+}
+
+std::vector<FatbinEntry> parse_fatbin_section(ByteSource& src, std::uint64_t offset,
+                                              std::uint64_t size, Findings& out,
+                                              FatbinLimits limits) {
+  std::vector<FatbinEntry> entries;
+  if (!in_bounds(offset, size, src.size())) {
+    b2(out, "fatbin section [" + num(offset) + ", +" + num(size) + ") lies outside the file");
+    return entries;
+  }
+  std::uint64_t at = offset, end = offset + size;
+  while (end - at >= kContainerHeader) {
+    std::uint8_t h[kContainerHeader];
+    if (!src.read(at, h, sizeof h)) break;
+    if (le32(h) != kFatbinMagic) {
+      at += 8;  // containers are 8-aligned; the linker pads between them
+      continue;
+    }
+    std::uint64_t hs = le16(h + 6), body = le64(h + 8);
+    if (hs < kContainerHeader || hs > end - at || body > end - at - hs) {
+      b2(out, "fatbin container at offset " + num(at) + " declares " + num(body) +
+                  " bytes, past the section's end", "containers inside the section");
+      break;
+    }
+    if (!parse_container(src, at + hs, at + hs + body, entries, out, limits)) break;
+    at += hs + body;
+  }
+  return entries;
+}
+
+bool fatbin_payload(ByteSource& src, const FatbinEntry& e, std::uint64_t max_bytes,
+                    std::string& out, std::string& error) {
+  if (e.uncompressed_size > max_bytes || e.payload_size > max_bytes) {
+    error = "entry of " + num(e.uncompressed_size) + " bytes exceeds the limit of " + num(max_bytes);
+    return false;
+  }
+  std::string raw(e.payload_size, '\0');
+  if (!src.read(e.payload_offset, raw.data(), raw.size())) {
+    error = "payload lies outside the file";
+    return false;
+  }
+  if (!e.compressed()) {
+    out = std::move(raw);
+    return true;
+  }
+  return decompress(raw, e, out, error);
+}
+
+std::vector<std::string> cubin_kernels(const std::string& cubin, Findings& out) {
+  std::vector<std::string> names;
+  MemorySource src(cubin);
+  auto elf = ElfFile::parse(src, out);
+  if (!elf) return names;
+  const auto& secs = elf->info().sections;
+  for (const ElfSymbol& s : elf->static_symbols(out)) {
+    bool in_text = s.section < secs.size() && secs[s.section].name.rfind(".text.", 0) == 0;
+    if (s.type == 2 && (s.other & kStoEntry) && in_text) names.push_back(s.name);
+  }
+  return names;
+}
+
+std::vector<std::string> ptx_kernels(const std::string& ptx) {
+  std::vector<std::string> names;
+  for (std::size_t at = ptx.find(".entry"); at != std::string::npos; at = ptx.find(".entry", at + 6)) {
+    std::size_t b = ptx.find_first_not_of(" \t", at + 6);
+    if (b == std::string::npos || b == at + 6) continue;  // ".entry" must be a whole word
+    std::size_t e = ptx.find_first_of(" \t\r\n(", b);
+    names.push_back(ptx.substr(b, e - b));
+  }
+  return names;
+}
+
+bool CudaCoverage::runs_on(const std::string& kernel, CudaArch target) const {
+  auto it = kernels.find(kernel);
+  return it != kernels.end() && (runs(it->second.sass, target, false) || runs(it->second.ptx, target, true));
+}
+
+CudaCoverage cuda_coverage(ElfFile& elf, Findings& out, FatbinLimits limits) {
+  CudaCoverage cov;
+  const ElfSection* s = elf.section(".nv_fatbin");
+  if (!s) return cov;
+  cov.entries = parse_fatbin_section(elf.source(), s->offset, s->size, out, limits);
+  for (const FatbinEntry& e : cov.entries) {
+    if (e.kind == FatbinKind::Other) continue;
+    std::string payload, error;
+    if (!fatbin_payload(elf.source(), e, limits.max_payload, payload, error)) {
+      b2(out, e.arch_name() + " entry at offset " + num(e.payload_offset) + ": " + error,
+         "a readable fatbin entry");
+      continue;
+    }
+    bool sass = e.kind == FatbinKind::Sass;
+    for (const std::string& k : sass ? cubin_kernels(payload, out) : ptx_kernels(payload))
+      (sass ? cov.kernels[k].sass : cov.kernels[k].ptx).insert(e.arch);
+  }
+  return cov;
+}
+
+}  // namespace sb::binary
