@@ -2,15 +2,13 @@
 
 #include "sagebuild/archive/member_source.h"
 #include "sagebuild/binary/elf.h"
+#include "sagebuild/binary/fatbin.h"
 #include "sagebuild/verify/layout.h"
 
 namespace sb::verify {
 
-std::optional<BinaryFacts> read_elf_facts(binary::ByteSource& source, const std::string& member) {
-  Findings ignored;  // structural problems: the rules below judge what could be read
-  auto elf = binary::ElfFile::parse(source, ignored);
-  if (!elf) return std::nullopt;
-  const auto& info = elf->info();
+BinaryFacts elf_facts(const binary::ElfFile& elf, const std::string& member) {
+  const auto& info = elf.info();
   BinaryFacts f;
   f.member = member;
   f.machine = info.ident.machine;
@@ -18,9 +16,18 @@ std::optional<BinaryFacts> read_elf_facts(binary::ByteSource& source, const std:
   f.rpaths = info.rpath;
   f.rpaths.insert(f.rpaths.end(), info.runpath.begin(), info.runpath.end());
   for (const auto& v : info.version_needs) f.verneed.push_back({v.file, v.versions});
-  for (const auto* s : elf->undefined_symbols())
+  for (const auto* s : elf.undefined_symbols())
     f.undefined.push_back({s->name, s->version, s->binding == binary::SymbolBinding::Weak});
   return f;
+}
+
+CudaCode cuda_code(const binary::CudaCoverage& coverage) {
+  CudaCode code;
+  for (const auto& [kernel, archs] : coverage.kernels)
+    for (const auto& a : archs.sass) code.sass_kernels[static_cast<int>(a.number)].push_back(kernel);
+  for (const auto& e : coverage.entries)  // only plain PTX JIT-compiles for every later arch
+    if (e.kind == binary::FatbinKind::Ptx && e.arch.variant == 0) code.ptx.insert(static_cast<int>(e.arch.number));
+  return code;
 }
 
 namespace {
@@ -30,8 +37,8 @@ bool is_elf_candidate(const zip::Entry& e) {
          e.name.find(".dll") == std::string::npos && e.name.find(".dylib") == std::string::npos;
 }
 
-void check_one(const BinaryCheckInput& in, const BinaryFacts& facts, const std::vector<std::string>& members,
-               Findings& out) {
+void check_one(const BinaryCheckInput& in, binary::ElfFile& elf, const BinaryFacts& facts,
+               const std::vector<std::string>& members, Findings& out) {
   for (const auto& platform : in.filename.platform_tags) {
     check_machine(facts, platform, out);
     std::string arch;
@@ -42,6 +49,13 @@ void check_one(const BinaryCheckInput& in, const BinaryFacts& facts, const std::
   if (in.build_info) {
     check_cuda_runtime(facts, *in.build_info, out);
     check_symbol_origins(facts, in.build_info->abi_mode == "abi3", out);
+    if (elf.section(".nv_fatbin")) {
+      Findings ignored;  // a malformed fatbin shows up as missing coverage
+      check_cuda_coverage(cuda_code(binary::cuda_coverage(elf, ignored)), *in.build_info, facts.member, out);
+    } else if (!in.build_info->archs.empty()) {
+      add(out, "B6", Severity::Error, facts.member, "no CUDA code (.nv_fatbin) in the extension",
+          "kernels for build_info.archs");
+    }
   }
 }
 
@@ -57,13 +71,14 @@ void check_binaries(const BinaryCheckInput& in, Findings& out) {
     zip::MemberSource source(*file, e, zip::StreamLimits{});
     auto ident = binary::identify_elf(source);
     if (!ident.is_elf) continue;
-    auto facts = read_elf_facts(source, e.name);
-    if (!facts) {  // another ELF flavour: its machine is still known
+    Findings ignored;  // structural problems: the rules judge what could be read
+    auto elf = binary::ElfFile::parse(source, ignored);
+    if (!elf) {  // another ELF flavour: its machine is still known
       BinaryFacts only_machine{e.name, ident.machine, {}, {}, {}, {}};
       for (const auto& platform : in.filename.platform_tags) check_machine(only_machine, platform, out);
       continue;
     }
-    check_one(in, *facts, members, out);
+    check_one(in, *elf, elf_facts(*elf, e.name), members, out);
   }
 }
 

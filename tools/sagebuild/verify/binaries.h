@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "sagebuild/archive/zip_reader.h"
+#include "sagebuild/binary/elf.h"
+#include "sagebuild/binary/fatbin.h"
 #include "sagebuild/common/finding.h"
 #include "sagebuild/distinfo/build_info.h"
 #include "sagebuild/verify/binary_rules.h"
@@ -28,7 +30,8 @@ struct BinaryCheckInput {
 void check_binaries(const BinaryCheckInput& in, Findings& out);
 
 // The ELF reader's view of one library as the plain facts the rules take.
-// nullopt when the bytes are not an ELF64 little-endian file.
-std::optional<BinaryFacts> read_elf_facts(binary::ByteSource& source, const std::string& member);
+BinaryFacts elf_facts(const binary::ElfFile& elf, const std::string& member);
+// The fatbin reader's coverage per arch: SASS kernels by arch number, plain PTX archs.
+CudaCode cuda_code(const binary::CudaCoverage& coverage);
 
 }  // namespace sb::verify
