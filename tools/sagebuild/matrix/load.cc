@@ -267,7 +267,7 @@ std::pair<Profile, ProfileSource> parse_profile(const Located& name, const YamlV
   Profile p;
   ProfileSource s;
   p.name = name.text;
-  p.where = s.name.where = name.where;
+  p.where = name.where;
   s.name = name;
   p.description = optional_scalar(map, "description");
   p.packages = known_list(map, "packages", package_names(m), "package", &s.packages);

@@ -131,7 +131,9 @@ struct Profile {
   std::string name;
   std::string description;
   std::vector<std::string> packages, torch, cuda, pythons, platforms;
-  std::vector<std::string> archs;  // restricts each row's archs (empty = the package's)
+  // Narrows each row's archs, for quick local builds (empty = the package's).
+  // The row keeps its id: `sagebuild --row ID` builds the full row.
+  std::vector<std::string> archs;
   bool newest_python = false;      // per (package, torch, CUDA, platform), keep the newest Python
   bool pypi_only = false;          // only rows whose torch variant PyPI serves
   std::vector<std::string> rows;   // explicit row ids (exclusive with the filters)

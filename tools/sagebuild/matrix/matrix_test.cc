@@ -213,3 +213,18 @@ TEST_CASE("find_row finds rows outside any profile and nothing else") {
   CHECK(find_row(real(), "sageattention-2.2.0-torch2.15.0-cu999-abi3-win_amd64") == nullptr);
   CHECK(find_row(real(), "") == nullptr);
 }
+
+TEST_CASE("a profile of explicit rows selects exactly those") {
+  std::string id = "sageattention-2.2.0-torch2.8.0-cu128-abi3-linux_x86_64";
+  Matrix m = load_matrix(write_temp("rows.yaml", std::string(kBase) + "  one:\n    rows: [" + id + "]\n"));
+  Plan plan = expand(m, "one");
+  REQUIRE(plan.rows.size() == 1);
+  CHECK(plan.rows[0].id == id);
+  CHECK(expand(m, "default").rows.size() == 2);
+
+  std::string both = std::string(kBase) + "  mixed:\n    rows: [" + id + "]\n    pypi_only: true\n";
+  std::string file;
+  std::string message = load_error("rows_mixed.yaml", both, &file);
+  CHECK(message == file + ":24:3: error: profile 'mixed' has both `rows` and filters; use one or the other "
+               "(rows name exact builds)");
+}
