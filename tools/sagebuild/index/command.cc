@@ -1,0 +1,56 @@
+#include "sagebuild/index/command.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "sagebuild/index/site.h"
+#include "sagebuild/index/variant.h"
+#include "sagebuild/index/wheel_scan.h"
+
+namespace sb::index {
+
+namespace {
+
+struct Options {
+  std::string dir;
+  std::string out;
+  std::string base_url;
+};
+
+// Without --base-url the landing page's commands point at the site where it
+// was written, which is right for a local index (file://).
+std::string default_base_url(const std::string& out) {
+  return "file://" + std::filesystem::absolute(out).lexically_normal().generic_string();
+}
+
+void run(const Options& o, sb::cli::Context& ctx) {
+  auto groups = group_by_variant(scan_directory(o.dir));
+  std::string base = o.base_url.empty() ? default_base_url(o.out) : o.base_url;
+  write_site(groups, o.out, base);
+  std::size_t wheels = 0;
+  for (const auto& g : groups) wheels += g.wheels.size();
+  std::printf("indexed %zu wheel(s) in %zu variant(s) into %s\n", wheels, groups.size(),
+              o.out.c_str());
+  for (const auto& g : groups) std::printf("  %s: %zu wheel(s)\n", g.name.c_str(), g.wheels.size());
+  ctx.exit_code = 0;
+}
+
+}  // namespace
+
+void add_index_command(CLI::App& app, sb::cli::Context& ctx) {
+  auto opts = std::make_shared<Options>();
+  CLI::App* sub = app.add_subcommand(
+      "index", "Write a static package index (PEP 503 + PEP 691) per torch x CUDA variant");
+  sub->add_option("dir", opts->dir, "Directory holding the built wheels (searched recursively)")
+      ->required();
+  sub->add_option("--out", opts->out, "Site directory to write (replaced atomically)")->required();
+  sub->add_option("--base-url", opts->base_url,
+                  "URL the site will be served from, for the pip commands on the landing page");
+  sub->callback([opts, &ctx] { run(*opts, ctx); });
+}
+
+}  // namespace sb::index

@@ -1,0 +1,18 @@
+// SITE/manifest.json: every wheel with its variant, digest and the
+// build_info.json it ships, for tools and for auditing a release.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sagebuild/index/variant.h"
+
+namespace sb::index {
+
+// {"variants":[{"name","torch","cuda","index"}],
+//  "wheels":[{"filename","url","project","version","variant","torch","cuda",
+//             "sha256","size","requires_python","build_info"}]}
+// URLs are relative to the site root.  Deterministic: same input, same bytes.
+std::string render_manifest(const std::vector<VariantGroup>& groups);
+
+}  // namespace sb::index

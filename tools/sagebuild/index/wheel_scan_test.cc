@@ -1,0 +1,85 @@
+#include <catch2/catch.hpp>
+
+#include "sagebuild/common/error.h"
+#include "sagebuild/common/fs.h"
+#include "sagebuild/common/hash.h"
+#include "sagebuild/index/test_wheels.h"
+#include "sagebuild/index/wheel_scan.h"
+
+using namespace sb::index;
+namespace fs = std::filesystem;
+
+TEST_CASE("torch and CUDA from the file name: build tag, then local version") {
+  auto name = [](const char* f) { return *sb::wheel::parse_wheel_filename(f).filename; };
+  auto a = torch_cuda_from_filename(name("sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl"));
+  REQUIRE(a);
+  CHECK(a->torch == "2.8.0");
+  CHECK(a->cuda == "12.9");
+  auto b = torch_cuda_from_filename(name("sageattention-2.2.0-21100.130-cp39-abi3-win_amd64.whl"));
+  REQUIRE(b);
+  CHECK(b->torch == "2.11.0");
+  CHECK(b->cuda == "13.0");
+  auto c = torch_cuda_from_filename(
+      name("sageattn3-1.0.0+cu128torch2.9.0-cp312-cp312-linux_x86_64.whl"));
+  REQUIRE(c);
+  CHECK(c->torch == "2.9.0");
+  CHECK(c->cuda == "12.8");
+  CHECK_FALSE(torch_cuda_from_filename(name("sageattention-2.2.0-cp39-abi3-linux_x86_64.whl")));
+}
+
+TEST_CASE("scan_wheel prefers build_info.json and reads Requires-Python") {
+  fs::path dir = testing::fresh_dir("scan");
+  // The build tag says torch 2.8 / CUDA 12.9; build_info says 2.9.0 / 12.8.
+  // build_info wins: it is what verify checks against the binaries.
+  fs::path p = testing::write_wheel(dir, "sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl",
+                                    testing::build_info_json("2.9.0", "12.8"), ">=3.9, <3.14");
+  IndexedWheel w = scan_wheel(p);
+  CHECK(w.project == "sageattention");
+  CHECK(w.version == "2.2.0");
+  CHECK(w.variant == "torch2.9-cu128");
+  CHECK(w.requires_python == ">=3.9, <3.14");
+  CHECK(w.sha256 == sb::hex(sb::sha256_file(p)));
+  CHECK(w.size == fs::file_size(p));
+  CHECK(w.build_info["torch"]["version"] == "2.9.0");
+
+  fs::path q = testing::write_wheel(dir, "sageattention-2.2.0-280.129-cp39-abi3-win_amd64.whl",
+                                    std::nullopt, "");
+  IndexedWheel v = scan_wheel(q);
+  CHECK(v.variant == "torch2.8-cu129");
+  CHECK(v.requires_python.empty());
+  CHECK(v.build_info.is_null());
+}
+
+TEST_CASE("scan_wheel says what it expected") {
+  fs::path dir = testing::fresh_dir("scan_errors");
+  fs::path plain = testing::write_wheel(dir, "sageattention-2.2.0-cp39-abi3-linux_x86_64.whl",
+                                        std::nullopt);
+  CHECK_THROWS_WITH(scan_wheel(plain), Catch::Contains("cannot tell which torch and CUDA"));
+  fs::path bad_info = testing::write_wheel(
+      dir, "sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl", std::string("{\"schema\":1}"));
+  CHECK_THROWS_WITH(scan_wheel(bad_info), Catch::Contains("invalid build_info.json"));
+  fs::path bad_name = dir / "not-a-wheel.whl";
+  fs::copy_file(plain, bad_name);
+  CHECK_THROWS_WITH(scan_wheel(bad_name), Catch::Contains("not a valid wheel file name"));
+  fs::path not_zip = dir / "sageattention-2.2.0-280.129-cp39-abi3-win_amd64.whl";
+  sb::write_file_atomic(not_zip, "this is not a zip archive");
+  CHECK_THROWS_WITH(scan_wheel(not_zip), Catch::Contains("not a readable zip archive"));
+}
+
+TEST_CASE("scan_directory: recursive, de-duplicated, conflicts refused") {
+  fs::path dir = testing::fresh_dir("scan_dir");
+  std::string name = "sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl";
+  testing::write_wheel(dir / "job-a", name, std::nullopt);
+  fs::create_directories(dir / "job-b");
+  fs::copy_file(dir / "job-a" / name, dir / "job-b" / name);  // the same file twice
+  testing::write_wheel(dir / "job-c", "sageattention-2.2.0-290.130-cp39-abi3-linux_x86_64.whl",
+                       std::nullopt);
+  auto wheels = scan_directory(dir);
+  REQUIRE(wheels.size() == 2);
+  CHECK(wheels[0].filename == name);
+
+  testing::write_wheel(dir / "job-d", name, std::nullopt, ">=3.11");  // same name, other bytes
+  CHECK_THROWS_WITH(scan_directory(dir), Catch::Contains("two different wheels named " + name));
+  CHECK_THROWS_WITH(scan_directory(testing::fresh_dir("empty")), Catch::Contains("no *.whl files"));
+  CHECK_THROWS_WITH(scan_directory(dir / "missing"), Catch::Contains("is not a directory"));
+}
