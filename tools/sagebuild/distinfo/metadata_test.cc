@@ -54,7 +54,7 @@ TEST_CASE("METADATA: Metadata-Version legal set (M2)") {
 }
 
 TEST_CASE("METADATA: Name and Version against the file name (M3, M4)") {
-  CHECK(check("Metadata-Version: 2.1\nName: SageAttention\nVersion: 2.2\n").empty() == false);
+  CHECK(check("Metadata-Version: 2.1\nName: SageAttention\nVersion: 2.2\n").empty());  // canonical name; 2.2 == 2.2.0
   CHECK(check("Metadata-Version: 2.1\nName: Sage_Attention\nVersion: 2.2.0\n") == std::vector<std::string>{"E:M3"});
   CHECK(check("Metadata-Version: 2.1\nName: SAGEATTENTION\nVersion: 2.2.0.0\n").empty());  // 2.2.0 == 2.2.0.0
   CHECK(check("Metadata-Version: 2.1\nName: sageattention\nVersion: 2.3\n") == std::vector<std::string>{"E:M4"});
