@@ -35,6 +35,8 @@ class MemberStream {
 
   bool done() const { return done_; }
   bool failed() const { return !error_.empty(); }
+  // True when the failure is a limit (size, ratio) rather than bad data.
+  bool hit_limit() const { return hit_limit_; }
   const std::string& error() const { return error_; }
   std::uint64_t produced() const { return produced_; }
 
@@ -56,6 +58,7 @@ class MemberStream {
   std::uint64_t produced_ = 0;
   std::uint32_t crc_ = 0;
   bool done_ = false;
+  bool hit_limit_ = false;
   std::string error_;
 };
 

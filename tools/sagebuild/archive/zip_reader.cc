@@ -63,7 +63,7 @@ class FileReader final : public Reader {
         return r;
       }
     }
-    if (stream.failed()) return failed(e, stream.error(), r);
+    if (stream.failed()) return failed(e, stream.error(), stream.hit_limit(), r);
     r.ok = true;
     return r;
   }
@@ -119,9 +119,8 @@ class FileReader final : public Reader {
   }
 
   // A failed read is a Z2 finding (Z5 when a limit stopped it), once per member.
-  ReadResult& failed(const Entry& e, const std::string& why, ReadResult& r) {
+  ReadResult& failed(const Entry& e, const std::string& why, bool limit, ReadResult& r) {
     r.error = why;
-    bool limit = why.find("limit") != std::string::npos || why.find("ratio") != std::string::npos;
     std::string rule = limit ? "Z5" : "Z2";
     bool seen = std::any_of(findings_.begin(), findings_.end(), [&](const Finding& f) {
       return f.member == e.name && f.rule == rule && f.message == why;
