@@ -19,6 +19,7 @@ struct Options {
   std::string dir;
   std::string out;
   std::string base_url;
+  std::string wheels_url;
 };
 
 // Without --base-url the landing page's commands point at the site where it
@@ -29,8 +30,9 @@ std::string default_base_url(const std::string& out) {
 
 void run(const Options& o, sb::cli::Context& ctx) {
   auto groups = group_by_variant(scan_directory(o.dir));
-  std::string base = o.base_url.empty() ? default_base_url(o.out) : o.base_url;
-  write_site(groups, o.out, base);
+  SiteOptions site{o.base_url.empty() ? default_base_url(o.out) : o.base_url, o.wheels_url};
+  if (!site.wheels_url.empty() && site.wheels_url.back() != '/') site.wheels_url += '/';
+  write_site(groups, o.out, site);
   std::size_t wheels = 0;
   for (const auto& g : groups) wheels += g.wheels.size();
   std::printf("indexed %zu wheel(s) in %zu variant(s) into %s\n", wheels, groups.size(),
@@ -50,6 +52,9 @@ void add_index_command(CLI::App& app, sb::cli::Context& ctx) {
   sub->add_option("--out", opts->out, "Site directory to write (replaced atomically)")->required();
   sub->add_option("--base-url", opts->base_url,
                   "URL the site will be served from, for the pip commands on the landing page");
+  sub->add_option("--wheels-url", opts->wheels_url,
+                  "Link wheels at this URL (e.g. a GitHub release's download URL) instead of "
+                  "copying them into SITE/wheels/");
   sub->callback([opts, &ctx] { run(*opts, ctx); });
 }
 

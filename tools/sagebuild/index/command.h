@@ -1,4 +1,4 @@
-// `sagebuild index DIR --out SITE [--base-url URL]`.
+// `sagebuild index DIR --out SITE [--base-url URL] [--wheels-url URL]`.
 #pragma once
 
 #include "sagebuild/common/cli.h"

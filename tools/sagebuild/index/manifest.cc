@@ -8,11 +8,11 @@ namespace sb::index {
 
 namespace {
 
-nlohmann::json wheel_entry(const IndexedWheel& w) {
+nlohmann::json wheel_entry(const IndexedWheel& w, const std::string& wheels_href) {
   // ordered_json would keep insertion order; nlohmann::json sorts keys,
   // which is just as reproducible.
   return {{"filename", w.filename},
-          {"url", "wheels/" + url_escape_path_segment(w.filename)},
+          {"url", wheels_href + url_escape_path_segment(w.filename)},
           {"project", w.project},
           {"version", w.version},
           {"variant", w.variant},
@@ -26,14 +26,15 @@ nlohmann::json wheel_entry(const IndexedWheel& w) {
 
 }  // namespace
 
-std::string render_manifest(const std::vector<VariantGroup>& groups) {
+std::string render_manifest(const std::vector<VariantGroup>& groups,
+                            const std::string& wheels_href) {
   nlohmann::json variants = nlohmann::json::array(), wheels = nlohmann::json::array();
   for (const auto& g : groups) {
     variants.push_back({{"name", g.name},
                         {"torch", g.torch_minor},
                         {"cuda", g.cuda_version},
                         {"index", g.name + "/simple/"}});
-    for (const auto& w : g.wheels) wheels.push_back(wheel_entry(w));
+    for (const auto& w : g.wheels) wheels.push_back(wheel_entry(w, wheels_href));
   }
   return nlohmann::json{{"variants", variants}, {"wheels", wheels}}.dump(2) + "\n";
 }

@@ -12,7 +12,9 @@ namespace sb::index {
 // {"variants":[{"name","torch","cuda","index"}],
 //  "wheels":[{"filename","url","project","version","variant","torch","cuda",
 //             "sha256","size","requires_python","build_info"}]}
-// URLs are relative to the site root.  Deterministic: same input, same bytes.
-std::string render_manifest(const std::vector<VariantGroup>& groups);
+// A wheel's "url" is `wheels_href` + its file name: "wheels/" (relative to
+// the site root) or an absolute URL.  Deterministic: same input, same bytes.
+std::string render_manifest(const std::vector<VariantGroup>& groups,
+                            const std::string& wheels_href = "wheels/");
 
 }  // namespace sb::index

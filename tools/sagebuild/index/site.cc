@@ -24,15 +24,16 @@ std::vector<IndexedWheel> wheels_of(const VariantGroup& g, const std::string& pr
   return out;
 }
 
-void add_variant_pages(const VariantGroup& g, std::vector<SitePage>& pages) {
+void add_variant_pages(const VariantGroup& g, const std::string& wheels_href,
+                       std::vector<SitePage>& pages) {
   std::string simple = g.name + "/simple/";
   auto projects = projects_of(g);
   pages.push_back({simple + "index.html", render_project_list_html(projects)});
   pages.push_back({simple + "index.json", render_project_list_json(projects)});
   for (const auto& p : projects) {
     auto wheels = wheels_of(g, p);
-    pages.push_back({simple + p + "/index.html", render_project_page_html(p, wheels, kWheelsHref)});
-    pages.push_back({simple + p + "/index.json", render_project_page_json(p, wheels, kWheelsHref)});
+    pages.push_back({simple + p + "/index.html", render_project_page_html(p, wheels, wheels_href)});
+    pages.push_back({simple + p + "/index.json", render_project_page_json(p, wheels, wheels_href)});
   }
 }
 
@@ -111,16 +112,18 @@ void swap_into_place(const fs::path& staged, const fs::path& out) {
 }  // namespace
 
 std::vector<SitePage> render_site_pages(const std::vector<VariantGroup>& groups,
-                                        const std::string& base_url) {
+                                        const SiteOptions& options) {
+  bool external = !options.wheels_url.empty();
   std::vector<SitePage> pages;
-  pages.push_back({"index.html", render_landing_page(groups, base_url)});
-  pages.push_back({"manifest.json", render_manifest(groups)});
-  for (const auto& g : groups) add_variant_pages(g, pages);
+  pages.push_back({"index.html", render_landing_page(groups, options.base_url)});
+  pages.push_back({"manifest.json", render_manifest(groups, external ? options.wheels_url : "wheels/")});
+  for (const auto& g : groups)
+    add_variant_pages(g, external ? options.wheels_url : kWheelsHref, pages);
   return pages;
 }
 
 void write_site(const std::vector<VariantGroup>& groups, const fs::path& out_arg,
-                const std::string& base_url) {
+                const SiteOptions& options) {
   fs::path out = fs::absolute(out_arg).lexically_normal();
   if (out.filename().empty()) out = out.parent_path();
   check_replaceable(out);
@@ -130,14 +133,18 @@ void write_site(const std::vector<VariantGroup>& groups, const fs::path& out_arg
       out.parent_path() / ("." + out.filename().string() + ".tmp-" + unique_suffix());
   fs::remove_all(staged, ec);
   TreeGuard guard(staged);
-  fs::create_directories(staged / "wheels", ec);
-  if (ec) throw IoError("cannot create " + (staged / "wheels").string() + ": " + ec.message());
-  for (const auto& page : render_site_pages(groups, base_url)) {
+  fs::create_directories(staged, ec);
+  if (ec) throw IoError("cannot create " + staged.string() + ": " + ec.message());
+  for (const auto& page : render_site_pages(groups, options)) {
     fs::path file = staged / fs::path(page.path);
     fs::create_directories(file.parent_path(), ec);
     write_file_atomic(file, page.content);
   }
-  copy_wheels(groups, staged / "wheels");
+  if (options.wheels_url.empty()) {
+    fs::create_directories(staged / "wheels", ec);
+    if (ec) throw IoError("cannot create " + (staged / "wheels").string() + ": " + ec.message());
+    copy_wheels(groups, staged / "wheels");
+  }
   swap_into_place(staged, out);
   guard.release();
 }

@@ -25,7 +25,7 @@ TEST_CASE("render_site_pages lays out the landing page, manifest and both API fo
   auto groups = group_by_variant({testing::wheel("a-1-280.129-cp39-abi3-linux_x86_64.whl",
                                                  "torch2.8-cu129", "2.8.0", "12.9", "a")});
   std::vector<std::string> paths;
-  for (const auto& p : render_site_pages(groups, "https://x")) paths.push_back(p.path);
+  for (const auto& p : render_site_pages(groups, {"https://x", ""})) paths.push_back(p.path);
   CHECK(paths == std::vector<std::string>{
                      "index.html", "manifest.json", "torch2.8-cu129/simple/index.html",
                      "torch2.8-cu129/simple/index.json", "torch2.8-cu129/simple/a/index.html",
@@ -36,7 +36,7 @@ TEST_CASE("write_site writes every page and copies the wheels") {
   fs::path root = testing::fresh_dir("site");
   auto groups = two_variants(root / "dist");
   fs::path site = root / "site";
-  write_site(groups, site, "https://example.org/sage");
+  write_site(groups, site, {"https://example.org/sage", ""});
   CHECK(fs::exists(site / "index.html"));
   CHECK(fs::exists(site / "torch2.8-cu129/simple/sageattention/index.html"));
   CHECK(fs::exists(site / "torch2.9-cu130/simple/sageattention/index.json"));
@@ -54,10 +54,10 @@ TEST_CASE("write_site replaces a previous site wholesale") {
   fs::path root = testing::fresh_dir("site_replace");
   auto groups = two_variants(root / "dist");
   fs::path site = root / "site";
-  write_site(groups, site, "https://x");
+  write_site(groups, site, {"https://x", ""});
   sb::write_file_atomic(site / "stale.html", "old");
   groups.pop_back();
-  write_site(groups, site, "https://x");
+  write_site(groups, site, {"https://x", ""});
   CHECK_FALSE(fs::exists(site / "stale.html"));
   CHECK_FALSE(fs::exists(site / "torch2.9-cu130"));
   auto manifest = nlohmann::json::parse(sb::read_file(site / "manifest.json"));
@@ -70,7 +70,7 @@ TEST_CASE("write_site refuses to replace a directory it did not write") {
   fs::path mine = root / "home";
   fs::create_directories(mine);
   sb::write_file_atomic(mine / "thesis.tex", "precious");
-  CHECK_THROWS_WITH(write_site(groups, mine, "https://x"), Catch::Contains("refusing to replace"));
+  CHECK_THROWS_WITH(write_site(groups, mine, {"https://x", ""}), Catch::Contains("refusing to replace"));
   CHECK(sb::read_file(mine / "thesis.tex") == "precious");
 }
 
@@ -78,11 +78,26 @@ TEST_CASE("a failed write leaves the previous site and no temporary behind") {
   fs::path root = testing::fresh_dir("site_fail");
   auto groups = two_variants(root / "dist");
   fs::path site = root / "site";
-  write_site(groups, site, "https://x");
+  write_site(groups, site, {"https://x", ""});
   groups[0].wheels[0].source = root / "vanished.whl";  // copy_file will fail
-  CHECK_THROWS_AS(write_site(groups, site, "https://x"), sb::IoError);
+  CHECK_THROWS_AS(write_site(groups, site, {"https://x", ""}), sb::IoError);
   CHECK(fs::exists(site / "manifest.json"));
   CHECK(nlohmann::json::parse(sb::read_file(site / "manifest.json"))["wheels"].size() == 2);
   auto entries = std::distance(fs::directory_iterator(root), fs::directory_iterator());
   CHECK(entries == 2);  // dist and site only
+}
+
+TEST_CASE("with wheels_url the pages link there and no wheel is copied") {
+  fs::path root = testing::fresh_dir("site_external");
+  auto groups = two_variants(root / "dist");
+  fs::path site = root / "site";
+  std::string assets = "https://github.com/o/r/releases/download/v2.2.0/";
+  write_site(groups, site, {"https://o.github.io/r", assets});
+  CHECK_FALSE(fs::exists(site / "wheels"));
+  std::string page = sb::read_file(site / "torch2.8-cu129/simple/sageattention/index.html");
+  CHECK(page.find("href=\"" + assets + "sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl#sha256=") !=
+        std::string::npos);
+  auto manifest = nlohmann::json::parse(sb::read_file(site / "manifest.json"));
+  CHECK(manifest["wheels"][0]["url"] ==
+        assets + "sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl");
 }
