@@ -77,6 +77,10 @@ KernelManifest parse_kernel_manifest(std::string_view text, const std::string& s
     } catch (const UsageError& e) {
       bad(src, where + ".min_arch", e.what());
     }
+    if (fam.contains("symbol_marker")) {
+      if (!fam["symbol_marker"].is_string()) bad(src, where + ".symbol_marker", "expected a string");
+      f.symbol_marker = fam["symbol_marker"].get<std::string>();
+    }
     m.families.push_back(std::move(f));
   }
   std::sort(m.families.begin(), m.families.end(),

@@ -15,6 +15,7 @@ struct KernelFamily {
   std::string name;                   // "pv_fp8"
   std::vector<std::string> sources;   // repository-relative .cu files
   sb::matrix::Arch min_arch;          // compiled only for row archs >= this
+  std::string symbol_marker;          // substring of its kernels' names (build_info.json); optional
 };
 
 struct KernelManifest {

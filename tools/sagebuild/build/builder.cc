@@ -1,0 +1,392 @@
+#include "sagebuild/build/builder.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <thread>
+
+#include "sagebuild/build/cache.h"
+#include "sagebuild/build/kernel_manifest.h"
+#include "sagebuild/build/ninja_writer.h"
+#include "sagebuild/build/plan.h"
+#include "sagebuild/build/smoke_test.h"
+#include "sagebuild/build/stage.h"
+#include "sagebuild/common/error.h"
+#include "sagebuild/common/fs.h"
+#include "sagebuild/common/hash.h"
+#include "sagebuild/matrix/arch.h"
+#include "sagebuild/pack/wheel_writer.h"
+#include "sagebuild/verify/verify.h"
+
+namespace sb::build {
+
+namespace fs = std::filesystem;
+
+fs::path find_source_dir(const fs::path& start) {
+  fs::path p = fs::absolute(start);
+  for (fs::path d = p; !d.empty(); d = d.parent_path()) {
+    if (fs::exists(d / "matrix/build-matrix.yaml") && fs::exists(d / "kernels")) return d;
+    if (d == d.parent_path()) break;
+  }
+  throw UsageError("cannot find the SageAttention source tree above " + p.string() +
+                   " (expected matrix/build-matrix.yaml and kernels/): run from the repository or pass --source-dir");
+}
+
+std::vector<std::string> resolve_launcher(const std::string& launcher, const std::string& path_env) {
+  if (launcher == "none") return {};
+  if (launcher == "auto") {
+    for (const char* n : {"sccache", "ccache"})
+      if (auto p = find_program(n, path_env)) return {p->string()};
+    return {};
+  }
+  if (launcher == "ccache" || launcher == "sccache") {
+    auto p = find_program(launcher, path_env);
+    if (!p) throw UsageError("--launcher " + launcher + ": " + launcher + " is not on PATH; install it or use --launcher none");
+    return {p->string()};
+  }
+  throw UsageError("--launcher: \"" + launcher + "\" is not one of ccache, sccache, none, auto");
+}
+
+namespace {
+
+std::string path_env() {
+  const char* p = std::getenv("PATH");
+  return p ? p : "/usr/bin:/bin";
+}
+
+std::string safe_dir_name(std::string s) {
+  for (char& c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' || c == '+')) c = '_';
+  return s;
+}
+
+struct Prepared {
+  std::vector<sb::matrix::Row> rows;
+  std::string name;  // profile or row id, for the work dir and the summary
+  fs::path source;
+};
+
+Prepared select_rows(BuildOptions& o) {
+  Prepared p;
+  p.source = o.source_dir.empty() ? find_source_dir(fs::current_path()) : fs::absolute(o.source_dir);
+  fs::path matrix_path = o.matrix_path.empty() ? p.source / "matrix/build-matrix.yaml" : o.matrix_path;
+  sb::matrix::Matrix m = sb::matrix::load_matrix(matrix_path);
+  if (!o.rows.empty()) {
+    for (const auto& id : o.rows) {
+      const sb::matrix::Row* r = sb::matrix::find_row(m, id);
+      if (!r) {
+        std::string some;
+        int n = 0;
+        for (const auto& row : m.rows)
+          if (n++ < 5) some += "\n  " + row.id;
+        throw UsageError("--row " + id + ": no such row in " + matrix_path.string() + "; rows look like:" + some +
+                         "\n  (`sagebuild matrix` lists them all)");
+      }
+      p.rows.push_back(*r);
+    }
+    p.name = o.rows.size() == 1 ? o.rows.front() : "rows-" + hex(sha256(o.rows.front())).substr(0, 8);
+  } else {
+    p.rows = sb::matrix::expand(m, o.profile).rows;
+    p.name = o.profile;
+  }
+  if (!o.archs.empty()) {
+    std::vector<sb::matrix::Arch> archs;
+    for (const auto& a : o.archs) archs.push_back(parse_arch_arg(a, "--archs"));
+    std::sort(archs.begin(), archs.end(), sb::matrix::arch_less);
+    for (auto& r : p.rows) {
+      r.archs = archs;
+      r.ptx_arch = sb::matrix::ptx_arch(archs);
+    }
+  }
+  return p;
+}
+
+void prepare_options(BuildOptions& o) {
+  if (o.jobs < 0) throw UsageError("--jobs: expected a positive number, got " + std::to_string(o.jobs));
+  if (o.jobs == 0) o.jobs = std::max(1u, std::thread::hardware_concurrency());
+  if (o.cache_dir.empty()) o.cache_dir = default_cache_dir();
+  o.cache_dir = fs::absolute(o.cache_dir);
+  o.toolchain.cache_dir = o.cache_dir;
+  if (o.toolchain.path_env.empty()) o.toolchain.path_env = path_env();
+  if (!o.toolchain.cuda_home_env)
+    if (const char* c = std::getenv("CUDA_HOME"); c && *c) o.toolchain.cuda_home_env = fs::path(c);
+}
+
+std::string source_revision(ProcessRunner& runner, const fs::path& source) {
+  Result r = runner.run(Command({"git", "-C", source.string(), "rev-parse", "HEAD"}));
+  if (!r.ok()) return "unknown";
+  std::string s = r.out.substr(0, r.out.find('\n'));
+  Result d = runner.run(Command({"git", "-C", source.string(), "status", "--porcelain", "--untracked-files=no",
+                                 "--", "kernels", "python"}));
+  if (d.ok() && !d.out.empty()) s += "-dirty";
+  return s;
+}
+
+// Moves a finished wheel into --out: a rename when on the same file system,
+// else a copy under a temporary name and a rename.
+fs::path move_into(const fs::path& wheel, const fs::path& out_dir) {
+  fs::create_directories(out_dir);
+  fs::path dest = out_dir / wheel.filename();
+  std::error_code ec;
+  fs::rename(wheel, dest, ec);
+  if (!ec) return dest;
+  AtomicOutput o(dest);
+  fs::copy_file(wheel, o.temp_path(), fs::copy_options::overwrite_existing);
+  o.commit();
+  fs::remove(wheel);
+  return dest;
+}
+
+std::string arch_names(const sb::matrix::Row& r) {
+  std::string s;
+  for (const auto& a : r.archs) s += (s.empty() ? "" : " ") + a.name;
+  return s;
+}
+
+}  // namespace
+
+int run_build(BuildOptions o, ProcessRunner& runner, std::ostream& out) {
+  prepare_options(o);
+  Prepared prep = select_rows(o);
+  fs::path work = o.build_dir.empty() ? o.cache_dir / "work" / safe_dir_name(prep.name) : fs::absolute(o.build_dir);
+  std::vector<std::string> launcher = resolve_launcher(o.launcher, o.toolchain.path_env);
+  out << "sagebuild: " << prep.rows.size() << " row(s) of " << prep.name << "; cache " << o.cache_dir.string()
+      << "; build dir " << work.string() << "\n";
+
+  std::vector<RowResult> results(prep.rows.size());
+  std::vector<bool> alive(prep.rows.size(), true);
+  bool stop = false;
+  auto fail = [&](std::size_t i, const std::string& stage, const std::string& why) {
+    results[i].ok = false;
+    results[i].stage = stage;
+    results[i].error = why;
+    alive[i] = false;
+    if (!o.keep_going) stop = true;
+  };
+  for (std::size_t i = 0; i < prep.rows.size(); ++i) {
+    results[i].row_id = prep.rows[i].id;
+    for (const auto& a : prep.rows[i].archs) results[i].archs.push_back(a.name);
+  }
+  auto t_start = std::chrono::steady_clock::now();
+
+  // 1. Toolchains (found or provisioned), and the kernel manifests.
+  ToolchainOptions topt = o.toolchain;
+  if (o.dry_run) topt.provision = false;
+  ToolchainResolver resolver(runner, topt);
+  std::vector<std::optional<Toolchain>> tcs(prep.rows.size());
+  std::map<std::string, KernelManifest> manifests;
+  std::vector<RowInput> inputs;
+  std::vector<std::size_t> input_row;  // inputs[k] is row input_row[k]
+  for (std::size_t i = 0; i < prep.rows.size() && !stop; ++i) {
+    const auto& row = prep.rows[i];
+    try {
+      if (!manifests.count(row.kernels_manifest))
+        manifests[row.kernels_manifest] = load_kernel_manifest(prep.source / row.kernels_manifest);
+      out << "[" << row.id << "] toolchain...\n" << std::flush;
+      tcs[i] = resolver.resolve(row);
+      for (const auto& c : tcs[i]->checks) out << "  \u2713 " << c.what << ": " << c.found << "\n";
+      inputs.push_back(RowInput{row, manifests[row.kernels_manifest], tcs[i]->planner_view()});
+      input_row.push_back(i);
+    } catch (const ConfigError& e) {
+      fail(i, "toolchain", e.what());
+    } catch (const UsageError& e) {
+      fail(i, "toolchain", e.what());
+    } catch (const IoError& e) {
+      fail(i, "toolchain", e.what());
+    }
+  }
+
+  // 2. The compile graph.
+  PlanSettings ps;
+  ps.repo_root = prep.source;
+  ps.objects_dir = o.cache_dir / "objects";
+  ps.work_dir = work;
+  ps.launcher = launcher;
+  CompileGraph graph;
+  if (!stop && !inputs.empty()) {
+    graph = plan_compile(inputs, ps);
+    out << "kernels: " << graph.kernels_cached << " objects cached, " << graph.kernels_to_compile
+        << " to compile; bindings: " << graph.bindings_cached << " cached, " << graph.bindings_to_compile
+        << " to compile; links: " << graph.rows.size() << "\n";
+    for (std::size_t k = 0; k < graph.rows.size(); ++k) {
+      const auto& rg = graph.rows[k];
+      auto& res = results[input_row[k]];
+      res.families = rg.families;
+      for (const auto& obj : rg.kernels) (obj.cached ? res.kernels_cached : res.kernels_compiled)++;
+      out << "  " << rg.row_id << ": families " << (rg.families.empty() ? "none" : "");
+      for (const auto& f : rg.families) out << f << " ";
+      if (!rg.skipped_families.empty()) {
+        out << "(skipped, no arch >= min_arch:";
+        for (const auto& f : rg.skipped_families) out << " " << f;
+        out << ")";
+      }
+      out << "\n";
+    }
+  }
+
+  if (o.dry_run) {
+    out << "\ndry run: the commands a build would run (compile nothing)\n";
+    for (const auto& e : graph.edges) out << "# " << e.description << "\n" << edge_shell_command(e) << "\n";
+    for (std::size_t k = 0; k < graph.rows.size(); ++k) {
+      const auto& row = prep.rows[input_row[k]];
+      out << "# " << row.id << ": stage, pack " << row.wheel_filename << " into " << fs::absolute(o.out_dir).string()
+          << ", verify, smoke test\n";
+    }
+    bool any_failed = false;
+    for (const auto& r : results)
+      if (!r.stage.empty()) {
+        any_failed = true;
+        out << "\u2717 " << r.row_id << ": " << r.error << "\n";
+      }
+    return any_failed ? 1 : 0;
+  }
+
+  // 3. Compile and link with ninja.
+  if (!stop && !graph.edges.empty()) {
+    fs::create_directories(ps.objects_dir);
+    for (const auto& rg : graph.rows) fs::create_directories(rg.extension.parent_path());
+    fs::create_directories(work);
+    write_file_atomic(work / "build.ninja", write_ninja(graph));
+    std::vector<std::string> argv = {"ninja", "-C", work.string(), "-j", std::to_string(o.jobs)};
+    if (o.keep_going) argv.insert(argv.end(), {"-k", "0"});
+    for (const auto& rg : graph.rows) argv.push_back(rg.row_id);
+    Command ninja(argv);
+    ninja.stream_output = true;
+    Result r = runner.run(ninja);
+    if (!r.spawned) throw UsageError("cannot run ninja: " + r.err + " (install ninja-build)");
+    for (std::size_t k = 0; k < graph.rows.size(); ++k) {
+      std::size_t i = input_row[k];
+      if (!alive[i]) continue;
+      if (r.exit_code == 0) continue;
+      // Which rows did ninja finish?  Ask it, per row target.
+      Result q = runner.run(Command({"ninja", "-C", work.string(), "-n", graph.rows[k].row_id}));
+      if (!(q.ok() && q.out.find("no work to do") != std::string::npos)) {
+        std::string msg = "compile or link failed (see the ninja output above; build dir " + work.string() + ")";
+        results[i].ok = false;
+        results[i].stage = "compile";
+        results[i].error = msg;
+        alive[i] = false;
+      }
+    }
+    if (r.exit_code != 0 && !o.keep_going) stop = true;
+  }
+
+  // 4. Per row: stage, pack, verify, smoke test, publish into --out.
+  std::string revision = source_revision(runner, prep.source);
+  for (std::size_t k = 0; k < graph.rows.size(); ++k) {
+    std::size_t i = input_row[k];
+    const auto& row = prep.rows[i];
+    auto& res = results[i];
+    if (!alive[i]) continue;
+    if (stop) {
+      res.stage = "skipped";
+      res.error = "not built: an earlier row failed (use --keep-going to build the others)";
+      continue;
+    }
+    const auto& rg = graph.rows[k];
+    const Toolchain& tc = *tcs[i];
+    fs::path row_dir = work / "rows" / safe_dir_name(row.id);
+    fs::path dist = row_dir / "dist";
+    std::error_code ec;
+    fs::remove_all(dist, ec);
+    fs::create_directories(dist);
+    fs::path built;
+    try {
+      res.stage = "pack";
+      auto info = make_build_info(row, inputs[k].toolchain, tc.host.id, tc.host.version(), tc.torch.cuda,
+                                  tc.cuda.version.str(), rg, inputs[k].manifest, revision);
+      auto payload = stage_payload(prep.source / "python" / row.package, row.package, rg.extension, rg.extension_name);
+      pack::PackResult pr = pack::write_wheel(wheel_spec(row, info), payload, pack::PackOptions{dist, std::nullopt});
+      built = pr.path;
+      if (!row.wheel_filename.empty() && built.filename() != row.wheel_filename)
+        throw UsageError("the wheel was written as " + built.filename().string() + " but the matrix predicts " +
+                         row.wheel_filename);
+      res.stage = "verify";
+      verify::Options vo;
+      vo.policy_dir = verify::default_policy_dir();
+      verify::Report rep = verify::verify_wheel(built, vo);
+      for (const auto& f : rep.findings)
+        res.findings.push_back(f.rule + " " + std::string(to_string(f.severity)) + (f.member.empty() ? "" : " [" + f.member + "]") +
+                               ": " + f.message + (f.expected.empty() ? "" : "; expected " + f.expected));
+      if (rep.failed(false)) {
+        std::string first;
+        for (const auto& s : res.findings)
+          if (s.find(" warning") == std::string::npos) first += "\n    " + s;
+        throw UsageError("verify found problems:" + first);
+      }
+      if (o.smoke) {
+        res.stage = "smoke";
+        bool torch_here = tc.torch_python.has_value();
+        SmokeRequest sr{built, row.package, rg.extension_name, row.torch,
+                        torch_here ? *tc.torch_python : tc.python, torch_here, row_dir / "smoke"};
+        fs::create_directories(sr.scratch);
+        SmokeResult smoke = smoke_test(runner, sr);
+        res.smoke = smoke.message;
+        if (!smoke.ok) throw UsageError("smoke test: " + smoke.message);
+      } else {
+        res.smoke = "skipped (--no-smoke-test)";
+      }
+      res.stage = "done";
+      res.wheel = move_into(built, o.out_dir);
+      res.size = fs::file_size(res.wheel);
+      res.sha256 = hex(sha256_file(res.wheel));
+      res.ok = true;
+    } catch (const std::exception& e) {
+      // A failed row leaves no wheel behind.
+      if (!built.empty()) fs::remove(built, ec);
+      res.ok = false;
+      res.error = e.what();
+      if (!o.keep_going) stop = true;
+    }
+    // Compiles are shared between rows: a row's time runs from the start of the build.
+    res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    out << "[" << row.id << "] " << (res.ok ? "ok: " + res.wheel.string() + " (" + res.smoke + ")" : "FAILED in " + res.stage) << "\n";
+  }
+  // Rows never reached (an earlier failure stopped the toolchain loop).
+  for (auto& r : results)
+    if (r.stage.empty()) {
+      r.stage = "skipped";
+      r.error = "not built: an earlier row failed (use --keep-going to build the others)";
+    }
+
+  out << "\n" << format_table(results);
+  if (const char* gh = std::getenv("GITHUB_STEP_SUMMARY"); gh && *gh) {
+    std::ofstream f(gh, std::ios::app);
+    f << "### sagebuild: " << prep.name << "\n\n" << format_markdown(results) << "\n";
+  }
+  if (!o.json_path.empty()) write_file_atomic(o.json_path, to_json(results, prep.name).dump(2) + "\n");
+  bool all_ok = std::all_of(results.begin(), results.end(), [](const RowResult& r) { return r.ok; });
+  return all_ok ? 0 : 1;
+}
+
+int run_doctor(BuildOptions o, ProcessRunner& runner, std::ostream& out) {
+  prepare_options(o);
+  Prepared prep = select_rows(o);
+  ToolchainOptions topt = o.toolchain;
+  topt.provision = false;
+  ToolchainResolver resolver(runner, topt);
+  bool ok = true;
+  auto line = [&](bool good, const std::string& what, const std::string& found, const std::string& fix) {
+    out << (good ? "\u2713 " : "\u2717 ") << what << ": " << found << (good || fix.empty() ? "" : "\n    fix: " + fix) << "\n";
+  };
+  bool has_ninja = find_program("ninja", topt.path_env).has_value();
+  line(has_ninja, "ninja", has_ninja ? find_program("ninja", topt.path_env)->string() : "not on PATH", "install ninja-build");
+  ok = ok && has_ninja;
+  auto launcher = resolve_launcher("auto", topt.path_env);
+  line(true, "compiler launcher", launcher.empty() ? "none (builds still work, without ccache/sccache)" : launcher.front(), "");
+  line(true, "cache", o.cache_dir.string(), "");
+  for (const auto& row : prep.rows) {
+    out << "\n" << row.id << " (torch " << row.torch << ", CUDA " << row.cuda << ", archs " << arch_names(row) << ")\n";
+    for (const auto& c : resolver.diagnose(row)) {
+      bool provisionable = !c.ok && (c.what.rfind("torch", 0) == 0 || c.what.rfind("CUDA", 0) == 0) &&
+                           c.found.find("not in the cache") != std::string::npos;
+      line(c.ok, c.what, c.found + (provisionable ? " (a build will download it)" : ""), c.fix);
+      if (!c.ok && !provisionable && c.what.rfind("CUDA", 0) != 0) ok = false;
+    }
+  }
+  return ok ? 0 : 1;
+}
+
+}  // namespace sb::build

@@ -1,0 +1,99 @@
+#include "sagebuild/build/stage.h"
+
+#include <algorithm>
+
+#include "sagebuild/common/error.h"
+
+namespace sb::build {
+
+namespace fs = std::filesystem;
+
+namespace {
+// build_info.json writes compute capabilities ("9.0"); the 'a' of an
+// arch-specific target is a compile option, not a different capability.
+std::string capability(const sb::matrix::Arch& a) {
+  std::string n = a.name;
+  if (!n.empty() && n.back() == 'a') n.pop_back();
+  return n;
+}
+}  // namespace
+
+distinfo::BuildInfo make_build_info(const sb::matrix::Row& row, const RowToolchain& tc, const std::string& host_id,
+                                    const std::string& host_version, const std::string& torch_cuda,
+                                    const std::string& nvcc_version, const RowGraph& graph,
+                                    const KernelManifest& manifest, const std::string& source_revision) {
+  distinfo::BuildInfo b;
+  b.package = row.package;
+  b.version = row.version;
+  b.abi_mode = row.abi_mode == sb::matrix::AbiMode::abi3 ? "abi3" : "cpython";
+  b.pythons = row.pythons;
+  if (!row.build_tag.empty()) b.wheel.build_tag = row.build_tag;
+  if (!row.local_version.empty()) b.wheel.local_version = row.local_version;
+  b.wheel.python_tag = row.python_tag;
+  b.wheel.abi_tag = row.abi_tag;
+  b.wheel.platform_tag = row.platform;
+  b.torch.version = row.torch;
+  b.torch.cxx11_abi = tc.cxx11_abi;
+  b.torch.cuda = torch_cuda;
+  b.cuda.version = row.cuda;
+  b.cuda.nvcc = nvcc_version;
+  for (const auto& a : row.archs) {
+    std::string c = capability(a);
+    if (std::find(b.archs.begin(), b.archs.end(), c) == b.archs.end()) b.archs.push_back(c);
+  }
+  if (row.ptx_arch) b.ptx_archs.push_back(capability(*row.ptx_arch));
+  for (const auto& name : graph.families) {
+    for (const auto& f : manifest.families)
+      if (f.name == name) b.kernel_families[name] = distinfo::KernelFamily{f.min_arch.name, f.symbol_marker};
+  }
+  b.host_compiler.id = host_id;
+  b.host_compiler.version = host_version;
+  b.platform = row.platform;
+  b.source_revision = source_revision;
+  return b;
+}
+
+std::vector<pack::PayloadFile> stage_payload(const fs::path& package_dir, const std::string& package,
+                                             const fs::path& extension, const std::string& extension_name) {
+  if (!fs::is_directory(package_dir))
+    throw UsageError("the Python package directory " + package_dir.string() + " does not exist (expected python/" +
+                     package + "/ in the source tree; pass --source-dir)");
+  std::vector<pack::PayloadFile> out;
+  for (auto it = fs::recursive_directory_iterator(package_dir); it != fs::recursive_directory_iterator(); ++it) {
+    const auto& p = it->path();
+    std::string name = p.filename().string();
+    if (it->is_directory()) {
+      if (name == "__pycache__" || name[0] == '.') it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file()) continue;
+    std::string ext = p.extension().string();
+    if (ext == ".pyc" || ext == ".pyo" || ext == ".so" || ext == ".pyd" || name[0] == '.' ||
+        name.find(".so.") != std::string::npos || name == "build_info.json")
+      continue;
+    out.push_back({package + "/" + p.lexically_relative(package_dir).generic_string(), p, std::nullopt});
+  }
+  out.push_back({package + "/" + extension_name, extension, std::nullopt});
+  std::sort(out.begin(), out.end(),
+            [](const pack::PayloadFile& a, const pack::PayloadFile& b) { return a.archive_name < b.archive_name; });
+  return out;
+}
+
+pack::WheelSpec wheel_spec(const sb::matrix::Row& row, distinfo::BuildInfo info) {
+  pack::WheelSpec s;
+  s.name = row.package;
+  std::string why;
+  auto v = wheel::parse_version(row.wheel_version.empty() ? row.version : row.wheel_version, &why);
+  if (!v) throw UsageError("row " + row.id + ": wheel version \"" + row.wheel_version + "\" is not PEP 440: " + why);
+  s.version = *v;
+  if (!row.build_tag.empty()) s.build_tag = row.build_tag;
+  s.tags = wheel::TagSets{{row.python_tag}, {row.abi_tag}, {row.platform}};
+  s.summary = "SageAttention: quantized attention kernels for PyTorch (built for torch " + row.torch + ", CUDA " +
+              row.cuda + ")";
+  s.requires_python = row.requires_python;
+  if (!row.torch_requirement.empty()) s.requires_dist = {row.torch_requirement};
+  s.build_info = std::move(info);
+  return s;
+}
+
+}  // namespace sb::build

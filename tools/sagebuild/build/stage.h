@@ -1,0 +1,33 @@
+// What goes into a row's wheel: the Python package, the linked extension and
+// build_info.json (the record of what the wheel was built for and with).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "sagebuild/build/kernel_manifest.h"
+#include "sagebuild/build/plan.h"
+#include "sagebuild/build/toolchain.h"
+#include "sagebuild/distinfo/build_info.h"
+#include "sagebuild/pack/wheel_writer.h"
+
+namespace sb::build {
+
+// The build-info record of a row as built.
+distinfo::BuildInfo make_build_info(const sb::matrix::Row& row, const RowToolchain& tc,
+                                    const std::string& host_id, const std::string& host_version,
+                                    const std::string& torch_cuda, const std::string& nvcc_version,
+                                    const RowGraph& graph, const KernelManifest& manifest,
+                                    const std::string& source_revision);
+
+// python/<package>/ without bytecode caches and without extension modules a
+// developer build left there (the row's own extension is added instead).
+std::vector<pack::PayloadFile> stage_payload(const std::filesystem::path& package_dir, const std::string& package,
+                                             const std::filesystem::path& extension,
+                                             const std::string& extension_name);
+
+// The wheel's metadata for a row.
+pack::WheelSpec wheel_spec(const sb::matrix::Row& row, distinfo::BuildInfo info);
+
+}  // namespace sb::build
