@@ -25,7 +25,9 @@ struct Options {
 // Without --base-url the landing page's commands point at the site where it
 // was written, which is right for a local index (file://).
 std::string default_base_url(const std::string& out) {
-  return "file://" + std::filesystem::absolute(out).lexically_normal().generic_string();
+  std::string path = std::filesystem::absolute(out).lexically_normal().generic_string();
+  // file:///C:/site on Windows: the path after "file://" must start with '/'.
+  return (path.starts_with("/") ? "file://" : "file:///") + path;
 }
 
 void run(const Options& o, sb::cli::Context& ctx) {

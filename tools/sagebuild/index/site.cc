@@ -80,11 +80,10 @@ void check_replaceable(const fs::path& out) {
 void copy_wheels(const std::vector<VariantGroup>& groups, const fs::path& wheels_dir) {
   for (const auto& g : groups) {
     for (const auto& w : g.wheels) {
+      // File names are unique: scan_directory merged identical copies and
+      // refused different files of one name.
       fs::path dest = wheels_dir / w.filename;
       std::error_code ec;
-      // The same file may serve two variants only if it is the same file;
-      // the scan has already refused different files of one name.
-      if (fs::exists(dest, ec)) continue;
       fs::copy_file(w.source, dest, ec);
       if (ec) throw IoError("cannot copy " + w.source.string() + " to " + dest.string() + ": " + ec.message());
     }
