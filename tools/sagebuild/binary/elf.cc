@@ -262,14 +262,14 @@ class ElfParser {
       return;
     buf.resize(vr->size);
     if (!src_.read(vr->offset, buf.data(), buf.size())) return;
-    std::uint64_t at = 0;
-    for (std::uint64_t k = 0; k < std::min<std::uint64_t>(vr->info, lim_.max_verneed_entries); ++k) {
+    std::uint64_t at = 0, budget = lim_.max_verneed_entries;  // files and versions together
+    for (std::uint64_t k = 0; k < vr->info && budget > 0; ++k, --budget) {
       if (!in_bounds(at, 16, buf.size())) return b1(out_, ".gnu.version_r entry runs past its section");
       const std::uint8_t* p = &buf[at];
       ElfVersionNeed need{strs.at(le32(p + 4)), {}};
       std::vector<std::pair<std::uint16_t, std::string>> idx;
       std::uint64_t aux = at + le32(p + 8);
-      for (std::uint16_t j = 0; j < le16(p + 2); ++j) {
+      for (std::uint16_t j = 0; j < le16(p + 2) && budget > 0; ++j, --budget) {
         if (!in_bounds(aux, 16, buf.size())) return b1(out_, ".gnu.version_r aux entry runs past its section");
         std::string name = strs.at(le32(&buf[aux + 8]));
         need.versions.push_back(name);
