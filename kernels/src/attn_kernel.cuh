@@ -56,9 +56,10 @@ __global__ void __launch_bounds__(cfg::kThreads, cfg::kMinBlocksPerSm) attn_kern
 #else
   using L = AttnSmem<DP, PV_FP8>;
   constexpr int BK = cfg::kBlockK;
-  constexpr int KS = DP / 32;  // k32 steps over the head dim
-  constexpr int NT = BK / 8;   // n8 tiles of S per key tile
-  constexpr int ON = DP / 8;   // n8 tiles of O
+  constexpr int KS = DP / 32;          // k32 steps over the head dim
+  constexpr int NT = BK / 8;           // n8 tiles of S per key tile
+  constexpr int ON = DP / 8;           // n8 tiles of O
+  constexpr int MT = cfg::kWarpMTiles; // m16 tiles per warp (B fragments reused MT times)
   extern __shared__ __align__(128) uint8_t smem[];
   const sa_attn_params& p = args.p;
 
@@ -68,8 +69,7 @@ __global__ void __launch_bounds__(cfg::kThreads, cfg::kMinBlocksPerSm) attn_kern
   const int qt = CAUSAL ? (int)(gridDim.x - 1 - blockIdx.x) : (int)blockIdx.x;  // long rows first
   const int hk = h / (p.q_heads / p.kv_heads);
   const int q0 = qt * cfg::kCtaRows;
-  const int wq0 = q0 + warp * cfg::kRowsPerWarp;
-  const int row0 = wq0 + g, row1 = row0 + 8;
+  const int wq0 = q0 + warp * cfg::kRowsPerWarp;  // first row of this warp; m-tile mt starts at wq0 + 16 mt
 
   int n_tiles = (p.kv_len + BK - 1) / BK;
   if (CAUSAL) {
@@ -81,18 +81,20 @@ __global__ void __launch_bounds__(cfg::kThreads, cfg::kMinBlocksPerSm) attn_kern
   const size_t bhk = (size_t)b * p.kv_heads + hk;
 
   // Q fragments straight from global memory into registers (A operand layout).
-  uint32_t qf[KS][4];
-  {
-    const int8_t* qb = p.q_int8 + (bhq * args.q_pad + row0) * DP + tig * 4;
+  uint32_t qf[MT][KS][4];
+  float qs[MT];
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt) {
+    const int8_t* qb = p.q_int8 + (bhq * args.q_pad + wq0 + mt * 16 + g) * DP + tig * 4;
 #pragma unroll
     for (int ks = 0; ks < KS; ++ks) {
-      qf[ks][0] = ptx::ld_global_u32(qb + ks * 32);
-      qf[ks][1] = ptx::ld_global_u32(qb + 8 * DP + ks * 32);
-      qf[ks][2] = ptx::ld_global_u32(qb + ks * 32 + 16);
-      qf[ks][3] = ptx::ld_global_u32(qb + 8 * DP + ks * 32 + 16);
+      qf[mt][ks][0] = ptx::ld_global_u32(qb + ks * 32);
+      qf[mt][ks][1] = ptx::ld_global_u32(qb + 8 * DP + ks * 32);
+      qf[mt][ks][2] = ptx::ld_global_u32(qb + ks * 32 + 16);
+      qf[mt][ks][3] = ptx::ld_global_u32(qb + 8 * DP + ks * 32 + 16);
     }
+    qs[mt] = p.q_scale[(bhq * (args.q_pad / 16) + wq0 / 16 + mt) * 8 + g] * args.scale_log2;
   }
-  const float qs = p.q_scale[(bhq * (args.q_pad / 16) + q0 / 16 + warp) * 8 + g] * args.scale_log2;
   const int8_t* kbase = p.k_int8 + bhk * (size_t)args.k_pad * DP;
   const float* ksbase = p.k_scale + bhk * (size_t)(args.k_pad / BK) * 4;
 
@@ -135,10 +137,15 @@ __global__ void __launch_bounds__(cfg::kThreads, cfg::kMinBlocksPerSm) attn_kern
     }
   };
 
-  float o[ON][4];
+  float o[MT][ON][4];
+  float m[MT][2], l[MT][2];
 #pragma unroll
-  for (int n = 0; n < ON; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
-  float m0 = -INFINITY, m1 = -INFINITY, l0 = 0.f, l1 = 0.f;
+  for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+    for (int n = 0; n < ON; ++n) o[mt][n][0] = o[mt][n][1] = o[mt][n][2] = o[mt][n][3] = 0.f;
+    m[mt][0] = m[mt][1] = -INFINITY;
+    l[mt][0] = l[mt][1] = 0.f;
+  }
 
 #pragma unroll
   for (int s = 0; s < L::kStages - 1; ++s) {
@@ -158,10 +165,12 @@ __global__ void __launch_bounds__(cfg::kThreads, cfg::kMinBlocksPerSm) attn_kern
     const uint8_t* sK = smem + (t % L::kStages) * L::kStageBytes;
     const uint8_t* sV = sK + L::kKBytes;
 
-    // ---- S = Q K^T (int8 -> int32)
-    int32_t acc[NT][4];
+    // ---- S = Q K^T (int8 -> int32); each K fragment feeds MT MMAs
+    int32_t acc[MT][NT][4];
 #pragma unroll
-    for (int j = 0; j < NT; ++j) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0;
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int j = 0; j < NT; ++j) acc[mt][j][0] = acc[mt][j][1] = acc[mt][j][2] = acc[mt][j][3] = 0;
 #pragma unroll
     for (int ks = 0; ks < KS; ++ks) {
 #pragma unroll
@@ -169,124 +178,144 @@ __global__ void __launch_bounds__(cfg::kThreads, cfg::kMinBlocksPerSm) attn_kern
         uint32_t b0, b1, b2, b3;
         ptx::ldmatrix_x4(b0, b1, b2, b3,
                          sK + (pp * 16 + (lane >> 4) * 8 + (lane & 7)) * L::kKStride + ks * 32 + ((lane >> 3) & 1) * 16);
-        ptx::mma_m16n8k32_s8(acc[2 * pp], qf[ks], b0, b1);
-        ptx::mma_m16n8k32_s8(acc[2 * pp + 1], qf[ks], b2, b3);
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+          ptx::mma_m16n8k32_s8(acc[mt][2 * pp], qf[mt][ks], b0, b1);
+          ptx::mma_m16n8k32_s8(acc[mt][2 * pp + 1], qf[mt][ks], b2, b3);
+        }
       }
     }
 
-    // ---- dequantization scale (q_scale * k_scale * sm_scale * log2e), applied
-    // inside the exp2's FFMA; the row max is taken on the integer scores
-    // (c > 0, and rounding is monotonic, so max(x)*c == max(x*c)).  c is
-    // clamped away from 0: a zero scale means zero int8 values, so acc == 0.
-    const float c = fmaxf(qs * kscale, 1e-30f);
-    float s[NT][4];
+    // ---- online softmax (exp2 domain).  The dequantization scale
+    // c = q_scale * k_scale * sm_scale * log2e is applied inside the exp2's
+    // FFMA; the row max is taken on the integer scores scaled per thread (c
+    // differs between the threads of a quad: per-thread K scales; c > 0 and
+    // rounding is monotonic, so max(x)*c == max(x*c)).  c is clamped away from
+    // 0: a zero scale means zero int8 values, so acc == 0 there.
+    uint32_t pa[MT][PV_FP8 ? 2 : 4][4];  // P as the A operand of the PV MMA
+    float corr[MT][2];
 #pragma unroll
-    for (int j = 0; j < NT; ++j)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) s[j][e] = static_cast<float>(acc[j][e]);
-    const bool need_mask = (t * BK + BK > p.kv_len) || (CAUSAL && t * BK + BK - 1 > wq0);
-    if (need_mask) {
+    for (int mt = 0; mt < MT; ++mt) {
+      const float c = fmaxf(qs[mt] * kscale, 1e-30f);
+      const int row0 = wq0 + mt * 16 + g;
+      float s[NT][4];
 #pragma unroll
       for (int j = 0; j < NT; ++j)
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int key = t * BK + j * 8 + tig * 2 + (e & 1);
-          const int row = (e < 2) ? row0 : row1;
-          if (key >= p.kv_len || (CAUSAL && key > row)) s[j][e] = -INFINITY;
+        for (int e = 0; e < 4; ++e) s[j][e] = static_cast<float>(acc[mt][j][e]);
+      const bool need_mask = (t * BK + BK > p.kv_len) || (CAUSAL && t * BK + BK - 1 > wq0 + mt * 16);
+      if (need_mask) {
+#pragma unroll
+        for (int j = 0; j < NT; ++j)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const int key = t * BK + j * 8 + tig * 2 + (e & 1);
+            const int row = row0 + (e >> 1) * 8;
+            if (key >= p.kv_len || (CAUSAL && key > row)) s[j][e] = -INFINITY;
+          }
+      }
+      float mx[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+      for (int j = 0; j < NT; ++j) {
+        mx[0] = fmaxf(mx[0], fmaxf(s[j][0], s[j][1]));
+        mx[1] = fmaxf(mx[1], fmaxf(s[j][2], s[j][3]));
+      }
+      float sh[2];
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        float v = mx[r] * c;
+        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 1));
+        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 2));
+        v = fmaxf(m[mt][r], v);
+        const float mu = (v == -INFINITY) ? 0.f : v;
+        corr[mt][r] = ptx::ex2_approx(m[mt][r] - mu);
+        m[mt][r] = v;
+        // fp8: P is produced directly in [0, 448] (x448 folded into the exponent)
+        sh[r] = PV_FP8 ? mu - cfg::kLog2Fp8Max : mu;
+      }
+      float rs0 = 0.f, rs1 = 0.f;
+#pragma unroll
+      for (int j = 0; j < NT; ++j) {
+        s[j][0] = ptx::ex2_approx(fmaf(s[j][0], c, -sh[0]));
+        s[j][1] = ptx::ex2_approx(fmaf(s[j][1], c, -sh[0]));
+        s[j][2] = ptx::ex2_approx(fmaf(s[j][2], c, -sh[1]));
+        s[j][3] = ptx::ex2_approx(fmaf(s[j][3], c, -sh[1]));
+        rs0 += s[j][0] + s[j][1];
+        rs1 += s[j][2] + s[j][3];
+      }
+      l[mt][0] = l[mt][0] * corr[mt][0] + rs0;
+      l[mt][1] = l[mt][1] * corr[mt][1] + rs1;
+      if constexpr (!PV_FP8) {
+#pragma unroll
+        for (int kk = 0; kk < BK / 16; ++kk) {
+          pa[mt][kk][0] = ptx::pack_f16x2(s[2 * kk][0], s[2 * kk][1]);
+          pa[mt][kk][1] = ptx::pack_f16x2(s[2 * kk][2], s[2 * kk][3]);
+          pa[mt][kk][2] = ptx::pack_f16x2(s[2 * kk + 1][0], s[2 * kk + 1][1]);
+          pa[mt][kk][3] = ptx::pack_f16x2(s[2 * kk + 1][2], s[2 * kk + 1][3]);
         }
-    }
-
-    // ---- online softmax (exp2 domain)
-    float mx0 = -INFINITY, mx1 = -INFINITY;
+      } else {
+        // logical k position 4*tig+i of each 16-key group holds key perm(4*tig+i)
+        // (V^T is stored permuted the same way by the V quantization kernel)
 #pragma unroll
-    for (int j = 0; j < NT; ++j) {
-      mx0 = fmaxf(mx0, fmaxf(s[j][0], s[j][1]));
-      mx1 = fmaxf(mx1, fmaxf(s[j][2], s[j][3]));
+        for (int kk = 0; kk < 2; ++kk) {
+          pa[mt][kk][0] = ptx::pack_e4m3x4(s[4 * kk][0], s[4 * kk][1], s[4 * kk + 1][0], s[4 * kk + 1][1]);
+          pa[mt][kk][1] = ptx::pack_e4m3x4(s[4 * kk][2], s[4 * kk][3], s[4 * kk + 1][2], s[4 * kk + 1][3]);
+          pa[mt][kk][2] = ptx::pack_e4m3x4(s[4 * kk + 2][0], s[4 * kk + 2][1], s[4 * kk + 3][0], s[4 * kk + 3][1]);
+          pa[mt][kk][3] = ptx::pack_e4m3x4(s[4 * kk + 2][2], s[4 * kk + 2][3], s[4 * kk + 3][2], s[4 * kk + 3][3]);
+        }
+      }
     }
-    mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 1));
-    mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 2));
-    mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 1));
-    mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 2));
-    mx0 = fmaxf(m0, mx0 * c);
-    mx1 = fmaxf(m1, mx1 * c);
-    const float mu0 = (mx0 == -INFINITY) ? 0.f : mx0;
-    const float mu1 = (mx1 == -INFINITY) ? 0.f : mx1;
-    const float corr0 = ptx::ex2_approx(m0 - mu0);
-    const float corr1 = ptx::ex2_approx(m1 - mu1);
-    m0 = mx0;
-    m1 = mx1;
-    // fp8: P is produced directly in [0, 448] (x448 folded into the exponent)
-    const float sh0 = PV_FP8 ? mu0 - cfg::kLog2Fp8Max : mu0;
-    const float sh1 = PV_FP8 ? mu1 - cfg::kLog2Fp8Max : mu1;
-    float rs0 = 0.f, rs1 = 0.f;
-#pragma unroll
-    for (int j = 0; j < NT; ++j) {
-      s[j][0] = ptx::ex2_approx(fmaf(s[j][0], c, -sh0));
-      s[j][1] = ptx::ex2_approx(fmaf(s[j][1], c, -sh0));
-      s[j][2] = ptx::ex2_approx(fmaf(s[j][2], c, -sh1));
-      s[j][3] = ptx::ex2_approx(fmaf(s[j][3], c, -sh1));
-      rs0 += s[j][0] + s[j][1];
-      rs1 += s[j][2] + s[j][3];
-    }
-    l0 = l0 * corr0 + rs0;
-    l1 = l1 * corr1 + rs1;
 
     if constexpr (!PV_FP8) {
       // ---- O = O * corr + P(fp16) V(fp16), fp32 accumulation
 #pragma unroll
-      for (int n = 0; n < ON; ++n) {
-        o[n][0] *= corr0;
-        o[n][1] *= corr0;
-        o[n][2] *= corr1;
-        o[n][3] *= corr1;
-      }
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int n = 0; n < ON; ++n) {
+          o[mt][n][0] *= corr[mt][0];
+          o[mt][n][1] *= corr[mt][0];
+          o[mt][n][2] *= corr[mt][1];
+          o[mt][n][3] *= corr[mt][1];
+        }
 #pragma unroll
       for (int kk = 0; kk < BK / 16; ++kk) {
-        const uint32_t a[4] = {ptx::pack_f16x2(s[2 * kk][0], s[2 * kk][1]), ptx::pack_f16x2(s[2 * kk][2], s[2 * kk][3]),
-                               ptx::pack_f16x2(s[2 * kk + 1][0], s[2 * kk + 1][1]),
-                               ptx::pack_f16x2(s[2 * kk + 1][2], s[2 * kk + 1][3])};
 #pragma unroll
         for (int dp = 0; dp < DP / 16; ++dp) {
           uint32_t b0, b1, b2, b3;
           ptx::ldmatrix_x4_trans(b0, b1, b2, b3,
                                  sV + (kk * 16 + ((lane >> 3) & 1) * 8 + (lane & 7)) * L::kVStride +
                                      (dp * 16 + (lane >> 4) * 8) * 2);
-          ptx::mma_m16n8k16_f16(o[2 * dp], a, b0, b1);
-          ptx::mma_m16n8k16_f16(o[2 * dp + 1], a, b2, b3);
+#pragma unroll
+          for (int mt = 0; mt < MT; ++mt) {
+            ptx::mma_m16n8k16_f16(o[mt][2 * dp], pa[mt][kk], b0, b1);
+            ptx::mma_m16n8k16_f16(o[mt][2 * dp + 1], pa[mt][kk], b2, b3);
+          }
         }
       }
     } else {
 #if defined(SA_HAS_E4M3_MMA)
-      // ---- P (e4m3) from the S accumulators: logical k position 4*tig+i of
-      // each 16-key group holds key perm(4*tig+i) (V^T is stored permuted).
-      uint32_t a[2][4];
-#pragma unroll
-      for (int kk = 0; kk < 2; ++kk) {
-        a[kk][0] = ptx::pack_e4m3x4(s[4 * kk][0], s[4 * kk][1], s[4 * kk + 1][0], s[4 * kk + 1][1]);
-        a[kk][1] = ptx::pack_e4m3x4(s[4 * kk][2], s[4 * kk][3], s[4 * kk + 1][2], s[4 * kk + 1][3]);
-        a[kk][2] = ptx::pack_e4m3x4(s[4 * kk + 2][0], s[4 * kk + 2][1], s[4 * kk + 3][0], s[4 * kk + 3][1]);
-        a[kk][3] = ptx::pack_e4m3x4(s[4 * kk + 2][2], s[4 * kk + 2][3], s[4 * kk + 3][2], s[4 * kk + 3][3]);
-      }
       // ---- two-level accumulation: per-tile MMA accumulator, then fp32 O
 #pragma unroll
       for (int dp = 0; dp < DP / 16; ++dp) {
-        float t0[4] = {0.f, 0.f, 0.f, 0.f}, t1[4] = {0.f, 0.f, 0.f, 0.f};
+        uint32_t bf[2][4];
 #pragma unroll
-        for (int kk = 0; kk < 2; ++kk) {
-          uint32_t b0, b1, b2, b3;
-          ptx::ldmatrix_x4(b0, b1, b2, b3,
+        for (int kk = 0; kk < 2; ++kk)
+          ptx::ldmatrix_x4(bf[kk][0], bf[kk][1], bf[kk][2], bf[kk][3],
                            sV + (dp * 16 + (lane >> 4) * 8 + (lane & 7)) * L::kVStride + kk * 32 + ((lane >> 3) & 1) * 16);
-          ptx::mma_m16n8k32_e4m3(t0, a[kk], b0, b1);
-          ptx::mma_m16n8k32_e4m3(t1, a[kk], b2, b3);
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+          float t0[4] = {0.f, 0.f, 0.f, 0.f}, t1[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+          for (int kk = 0; kk < 2; ++kk) {
+            ptx::mma_m16n8k32_e4m3(t0, pa[mt][kk], bf[kk][0], bf[kk][1]);
+            ptx::mma_m16n8k32_e4m3(t1, pa[mt][kk], bf[kk][2], bf[kk][3]);
+          }
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            o[mt][2 * dp][e] = o[mt][2 * dp][e] * corr[mt][e >> 1] + t0[e];
+            o[mt][2 * dp + 1][e] = o[mt][2 * dp + 1][e] * corr[mt][e >> 1] + t1[e];
+          }
         }
-        o[2 * dp][0] = o[2 * dp][0] * corr0 + t0[0];
-        o[2 * dp][1] = o[2 * dp][1] * corr0 + t0[1];
-        o[2 * dp][2] = o[2 * dp][2] * corr1 + t0[2];
-        o[2 * dp][3] = o[2 * dp][3] * corr1 + t0[3];
-        o[2 * dp + 1][0] = o[2 * dp + 1][0] * corr0 + t1[0];
-        o[2 * dp + 1][1] = o[2 * dp + 1][1] * corr0 + t1[1];
-        o[2 * dp + 1][2] = o[2 * dp + 1][2] * corr1 + t1[2];
-        o[2 * dp + 1][3] = o[2 * dp + 1][3] * corr1 + t1[3];
       }
 #endif
     }
@@ -294,35 +323,45 @@ __global__ void __launch_bounds__(cfg::kThreads, cfg::kMinBlocksPerSm) attn_kern
   ptx::cp_async_wait<0>();
 
   // ---- epilogue
-  l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
-  l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
-  l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
-  l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
-  const float inv0 = 1.f / l0, inv1 = 1.f / l1;
   OutT* ob = reinterpret_cast<OutT*>(p.out) + (size_t)b * p.out_stride_batch + (size_t)h * p.out_stride_head;
 #pragma unroll
-  for (int n = 0; n < ON; ++n) {
-    const int d = n * 8 + tig * 2;
-    if (d < p.head_dim) {
-      float vs0 = 1.f, vs1 = 1.f, vm0 = 0.f, vm1 = 0.f;
-      if constexpr (PV_FP8) {
-        vs0 = p.v_scale[bhk * DP + d];
-        vs1 = p.v_scale[bhk * DP + d + 1];
-        if (p.v_mean) {
-          vm0 = p.v_mean[bhk * DP + d];
-          vm1 = p.v_mean[bhk * DP + d + 1];
-        }
-      }
-      if (row0 < p.q_len)
-        store2<OutT>(ob + (size_t)row0 * p.out_stride_seq + d, o[n][0] * inv0 * vs0 + vm0, o[n][1] * inv0 * vs1 + vm1);
-      if (row1 < p.q_len)
-        store2<OutT>(ob + (size_t)row1 * p.out_stride_seq + d, o[n][2] * inv1 * vs0 + vm0, o[n][3] * inv1 * vs1 + vm1);
+  for (int mt = 0; mt < MT; ++mt) {
+    float inv[2];
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float v = l[mt][r];
+      v += __shfl_xor_sync(0xffffffffu, v, 1);
+      v += __shfl_xor_sync(0xffffffffu, v, 2);
+      l[mt][r] = v;
+      inv[r] = 1.f / v;
     }
-  }
-  if (p.lse != nullptr && tig == 0) {
-    const float off = PV_FP8 ? cfg::kLog2Fp8Max : 0.f;
-    if (row0 < p.q_len) p.lse[bhq * p.q_len + row0] = (m0 + __log2f(l0) - off) * cfg::kLn2;
-    if (row1 < p.q_len) p.lse[bhq * p.q_len + row1] = (m1 + __log2f(l1) - off) * cfg::kLn2;
+    const int row0 = wq0 + mt * 16 + g, row1 = row0 + 8;
+#pragma unroll
+    for (int n = 0; n < ON; ++n) {
+      const int d = n * 8 + tig * 2;
+      if (d < p.head_dim) {
+        float vs0 = 1.f, vs1 = 1.f, vm0 = 0.f, vm1 = 0.f;
+        if constexpr (PV_FP8) {
+          vs0 = p.v_scale[bhk * DP + d];
+          vs1 = p.v_scale[bhk * DP + d + 1];
+          if (p.v_mean) {
+            vm0 = p.v_mean[bhk * DP + d];
+            vm1 = p.v_mean[bhk * DP + d + 1];
+          }
+        }
+        if (row0 < p.q_len)
+          store2<OutT>(ob + (size_t)row0 * p.out_stride_seq + d, o[mt][n][0] * inv[0] * vs0 + vm0,
+                       o[mt][n][1] * inv[0] * vs1 + vm1);
+        if (row1 < p.q_len)
+          store2<OutT>(ob + (size_t)row1 * p.out_stride_seq + d, o[mt][n][2] * inv[1] * vs0 + vm0,
+                       o[mt][n][3] * inv[1] * vs1 + vm1);
+      }
+    }
+    if (p.lse != nullptr && tig == 0) {
+      const float off = PV_FP8 ? cfg::kLog2Fp8Max : 0.f;
+      if (row0 < p.q_len) p.lse[bhq * p.q_len + row0] = (m[mt][0] + __log2f(l[mt][0]) - off) * cfg::kLn2;
+      if (row1 < p.q_len) p.lse[bhq * p.q_len + row1] = (m[mt][1] + __log2f(l[mt][1]) - off) * cfg::kLn2;
+    }
   }
 #endif
 }

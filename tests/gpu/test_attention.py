@@ -128,7 +128,8 @@ def test_return_lse(path, causal, kind):
     tol = 0.2 if kind == "sharp" else 0.05
     assert err.max().item() < tol and err.mean().item() < tol / 5, (err.max().item(), err.mean().item())
     _, lse_em = ref.sageattn_emulated(q, k, v, is_causal=causal, pv=path, return_lse=True)
-    assert (lse - lse_em).abs().max().item() < 1e-3
+    # same algorithm; fp32 sums in another order and ex2.approx/lg2.approx
+    assert ((lse - lse_em).abs() <= 1e-3 + 5e-4 * lse_em.abs()).all(), (lse - lse_em).abs().max().item()
 
 
 @pytest.mark.skipif(not HAS_FP8, reason="fp8 path needs sm89+")

@@ -7,6 +7,9 @@
 #ifndef SA_ATTN_WARPS
 #define SA_ATTN_WARPS 4
 #endif
+#ifndef SA_WARP_MTILES
+#define SA_WARP_MTILES 2  // m16 tiles (16 query rows each) per warp
+#endif
 #ifndef SA_STAGES_FP16
 #define SA_STAGES_FP16 2
 #endif
@@ -18,9 +21,14 @@ namespace sa {
 namespace cfg {
 constexpr int kWarps = SA_ATTN_WARPS;        // warps per attention CTA
 constexpr int kThreads = kWarps * 32;
-constexpr int kRowsPerWarp = 16;             // one m16 slice per warp
+constexpr int kWarpMTiles = SA_WARP_MTILES;  // m16 slices per warp
+constexpr int kRowsPerWarp = 16 * kWarpMTiles;
 constexpr int kCtaRows = kWarps * kRowsPerWarp;  // query rows per attention CTA
-constexpr int kMinBlocksPerSm = kWarps >= 8 ? 1 : 2;
+#ifdef SA_MIN_BLOCKS
+constexpr int kMinBlocksPerSm = SA_MIN_BLOCKS;  // register cap = 64K / (kThreads * this)
+#else
+constexpr int kMinBlocksPerSm = kWarps * SA_WARP_MTILES >= 8 ? 1 : 2;
+#endif
 constexpr int kBlockQ = SA_BLOCK_Q;          // 128: Q padding and the per-block Q quantization group
 constexpr int kBlockK = SA_BLOCK_K;          // 64 keys per tile
 constexpr int kStagesFp16 = SA_STAGES_FP16;  // cp.async ring depth, PV fp16 path
