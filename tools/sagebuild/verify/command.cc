@@ -50,6 +50,11 @@ void add_verify_command(CLI::App& app, cli::Context& ctx) {
   cmd->callback([args, &ctx] {
     args->options.policy_dir =
         args->policy_dir.empty() ? default_policy_dir() : std::filesystem::path(args->policy_dir);
+    std::error_code ec;
+    if (!args->policy_dir.empty() &&
+        !std::filesystem::exists(args->options.policy_dir / "manylinux_symbol_limits.tsv", ec))
+      throw UsageError("--policy-dir " + args->policy_dir +
+                       ": no manylinux_symbol_limits.tsv there (expected the directory holding the policy tables)");
     for (const auto& a : args->allow) args->options.allowed_libraries.push_back(a);
     ctx.exit_code = run_verify(args->files, args->options, args->json, std::cout, std::cerr);
   });

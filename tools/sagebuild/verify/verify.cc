@@ -178,10 +178,13 @@ void check_build_info(Ctx& c) {
   check_python_coverage(*b, name, c.out());
 }
 
-// The manylinux policy, loaded once per process per directory.
+// The manylinux policy, loaded once per process per directory; nullptr when
+// the directory has no tables (an installed sagebuild without its data).
 const PolicyTable* policy_for(const Options& o, Findings& out) {
   static std::map<std::filesystem::path, PolicyTable> cache;
-  if (o.policy_dir.empty()) return nullptr;
+  std::error_code ec;
+  if (o.policy_dir.empty() || !std::filesystem::exists(o.policy_dir / "manylinux_symbol_limits.tsv", ec))
+    return nullptr;
   auto it = cache.find(o.policy_dir);
   if (it == cache.end()) it = cache.emplace(o.policy_dir, PolicyTable::load(o.policy_dir)).first;
   return &it->second;
