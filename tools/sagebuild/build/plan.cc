@@ -182,7 +182,10 @@ CompileGraph plan_compile(const std::vector<RowInput>& rows, const PlanSettings&
     }
     largv.push_back(rg.binding.object.string());
     link.inputs.push_back(rg.binding.object);
-    for (const std::string& f : {"-L" + (tc.torch_root / "lib").string(), std::string("-lc10"),
+    // libstdc++ first: torch's libraries export some std:: template
+    // instances too, and whichever library comes first defines the
+    // reference; from libstdc++ it carries its GLIBCXX_* version.
+    for (const std::string& f : {std::string("-lstdc++"), "-L" + (tc.torch_root / "lib").string(), std::string("-lc10"),
                                  std::string("-lc10_cuda"), std::string("-ltorch"), std::string("-ltorch_cpu"),
                                  std::string("-ltorch_cuda"), "-L" + tc.cuda_lib.string(),
                                  std::string("-lcudart")})

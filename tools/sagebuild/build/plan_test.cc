@@ -267,6 +267,7 @@ TEST_CASE("the binding is compiled with the torch ABI, limited API and no rpath 
   CHECK(lcmd.find("rpath") == std::string::npos);
   CHECK(lcmd.find("-ltorch_cuda") != std::string::npos);
   CHECK(lcmd.find("-lcudart") != std::string::npos);
+  CHECK(lcmd.find("-lstdc++") < lcmd.find("-lc10"));  // std:: symbols bind to libstdc++, versioned
   CHECK(g.rows[0].extension.filename() == "_C.abi3.so");
 }
 

@@ -1,0 +1,156 @@
+"""`sagebuild build` for real: nvcc, the torch wheel, ninja, the pack writer,
+verify and pip in a fresh venv, on the default row reduced to one arch (9.0)
+so it stays within a few minutes on 2 cores.
+
+Needs: $SAGEBUILD (or build*/tools/sagebuild/cli/sagebuild), nvcc 13.0, and
+the torch 2.11.0 wheel ($SAGEBUILD_TORCH_WHEEL or pip's download; without a
+local copy the test skips rather than download 530 MB).
+"""
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import zipfile
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+TORCH_WHEEL = pathlib.Path(os.environ.get(
+    "SAGEBUILD_TORCH_WHEEL", "/tmp/torchwhl/torch-2.11.0-cp312-cp312-manylinux_2_28_x86_64.whl"))
+
+
+def sagebuild_binary():
+    env = os.environ.get("SAGEBUILD")
+    if env and pathlib.Path(env).exists():
+        return pathlib.Path(env)
+    for d in ("build", "build-build"):
+        p = ROOT / d / "tools/sagebuild/cli/sagebuild"
+        if p.exists():
+            return p
+    pytest.skip("sagebuild is not built (set $SAGEBUILD)")
+
+
+def nvcc_13():
+    for p in (os.environ.get("CUDA_HOME", ""), "/usr/local/cuda"):
+        nvcc = pathlib.Path(p) / "bin/nvcc"
+        if p and nvcc.exists() and "release 13.0" in subprocess.run(
+                [nvcc, "--version"], capture_output=True, text=True).stdout:
+            return True
+    return shutil.which("nvcc") is not None and "release 13.0" in subprocess.run(
+        ["nvcc", "--version"], capture_output=True, text=True).stdout
+
+
+# Substrings of each family's kernel names, for build_info.json, used only
+# where kernels/families.json does not name its own yet.
+MARKERS = {"quant": "quant_qk_kernel", "pv_fp16": "attn_kernel", "pv_fp8": "attn_kernel"}
+
+
+def source_copy(dest):
+    """The parts of the source tree a build reads, copied so the test does not
+    depend on (or disturb) a developer's build outputs in python/."""
+    ignore = shutil.ignore_patterns("__pycache__", "*.so", "*.pyc", "dev")
+    for d in ("matrix", "kernels", "python"):
+        shutil.copytree(ROOT / d, dest / d, ignore=ignore)
+    manifest = dest / "kernels/families.json"
+    data = json.loads(manifest.read_text())
+    for name, fam in data["families"].items():
+        fam.setdefault("symbol_marker", MARKERS.get(name, name))
+    manifest.write_text(json.dumps(data, indent=2))
+    return dest
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    if not TORCH_WHEEL.exists():
+        pytest.skip(f"no local torch 2.11.0 wheel at {TORCH_WHEEL} (set $SAGEBUILD_TORCH_WHEEL)")
+    if not nvcc_13():
+        pytest.skip("no CUDA 13.0 nvcc here")
+    tmp = tmp_path_factory.mktemp("e2e")
+    src = source_copy(tmp / "src")
+    base = [str(sagebuild_binary()), "--source-dir", str(src), "--archs", "9.0", "--jobs", "2",
+            "--cache-dir", str(tmp / "cache"), "--out", str(tmp / "dist"),
+            "--torch-wheel", str(TORCH_WHEEL), "--launcher", "none"]
+    first = subprocess.run(base + ["--json", str(tmp / "first.json")], capture_output=True, text=True,
+                           cwd=tmp, timeout=1800)
+    return {"tmp": tmp, "base": base, "first": first}
+
+
+@pytest.mark.slow
+def test_default_row_builds_a_verified_wheel(built):
+    r = built["first"]
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
+    report = json.loads((built["tmp"] / "first.json").read_text())
+    assert report["ok"] and len(report["rows"]) == 1
+    row = report["rows"][0]
+    wheel = pathlib.Path(row["wheel"])
+    assert wheel.exists() and wheel.parent == built["tmp"] / "dist"
+    assert row["kernels_compiled"] == 3 and row["kernels_cached"] == 0
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "sageattention/_C.abi3.so" in names
+    assert "sageattention/build_info.json" in names
+    info = json.loads(zipfile.ZipFile(wheel).read("sageattention/build_info.json"))
+    assert info["torch"]["version"] == "2.11.0" and info["cuda"]["nvcc"].startswith("13.0.")
+    assert info["archs"] == ["9.0"]
+    # No temporary or half-written file is left in --out.
+    assert [p.name for p in (built["tmp"] / "dist").iterdir()] == [wheel.name]
+    # The extension carries no rpath into this machine.
+    so = built["tmp"] / "so"
+    so.write_bytes(zipfile.ZipFile(wheel).read("sageattention/_C.abi3.so"))
+    dyn = subprocess.run(["readelf", "-d", str(so)], capture_output=True, text=True).stdout
+    assert "RPATH" not in dyn and "RUNPATH" not in dyn
+    assert "libtorch" in dyn or "libc10" in dyn
+
+
+def test_a_family_without_symbol_marker_is_refused_before_compiling(tmp_path):
+    src = tmp_path / "src"
+    for d in ("matrix", "kernels"):
+        shutil.copytree(ROOT / d, src / d, ignore=shutil.ignore_patterns("__pycache__", "dev"))
+    manifest = src / "kernels/families.json"
+    data = json.loads(manifest.read_text())
+    data["families"]["quant"].pop("symbol_marker", None)
+    manifest.write_text(json.dumps(data))
+    r = subprocess.run([str(sagebuild_binary()), "--source-dir", str(src), "--cache-dir", str(tmp_path / "c"),
+                        "--out", str(tmp_path / "dist"), "--dry-run"], capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 1
+    assert "families.quant.symbol_marker is missing" in r.stdout
+    assert not (tmp_path / "c/objects").exists()
+
+
+@pytest.mark.slow
+def test_second_build_is_a_no_op_that_reuses_every_object(built):
+    assert built["first"].returncode == 0
+    r = subprocess.run(built["base"] + ["--json", str(built["tmp"] / "second.json")],
+                       capture_output=True, text=True, cwd=built["tmp"], timeout=900)
+    assert r.returncode == 0, r.stdout[-4000:]
+    assert "kernels: 3 objects cached, 0 to compile; bindings: 1 cached, 0 to compile" in r.stdout
+    row = json.loads((built["tmp"] / "second.json").read_text())["rows"][0]
+    assert row["kernels_cached"] == 3 and row["kernels_compiled"] == 0
+
+
+@pytest.mark.slow
+def test_dry_run_prints_commands_and_compiles_nothing(built):
+    assert built["first"].returncode == 0
+    # A different arch set: new keys, so there is something to show.
+    cmd = [a if a != "9.0" else "8.0" for a in built["base"]] + ["--dry-run"]
+    objects = sorted((built["tmp"] / "cache/objects").iterdir())
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=built["tmp"], timeout=300)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    assert "kernels: 0 objects cached, 3 to compile" in r.stdout
+    assert "arch=compute_80,code=[sm_80,compute_80]" in r.stdout
+    assert "&& mv -f" in r.stdout
+    assert sorted((built["tmp"] / "cache/objects").iterdir()) == objects
+
+
+def test_unknown_row_is_a_usage_error_naming_the_argument(tmp_path):
+    r = subprocess.run([str(sagebuild_binary()), "--source-dir", str(ROOT), "--row", "no-such-row",
+                        "--cache-dir", str(tmp_path)], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 2
+    assert "--row no-such-row: no such row" in r.stderr
+
+
+def test_bad_archs_is_a_usage_error(tmp_path):
+    r = subprocess.run([str(sagebuild_binary()), "build", "--source-dir", str(ROOT), "--archs", "nine",
+                        "--cache-dir", str(tmp_path), "--dry-run"], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 2
+    assert "--archs" in r.stderr and "expected <major>.<minor>[a]" in r.stderr
