@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define SA_ABI_VERSION 1
-#define SA_BLOCK_Q 128 /* query rows per CTA (8 warps x 16 rows) */
+#define SA_BLOCK_Q 128 /* Q padding and per-block Q scale granularity (rows) */
 #define SA_BLOCK_K 64  /* keys per tile */
 
 typedef enum sa_status {
