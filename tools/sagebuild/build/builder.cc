@@ -186,12 +186,13 @@ int run_build(BuildOptions o, ProcessRunner& runner, std::ostream& out) {
         manifests[row.kernels_manifest] = load_kernel_manifest(prep.source / row.kernels_manifest);
       // build_info.json names, per family, what verify looks for in the
       // kernels' SASS: refuse before compiling rather than after.
+      std::string missing;
       for (const auto& f : manifests[row.kernels_manifest].families)
-        if (f.symbol_marker.empty())
-          throw UsageError(row.kernels_manifest + ": families." + f.name +
-                           ".symbol_marker is missing; build_info.json needs it (a substring of the family's "
-                           "kernel names that verify looks for in each arch's SASS), e.g. \"symbol_marker\": \"" +
-                           f.name + "_kernel\"");
+        if (f.symbol_marker.empty()) missing += (missing.empty() ? "" : ", ") + ("families." + f.name + ".symbol_marker");
+      if (!missing.empty())
+        throw UsageError(row.kernels_manifest + ": " + missing + " missing; build_info.json needs, per family, a "
+                         "substring of its kernel names that verify looks for in each arch's SASS "
+                         "(e.g. \"symbol_marker\": \"quant_qk_kernel\")");
       out << "[" << row.id << "] toolchain...\n" << std::flush;
       tcs[i] = resolver.resolve(row);
       for (const auto& c : tcs[i]->checks) out << "  \u2713 " << c.what << ": " << c.found << "\n";

@@ -91,6 +91,8 @@ KernelManifest parse_kernel_manifest(std::string_view text, const std::string& s
   if (m.binding_sources.empty()) bad(src, "binding.sources", "expected at least one source");
   m.include_dirs = strings(j, src, "include_dirs", false);
   m.nvcc_flags = strings(j, src, "nvcc_flags", false);
+  m.cxx_flags = strings(j, src, "cxx_flags", false);
+  m.binding_defines = strings(j["binding"], src, "defines", false);
   return m;
 }
 

@@ -23,7 +23,9 @@ struct KernelManifest {
   std::vector<KernelFamily> families; // sorted by name
   std::vector<std::string> binding_sources;
   std::vector<std::string> include_dirs;  // repository-relative
-  std::vector<std::string> nvcc_flags;    // extra flags for every kernel source
+  std::vector<std::string> nvcc_flags;    // flags for every kernel source (default: -std=c++17 -O3)
+  std::vector<std::string> cxx_flags;     // flags for the binding (default: -std=c++17 -O2 -fPIC -fvisibility=hidden)
+  std::vector<std::string> binding_defines;  // "NAME=VALUE" for the binding (Py_LIMITED_API is the row's)
 };
 
 // Parses the JSON text; throws ConfigError (naming `source_name` and the key)

@@ -1,5 +1,6 @@
 #include "sagebuild/build/plan.h"
 
+#include <algorithm>
 #include <map>
 #include <regex>
 #include <set>
@@ -122,8 +123,11 @@ CompileGraph plan_compile(const std::vector<RowInput>& rows, const PlanSettings&
       }
       rg.families.push_back(fam.name);
       // Flags that enter the key: everything but paths.
-      std::vector<std::string> flags = {"-std=c++17", "-O3", "-Xcompiler", "-fPIC"};
-      flags.insert(flags.end(), man.nvcc_flags.begin(), man.nvcc_flags.end());
+      std::vector<std::string> flags = man.nvcc_flags;
+      if (flags.empty()) flags = {"-std=c++17", "-O3"};
+      // Objects go into a shared library: position-independent, whatever the manifest says.
+      if (std::none_of(flags.begin(), flags.end(), [](const std::string& f) { return f.find("-fPIC") != std::string::npos; }))
+        flags.push_back("-Xcompiler=-fPIC");
       flags.insert(flags.end(), gencode.begin(), gencode.end());
       for (const auto& src : fam.sources) {
         PlannedObject obj;
@@ -145,9 +149,13 @@ CompileGraph plan_compile(const std::vector<RowInput>& rows, const PlanSettings&
                        std::to_string(man.binding_sources.size()) + ")");
     bool abi3 = row.abi_mode == sb::matrix::AbiMode::abi3;
     std::string py_min = row.pythons.empty() ? row.build_python : row.pythons.front();
-    std::vector<std::string> bflags = {"-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden",
-                                       "-D_GLIBCXX_USE_CXX11_ABI=" + std::string(tc.cxx11_abi ? "1" : "0"),
-                                       "-DTORCH_EXTENSION_NAME=_C"};
+    std::vector<std::string> bflags = man.cxx_flags;
+    if (bflags.empty()) bflags = {"-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden"};
+    bflags.push_back("-D_GLIBCXX_USE_CXX11_ABI=" + std::string(tc.cxx11_abi ? "1" : "0"));
+    bflags.push_back("-DTORCH_EXTENSION_NAME=_C");
+    // The limited API version is the row's oldest Python, not the manifest's.
+    for (const auto& d : man.binding_defines)
+      if (d.rfind("Py_LIMITED_API", 0) != 0) bflags.push_back("-D" + d);
     if (abi3) bflags.push_back("-DPy_LIMITED_API=" + limited_api_hex(py_min));
     PlannedObject b;
     b.family = "binding";

@@ -202,6 +202,7 @@ TEST_CASE("families are compiled only for the row archs at or above their min_ar
   CHECK(cmd.find("arch=compute_90a,code=sm_90a") != std::string::npos);
   CHECK(cmd.find("-ccbin /usr/bin/g++") != std::string::npos);
   CHECK(cmd.find("--use_fast_math") != std::string::npos);
+  CHECK(cmd.find("-Xcompiler=-fPIC") != std::string::npos);  // added: the manifest's flags lack it
   CHECK(e->temp.parent_path() == "/cache/objects");
   CHECK(e->temp != e->output);
 }
@@ -257,6 +258,7 @@ TEST_CASE("the binding is compiled with the torch ABI, limited API and no rpath 
   CHECK(cmd.find("-D_GLIBCXX_USE_CXX11_ABI=0") != std::string::npos);
   CHECK(cmd.find("-DPy_LIMITED_API=0x030A0000") != std::string::npos);  // the oldest served Python
   CHECK(cmd.find("-isystem/cache/torch/2.11.0/include ") != std::string::npos);
+  CHECK(cmd.find("-std=c++17 -O2 -fPIC -fvisibility=hidden") != std::string::npos);  // defaults
   auto tc2 = tc;
   tc2.cxx11_abi = true;
   auto g2 = plan_compile({{row("2.11.0"), manifest(), tc2}}, repo.settings());
@@ -295,6 +297,22 @@ TEST_CASE("ninja text: escaping, atomic commands, phony row targets") {
   CHECK(text.find("build " + g.rows[0].row_id + ": phony ") != std::string::npos);
   CHECK(text.find("default " + g.rows[0].row_id + "\n") != std::string::npos);
   CHECK(write_ninja(g) == text);  // deterministic
+}
+
+TEST_CASE("manifest flags and defines replace the defaults; Py_LIMITED_API stays the row's") {
+  FakeRepo repo;
+  auto m = manifest();
+  m.nvcc_flags = {"-std=c++17", "-O3", "-Xcompiler=-fPIC"};
+  m.cxx_flags = {"-std=c++20", "-O1", "-fPIC"};
+  m.binding_defines = {"Py_LIMITED_API=0x03090000", "SAGE_EXTRA=1"};
+  auto g = plan_compile({{row("2.11.0"), m, toolchain("2.11.0")}}, repo.settings());
+  auto k = joined(edge_for(g, g.rows[0].kernels[0].object)->argv);
+  CHECK(k.find("-fPIC") == k.rfind("-fPIC"));  // once
+  auto b = joined(edge_for(g, g.rows[0].binding.object)->argv);
+  CHECK(b.find("-std=c++20 -O1 -fPIC") != std::string::npos);
+  CHECK(b.find("-DSAGE_EXTRA=1") != std::string::npos);
+  CHECK(b.find("0x03090000") == std::string::npos);
+  CHECK(b.find("-DPy_LIMITED_API=0x030A0000") != std::string::npos);
 }
 
 TEST_CASE("a manifest with two binding sources is refused") {
