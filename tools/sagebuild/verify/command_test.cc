@@ -12,6 +12,7 @@ namespace {
 const std::string kCorpus = SAGEBUILD_CORPUS_DIR;
 const std::string kClean = kCorpus + "/fixtures/pip/simple_ok/simple-0.1.0-py2.py3-none-any.whl";
 const std::string kStrictOnly = kCorpus + "/wheels/pip/compilewheel-1.0-py2.py3-none-any.whl";  // S:M2
+// Every one of its 7 RECORD digests is wrong, and its Tag line disagrees (S:W5).
 const std::string kBroken = kCorpus + "/fixtures/installer/record_hash_mismatch/fancy-1.0.0-py2.py3-none-any.whl";
 
 int run(std::vector<std::string> files, bool lenient, bool json, std::string* out_text = nullptr,
@@ -41,7 +42,7 @@ TEST_CASE("verify command: human output names file, rule, found and expected, th
   run({kBroken}, false, false, &out);
   CHECK(out.find(kBroken + ": R5 error [fancy/__init__.py]: content does not match RECORD's sha256 digest; expected") !=
         std::string::npos);
-  CHECK(out.find(kBroken + ": FAIL (1 error, 1 strict, 0 warnings)") != std::string::npos);
+  CHECK(out.find(kBroken + ": FAIL (7 errors, 1 strict, 0 warnings)") != std::string::npos);
 }
 
 TEST_CASE("verify command: --json is one array of reports") {
@@ -51,6 +52,6 @@ TEST_CASE("verify command: --json is one array of reports") {
   REQUIRE(j.size() == 2);
   CHECK(j[0]["ok"] == true);
   CHECK(j[1]["ok"] == false);
-  CHECK(j[1]["errors"] == 1);
+  CHECK(j[1]["errors"] == 7);  // the fixture lists a wrong digest for all 7 files
   CHECK(j[1]["findings"][0].contains("expected"));
 }
