@@ -108,6 +108,7 @@ void prepare_options(BuildOptions& o) {
   if (o.jobs == 0) o.jobs = std::max(1u, std::thread::hardware_concurrency());
   if (o.cache_dir.empty()) o.cache_dir = default_cache_dir();
   o.cache_dir = fs::absolute(o.cache_dir);
+  o.out_dir = fs::absolute(o.out_dir);
   o.toolchain.cache_dir = o.cache_dir;
   if (o.toolchain.path_env.empty()) o.toolchain.path_env = path_env();
   if (!o.toolchain.cuda_home_env)
