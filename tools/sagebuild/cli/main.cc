@@ -8,41 +8,21 @@
 #include "sagebuild/common/cli.h"
 #include "sagebuild/common/error.h"
 
-#if __has_include("sagebuild/matrix/command.h")
-#include "sagebuild/matrix/command.h"
-#define SB_HAVE_MATRIX 1
-#endif
-#if __has_include("sagebuild/verify/command.h")
-#include "sagebuild/verify/command.h"
-#define SB_HAVE_VERIFY 1
-#endif
-#if __has_include("sagebuild/build/command.h")
 #include "sagebuild/build/command.h"
-#define SB_HAVE_BUILD 1
-#endif
-#if __has_include("sagebuild/index/command.h")
 #include "sagebuild/index/command.h"
-#define SB_HAVE_INDEX 1
-#endif
+#include "sagebuild/matrix/command.h"
+#include "sagebuild/verify/command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"sagebuild: build, pack and verify SageAttention wheels"};
   app.set_version_flag("--version", "sagebuild 0.1.0");
   sb::cli::Context ctx;
-#ifdef SB_HAVE_MATRIX
   sb::matrix::add_matrix_command(app, ctx);
-#endif
-#ifdef SB_HAVE_VERIFY
   sb::verify::add_verify_command(app, ctx);
-#endif
-#ifdef SB_HAVE_INDEX
   sb::index::add_index_command(app, ctx);
-#endif
-#ifdef SB_HAVE_BUILD
   // Registers `build` and `doctor`, and the top-level options that make a bare
   // `sagebuild --profile P` mean `sagebuild build --profile P`.
   sb::build::add_build_command(app, ctx);
-#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
