@@ -17,13 +17,13 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _find(name: str, subdir: str) -> Path | None:
-    roots = [Path(os.environ["SAGEBUILD_BUILD_DIR"])] if os.environ.get("SAGEBUILD_BUILD_DIR") else []
-    roots += sorted(REPO.glob("build*"))
-    for root in roots:
-        candidate = root / "tools" / "sagebuild" / subdir / name
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return candidate
-    return None
+    if os.environ.get("SAGEBUILD_BUILD_DIR"):
+        roots = [Path(os.environ["SAGEBUILD_BUILD_DIR"])]
+    else:  # several build trees may exist: take the most recently built binary
+        roots = list(REPO.glob("build*"))
+    candidates = (root / "tools" / "sagebuild" / subdir / name for root in roots)
+    found = [c for c in candidates if c.is_file() and os.access(c, os.X_OK)]
+    return max(found, key=lambda p: p.stat().st_mtime, default=None)
 
 
 @pytest.fixture(scope="module")
