@@ -93,6 +93,15 @@ KernelManifest parse_kernel_manifest(std::string_view text, const std::string& s
   m.nvcc_flags = strings(j, src, "nvcc_flags", false);
   m.cxx_flags = strings(j, src, "cxx_flags", false);
   m.binding_defines = strings(j["binding"], src, "defines", false);
+  if (j.contains("link")) {
+    const auto& l = j["link"];
+    if (!l.is_object()) bad(src, "link", "expected an object such as {\"cudart\": \"static\"}");
+    if (l.contains("cudart")) {
+      std::string c = l["cudart"].is_string() ? l["cudart"].get<std::string>() : "";
+      if (c != "static" && c != "shared") bad(src, "link.cudart", "expected \"static\" or \"shared\"");
+      m.cudart_static = c == "static";
+    }
+  }
   return m;
 }
 

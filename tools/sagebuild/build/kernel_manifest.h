@@ -25,6 +25,7 @@ struct KernelManifest {
   std::vector<std::string> include_dirs;  // repository-relative
   std::vector<std::string> nvcc_flags;    // flags for every kernel source (default: -std=c++17 -O3)
   std::vector<std::string> cxx_flags;     // flags for the binding (default: -std=c++17 -O2 -fPIC -fvisibility=hidden)
+  bool cudart_static = false;             // "link": {"cudart": "static" | "shared"} (default shared)
   std::vector<std::string> binding_defines;  // "NAME=VALUE" for the binding (Py_LIMITED_API is the row's)
 };
 

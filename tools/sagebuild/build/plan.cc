@@ -195,9 +195,10 @@ CompileGraph plan_compile(const std::vector<RowInput>& rows, const PlanSettings&
     // reference; from libstdc++ it carries its GLIBCXX_* version.
     for (const std::string& f : {std::string("-lstdc++"), "-L" + (tc.torch_root / "lib").string(), std::string("-lc10"),
                                  std::string("-lc10_cuda"), std::string("-ltorch"), std::string("-ltorch_cpu"),
-                                 std::string("-ltorch_cuda"), "-L" + tc.cuda_lib.string(),
-                                 std::string("-lcudart")})
+                                 std::string("-ltorch_cuda"), "-L" + tc.cuda_lib.string()})
       largv.push_back(f);
+    if (man.cudart_static) largv.insert(largv.end(), {"-l:libcudart_static.a", "-ldl", "-lrt", "-lpthread"});
+    else largv.push_back("-lcudart");
     link.argv = std::move(largv);
     link.description = "link " + row.id + "/" + rg.extension_name;
     links.push_back(std::move(link));

@@ -315,6 +315,16 @@ TEST_CASE("manifest flags and defines replace the defaults; Py_LIMITED_API stays
   CHECK(b.find("-DPy_LIMITED_API=0x030A0000") != std::string::npos);
 }
 
+TEST_CASE("the CUDA runtime is linked as the manifest asks") {
+  FakeRepo repo;
+  auto m = manifest();
+  m.cudart_static = true;
+  auto g = plan_compile({{row("2.11.0"), m, toolchain("2.11.0")}}, repo.settings());
+  auto l = joined(edge_for(g, g.rows[0].extension)->argv);
+  CHECK(l.find("-l:libcudart_static.a -ldl -lrt -lpthread") != std::string::npos);
+  CHECK(l.find("-lcudart ") == std::string::npos);
+}
+
 TEST_CASE("a manifest with two binding sources is refused") {
   FakeRepo repo;
   auto m = manifest();

@@ -202,6 +202,12 @@ TEST_CASE("kernel manifests are validated with the key at fault") {
   CHECK_THROWS_WITH(parse_kernel_manifest(R"({"families": {"q": {"sources": ["a.cu"], "min_arch": "8.0"}}})", "f.json"),
                     Catch::Contains("binding"));
   CHECK_THROWS_WITH(parse_kernel_manifest("{", "f.json"), Catch::Contains("f.json"));
+  CHECK_FALSE(m.cudart_static);
+  CHECK(parse_kernel_manifest(R"({"families": {"q": {"sources": ["a.cu"], "min_arch": "8.0"}}, "binding": {"sources": ["b.cc"]},
+                                  "link": {"cudart": "static"}})", "f.json").cudart_static);
+  CHECK_THROWS_WITH(parse_kernel_manifest(R"({"families": {"q": {"sources": ["a.cu"], "min_arch": "8.0"}}, "binding": {"sources": ["b.cc"]},
+                                              "link": {"cudart": "dynamic"}})", "f.json"),
+                    Catch::Contains("link.cudart"));
   CHECK_THROWS_AS(parse_arch_arg("9", "--archs"), sb::UsageError);
   CHECK(parse_arch_arg("9.0a", "--archs").arch_specific);
   CHECK(parse_arch_arg("12.0", "--archs").sm == 120);
