@@ -21,11 +21,6 @@ std::string normalize_arch(std::string a) {
   return a;
 }
 
-std::string basename(std::string_view m) {
-  auto s = m.rfind('/');
-  return std::string(s == std::string_view::npos ? m : m.substr(s + 1));
-}
-
 std::string dirname(std::string_view m) {
   auto s = m.rfind('/');
   return s == std::string_view::npos ? "" : std::string(m.substr(0, s));
