@@ -49,11 +49,20 @@ __device__ __forceinline__ void store2<__nv_bfloat16>(__nv_bfloat16* p, float a,
   *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(a, b);
 }
 
+// The kernel body; the two families wrap it in differently named __global__
+// functions (attn_pv_fp16_kernel / attn_pv_fp8_kernel) so each family's kernels
+// can be recognised by name in the SASS (families.json "symbol_marker").
 template <int DP, bool CAUSAL, bool PV_FP8, typename OutT>
-__global__ void __launch_bounds__(cfg::kThreads, cfg::kMinBlocksPerSm) attn_kernel(const __grid_constant__ AttnArgs args) {
-#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ < 800 || (__CUDA_ARCH__ < 890 && PV_FP8))
-  __trap();  // never launched: the family is built only for archs that can run it
+__device__ __forceinline__ void attn_body(const AttnArgs& args) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  __trap();  // never launched: the families are built only for archs that can run them
 #else
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 890
+  if constexpr (PV_FP8) {  // e4m3 mma needs sm_89+; the pv_fp8 family is not built below 8.9
+    __trap();
+    return;
+  }
+#endif
   using L = AttnSmem<DP, PV_FP8>;
   constexpr int BK = cfg::kBlockK;
   constexpr int KS = DP / 32;          // k32 steps over the head dim
@@ -366,10 +375,25 @@ __global__ void __launch_bounds__(cfg::kThreads, cfg::kMinBlocksPerSm) attn_kern
 #endif
 }
 
+template <int DP, bool CAUSAL, typename OutT>
+__global__ void __launch_bounds__(cfg::kThreads, cfg::kMinBlocksPerSm)
+    attn_pv_fp16_kernel(const __grid_constant__ AttnArgs args) {
+  attn_body<DP, CAUSAL, false, OutT>(args);
+}
+template <int DP, bool CAUSAL, typename OutT>
+__global__ void __launch_bounds__(cfg::kThreads, cfg::kMinBlocksPerSm)
+    attn_pv_fp8_kernel(const __grid_constant__ AttnArgs args) {
+  attn_body<DP, CAUSAL, true, OutT>(args);
+}
+
 template <int DP, bool CAUSAL, bool PV_FP8, typename OutT>
 sa_status launch_attn_instance(const AttnArgs& a, cudaStream_t stream) {
   using L = AttnSmem<DP, PV_FP8>;
-  auto kern = attn_kernel<DP, CAUSAL, PV_FP8, OutT>;
+  void (*kern)(AttnArgs);
+  if constexpr (PV_FP8)
+    kern = attn_pv_fp8_kernel<DP, CAUSAL, OutT>;
+  else
+    kern = attn_pv_fp16_kernel<DP, CAUSAL, OutT>;
   SA_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kTotal));
   dim3 grid(a.q_pad / cfg::kCtaRows, a.p.q_heads, a.p.batch);
   kern<<<grid, cfg::kThreads, L::kTotal, stream>>>(a);
