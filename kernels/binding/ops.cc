@@ -1,7 +1,9 @@
 // Thin torch binding of the SageAttention C ABI: the ONLY file that includes
 // torch.  No pybind11: the module is a limited-API (abi3) stub whose import
 // registers the ops torch.ops.sageattention.* through TORCH_LIBRARY.
+#ifndef Py_LIMITED_API  // the build passes the row's minimum Python
 #define Py_LIMITED_API 0x03090000
+#endif
 #include <Python.h>
 
 #include <ATen/ATen.h>

@@ -56,7 +56,7 @@ def test_profiles_per_trigger():
     assert profiles_for(*TRIGGERS["pull_request"]) == ["default"]
     assert profiles_for(*TRIGGERS["push main"]) == ["stable"]
     assert profiles_for(*TRIGGERS["push tag"]) == ["sage2-all", "sage3"]
-    assert profiles_for("workflow_dispatch", "refs/heads/x", "hopper") == ["hopper"]
+    assert profiles_for("workflow_dispatch", "refs/heads/x", "python312") == ["python312"]
 
 
 @pytest.mark.parametrize("args", [("push", "refs/heads/feature"), ("schedule", "refs/heads/main"),
