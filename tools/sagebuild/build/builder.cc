@@ -308,7 +308,7 @@ int run_build(BuildOptions o, ProcessRunner& runner, std::ostream& out) {
       auto info = make_build_info(row, inputs[k].toolchain, tc.host.id, tc.host.version(), tc.torch.cuda,
                                   tc.cuda.version.str(), rg, inputs[k].manifest, revision);
       auto payload = stage_payload(prep.source / "python" / row.package, row.package, rg.extension, rg.extension_name);
-      pack::PackResult pr = pack::write_wheel(wheel_spec(row, info), payload, pack::PackOptions{dist, std::nullopt});
+      pack::PackResult pr = pack::write_wheel(wheel_spec(row, info, prep.source), payload, pack::PackOptions{dist, std::nullopt});
       built = pr.path;
       if (!row.wheel_filename.empty() && built.filename() != row.wheel_filename)
         throw UsageError("the wheel was written as " + built.filename().string() + " but the matrix predicts " +

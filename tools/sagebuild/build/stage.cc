@@ -1,3 +1,4 @@
+#include <cstdlib>
 #include "sagebuild/build/stage.h"
 
 #include <algorithm>
@@ -79,7 +80,8 @@ std::vector<pack::PayloadFile> stage_payload(const fs::path& package_dir, const 
   return out;
 }
 
-pack::WheelSpec wheel_spec(const sb::matrix::Row& row, distinfo::BuildInfo info) {
+pack::WheelSpec wheel_spec(const sb::matrix::Row& row, distinfo::BuildInfo info,
+                           const std::filesystem::path& source_dir) {
   pack::WheelSpec s;
   s.name = row.package;
   std::string why;
@@ -93,6 +95,17 @@ pack::WheelSpec wheel_spec(const sb::matrix::Row& row, distinfo::BuildInfo info)
   s.requires_python = row.requires_python;
   if (!row.torch_requirement.empty()) s.requires_dist = {row.torch_requirement};
   s.build_info = std::move(info);
+  // The project's licence travels in every wheel (METADATA 2.4 License-File).
+  std::filesystem::path license = source_dir / "LICENSE";
+  if (std::filesystem::exists(license)) {
+    s.license_expression = "MIT";
+    s.license_file = license;
+  }
+  // Project-URL: the repository the wheel was built from, when CI says which.
+  const char* server = std::getenv("GITHUB_SERVER_URL");
+  const char* repo = std::getenv("GITHUB_REPOSITORY");
+  if (server && repo && *server && *repo)
+    s.project_urls = {{"Source", std::string(server) + "/" + repo}};
   return s;
 }
 

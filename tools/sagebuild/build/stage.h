@@ -28,6 +28,8 @@ std::vector<pack::PayloadFile> stage_payload(const std::filesystem::path& packag
                                              const std::string& extension_name);
 
 // The wheel's metadata for a row.
-pack::WheelSpec wheel_spec(const sb::matrix::Row& row, distinfo::BuildInfo info);
+// The wheel's metadata for a row; the licence is read from <source_dir>/LICENSE.
+pack::WheelSpec wheel_spec(const sb::matrix::Row& row, distinfo::BuildInfo info,
+                           const std::filesystem::path& source_dir);
 
 }  // namespace sb::build
