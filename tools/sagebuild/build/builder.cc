@@ -174,7 +174,10 @@ int run_build(BuildOptions o, ProcessRunner& runner, std::ostream& out) {
 
   // 1. Toolchains (found or provisioned), and the kernel manifests.
   ToolchainOptions topt = o.toolchain;
-  if (o.dry_run) topt.provision = false;
+  if (o.dry_run) {
+    topt.provision = false;
+    topt.plan_only = true;
+  }
   ToolchainResolver resolver(runner, topt);
   std::vector<std::optional<Toolchain>> tcs(prep.rows.size());
   std::map<std::string, KernelManifest> manifests;

@@ -274,6 +274,12 @@ ToolchainResolver::Partial ToolchainResolver::discover(const sb::matrix::Row& ro
         p.cuda = CudaToolkit{home, home / "bin/nvcc", v, "cache (PyPI wheels)"};
         p.checks.push_back({true, "CUDA " + row.cuda, p.cuda->nvcc.string() + " " + v.str() + " (provisioned)", ""});
       }
+    } else if (opt_.plan_only && !opt_.cuda_home) {
+      fs::path home = opt_.cache_dir / "cuda" / row.cuda;
+      auto v = parse_nvcc_version("release " + row.cuda + ", V" + row.cuda + ".0");
+      p.cuda = CudaToolkit{home, home / "bin/nvcc", v.value_or(NvccVersion{}), "to be provisioned from PyPI"};
+      p.checks.push_back({true, "CUDA " + row.cuda, p.cuda->nvcc.string() + " (dry run: " + tried +
+                                                        "; `build` provisions it from NVIDIA's PyPI wheels)", ""});
     } else {
       fail({false, "CUDA " + row.cuda, tried,
             opt_.cuda_home ? "point --cuda-home at a CUDA " + row.cuda + " toolkit"
@@ -311,6 +317,14 @@ ToolchainResolver::Partial ToolchainResolver::discover(const sb::matrix::Row& ro
     } else if (provision && p.pip_python) {
       TorchInstall t = provision_torch(runner_, opt_, *p.pip_python, row);
       if (torch_ok(t)) p.torch = t;
+    } else if (opt_.plan_only) {
+      TorchInstall t;
+      t.root = opt_.cache_dir / "torch" / (row.torch + "-" + row.cuda_tag + "-<wheel sha>") / "torch";
+      t.version = row.torch;
+      t.cuda = row.cuda;
+      t.abi_source = "dry run: read from the torch build once downloaded";
+      t.origin = "to be provisioned: pip download --no-deps torch==" + row.torch;
+      p.torch = t;
     } else {
       fail({false, "torch " + row.torch + " (CUDA " + row.cuda + ")",
             "not importable from " + py_exe + " and not in the cache",

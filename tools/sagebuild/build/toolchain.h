@@ -28,6 +28,10 @@ struct ToolchainOptions {
   std::filesystem::path cache_dir;
   std::string path_env;
   bool provision = true;  // false: report what would be downloaded instead (dry run, doctor)
+  // Dry run: a CUDA or torch that `build` would provision is planned at its
+  // cache location (versions from the row) instead of being an error, so the
+  // plan and the exact commands print on a machine that has neither yet.
+  bool plan_only = false;
 };
 
 // One line of `sagebuild doctor`.
