@@ -1,5 +1,7 @@
 #include "sagebuild/build/smoke_test.h"
 
+#include "sagebuild/common/fs.h"
+
 namespace sb::build {
 
 namespace fs = std::filesystem;
@@ -23,6 +25,13 @@ SmokeResult smoke_test(ProcessRunner& runner, const SmokeRequest& req) {
     return res;
   }
   fs::path py = venv / "bin/python";
+  if (req.torch_importable && req.python.torch) {
+    // --system-site-packages shows the *base* interpreter's site-packages; when
+    // the found Python is itself a venv (common: torch lives in one), torch
+    // would stay invisible.  A .pth file names torch's directory explicitly.
+    fs::path site = venv / "lib" / ("python" + req.python.version()) / "site-packages";
+    write_file_atomic(site / "_sagebuild_torch.pth", req.python.torch->dir.parent_path().string() + "\n");
+  }
   Command install({py.string(), "-m", "pip", "install", "--no-deps", "--no-index", "--quiet", req.wheel.string()});
   install.env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1";
   r = runner.run(install);
