@@ -6,6 +6,9 @@
 #include <map>
 #include <ostream>
 #include <thread>
+#include <variant>
+
+#include <nlohmann/json.hpp>
 
 #include "sagebuild/build/cache.h"
 #include "sagebuild/build/kernel_manifest.h"
@@ -127,6 +130,30 @@ std::string source_revision(ProcessRunner& runner, const fs::path& source) {
 
 // Moves a finished wheel into --out: a rename when on the same file system,
 // else a copy under a temporary name and a rename.
+// What a row's wheel is made of: the payload's names and contents, the
+// build-info, the licence and the options that change the checks.  Equal
+// stamps mean an identical wheel, already verified and smoke-tested.
+std::string row_stamp(const std::vector<pack::PayloadFile>& payload, const distinfo::BuildInfo& info,
+                      const fs::path& license, bool smoke) {
+  Sha256 h;
+  auto field = [&](std::string_view s) {
+    h.update(std::to_string(s.size()) + ":");
+    h.update(s);
+  };
+  field("sagebuild-row-stamp-1");
+  for (const auto& f : payload) {
+    field(f.archive_name);
+    if (const auto* path = std::get_if<fs::path>(&f.data)) field(hex(sha256_file(*path)));
+    else field(hex(sha256(std::get<std::string>(f.data))));
+  }
+  nlohmann::json j;
+  distinfo::to_json(j, info);
+  field(j.dump());
+  field(fs::exists(license) ? hex(sha256_file(license)) : "no licence");
+  field(smoke ? "smoke" : "no smoke");
+  return hex(h.finish());
+}
+
 fs::path move_into(const fs::path& wheel, const fs::path& out_dir) {
   fs::create_directories(out_dir);
   fs::path dest = out_dir / wheel.filename();
@@ -311,6 +338,25 @@ int run_build(BuildOptions o, ProcessRunner& runner, std::ostream& out) {
       auto info = make_build_info(row, inputs[k].toolchain, tc.host.id, tc.host.version(), tc.torch.cuda,
                                   tc.cuda.version.str(), rg, inputs[k].manifest, revision);
       auto payload = stage_payload(prep.source / "python" / row.package, row.package, rg.extension, rg.extension_name);
+      // Up to date: same inputs as the last good build, and its wheel still in --out untouched.
+      std::string stamp = row_stamp(payload, info, prep.source / "LICENSE", o.smoke);
+      fs::path stamp_file = row_dir / "stamp.json";
+      fs::path previous = o.out_dir / row.wheel_filename;
+      if (fs::exists(stamp_file) && fs::exists(previous)) {
+        auto j = nlohmann::json::parse(read_file(stamp_file), nullptr, false);
+        if (!j.is_discarded() && j.value("stamp", "") == stamp && j.value("sha256", "") == hex(sha256_file(previous))) {
+          res.stage = "done";
+          res.wheel = previous;
+          res.size = fs::file_size(previous);
+          res.sha256 = j.value("sha256", "");
+          res.smoke = "up to date: packed, verified and smoke-tested by an earlier build";
+          res.ok = true;
+          res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+          out << "[" << row.id << "] up to date: " << res.wheel.string() << "\n";
+          continue;
+        }
+      }
+      fs::remove(stamp_file, ec);
       pack::PackResult pr = pack::write_wheel(wheel_spec(row, info, prep.source), payload, pack::PackOptions{dist, std::nullopt});
       built = pr.path;
       if (!row.wheel_filename.empty() && built.filename() != row.wheel_filename)
@@ -346,6 +392,7 @@ int run_build(BuildOptions o, ProcessRunner& runner, std::ostream& out) {
       res.size = fs::file_size(res.wheel);
       res.sha256 = hex(sha256_file(res.wheel));
       res.ok = true;
+      write_file_atomic(stamp_file, nlohmann::json{{"stamp", stamp}, {"sha256", res.sha256}}.dump() + "\n");
     } catch (const std::exception& e) {
       // A failed row leaves no wheel behind.
       if (!built.empty()) fs::remove(built, ec);

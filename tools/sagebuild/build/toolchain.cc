@@ -208,7 +208,7 @@ std::optional<PythonInfo> ToolchainResolver::python_named(const std::string& exe
   std::optional<PythonInfo> info;
   if (auto p = find_program(exe, opt_.path_env)) {
     try {
-      info = query_python(runner_, *p);
+      info = query_python_cached(runner_, *p, opt_.cache_dir);
     } catch (const UsageError&) {
     }
   }
