@@ -11,7 +11,7 @@ APT_PACKAGES=(
   cmake ninja-build g++ pkg-config ccache git
   libcli11-dev libyaml-cpp-dev nlohmann-json3-dev
   libzip-dev zipcmp zipmerge ziptool   # libzip's CMake config names its tools
-  libspdlog-dev libfmt-dev libssl-dev zlib1g-dev liblz4-dev libzstd-dev
+  libspdlog-dev libfmt-dev libssl-dev zlib1g-dev libdeflate-dev liblz4-dev libzstd-dev
   catch2
 )
 

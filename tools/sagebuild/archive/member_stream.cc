@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include "sagebuild/archive/zip_format.h"
@@ -107,7 +108,9 @@ std::size_t MemberStream::next_deflated(std::uint8_t* out, std::size_t cap) {
 
 void MemberStream::account(const std::uint8_t* data, std::size_t n) {
   produced_ += n;
-  if (n) crc_ = static_cast<std::uint32_t>(crc32(crc_, data, static_cast<uInt>(n)));
+  // libdeflate's CRC-32 folds with PCLMULQDQ where the CPU has it: several
+  // times zlib's speed, which keeps verify's one-core throughput near SHA-256's.
+  if (n) crc_ = libdeflate_crc32(crc_, data, n);
   if (produced_ > entry_.uncompressed_size)
     fail("member produces more than its declared " + num(entry_.uncompressed_size) + " bytes");
   else if (produced_ > limits_.max_bytes || (produced_ > limits_.ratio_applies_above &&
