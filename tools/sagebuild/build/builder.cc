@@ -130,6 +130,19 @@ std::string source_revision(ProcessRunner& runner, const fs::path& source) {
 
 // Moves a finished wheel into --out: a rename when on the same file system,
 // else a copy under a temporary name and a rename.
+// The platform tag of the rows this host can build natively.
+std::string host_platform_tag() {
+#if defined(_WIN32)
+  return "win_amd64";
+#elif defined(__linux__) && defined(__x86_64__)
+  return "linux_x86_64";
+#elif defined(__linux__) && defined(__aarch64__)
+  return "linux_aarch64";
+#else
+  return "unsupported-host";
+#endif
+}
+
 // What a row's wheel is made of: the payload's names and contents, the
 // build-info, the licence and the options that change the checks.  Equal
 // stamps mean an identical wheel, already verified and smoke-tested.
@@ -224,6 +237,14 @@ int run_build(BuildOptions o, ProcessRunner& runner, std::ostream& out) {
         throw UsageError(row.kernels_manifest + ": " + missing + " missing; build_info.json needs, per family, a "
                          "substring of its kernel names that verify looks for in each arch's SASS "
                          "(e.g. \"symbol_marker\": \"quant_qk_kernel\")");
+      if (row.platform != host_platform_tag())
+        throw UsageError("row " + row.id + " is for " + row.platform + "; this host builds " + host_platform_tag() +
+                         " rows (run this row's job on a " + row.platform + " runner: `sagebuild matrix --format github` "
+                         "names it)");
+#ifdef _WIN32
+      throw UsageError("row " + row.id + ": building on Windows is not wired into `sagebuild build` yet (the MSVC "
+                       "toolchain exists in tools/sagebuild/platform but the compile graph does not use it)");
+#endif
       out << "[" << row.id << "] toolchain...\n" << std::flush;
       tcs[i] = resolver.resolve(row);
       for (const auto& c : tcs[i]->checks) out << "  \u2713 " << c.what << ": " << c.found << "\n";
