@@ -19,7 +19,7 @@ constexpr std::uint32_t kX86IsaNeeded = 0xc0008002;  // GNU_PROPERTY_X86_ISA_1_N
 std::string num(std::uint64_t v) { return std::to_string(v); }
 
 void b1(Findings& out, std::string msg, std::string expected = {}) {
-  add(out, "B1", Severity::Error, "", std::move(msg), std::move(expected));
+  add(out, "P8", Severity::Error, "", std::move(msg), std::move(expected));
 }
 
 // A string table read whole (capped); lookups never run past its end.
@@ -337,14 +337,14 @@ std::vector<ElfSymbol> ElfFile::read_symbols(const ElfSection& s, Findings& out)
   std::uint64_t n = s.entsize == 24 ? s.size / 24 : 0;
   if (n == 0 || n > limits_.max_symbols || !in_bounds(s.offset, s.size, source_.size())) {
     if (s.size)
-      add(out, "B1", Severity::Error, "", "symbol table " + s.name + " is malformed or over " +
+      add(out, "P8", Severity::Error, "", "symbol table " + s.name + " is malformed or over " +
           num(limits_.max_symbols) + " entries", "24-byte symbols inside the file");
     return syms;
   }
   StringTable strs;
   if (s.link >= info_.sections.size() ||
       !strs.load(source_, info_.sections[s.link], limits_.max_string_table)) {
-    add(out, "B1", Severity::Error, "", "unreadable string table for " + s.name);
+    add(out, "P8", Severity::Error, "", "unreadable string table for " + s.name);
     return syms;
   }
   std::vector<std::uint8_t> buf(n * 24);
@@ -399,7 +399,7 @@ std::vector<std::string> ElfFile::exported_symbols() const {
 std::vector<ElfSymbol> ElfFile::static_symbols(Findings& out) const {
   for (const auto& s : info_.sections)
     if (s.type == kShtSymtab) return read_symbols(s, out);
-  add(out, "B1", Severity::Warning, "", "no .symtab section (stripped)", "a symbol table");
+  add(out, "P8", Severity::Warning, "", "no .symtab section (stripped)", "a symbol table");
   return {};
 }
 

@@ -86,8 +86,8 @@ struct ElfInfo {
 class ElfFile {
  public:
   // Parses an ELF64 little-endian file.  Returns nullptr when the input is
-  // not one (a B1 finding says what it is instead); structural problems in a
-  // parsable file become B1 findings and the affected table is left empty.
+  // not one (a P8 finding says what it is instead); structural problems in a
+  // parsable file become P8 findings and the affected table is left empty.
   // `source` must outlive the ElfFile.
   static std::unique_ptr<ElfFile> parse(ByteSource& source, Findings& out, ElfLimits limits = {});
 

@@ -21,7 +21,7 @@ constexpr std::uint8_t kStoEntry = 0x10;
 std::string num(std::uint64_t v) { return std::to_string(v); }
 
 void b2(Findings& out, std::string msg, std::string expected = {}) {
-  add(out, "B2", Severity::Error, "", std::move(msg), std::move(expected));
+  add(out, "P12", Severity::Error, "", std::move(msg), std::move(expected));
 }
 
 FatbinEntry decode_entry(const std::uint8_t* h, std::uint64_t at, std::uint64_t header_size) {

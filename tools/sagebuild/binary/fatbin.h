@@ -61,7 +61,7 @@ struct FatbinLimits {
 };
 
 // Lists the entries of every fatbin in [offset, offset+size).  Structural
-// problems are B2 findings; parsing stops at the first unreadable header.
+// problems are P12 findings; parsing stops at the first unreadable header.
 std::vector<FatbinEntry> parse_fatbin_section(ByteSource& src, std::uint64_t offset,
                                               std::uint64_t size, Findings& out,
                                               FatbinLimits limits = {});

@@ -240,7 +240,7 @@ TEST_CASE("hostile fatbin sections are findings, never crashes") {
   sb::Findings f;
   CHECK(parse_fatbin_section(s1, 0, big.size(), f).empty());
   REQUIRE(f.size() == 1);
-  CHECK(f[0].rule == "B2");
+  CHECK(f[0].rule == "P12");
 
   // An entry whose payload runs past its container.
   std::string one;

@@ -16,7 +16,7 @@ constexpr std::size_t kMaxName = 512;
 std::string num(std::uint64_t v) { return std::to_string(v); }
 
 void b1(Findings& out, std::string msg, std::string expected = {}) {
-  add(out, "B1", Severity::Error, "", std::move(msg), std::move(expected));
+  add(out, "P8", Severity::Error, "", std::move(msg), std::move(expected));
 }
 
 void name_machine(PeInfo& info) {

@@ -40,8 +40,8 @@ struct PeLimits {
 
 class PeFile {
  public:
-  // Returns nullptr (with a B1 finding saying what the input is) when it is
-  // not a PE image; malformed import tables are B1 findings.
+  // Returns nullptr (with a P8 finding saying what the input is) when it is
+  // not a PE image; malformed import tables are P8 findings.
   static std::unique_ptr<PeFile> parse(ByteSource& source, Findings& out, PeLimits limits = {});
   const PeInfo& info() const { return info_; }
   const PeSection* section(std::string_view name) const;

@@ -94,7 +94,7 @@ TEST_CASE("machine, imports, delay-load imports and sections of PE32+ and PE32 i
   }
 }
 
-TEST_CASE("non-PE input and broken import tables are B1 findings") {
+TEST_CASE("non-PE input and broken import tables are P8 findings") {
   sb::Findings f;
   MemorySource elf(std::string("\x7f" "ELF", 4) + std::string(60, '\0'));
   CHECK_FALSE(PeFile::parse(elf, f));

@@ -37,6 +37,17 @@ bool is_elf_candidate(const zip::Entry& e) {
          e.name.find(".dll") == std::string::npos && e.name.find(".dylib") == std::string::npos;
 }
 
+// The binary readers' own findings (P8 malformed ELF/PE, P12 malformed CUDA
+// fatbin) concern the member they read.  Their warnings (a stripped .symtab,
+// normal for a release build) stay out of the report.
+void surface_reader_findings(const Findings& found, const std::string& member, Findings& out) {
+  for (Finding f : found) {
+    if (f.severity == Severity::Warning) continue;
+    f.member = member;
+    out.push_back(std::move(f));
+  }
+}
+
 void check_one(const BinaryCheckInput& in, binary::ElfFile& elf, const BinaryFacts& facts,
                const std::vector<std::string>& members, Findings& out) {
   for (const auto& platform : in.filename.platform_tags) {
@@ -50,8 +61,9 @@ void check_one(const BinaryCheckInput& in, binary::ElfFile& elf, const BinaryFac
     check_cuda_runtime(facts, *in.build_info, out);
     check_symbol_origins(facts, in.build_info->abi_mode == "abi3", out);
     if (elf.section(".nv_fatbin")) {
-      Findings ignored;  // a malformed fatbin shows up as missing coverage
-      check_cuda_coverage(cuda_code(binary::cuda_coverage(elf, ignored)), *in.build_info, facts.member, out);
+      Findings fatbin;  // P12: a fatbin the reader could not walk
+      check_cuda_coverage(cuda_code(binary::cuda_coverage(elf, fatbin)), *in.build_info, facts.member, out);
+      surface_reader_findings(fatbin, facts.member, out);
     } else if (!in.build_info->archs.empty()) {
       add(out, "B6", Severity::Error, facts.member, "no CUDA code (.nv_fatbin) in the extension",
           "kernels for build_info.archs");
@@ -71,13 +83,14 @@ void check_binaries(const BinaryCheckInput& in, Findings& out) {
     zip::MemberSource source(*file, e, zip::StreamLimits{});
     auto ident = binary::identify_elf(source);
     if (!ident.is_elf) continue;
-    Findings ignored;  // structural problems: the rules judge what could be read
-    auto elf = binary::ElfFile::parse(source, ignored);
-    if (!elf) {  // another ELF flavour: its machine is still known
+    Findings structure;  // P8: what the ELF reader found malformed
+    auto elf = binary::ElfFile::parse(source, structure);
+    if (!elf) {  // another ELF flavour (32-bit, big-endian): its machine is still known
       BinaryFacts only_machine{e.name, ident.machine, {}, {}, {}, {}};
       for (const auto& platform : in.filename.platform_tags) check_machine(only_machine, platform, out);
       continue;
     }
+    surface_reader_findings(structure, e.name, out);  // problems inside a readable ELF64
     check_one(in, *elf, elf_facts(*elf, e.name), members, out);
   }
 }
