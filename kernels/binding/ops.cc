@@ -6,8 +6,12 @@
 #endif
 #include <Python.h>
 
-#include <ATen/ATen.h>
-#include <ATen/cuda/CUDAContext.h>
+// Narrow torch includes: this file is the only one compiled per torch release,
+// so its compile time is what a second torch costs (ATen/ATen.h and
+// ATen/cuda/CUDAContext.h would add ~50 %).
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <c10/cuda/CUDAStream.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/library.h>
 
@@ -92,7 +96,7 @@ std::tuple<at::Tensor, at::Tensor> quant_q(const at::Tensor& q, int64_t layout, 
   auto q_int8 = at::empty({v.batch, v.heads, n_pad, dp}, q.options().dtype(at::kChar));
   auto q_scale = at::empty({v.batch, v.heads, n_pad / 16, 8}, q.options().dtype(at::kFloat));
   sa_quant_q_params p{v, to_gran(gran), q_int8.data_ptr<int8_t>(), q_scale.data_ptr<float>()};
-  check_status(sa_quant_q(&p, at::cuda::getCurrentCUDAStream()), "quant_q");
+  check_status(sa_quant_q(&p, c10::cuda::getCurrentCUDAStream()), "quant_q");
   return {q_int8, q_scale};
 }
 
@@ -100,7 +104,7 @@ std::tuple<at::Tensor, at::Tensor> quant_k(const at::Tensor& k, int64_t layout, 
   check_layout(layout);
   sa_view v = make_view(k, layout, "k");
   c10::cuda::CUDAGuard guard(k.device());
-  auto stream = at::cuda::getCurrentCUDAStream();
+  auto stream = c10::cuda::getCurrentCUDAStream();
   const int64_t dp = sa_padded_head_dim(v.dim), n_pad = sa_round_up(v.seq, SA_BLOCK_K);
   at::Tensor k_sum;
   if (smooth_k) {
@@ -120,7 +124,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> quant_v_fp8(const at::Tensor& v_i
   check_layout(layout);
   sa_view v = make_view(v_in, layout, "v");
   c10::cuda::CUDAGuard guard(v_in.device());
-  auto stream = at::cuda::getCurrentCUDAStream();
+  auto stream = c10::cuda::getCurrentCUDAStream();
   const int64_t dp = sa_padded_head_dim(v.dim), n_pad = sa_round_up(v.seq, SA_BLOCK_K);
   auto fopt = v_in.options().dtype(at::kFloat);
   auto st = at::empty({3, v.batch, v.heads, v.dim}, fopt);
@@ -215,7 +219,7 @@ std::tuple<at::Tensor, at::Tensor> attn_pv_fp16(const at::Tensor& q_int8, const 
   sa_attn_params p = base_params(i, q_int8, q_scale, k_int8, k_scale, q_len, vv.seq, vv.dim, is_causal, sm_scale);
   p.v = vv;
   auto res = make_out(p, q_int8, layout, out_dtype, return_lse);
-  check_status(sa_attn_qk_int8_pv_fp16(&p, at::cuda::getCurrentCUDAStream()), "attn_pv_fp16");
+  check_status(sa_attn_qk_int8_pv_fp16(&p, c10::cuda::getCurrentCUDAStream()), "attn_pv_fp16");
   return res;
 }
 
@@ -240,7 +244,7 @@ std::tuple<at::Tensor, at::Tensor> attn_pv_fp8(const at::Tensor& q_int8, const a
   p.v_scale = v_scale.data_ptr<float>();
   p.v_mean = v_mean.has_value() ? v_mean->data_ptr<float>() : nullptr;
   auto res = make_out(p, q_int8, layout, out_dtype, return_lse);
-  check_status(sa_attn_qk_int8_pv_fp8(&p, at::cuda::getCurrentCUDAStream()), "attn_pv_fp8");
+  check_status(sa_attn_qk_int8_pv_fp8(&p, c10::cuda::getCurrentCUDAStream()), "attn_pv_fp8");
   return res;
 }
 
