@@ -198,15 +198,14 @@ bool CudaCoverage::runs_on(const std::string& kernel, CudaArch target) const {
   return it != kernels.end() && (runs(it->second.sass, target, false) || runs(it->second.ptx, target, true));
 }
 
-CudaCoverage cuda_coverage(ElfFile& elf, Findings& out, FatbinLimits limits) {
+CudaCoverage cuda_coverage_of(ByteSource& src, std::uint64_t offset, std::uint64_t size, Findings& out,
+                              FatbinLimits limits) {
   CudaCoverage cov;
-  const ElfSection* s = elf.section(".nv_fatbin");
-  if (!s) return cov;
-  cov.entries = parse_fatbin_section(elf.source(), s->offset, s->size, out, limits);
+  cov.entries = parse_fatbin_section(src, offset, size, out, limits);
   for (const FatbinEntry& e : cov.entries) {
     if (e.kind == FatbinKind::Other) continue;
     std::string payload, error;
-    if (!fatbin_payload(elf.source(), e, limits.max_payload, payload, error)) {
+    if (!fatbin_payload(src, e, limits.max_payload, payload, error)) {
       b2(out, e.arch_name() + " entry at offset " + num(e.payload_offset) + ": " + error,
          "a readable fatbin entry");
       continue;
@@ -216,6 +215,12 @@ CudaCoverage cuda_coverage(ElfFile& elf, Findings& out, FatbinLimits limits) {
       (sass ? cov.kernels[k].sass : cov.kernels[k].ptx).insert(e.arch);
   }
   return cov;
+}
+
+CudaCoverage cuda_coverage(ElfFile& elf, Findings& out, FatbinLimits limits) {
+  const ElfSection* s = elf.section(".nv_fatbin");
+  if (!s) return {};
+  return cuda_coverage_of(elf.source(), s->offset, s->size, out, limits);
 }
 
 }  // namespace sb::binary

@@ -96,4 +96,8 @@ struct CudaCoverage {
 // Reads `.nv_fatbin` of a host library and every entry in it.
 CudaCoverage cuda_coverage(ElfFile& elf, Findings& out, FatbinLimits limits = {});
 
+// The same for a fatbin section found by other means (a PE's `.nv_fatb`).
+CudaCoverage cuda_coverage_of(ByteSource& src, std::uint64_t offset, std::uint64_t size, Findings& out,
+                              FatbinLimits limits = {});
+
 }  // namespace sb::binary

@@ -3,6 +3,7 @@
 #include "sagebuild/archive/member_source.h"
 #include "sagebuild/binary/elf.h"
 #include "sagebuild/binary/fatbin.h"
+#include "sagebuild/binary/pe.h"
 #include "sagebuild/verify/layout.h"
 
 namespace sb::verify {
@@ -71,6 +72,39 @@ void check_one(const BinaryCheckInput& in, binary::ElfFile& elf, const BinaryFac
   }
 }
 
+
+bool is_pe_candidate(const zip::Entry& e) {
+  auto ends = [&](std::string_view suffix) {
+    return e.name.size() >= suffix.size() && e.name.compare(e.name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return !e.is_directory() && !e.is_encrypted() && (ends(".pyd") || ends(".dll"));
+}
+
+// Windows images: P9 machine vs tag; for our wheels B7 (cudart major) and B6
+// (CUDA coverage from the `.nv_fatb` section nvcc writes on Windows).
+void check_pe(const BinaryCheckInput& in, binary::ByteSource& source, const std::string& member, Findings& out) {
+  Findings structure;
+  auto pe = binary::PeFile::parse(source, structure);
+  if (!pe) return;  // not a PE image: nothing Windows-specific to judge
+  surface_reader_findings(structure, member, out);
+  const auto& info = pe->info();
+  for (const auto& platform : in.filename.platform_tags) check_pe_machine(member, info.platform, platform, out);
+  if (!in.build_info) return;
+  std::vector<std::string> imports = info.imports;
+  imports.insert(imports.end(), info.delay_imports.begin(), info.delay_imports.end());
+  check_pe_cuda_runtime(member, imports, *in.build_info, out);
+  const binary::PeSection* fat = pe->section(".nv_fatb");
+  if (!fat) {
+    if (!in.build_info->archs.empty())
+      add(out, "B6", Severity::Error, member, "no CUDA code (.nv_fatb) in the extension", "kernels for build_info.archs");
+    return;
+  }
+  Findings fatbin;
+  auto cov = binary::cuda_coverage_of(source, fat->raw_offset, fat->raw_size, fatbin);
+  check_cuda_coverage(cuda_code(cov), *in.build_info, member, out);
+  surface_reader_findings(fatbin, member, out);
+}
+
 }  // namespace
 
 void check_binaries(const BinaryCheckInput& in, Findings& out) {
@@ -78,6 +112,12 @@ void check_binaries(const BinaryCheckInput& in, Findings& out) {
   for (const auto& e : in.zip.entries()) members.push_back(e.name);
   std::unique_ptr<binary::FileSource> file;
   for (const auto& e : in.zip.entries()) {
+    if (is_pe_candidate(e)) {
+      if (!file) file = binary::FileSource::open(in.wheel_path);
+      zip::MemberSource source(*file, e, zip::StreamLimits{});
+      check_pe(in, source, e.name, out);
+      continue;
+    }
     if (!is_elf_candidate(e)) continue;
     if (!file) file = binary::FileSource::open(in.wheel_path);
     zip::MemberSource source(*file, e, zip::StreamLimits{});

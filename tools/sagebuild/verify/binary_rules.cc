@@ -106,6 +106,33 @@ void check_machine(const BinaryFacts& b, const std::string& platform_tag, Findin
     add(out, "P1", Severity::Strict, b.member, "ELF machine " + b.machine, info.arch + " (platform tag " + platform_tag + ")");
 }
 
+void check_pe_machine(const std::string& member, const std::string& pe_platform, const std::string& platform_tag,
+                      Findings& out) {
+  if (wheel::classify_platform(platform_tag).family != wheel::PlatformFamily::Windows) return;
+  if (pe_platform != platform_tag)
+    add(out, "P9", Severity::Strict, member,
+        "PE machine " + (pe_platform.empty() ? std::string("unknown") : pe_platform), "the platform tag " + platform_tag);
+}
+
+void check_pe_cuda_runtime(const std::string& member, const std::vector<std::string>& imports,
+                           const distinfo::BuildInfo& info, Findings& out) {
+  std::string major = info.cuda.version.substr(0, info.cuda.version.find('.'));
+  for (const auto& dll : imports) {
+    std::string lower;
+    for (char c : dll) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    if (!starts_with(lower, "cudart64_")) continue;
+    // cudart64_12.dll / cudart64_13.dll name the major; CUDA 11 wrote cudart64_110.dll.
+    std::string digits;
+    for (char c : lower.substr(9)) {
+      if (!std::isdigit(static_cast<unsigned char>(c))) break;
+      digits += c;
+    }
+    std::string dll_major = digits.size() > 2 ? digits.substr(0, digits.size() - 1) : digits;
+    if (dll_major != major)
+      add(out, "B7", Severity::Error, member, "imports " + dll, "cudart64_" + major + ".dll (CUDA " + info.cuda.version + ")");
+  }
+}
+
 void check_symbol_versions(const BinaryFacts& b, const ManylinuxPolicy& policy, const std::string& arch,
                            Findings& out) {
   auto families = policy.versions.find(arch);

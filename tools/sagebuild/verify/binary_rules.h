@@ -44,6 +44,13 @@ struct CudaCode {
 // P1: the ELF machine is the platform tag's architecture (linux-family tags).
 // Strict: pip installs such a wheel; auditwheel refuses it.
 void check_machine(const BinaryFacts& b, const std::string& platform_tag, Findings& out);
+// P9: a PE image's machine (as its platform tag: win_amd64, win_arm64, win32)
+// matches each Windows platform tag of the wheel.
+void check_pe_machine(const std::string& member, const std::string& pe_platform, const std::string& platform_tag,
+                      Findings& out);
+// B7 for Windows: imported cudart64_<major>*.dll names the build-info's CUDA major.
+void check_pe_cuda_runtime(const std::string& member, const std::vector<std::string>& imports,
+                           const distinfo::BuildInfo& info, Findings& out);
 // P2: every VERNEED version of a policy family is in the claimed policy's set.
 void check_symbol_versions(const BinaryFacts& b, const ManylinuxPolicy& policy, const std::string& arch,
                            Findings& out);

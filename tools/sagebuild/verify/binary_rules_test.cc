@@ -151,3 +151,39 @@ TEST_CASE("helpers: globs and mangled namespaces") {
   CHECK(outer_namespace("_ZTIN5torch8autograd4NodeE") == "torch");
   CHECK(outer_namespace("memcpy").empty());
 }
+
+TEST_CASE("P9: a PE image's machine matches each Windows platform tag") {
+  Findings f;
+  check_pe_machine("pkg/_C.pyd", "win_amd64", "win_amd64", f);
+  CHECK(f.empty());
+  check_pe_machine("pkg/_C.pyd", "win_amd64", "linux_x86_64", f);  // not a Windows tag: P1's business
+  CHECK(f.empty());
+  check_pe_machine("pkg/_C.pyd", "win_arm64", "win_amd64", f);
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].rule == "P9");
+  CHECK(f[0].severity == Severity::Strict);
+  CHECK(f[0].message == "PE machine win_arm64");
+  CHECK(f[0].expected == "the platform tag win_amd64");
+  f.clear();
+  check_pe_machine("pkg/_C.pyd", "", "win32", f);
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].message == "PE machine unknown");
+}
+
+TEST_CASE("B7 on Windows: the imported cudart names the build-info's CUDA major") {
+  distinfo::BuildInfo b = info();
+  b.cuda.version = "13.0";
+  Findings f;
+  check_pe_cuda_runtime("pkg/_C.pyd", {"KERNEL32.dll", "c10.dll", "torch_cpu.dll", "cudart64_13.dll"}, b, f);
+  CHECK(f.empty());
+  check_pe_cuda_runtime("pkg/_C.pyd", {"python3.dll"}, b, f);  // static cudart: nothing to judge
+  CHECK(f.empty());
+  check_pe_cuda_runtime("pkg/_C.pyd", {"CUDART64_12.DLL"}, b, f);
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].rule == "B7");
+  CHECK(f[0].expected == "cudart64_13.dll (CUDA 13.0)");
+  b.cuda.version = "11.8";
+  f.clear();
+  check_pe_cuda_runtime("pkg/_C.pyd", {"cudart64_110.dll"}, b, f);  // CUDA 11 spelled the minor too
+  CHECK(f.empty());
+}
