@@ -302,8 +302,20 @@ ToolchainResolver::Partial ToolchainResolver::discover(const sb::matrix::Row& ro
     }
     return true;
   };
+  std::string other_build;  // the Python's torch when it is another CUDA build of this release
+  if (p.pip_python && p.pip_python->torch &&
+      p.pip_python->torch->version.substr(0, p.pip_python->torch->version.find('+')) == row.torch &&
+      p.pip_python->torch->cuda != row.cuda)
+    other_build = "; " + py_exe + " has torch " + p.pip_python->torch->version + " built for CUDA " +
+                  (p.pip_python->torch->cuda.empty() ? "none (CPU)" : p.pip_python->torch->cuda) +
+                  ", the row needs CUDA " + row.cuda;
   try {
-    if (p.pip_python && p.pip_python->torch && p.pip_python->torch->version.substr(0, p.pip_python->torch->version.find('+')) == row.torch) {
+    // The Python's torch serves only when it is this release built for this
+    // CUDA; another build of the same release (cu130 for a cu126 row) is not
+    // an error here: the row's own build comes from the cache or PyPI.
+    if (p.pip_python && p.pip_python->torch &&
+        p.pip_python->torch->version.substr(0, p.pip_python->torch->version.find('+')) == row.torch &&
+        p.pip_python->torch->cuda == row.cuda) {
       TorchInstall t = read_torch_dir(p.pip_python->torch->dir);
       t.origin = "python " + p.pip_python->executable.string();
       if (torch_ok(t)) {
@@ -327,7 +339,7 @@ ToolchainResolver::Partial ToolchainResolver::discover(const sb::matrix::Row& ro
       p.torch = t;
     } else {
       fail({false, "torch " + row.torch + " (CUDA " + row.cuda + ")",
-            "not importable from " + py_exe + " and not in the cache",
+            "not importable from " + py_exe + " and not in the cache" + other_build,
             "`sagebuild build` downloads it (pip download torch==" + row.torch + "); or pass --python with a Python "
             "that has it, or --torch-wheel FILE"});
     }
