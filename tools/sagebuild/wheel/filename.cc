@@ -13,16 +13,6 @@ namespace {
 
 constexpr std::string_view kExtension = ".whl";
 
-std::vector<std::string> split(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (true) {
-    std::size_t at = s.find(sep, start);
-    out.emplace_back(s.substr(start, at == std::string_view::npos ? at : at - start));
-    if (at == std::string_view::npos) return out;
-    start = at + 1;
-  }
-}
 
 // Length of the UTF-8 sequence starting at s[i] (>= 2), or 0 when malformed.
 std::size_t utf8_sequence(std::string_view s, std::size_t i) {
@@ -161,7 +151,7 @@ ParsedFilename parse_wheel_filename(std::string_view path, std::size_t tag_limit
         "{name}-{version}[-{build}]-{python}-{abi}-{platform}.whl (lowercase '.whl')");
     return result;
   }
-  auto parts = split(base.substr(0, base.size() - kExtension.size()), '-');
+  auto parts = split_fields(base.substr(0, base.size() - kExtension.size()), '-');
   if (parts.size() != 5 && parts.size() != 6) {
     add(result.findings, "F2", Severity::Error, "",
         "'" + std::string(base) + "' has " + std::to_string(parts.size()) + " '-'-separated parts",
@@ -177,7 +167,7 @@ ParsedFilename parse_wheel_filename(std::string_view path, std::size_t tag_limit
     check_build_tag(*build, out);
   }
   std::size_t t = parts.size() - 3;
-  TagSets sets{split(parts[t], '.'), split(parts[t + 1], '.'), split(parts[t + 2], '.')};
+  TagSets sets{split_fields(parts[t], '.'), split_fields(parts[t + 1], '.'), split_fields(parts[t + 2], '.')};
   check_tags(sets, tag_limit, out);
   if (version)
     result.filename = WheelFilename{parts[0], parts[1], *version, build,

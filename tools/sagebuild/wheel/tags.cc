@@ -13,16 +13,6 @@ void set_why(std::string* why, std::string message) {
   if (why) *why = std::move(message);
 }
 
-std::vector<std::string> split(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (true) {
-    std::size_t at = s.find(sep, start);
-    out.emplace_back(s.substr(start, at == std::string_view::npos ? at : at - start));
-    if (at == std::string_view::npos) return out;
-    start = at + 1;
-  }
-}
 
 std::string join(const std::vector<std::string>& parts, char sep) {
   std::string out;
@@ -126,13 +116,13 @@ std::string TagSets::str() const {
 }
 
 std::optional<TagSets> split_tag_triple(std::string_view triple, std::string* why) {
-  auto parts = split(triple, '-');
+  auto parts = split_fields(triple, '-');
   if (parts.size() != 3) {
     set_why(why, "tag '" + std::string(triple) + "' has " + std::to_string(parts.size()) +
                      " '-'-separated components; expected 3 (interpreter-abi-platform)");
     return std::nullopt;
   }
-  return TagSets{split(parts[0], '.'), split(parts[1], '.'), split(parts[2], '.')};
+  return TagSets{split_fields(parts[0], '.'), split_fields(parts[1], '.'), split_fields(parts[2], '.')};
 }
 
 std::optional<std::vector<Tag>> expand(const TagSets& sets, std::size_t limit, std::string* why) {
@@ -236,6 +226,19 @@ std::optional<InterpreterAbi> cpython_tags(std::string_view python_version, AbiM
     }
   }
   return std::nullopt;
+}
+
+// Every field, empty ones included ("a..b" -> a, "", b): the tag and
+// file-name rules must see empty components to reject them.
+std::vector<std::string> split_fields(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    std::size_t at = s.find(sep, start);
+    out.emplace_back(s.substr(start, at == std::string_view::npos ? at : at - start));
+    if (at == std::string_view::npos) return out;
+    start = at + 1;
+  }
 }
 
 }  // namespace sb::wheel

@@ -84,4 +84,7 @@ std::optional<InterpreterAbi> cpython_tags(std::string_view python_version, AbiM
                                            std::string_view abi3_floor = "3.9",
                                            std::string* why = nullptr);
 
+// Splits on `sep`, keeping empty fields (the tag and file-name rules reject them).
+std::vector<std::string> split_fields(std::string_view s, char sep);
+
 }  // namespace sb::wheel
