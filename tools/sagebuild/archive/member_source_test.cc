@@ -22,14 +22,6 @@ std::string pattern(std::size_t n) {
   return s;
 }
 
-TestMember member(std::string name, std::string data, bool deflate) {
-  TestMember m;
-  m.name = std::move(name);
-  m.data = std::move(data);
-  m.deflate = deflate;
-  return m;
-}
-
 }  // namespace
 
 TEST_CASE("random access to stored and deflated members returns the member's bytes") {

@@ -47,14 +47,6 @@ std::string read_all(Reader& r, std::size_t i, ReadResult* result = nullptr) {
   return out;
 }
 
-TestMember member(std::string name, std::string data, bool deflate = false) {
-  TestMember m;
-  m.name = std::move(name);
-  m.data = std::move(data);
-  m.deflate = deflate;
-  return m;
-}
-
 }  // namespace
 
 TEST_CASE("a well-formed archive has no findings and reads back") {

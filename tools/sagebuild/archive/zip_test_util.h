@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sb::zip::testing {
@@ -24,6 +25,15 @@ struct TestMember {
   std::optional<std::string> local_name;        // local header names this instead
   bool in_central = true;                       // false: local header only
 };
+
+// A plain member: its name, its bytes, stored or deflated.
+inline TestMember member(std::string name, std::string data, bool deflate = false) {
+  TestMember m;
+  m.name = std::move(name);
+  m.data = std::move(data);
+  m.deflate = deflate;
+  return m;
+}
 
 struct TestZip {
   TestZip(std::vector<TestMember> m, std::string prefix_bytes = {}, std::string suffix_bytes = {},
