@@ -11,6 +11,17 @@
 
 namespace sb::build {
 
+namespace {
+
+// The last line of the query's output (import-time chatter may precede it).
+std::string last_line(std::string_view text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
+  if (auto nl = text.rfind('\n'); nl != std::string_view::npos) text = text.substr(nl + 1);
+  return std::string(text);
+}
+
+}  // namespace
+
 std::string_view python_query_script() {
   return R"PY(
 import json, os, sys, sysconfig
@@ -35,11 +46,7 @@ print(json.dumps(info))
 PythonInfo parse_python_query(std::string_view text, const std::filesystem::path& exe) {
   nlohmann::json j;
   try {
-    // Import-time chatter may precede the JSON: take the last line.
-    std::string_view last = text;
-    while (!last.empty() && (last.back() == '\n' || last.back() == '\r')) last.remove_suffix(1);
-    if (auto nl = last.rfind('\n'); nl != std::string_view::npos) last = last.substr(nl + 1);
-    j = nlohmann::json::parse(last);
+    j = nlohmann::json::parse(last_line(text));
     PythonInfo p;
     p.executable = exe;
     p.major = j.at("version").at(0).get<int>();
@@ -78,13 +85,6 @@ long long mtime_ns(const fs::path& p) {
   auto t = fs::last_write_time(p, ec);
   if (ec) return -1;
   return static_cast<long long>(t.time_since_epoch().count());
-}
-
-// The last line of the query's output (import-time chatter may precede it).
-std::string last_line(std::string_view text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
-  if (auto nl = text.rfind('\n'); nl != std::string_view::npos) text = text.substr(nl + 1);
-  return std::string(text);
 }
 
 }  // namespace

@@ -302,20 +302,18 @@ ToolchainResolver::Partial ToolchainResolver::discover(const sb::matrix::Row& ro
     }
     return true;
   };
-  std::string other_build;  // the Python's torch when it is another CUDA build of this release
-  if (p.pip_python && p.pip_python->torch &&
-      p.pip_python->torch->version.substr(0, p.pip_python->torch->version.find('+')) == row.torch &&
-      p.pip_python->torch->cuda != row.cuda)
-    other_build = "; " + py_exe + " has torch " + p.pip_python->torch->version + " built for CUDA " +
-                  (p.pip_python->torch->cuda.empty() ? "none (CPU)" : p.pip_python->torch->cuda) +
-                  ", the row needs CUDA " + row.cuda;
+  // The Python's torch serves only when it is this release built for this
+  // CUDA; another build of the same release (cu130 for a cu126 row) is not
+  // an error here: the row's own build comes from the cache or PyPI, and the
+  // error names it only when nothing else serves.
+  const std::optional<PythonTorch>& py_torch = p.pip_python ? p.pip_python->torch : std::nullopt;
+  bool same_release = py_torch && py_torch->version.substr(0, py_torch->version.find('+')) == row.torch;
+  std::string other_build;
+  if (same_release && py_torch->cuda != row.cuda)
+    other_build = "; " + py_exe + " has torch " + py_torch->version + " built for CUDA " +
+                  (py_torch->cuda.empty() ? "none (CPU)" : py_torch->cuda) + ", the row needs CUDA " + row.cuda;
   try {
-    // The Python's torch serves only when it is this release built for this
-    // CUDA; another build of the same release (cu130 for a cu126 row) is not
-    // an error here: the row's own build comes from the cache or PyPI.
-    if (p.pip_python && p.pip_python->torch &&
-        p.pip_python->torch->version.substr(0, p.pip_python->torch->version.find('+')) == row.torch &&
-        p.pip_python->torch->cuda == row.cuda) {
+    if (same_release && py_torch->cuda == row.cuda) {
       TorchInstall t = read_torch_dir(p.pip_python->torch->dir);
       t.origin = "python " + p.pip_python->executable.string();
       if (torch_ok(t)) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "sagebuild/wheel/names.h"
 #include "sagebuild/wheel/tags.h"
 
 namespace sb::verify {
@@ -118,8 +119,7 @@ void check_pe_cuda_runtime(const std::string& member, const std::vector<std::str
                            const distinfo::BuildInfo& info, Findings& out) {
   std::string major = info.cuda.version.substr(0, info.cuda.version.find('.'));
   for (const auto& dll : imports) {
-    std::string lower;
-    for (char c : dll) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    std::string lower = wheel::ascii_lower(dll);
     if (!starts_with(lower, "cudart64_")) continue;
     // cudart64_12.dll / cudart64_13.dll name the major; CUDA 11 wrote cudart64_110.dll.
     std::string digits;
