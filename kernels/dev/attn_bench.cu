@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <vector>
 #include <algorithm>
+#include <cmath>
 #include <cuda_fp16.h>
 #include "sageattn/sageattn.h"
 
@@ -107,10 +108,36 @@ int main(int argc, char** argv) {
     p.causal = causal; p.sm_scale = 0.088f;
     const double flops = 4.0 * B * H * (double)N * N * D / (causal ? 2 : 1);
     float tq = time_ms(quant);
+    // mma.sync fp8 kernel (SAGEATTN_SM90=0 keeps sa_attn_qk_int8_pv_fp8 off the sm90 family)
     float t8 = time_ms([&] { SK(sa_attn_qk_int8_pv_fp8(&p, 0)); });
     float t16 = time_ms([&] { SK(sa_attn_qk_int8_pv_fp16(&p, 0)); });
-    printf("B=%d H=%d D=%d causal=%d N=%d | quant(q,k,v) %.3f ms | fp8 kernel %.3f ms %.0f TOPS | fp16 kernel %.3f ms %.0f TOPS\n",
-           B, H, D, causal, N, tq, t8, flops / t8 / 1e9, t16, flops / t16 / 1e9);
+    // sm90 (wgmma) kernel: time it, and compare its output with the mma.sync fp8 kernel's
+    float t90 = 0.f;
+    double cos90 = 0, l1_90 = 0;
+    long bad90 = 0;
+    if (getenv("SA_BENCH_SM90") == nullptr || atoi(getenv("SA_BENCH_SM90")) != 0) {
+      std::vector<__half> h8(n), h90(n);
+      CK(cudaMemset(o, 0xff, n * 2));  // NaN poison
+      SK(sa_attn_qk_int8_pv_fp8(&p, 0));
+      CK(cudaMemcpy(h8.data(), o, n * 2, cudaMemcpyDeviceToHost));
+      CK(cudaMemset(o, 0xff, n * 2));
+      SK(sa_attn_sm90_qk_int8_pv_fp8(&p, 0));
+      CK(cudaDeviceSynchronize());
+      CK(cudaMemcpy(h90.data(), o, n * 2, cudaMemcpyDeviceToHost));
+      double dot = 0, na = 0, nb = 0, dl1 = 0, rl1 = 0;
+      for (size_t i = 0; i < n; ++i) {
+        const double a = __half2float(h90[i]), r = __half2float(h8[i]);
+        if (!(a == a) || !(r == r)) { ++bad90; continue; }
+        dot += a * r; na += a * a; nb += r * r; dl1 += fabs(a - r); rl1 += fabs(r);
+      }
+      cos90 = dot / sqrt(na * nb + 1e-300);
+      l1_90 = dl1 / (rl1 + 1e-300);
+      t90 = time_ms([&] { SK(sa_attn_sm90_qk_int8_pv_fp8(&p, 0)); });
+    }
+    printf("B=%d H=%d D=%d causal=%d N=%d | quant %.3f ms | fp8 mma.sync %.0f TOPS | fp16 mma.sync %.0f TOPS | "
+           "fp8 sm90 %.3f ms %.0f TOPS (vs mma.sync: cos %.7f relL1 %.2e NaN %ld)\n",
+           B, H, D, causal, N, tq, flops / t8 / 1e9, flops / t16 / 1e9, t90, t90 > 0 ? flops / t90 / 1e9 : 0.0,
+           cos90, l1_90, bad90);
     CK(cudaFree(q)); CK(cudaFree(k)); CK(cudaFree(v)); CK(cudaFree(o)); CK(cudaFree(qi)); CK(cudaFree(ki));
     CK(cudaFree(qs)); CK(cudaFree(ks)); CK(cudaFree(ksum)); CK(cudaFree(vst)); CK(cudaFree(vs)); CK(cudaFree(vm)); CK(cudaFree(vf));
   }

@@ -53,11 +53,18 @@ def main():
     jobs = []
     objs = []
     for name, f in fam["families"].items():
-        min_arch = int(float(f["min_arch"]) * 10 + 0.5)
-        fam_archs = [a for a in archs if int(a) >= min_arch]
-        if not fam_archs:
-            print(f"family {name}: no requested arch >= {f['min_arch']}, skipped")
-            continue
+        if "archs" in f:  # exact (possibly arch-specific) targets, e.g. "9.0a": built when the base arch is requested
+            targets = [t.replace(".", "") for t in f["archs"]]
+            fam_archs = [t for t in targets if t.rstrip("af") in archs]
+            if not fam_archs:
+                print(f"family {name}: none of {f['archs']} requested, skipped")
+                continue
+        else:
+            min_arch = int(float(f["min_arch"]) * 10 + 0.5)
+            fam_archs = [a for a in archs if int(a) >= min_arch]
+            if not fam_archs:
+                print(f"family {name}: no requested arch >= {f['min_arch']}, skipped")
+                continue
         gencode = []
         for a in fam_archs:
             gencode += ["-gencode", f"arch=compute_{a},code=sm_{a}"]

@@ -460,10 +460,8 @@ sa_status launch_attn_instance(const AttnArgs& a, cudaStream_t stream) {
   return SA_OK;
 }
 
-// Validation + the (head dim, causal, out dtype) dispatch of the attention kernel.
-template <bool PV_FP8>
-sa_status launch_attn(const sa_attn_params* p, cudaStream_t stream) {
-  const char* fn = PV_FP8 ? "sa_attn_qk_int8_pv_fp8" : "sa_attn_qk_int8_pv_fp16";
+// Validation shared by every attention family (mma.sync and sm90).
+inline sa_status check_attn_params(const sa_attn_params* p, bool pv_fp8, const char* fn) {
   SA_CHECK_ARG(p != nullptr, "%s: null params", fn);
   SA_CHECK_ARG(p->q_int8 && p->q_scale && p->k_int8 && p->k_scale && p->out, "%s: null tensor pointer", fn);
   SA_CHECK_ARG(p->batch > 0 && p->q_heads > 0 && p->kv_heads > 0 && p->q_len > 0 && p->kv_len > 0,
@@ -478,7 +476,7 @@ sa_status launch_attn(const sa_attn_params* p, cudaStream_t stream) {
   SA_CHECK_ARG((reinterpret_cast<uintptr_t>(p->out) & 3) == 0 && p->out_stride_batch % 2 == 0 &&
                    p->out_stride_head % 2 == 0 && p->out_stride_seq % 2 == 0,
                "%s: out must be 4-byte aligned with even strides", fn);
-  if (!PV_FP8) {
+  if (!pv_fp8) {
     sa_status st = check_view(p->v, "v");
     if (st != SA_OK) return st;
     SA_CHECK_ARG(p->v.dtype == SA_DTYPE_F16, "%s: v must be float16 for the fp16 PV path", fn);
@@ -489,11 +487,25 @@ sa_status launch_attn(const sa_attn_params* p, cudaStream_t stream) {
   } else {
     SA_CHECK_ARG(p->v_fp8 && p->v_scale, "%s: v_fp8 and v_scale are required", fn);
   }
+  return SA_OK;
+}
+
+inline AttnArgs make_attn_args(const sa_attn_params* p) {
   AttnArgs a;
   a.p = *p;
   a.q_pad = (int)sa_round_up(p->q_len, cfg::kBlockQ);
   a.k_pad = (int)sa_round_up(p->kv_len, cfg::kBlockK);
   a.scale_log2 = p->sm_scale * cfg::kLog2e;
+  return a;
+}
+
+// Validation + the (head dim, causal, out dtype) dispatch of the attention kernel.
+template <bool PV_FP8>
+sa_status launch_attn(const sa_attn_params* p, cudaStream_t stream) {
+  const char* fn = PV_FP8 ? "sa_attn_qk_int8_pv_fp8" : "sa_attn_qk_int8_pv_fp16";
+  sa_status st = check_attn_params(p, PV_FP8, fn);
+  if (st != SA_OK) return st;
+  const AttnArgs a = make_attn_args(p);
   const int dp = sa_padded_head_dim(p->head_dim);
   return dispatch_head_dim(dp, [&](auto d) {
     return dispatch_bool(p->causal != 0, [&](auto c) {

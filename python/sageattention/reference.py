@@ -106,10 +106,17 @@ def quantize_v_fp8(v, smooth_v=False):
 
 
 def sageattn_emulated(q, k, v, tensor_layout="HND", is_causal=False, sm_scale=None, pv="fp8",
-                      qk_quant_gran="per_thread", smooth_k=True, smooth_v=False, return_lse=False):
-    """Emulate sageattn_qk_int8_pv_{fp16,fp8}_cuda step by step (fp32 scores, fp64 P.V sums)."""
+                      qk_quant_gran="per_thread", smooth_k=True, smooth_v=False, return_lse=False,
+                      block_k=BLOCK_K):
+    """Emulate sageattn_qk_int8_pv_{fp16,fp8}_cuda step by step (fp32 scores, fp64 P.V sums).
+
+    ``block_k`` is the kernel's key tile (64; the sm90 fp8 kernel uses 128 for head dims
+    above 64): the online softmax's running max, hence how P is rounded, changes per tile.
+    """
     if pv not in ("fp8", "fp16"):
         raise ValueError("pv must be 'fp8' or 'fp16'")
+    if block_k not in (64, 128):
+        raise ValueError(f"block_k must be 64 or 128, got {block_k}")
     out_dtype = q.dtype
     q, k, v = (_to_hnd(t, tensor_layout) for t in (q, k, v))
     b, hq, nq, d = q.shape
@@ -148,8 +155,8 @@ def sageattn_emulated(q, k, v, tensor_layout="HND", is_causal=False, sm_scale=No
     m = torch.full((b, hq, nq_pad), float("-inf"), device=dev)
     l = torch.zeros(b, hq, nq_pad, device=dev)
     o = torch.zeros(b, hq, nq_pad, dp, dtype=torch.float64, device=dev)
-    for t in range(nk_pad // BLOCK_K):
-        st = s[..., t * BLOCK_K:(t + 1) * BLOCK_K]
+    for t in range((nk_pad + block_k - 1) // block_k):
+        st = s[..., t * block_k:(t + 1) * block_k]
         mx = torch.maximum(m, st.amax(-1))
         mu = torch.where(mx == float("-inf"), torch.zeros_like(mx), mx)
         corr = torch.exp2(m - mu)
@@ -160,7 +167,7 @@ def sageattn_emulated(q, k, v, tensor_layout="HND", is_causal=False, sm_scale=No
             pq = p.to(torch.float16).double()
         else:
             pq = p.clamp(max=FP8_MAX).to(torch.float8_e4m3fn).double()
-        o = o * corr[..., None].double() + torch.matmul(pq, vv[:, :, t * BLOCK_K:(t + 1) * BLOCK_K])
+        o = o * corr[..., None].double() + torch.matmul(pq, vv[:, :, t * block_k:(t + 1) * block_k])
     o = o / l[..., None].double()
     if pv == "fp8":
         vs, vm = vscale.repeat_interleave(rep, 1), vmean.repeat_interleave(rep, 1)

@@ -2,6 +2,7 @@
 vs the PyTorch emulation of the same quantized algorithm.  Skip cleanly when
 there is no CUDA GPU or the extension cannot be loaded."""
 import math
+import os
 
 import pytest
 
@@ -18,6 +19,27 @@ pytestmark = pytest.mark.gpu
 CAP = torch.cuda.get_device_capability()
 HAS_FP8 = CAP >= (8, 9)
 PATHS = ["fp16"] + (["fp8"] if HAS_FP8 else [])
+
+
+def _extension_has(marker: bytes) -> bool:
+    import sageattention._C as ext
+
+    with open(ext.__file__, "rb") as f:
+        return marker in f.read()
+
+
+# On an H100 the fp8 path runs the sm90 (wgmma) kernel when the build has it,
+# with 128-key tiles for head dims above 64; the emulation follows the same tiles.
+SM90_ACTIVE = CAP == (9, 0) and os.environ.get("SAGEATTN_SM90") != "0" and _extension_has(b"attn_sm90_kernel")
+
+
+def key_tile(path, d):
+    return 128 if (path == "fp8" and SM90_ACTIVE and d > 64) else 64
+
+
+def emulate(q, k, v, tensor_layout="HND", pv="fp8", **kw):
+    d = q.shape[-1]
+    return ref.sageattn_emulated(q, k, v, tensor_layout=tensor_layout, pv=pv, block_k=key_tile(pv, d), **kw)
 
 
 def run_path(path, q, k, v, **kw):
@@ -68,7 +90,7 @@ def test_accuracy_vs_fp64_and_emulation(path, d, causal, kind):
     r = ref.attention_fp64(q, k, v, is_causal=causal)
     cos, l1 = metrics(o, r)
     assert cos >= 0.9992 and l1 <= 0.04, f"vs fp64: cos {cos:.6f} rel-L1 {l1:.4f}"
-    e = ref.sageattn_emulated(q, k, v, is_causal=causal, pv=path)
+    e = emulate(q, k, v, is_causal=causal, pv=path)
     cos_e, l1_e = metrics(o, e)
     assert cos_e >= 0.99999, f"vs emulation: cos {cos_e:.7f} rel-L1 {l1_e:.5f}"
 
@@ -78,7 +100,7 @@ def test_accuracy_vs_fp64_and_emulation(path, d, causal, kind):
 def test_granularities_match_emulation(path, gran):
     q, k, v = make_qkv("kbias", d=64, nq=300, nk=700, seed=7)
     o = run_path(path, q, k, v, qk_quant_gran=gran)
-    e = ref.sageattn_emulated(q, k, v, pv=path, qk_quant_gran=gran)
+    e = emulate(q, k, v, pv=path, qk_quant_gran=gran)
     cos_e, _ = metrics(o, e)
     assert cos_e >= 0.99999, f"{gran}: cos vs emulation {cos_e:.7f}"
     cos, l1 = metrics(o, ref.attention_fp64(q, k, v))
@@ -97,7 +119,7 @@ def test_gqa_nhd_odd_lengths(path, causal, nq, nk):
     r = ref.attention_fp64(q, k, v, tensor_layout="NHD", is_causal=causal)
     cos, l1 = metrics(o, r)
     assert cos >= 0.9992 and l1 <= 0.04, (cos, l1)
-    e = ref.sageattn_emulated(q, k, v, tensor_layout="NHD", is_causal=causal, pv=path)
+    e = emulate(q, k, v, tensor_layout="NHD", is_causal=causal, pv=path)
     assert metrics(o, e)[0] >= 0.99999
 
 
@@ -110,7 +132,7 @@ def test_padded_head_dims_bf16(path, d):
     assert torch.isfinite(o).all()
     cos, l1 = metrics(o, ref.attention_fp64(q, k, v, is_causal=True))
     assert cos >= 0.9992 and l1 <= 0.04, (cos, l1)
-    e = ref.sageattn_emulated(q, k, v, is_causal=True, pv=path)
+    e = emulate(q, k, v, is_causal=True, pv=path)
     assert metrics(o, e)[0] >= 0.99999
 
 
@@ -127,7 +149,7 @@ def test_return_lse(path, causal, kind):
     err = (lse.double() - lse_ref).abs()
     tol = 0.2 if kind == "sharp" else 0.05
     assert err.max().item() < tol and err.mean().item() < tol / 5, (err.max().item(), err.mean().item())
-    _, lse_em = ref.sageattn_emulated(q, k, v, is_causal=causal, pv=path, return_lse=True)
+    _, lse_em = emulate(q, k, v, is_causal=causal, pv=path, return_lse=True)
     # Same algorithm, but the kernels' K mean is summed with float atomics (another
     # order than torch.mean), which can flip single int8 K values by one step; rows
     # with very few keys (causal, first rows) see that as ~1e-2 in their LSE.
@@ -141,7 +163,7 @@ def test_smooth_v_and_bias():
     q, k, v = make_qkv("randn", d=128, nq=256, nk=512, seed=11)
     v = v + 4.0  # V offset: smoothing V helps the e4m3 range
     o = sa.sageattn_qk_int8_pv_fp8_cuda(q, k, v, smooth_v=True)
-    e = ref.sageattn_emulated(q, k, v, pv="fp8", smooth_v=True)
+    e = emulate(q, k, v, pv="fp8", smooth_v=True)
     assert metrics(o, e)[0] >= 0.99999
     cos, l1 = metrics(o, ref.attention_fp64(q, k, v))
     assert cos >= 0.9992 and l1 <= 0.04
@@ -224,3 +246,49 @@ def test_torch_compile_no_graph_break():
     assert torch.allclose(out, f(q, k, v), atol=2e-3, rtol=0)
     expl = torch._dynamo.explain(f)(q, k, v)
     assert expl.graph_break_count == 0
+
+
+# ---- the sm90 (wgmma) family against the mma.sync fp8 kernel --------------
+_SM90_CHILD = r"""
+import sys, torch
+import sageattention as sa
+d, causal, nq, nk, out = int(sys.argv[1]), sys.argv[2] == "1", int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+g = torch.Generator(device="cuda").manual_seed(1234)
+q = torch.randn(2, 8, nq, d, generator=g, device="cuda").half()
+k = (torch.randn(2, 2, nk, d, generator=g, device="cuda") + 4 * torch.randn(d, generator=g, device="cuda")).half()
+v = torch.randn(2, 2, nk, d, generator=g, device="cuda").half()
+o, lse = sa.sageattn_qk_int8_pv_fp8_cuda(q, k, v, is_causal=causal, return_lse=True)
+torch.save({"o": o.float().cpu(), "lse": lse.float().cpu()}, out)
+"""
+
+
+@pytest.mark.skipif(CAP != (9, 0), reason="the sm90 family runs on compute capability 9.0 only")
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("nq,nk", [(1000, 1000), (77, 3001)])
+def test_sm90_matches_mma_sync(tmp_path, d, causal, nq, nk):
+    """The fp8 path on an H100 runs the wgmma kernel; SAGEATTN_SM90=0 keeps it on
+    mma.sync.  Same quantized inputs: with the same key tile (d=64) the outputs agree
+    to accumulation order; with 128- vs 64-key tiles P is rounded to e4m3 against
+    other running maxima, so they agree to fp8 rounding noise (each is checked
+    against its own emulation above)."""
+    import subprocess
+    import sys
+
+    if not _extension_has(b"attn_sm90_kernel"):
+        pytest.skip("this build has no sm90 family")
+    outs = {}
+    for mode in ("1", "0"):
+        path = tmp_path / f"o{mode}.pt"
+        env = dict(os.environ, SAGEATTN_SM90=mode, PYTHONPATH=os.pathsep.join(sys.path))
+        subprocess.run([sys.executable, "-c", _SM90_CHILD, str(d), "1" if causal else "0", str(nq), str(nk), str(path)],
+                       check=True, env=env)
+        outs[mode] = torch.load(path)
+    o90, o_mma = outs["1"]["o"], outs["0"]["o"]
+    assert torch.isfinite(o90).all()
+    cos, l1 = metrics(o90, o_mma)
+    if d == 64:
+        assert cos >= 0.99999 and l1 <= 0.002, (cos, l1)
+    else:
+        assert cos >= 0.9999 and l1 <= 0.015, (cos, l1)
+    assert torch.allclose(outs["1"]["lse"], outs["0"]["lse"], rtol=1e-3, atol=1e-3)

@@ -128,8 +128,13 @@ sa_status sa_quant_v_fp8(const sa_quant_v_fp8_params* p, cudaStream_t stream);
 
 /* family pv_fp16 (sm80+) */
 sa_status sa_attn_qk_int8_pv_fp16(const sa_attn_params* p, cudaStream_t stream);
-/* family pv_fp8 (sm89+) */
+/* family pv_fp8 (sm89+).  On a compute capability 9.0 device it runs the sm90
+ * family's kernel when that family is in the build (same inputs, same
+ * function); the environment variable SAGEATTN_SM90=0 keeps it on mma.sync. */
 sa_status sa_attn_qk_int8_pv_fp8(const sa_attn_params* p, cudaStream_t stream);
+/* family sm90 (sm_90a only: wgmma).  Same contract as sa_attn_qk_int8_pv_fp8;
+ * fails with SA_ERR_CUDA on any other device. */
+sa_status sa_attn_sm90_qk_int8_pv_fp8(const sa_attn_params* p, cudaStream_t stream);
 
 const char* sa_last_error_message(void);
 const char* sa_status_string(sa_status s);

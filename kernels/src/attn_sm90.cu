@@ -1,0 +1,391 @@
+// Family "sm90" (sm_90a only): the SageAttention forward on Hopper's warpgroup
+// MMA.  Same algorithm, inputs and outputs as the pv_fp8 family (the quantized
+// layouts of sageattn.h, per-thread Q/K scales, V^T e4m3 with the key
+// permutation of sa_v_key_perm), so it is a drop-in for sa_attn_qk_int8_pv_fp8
+// on compute capability 9.0:
+//   S = Q K^T      wgmma m64n64k32 s8 (Q and K from swizzled shared memory)
+//   online softmax in the exp2 domain, P scaled into [0, 448] as e4m3
+//   acc = P V      wgmma m64nDk32 e4m3 (P from registers, V^T from shared memory)
+//   O = O * corr + acc   (two-level accumulation: a fresh MMA accumulator per key tile)
+// One warpgroup owns 64 query rows; a CTA has kWarpgroups of them.  K and V^T
+// tiles of 64 keys stream through a cp.async ring.  With SA90_OVERLAP the
+// Q K^T of tile t+1 is issued before the softmax of tile t, so the tensor cores
+// work while the warpgroup does its softmax arithmetic.
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <type_traits>
+#include "attn_kernel.cuh"
+
+#ifndef SA90_WARPGROUPS
+#define SA90_WARPGROUPS 1
+#endif
+// Tile shapes per padded head dim (measured on the H100, kernels/dev/NOTES.md):
+// D=128: 128-key tiles, 3 stages (2 CTAs/SM fit in shared memory); D=64: 64-key
+// tiles, 4 stages.
+#ifndef SA90_BN_D128
+#define SA90_BN_D128 128
+#endif
+#ifndef SA90_STAGES_D128
+#define SA90_STAGES_D128 3
+#endif
+#ifndef SA90_BN_D64
+#define SA90_BN_D64 64
+#endif
+#ifndef SA90_STAGES_D64
+#define SA90_STAGES_D64 4
+#endif
+#ifndef SA90_OVERLAP
+#define SA90_OVERLAP 0  // measured slower on the H100 (kernels/dev/NOTES.md)
+#endif
+
+namespace sa {
+namespace sm90 {
+
+constexpr int kWarpgroups = SA90_WARPGROUPS;
+constexpr int kThreads = 128 * kWarpgroups;
+constexpr int kRows = 64 * kWarpgroups;  // query rows per CTA
+constexpr bool kOverlap = SA90_OVERLAP != 0;
+static_assert(cfg::kBlockK == 64, "K/V padding and K scale granularity");
+static_assert(cfg::kBlockQ % kRows == 0, "CTAs tile the padded Q exactly");
+
+template <int DP>
+struct Smem {
+  static constexpr int kBN = DP == 128 ? SA90_BN_D128 : SA90_BN_D64;  // keys per tile: 64 or 128
+  static constexpr int kSub = kBN / 64;  // 64-key sub-tiles (the K scale granularity) per tile
+  static constexpr int kStages = DP == 128 ? SA90_STAGES_D128 : SA90_STAGES_D64;
+  static_assert(kBN == 64 || kBN == 128, "64- or 128-key tiles (K and V^T are padded to 64 keys)");
+  static_assert(kStages >= (kOverlap ? 3 : 2), "ring depth");
+  static constexpr int kQBytes = kRows * DP;   // int8, DP-byte rows, DP-byte swizzle
+  static constexpr int kKBytes = kBN * DP;     // int8, DP-byte rows
+  static constexpr int kVBytes = DP * kBN;     // e4m3 V^T, kBN-byte rows, kBN-byte swizzle
+  static constexpr int kStageBytes = kKBytes + kVBytes;
+  static constexpr int kTotal = kQBytes + kStages * kStageBytes + 1024;  // + alignment slack
+  static_assert(kQBytes % 1024 == 0 && kKBytes % 1024 == 0 && kVBytes % 1024 == 0, "1 KiB-aligned tiles");
+};
+
+// The instruction's N follows from the accumulator array (N = 2 x registers).
+__device__ __forceinline__ void mma_s8(int32_t (&d)[32], uint64_t da, uint64_t db, int acc) {
+  ptx::wgmma_m64n64k32_s8_ss(d, da, db, acc);
+}
+__device__ __forceinline__ void mma_s8(int32_t (&d)[64], uint64_t da, uint64_t db, int acc) {
+  ptx::wgmma_m64n128k32_s8_ss(d, da, db, acc);
+}
+__device__ __forceinline__ void mma_e4m3(float (&d)[32], const uint32_t (&a)[4], uint64_t db, int acc) {
+  ptx::wgmma_m64n64k32_e4m3_rs(d, a, db, acc);
+}
+__device__ __forceinline__ void mma_e4m3(float (&d)[64], const uint32_t (&a)[4], uint64_t db, int acc) {
+  ptx::wgmma_m64n128k32_e4m3_rs(d, a, db, acc);
+}
+
+template <int DP, int kBN>
+__device__ __forceinline__ void qk_mma(int32_t (&s)[kBN / 2], uint32_t sq, uint32_t sk) {
+#pragma unroll
+  for (int ks = 0; ks < DP / 32; ++ks)
+    mma_s8(s, ptx::wgmma_desc<DP>(sq + ks * 32), ptx::wgmma_desc<DP>(sk + ks * 32), ks);
+}
+
+template <int DP, int kBN>
+__device__ __forceinline__ void pv_mma(float (&acc)[DP / 2], const uint32_t (&pa)[kBN / 32][4], uint32_t sv) {
+#pragma unroll
+  for (int kk = 0; kk < kBN / 32; ++kk) mma_e4m3(acc, pa[kk], ptx::wgmma_desc<kBN>(sv + kk * 32), kk);
+}
+
+template <int DP, bool CAUSAL, typename OutT>
+__global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
+    attn_sm90_kernel(const __grid_constant__ AttnArgs args) {
+#if defined(__CUDA_ARCH__) && !defined(SA_HAS_WGMMA)
+  __trap();  // the family is built for sm_90a only
+#else
+  using L = Smem<DP>;
+  constexpr int kBN = L::kBN, kSub = L::kSub, kStages = L::kStages;
+  constexpr int NJ = kBN / 8;  // n8 column chunks of S
+  constexpr int ON = DP / 8;   // n8 column chunks of O
+  extern __shared__ __align__(1024) uint8_t smem_raw[];
+  const sa_attn_params& p = args.p;
+
+  const int tid = threadIdx.x, lane = tid & 31, warp = (tid >> 5) & 3, wg = tid >> 7;
+  const int g = lane >> 2, tig = lane & 3;
+  const int b = blockIdx.z, h = blockIdx.y;
+  const int qt = CAUSAL ? (int)(gridDim.x - 1 - blockIdx.x) : (int)blockIdx.x;  // long rows first
+  const int hk = h / (p.q_heads / p.kv_heads);
+  const int q0 = qt * kRows;
+  const int wrow0 = q0 + wg * 64 + warp * 16;  // first row of this warp; its thread rows: +g, +g+8
+
+  int n_tiles = (p.kv_len + kBN - 1) / kBN;
+  if (CAUSAL) n_tiles = min(n_tiles, (min(q0 + kRows, p.q_len) - 1) / kBN + 1);
+
+  const size_t bhq = (size_t)b * p.q_heads + h;
+  const size_t bhk = (size_t)b * p.kv_heads + hk;
+
+  // 1 KiB-aligned shared-space base (swizzle patterns repeat every 1 KiB).
+  const uint32_t raw = ptx::smem_u32(smem_raw);
+  const uint32_t pad = (1024u - (raw & 1023u)) & 1023u;
+  uint8_t* base = smem_raw + pad;
+  const uint32_t sbase = raw + pad;
+  const uint32_t sQ = sbase;
+  auto stage_k = [&](int slot) { return L::kQBytes + slot * L::kStageBytes; };
+  auto stage_v = [&](int slot) { return L::kQBytes + slot * L::kStageBytes + L::kKBytes; };
+
+  const int8_t* kbase = p.k_int8 + bhk * (size_t)args.k_pad * DP;
+  const uint8_t* vbase = p.v_fp8 + bhk * (size_t)DP * args.k_pad;
+  const float* ksbase = p.k_scale + bhk * (size_t)(args.k_pad / 64) * 4;
+
+  auto load_tile = [&](int t, int slot) {
+    uint8_t* dk = base + stage_k(slot);
+    uint8_t* dv = base + stage_v(slot);
+    const int key0 = t * kBN;  // keys >= k_pad (a 128-key tile past the 64-key padding) are zero-filled
+    const int8_t* sk = kbase + (size_t)key0 * DP;
+    constexpr int KCH = kBN * DP / 16;  // 16-byte chunks, DP/16 per key row
+    static_assert(KCH % kThreads == 0, "K chunks per thread");
+#pragma unroll
+    for (int it = 0; it < KCH / kThreads; ++it) {
+      const int i = it * kThreads + tid;
+      const int r = i / (DP / 16), c = i % (DP / 16);
+      const bool ok = kSub == 1 || key0 + r < args.k_pad;
+      ptx::cp_async_16(dk + ptx::swizzle_offset<DP>(r, c), ok ? sk + r * DP + c * 16 : sk, ok);
+    }
+    const uint8_t* sv = vbase + key0;
+    constexpr int VC = kBN / 16;        // 16-byte chunks per V^T row
+    constexpr int VCH = DP * VC;
+    static_assert(VCH % kThreads == 0, "V chunks per thread");
+#pragma unroll
+    for (int it = 0; it < VCH / kThreads; ++it) {
+      const int i = it * kThreads + tid;
+      const int d = i / VC, c = i % VC;
+      const bool ok = kSub == 1 || key0 + c * 16 < args.k_pad;
+      ptx::cp_async_16(dv + ptx::swizzle_offset<kBN>(d, c), ok ? sv + (size_t)d * args.k_pad + c * 16 : sv, ok);
+    }
+  };
+
+  // Q tile (all warpgroups' rows), in the first cp.async group with tile 0.
+  {
+    const int8_t* sq = p.q_int8 + (bhq * args.q_pad + q0) * DP;
+    constexpr int QCH = kRows * DP / 16;
+    static_assert(QCH % kThreads == 0, "Q chunks per thread");
+#pragma unroll
+    for (int it = 0; it < QCH / kThreads; ++it) {
+      const int i = it * kThreads + tid;
+      const int r = i / (DP / 16), c = i % (DP / 16);
+      ptx::cp_async_16(base + ptx::swizzle_offset<DP>(r, c), sq + r * DP + c * 16);
+    }
+  }
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < n_tiles) load_tile(s, s);
+    ptx::cp_async_commit();
+  }
+
+  const float qs = p.q_scale[(bhq * (args.q_pad / 16) + wrow0 / 16) * 8 + g] * args.scale_log2;
+  const uint32_t sQw = sQ + wg * 64 * DP;  // this warpgroup's 64 rows
+
+  float o[DP / 2];
+#pragma unroll
+  for (int i = 0; i < DP / 2; ++i) o[i] = 0.f;
+  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
+
+  int32_t s_cur[kBN / 2];
+  int32_t s_next[kBN / 2];
+#pragma unroll
+  for (int i = 0; i < kBN / 2; ++i) s_cur[i] = s_next[i] = 0;
+
+  if constexpr (kOverlap) {
+    ptx::cp_async_wait<kStages - 2>();  // Q and tile 0
+    ptx::fence_proxy_async_shared();
+    __syncthreads();
+    ptx::pin_registers(s_cur);
+    ptx::wgmma_fence();
+    qk_mma<DP, kBN>(s_cur, sQw, sbase + stage_k(0));
+    ptx::wgmma_commit();
+    ptx::wgmma_wait<0>();
+    ptx::pin_registers(s_cur);
+  }
+
+  for (int t = 0; t < n_tiles; ++t) {
+    const int slot = t % kStages;
+    if constexpr (kOverlap) {
+      ptx::cp_async_wait<kStages - 3>();  // tile t+1 has landed (tile t already had)
+    } else {
+      ptx::cp_async_wait<kStages - 2>();  // tile t has landed
+    }
+    ptx::fence_proxy_async_shared();
+    __syncthreads();  // ... for every thread; and every thread is done with tile t-1's slot
+    {
+      const int nt = t + kStages - 1;
+      if (nt < n_tiles) load_tile(nt, nt % kStages);
+      ptx::cp_async_commit();
+    }
+    if constexpr (kOverlap) {
+      if (t + 1 < n_tiles) {  // Q K^T of the next tile runs under this tile's softmax
+        ptx::pin_registers(s_next);
+        ptx::wgmma_fence();
+        qk_mma<DP, kBN>(s_next, sQw, sbase + stage_k((t + 1) % kStages));
+        ptx::wgmma_commit();
+      }
+    } else {
+      ptx::pin_registers(s_cur);
+      ptx::wgmma_fence();
+      qk_mma<DP, kBN>(s_cur, sQw, sbase + stage_k(slot));
+      ptx::wgmma_commit();
+      ptx::wgmma_wait<0>();
+      ptx::pin_registers(s_cur);
+    }
+
+    // ---- online softmax of tile t (exp2 domain; see attn_kernel.cuh for the scale folding)
+    float c[kSub];  // dequantization scale per 64-key sub-tile (per-thread K scale class tig)
+#pragma unroll
+    for (int hh = 0; hh < kSub; ++hh) {
+      const int sub = t * kSub + hh;
+      const float kscale = (kSub == 1 || sub * 64 < args.k_pad) ? ksbase[sub * 4 + tig] : 0.f;
+      c[hh] = fmaxf(qs * kscale, 1e-30f);
+    }
+    float s[kBN / 2];
+#pragma unroll
+    for (int i = 0; i < kBN / 2; ++i) s[i] = static_cast<float>(s_cur[i]);
+    const bool need_mask = (t * kBN + kBN > p.kv_len) || (CAUSAL && t * kBN + kBN - 1 > wrow0);
+    if (need_mask) {
+#pragma unroll
+      for (int j = 0; j < NJ; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int key = t * kBN + j * 8 + tig * 2 + (e & 1);
+          const int row = wrow0 + g + (e >> 1) * 8;
+          if (key >= p.kv_len || (CAUSAL && key > row)) s[4 * j + e] = -INFINITY;
+        }
+    }
+    float mx[kSub][2];
+#pragma unroll
+    for (int hh = 0; hh < kSub; ++hh) {
+      mx[hh][0] = mx[hh][1] = -INFINITY;
+#pragma unroll
+      for (int j = hh * 8; j < hh * 8 + 8; ++j) {
+        mx[hh][0] = fmaxf(mx[hh][0], fmaxf(s[4 * j], s[4 * j + 1]));
+        mx[hh][1] = fmaxf(mx[hh][1], fmaxf(s[4 * j + 2], s[4 * j + 3]));
+      }
+    }
+    float corr[2], sh[2];
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float v = mx[0][r] * c[0];
+      if constexpr (kSub == 2) v = fmaxf(v, mx[1][r] * c[1]);
+      v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 1));
+      v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 2));
+      const float mnew = fmaxf(m[r], v);
+      const float mu = (mnew == -INFINITY) ? 0.f : mnew;
+      corr[r] = ptx::ex2_approx(m[r] - mu);
+      m[r] = mnew;
+      sh[r] = mu - cfg::kLog2Fp8Max;  // P in [0, 448]: x448 folded into the exponent
+    }
+    float rs0 = 0.f, rs1 = 0.f;
+#pragma unroll
+    for (int j = 0; j < NJ; ++j) {
+      const float cj = c[j / 8];
+      s[4 * j + 0] = ptx::ex2_approx(fmaf(s[4 * j + 0], cj, -sh[0]));
+      s[4 * j + 1] = ptx::ex2_approx(fmaf(s[4 * j + 1], cj, -sh[0]));
+      s[4 * j + 2] = ptx::ex2_approx(fmaf(s[4 * j + 2], cj, -sh[1]));
+      s[4 * j + 3] = ptx::ex2_approx(fmaf(s[4 * j + 3], cj, -sh[1]));
+      rs0 += s[4 * j + 0] + s[4 * j + 1];
+      rs1 += s[4 * j + 2] + s[4 * j + 3];
+    }
+    l[0] = l[0] * corr[0] + rs0;
+    l[1] = l[1] * corr[1] + rs1;
+    // P as the A fragment of m64nNk32 (per warp the m16n8k32 layout): logical k
+    // position 4*tig+i of each 16-key group holds key sa_v_key_perm(4*tig+i).
+    uint32_t pa[kBN / 32][4];
+#pragma unroll
+    for (int kk = 0; kk < kBN / 32; ++kk) {
+      const int j0 = 4 * kk;
+      pa[kk][0] = ptx::pack_e4m3x4(s[4 * j0 + 0], s[4 * j0 + 1], s[4 * (j0 + 1) + 0], s[4 * (j0 + 1) + 1]);
+      pa[kk][1] = ptx::pack_e4m3x4(s[4 * j0 + 2], s[4 * j0 + 3], s[4 * (j0 + 1) + 2], s[4 * (j0 + 1) + 3]);
+      pa[kk][2] = ptx::pack_e4m3x4(s[4 * (j0 + 2) + 0], s[4 * (j0 + 2) + 1], s[4 * (j0 + 3) + 0], s[4 * (j0 + 3) + 1]);
+      pa[kk][3] = ptx::pack_e4m3x4(s[4 * (j0 + 2) + 2], s[4 * (j0 + 2) + 3], s[4 * (j0 + 3) + 2], s[4 * (j0 + 3) + 3]);
+    }
+
+    // ---- acc = P V (fresh accumulator), then O = O * corr + acc
+    float acc[DP / 2];
+    ptx::pin_registers(acc);
+    ptx::wgmma_fence();
+    pv_mma<DP, kBN>(acc, pa, sbase + stage_v(slot));
+    ptx::wgmma_commit();
+    ptx::wgmma_wait<0>();  // (also completes the next tile's Q K^T)
+    ptx::pin_registers(acc);
+    if constexpr (kOverlap) ptx::pin_registers(s_next);
+#pragma unroll
+    for (int j = 0; j < ON; ++j) {
+      o[4 * j + 0] = fmaf(o[4 * j + 0], corr[0], acc[4 * j + 0]);
+      o[4 * j + 1] = fmaf(o[4 * j + 1], corr[0], acc[4 * j + 1]);
+      o[4 * j + 2] = fmaf(o[4 * j + 2], corr[1], acc[4 * j + 2]);
+      o[4 * j + 3] = fmaf(o[4 * j + 3], corr[1], acc[4 * j + 3]);
+    }
+    if constexpr (kOverlap) {
+#pragma unroll
+      for (int i = 0; i < kBN / 2; ++i) s_cur[i] = s_next[i];
+    }
+  }
+  ptx::cp_async_wait<0>();
+
+  // ---- epilogue (as the pv_fp8 family)
+  OutT* ob = reinterpret_cast<OutT*>(p.out) + (size_t)b * p.out_stride_batch + (size_t)h * p.out_stride_head;
+  float inv[2];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    float v = l[r];
+    v += __shfl_xor_sync(0xffffffffu, v, 1);
+    v += __shfl_xor_sync(0xffffffffu, v, 2);
+    l[r] = v;
+    inv[r] = 1.f / v;
+  }
+  const int row0 = wrow0 + g, row1 = row0 + 8;
+#pragma unroll
+  for (int j = 0; j < ON; ++j) {
+    const int d = j * 8 + tig * 2;
+    if (d < p.head_dim) {
+      const float vs0 = p.v_scale[bhk * DP + d], vs1 = p.v_scale[bhk * DP + d + 1];
+      float vm0 = 0.f, vm1 = 0.f;
+      if (p.v_mean) {
+        vm0 = p.v_mean[bhk * DP + d];
+        vm1 = p.v_mean[bhk * DP + d + 1];
+      }
+      if (row0 < p.q_len)
+        store2<OutT>(ob + (size_t)row0 * p.out_stride_seq + d, o[4 * j + 0] * inv[0] * vs0 + vm0,
+                     o[4 * j + 1] * inv[0] * vs1 + vm1);
+      if (row1 < p.q_len)
+        store2<OutT>(ob + (size_t)row1 * p.out_stride_seq + d, o[4 * j + 2] * inv[1] * vs0 + vm0,
+                     o[4 * j + 3] * inv[1] * vs1 + vm1);
+    }
+  }
+  if (p.lse != nullptr && tig == 0) {
+    if (row0 < p.q_len) p.lse[bhq * p.q_len + row0] = (m[0] + __log2f(l[0]) - cfg::kLog2Fp8Max) * cfg::kLn2;
+    if (row1 < p.q_len) p.lse[bhq * p.q_len + row1] = (m[1] + __log2f(l[1]) - cfg::kLog2Fp8Max) * cfg::kLn2;
+  }
+#endif
+}
+
+template <int DP, bool CAUSAL, typename OutT>
+sa_status launch(const AttnArgs& a, cudaStream_t stream) {
+  using L = Smem<DP>;
+  auto kern = attn_sm90_kernel<DP, CAUSAL, OutT>;
+  SA_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kTotal));
+  dim3 grid(a.q_pad / kRows, a.p.q_heads, a.p.batch);
+  kern<<<grid, kThreads, L::kTotal, stream>>>(a);
+  SA_LAUNCH_CHECK("attn_sm90_qk_int8_pv_fp8");
+  return SA_OK;
+}
+
+}  // namespace sm90
+}  // namespace sa
+
+extern "C" sa_status sa_attn_sm90_qk_int8_pv_fp8(const sa_attn_params* p, cudaStream_t stream) {
+  using namespace sa;
+  const char* fn = "sa_attn_sm90_qk_int8_pv_fp8";
+  sa_status st = check_attn_params(p, true, fn);
+  if (st != SA_OK) return st;
+  const AttnArgs a = make_attn_args(p);
+  return dispatch_head_dim(sa_padded_head_dim(p->head_dim), [&](auto d) {
+    return dispatch_bool(p->causal != 0, [&](auto c) {
+      return dispatch_dtype(p->out_dtype, [&](auto od) {
+        using OutT = std::conditional_t<decltype(od)::value == SA_DTYPE_F16, __half, __nv_bfloat16>;
+        return sm90::launch<decltype(d)::value, decltype(c)::value != 0, OutT>(a, stream);
+      });
+    });
+  });
+}
