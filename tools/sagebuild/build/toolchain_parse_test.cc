@@ -195,7 +195,9 @@ TEST_CASE("kernel manifests are validated with the key at fault") {
   auto m = parse_kernel_manifest(good, "families.json");
   REQUIRE(m.families.size() == 2);
   CHECK(m.families[0].name == "pv_fp8");
-  CHECK(m.families[0].min_arch.sm == 89);
+  REQUIRE(m.families[0].min_arch);
+  CHECK(m.families[0].min_arch->sm == 89);
+  CHECK(m.families[0].archs.empty());
   CHECK(m.nvcc_flags == std::vector<std::string>{"--use_fast_math"});
   CHECK_THROWS_WITH(parse_kernel_manifest(R"({"families": {"q": {"sources": ["a.cu"], "min_arch": "eight"}}, "binding": {"sources": ["b.cc"]}})", "f.json"),
                     Catch::Contains("families.q.min_arch"));
@@ -211,4 +213,60 @@ TEST_CASE("kernel manifests are validated with the key at fault") {
   CHECK_THROWS_AS(parse_arch_arg("9", "--archs"), sb::UsageError);
   CHECK(parse_arch_arg("9.0a", "--archs").arch_specific);
   CHECK(parse_arch_arg("12.0", "--archs").sm == 120);
+}
+
+TEST_CASE("kernel families give min_arch or exact archs, exactly one") {
+  auto manifest_with = [](const std::string& family) {
+    return R"({"families": {"quant": {"sources": ["kernels/src/quant.cu"], "min_arch": "8.0"}, "sm90": )" + family +
+           R"(}, "binding": {"sources": ["kernels/binding/ops.cc"]}})";
+  };
+  // The contract's sm90 family, verbatim.
+  auto m = parse_kernel_manifest(manifest_with(R"json({
+      "sources": ["kernels/src/attn_sm90.cu"],
+      "archs": ["9.0a"],
+      "description": "attention for Hopper: INT8 Q.K^T and FP8/FP16 P.V with wgmma (sm_90a)",
+      "symbol_marker": "attn_sm90_kernel"})json"),
+                                 "kernels/families.json");
+  REQUIRE(m.families.size() == 2);
+  const auto& quant = m.families[0];
+  const auto& sm90 = m.families[1];
+  CHECK(quant.min_arch);
+  CHECK(quant.archs.empty());
+  CHECK(sm90.name == "sm90");
+  CHECK_FALSE(sm90.min_arch);
+  REQUIRE(sm90.archs.size() == 1);
+  CHECK(sm90.archs[0].name == "9.0a");
+  CHECK(sm90.archs[0].sm == 90);
+  CHECK(sm90.archs[0].arch_specific);
+  CHECK(sm90.symbol_marker == "attn_sm90_kernel");
+  auto two = parse_kernel_manifest(manifest_with(R"({"sources": ["a.cu"], "archs": ["9.0a", "10.0a", "12.0"]})"), "f.json");
+  CHECK(two.families[1].archs.size() == 3);
+  CHECK(two.families[1].archs[1].sm == 100);
+
+  auto error_of = [&](const std::string& family) {
+    try {
+      parse_kernel_manifest(manifest_with(family), "kernels/families.json");
+    } catch (const sb::ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  auto both = error_of(R"({"sources": ["a.cu"], "min_arch": "9.0", "archs": ["9.0a"]})");
+  CHECK(both.find("kernels/families.json") == 0);
+  CHECK(both.find("families.sm90: gives both min_arch and archs; expected exactly one") != std::string::npos);
+  auto neither = error_of(R"({"sources": ["a.cu"], "symbol_marker": "x"})");
+  CHECK(neither.find("kernels/families.json") == 0);
+  CHECK(neither.find("families.sm90: missing min_arch or archs") != std::string::npos);
+  CHECK(error_of(R"({"sources": ["a.cu"], "archs": []})").find("families.sm90.archs: expected a non-empty list") !=
+        std::string::npos);
+  CHECK(error_of(R"({"sources": ["a.cu"], "archs": "9.0a"})").find("families.sm90.archs: expected a non-empty list") !=
+        std::string::npos);
+  CHECK(error_of(R"({"sources": ["a.cu"], "archs": ["9.0a", "hopper"]})").find("families.sm90.archs[1]") !=
+        std::string::npos);
+  CHECK(error_of(R"({"sources": ["a.cu"], "archs": [90]})").find("families.sm90.archs[0]: expected a string") !=
+        std::string::npos);
+  CHECK(error_of(R"({"sources": ["a.cu"], "archs": ["9.0a", "9.0a"]})").find("lists \"9.0a\" twice") !=
+        std::string::npos);
+  CHECK(error_of(R"({"sources": ["a.cu"], "min_arch": 8})").find("families.sm90.min_arch: expected a string") !=
+        std::string::npos);
 }
