@@ -10,6 +10,7 @@
 #include "sagebuild/build/torch.h"
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
+#include "sagebuild/matrix/matrix.h"
 
 using namespace sb::build;
 
@@ -138,11 +139,54 @@ TEST_CASE("host compiler ranges per CUDA") {
   CHECK(check_range(CompilerId{"gcc", 15, 1, 0}, *r, "13.0").empty());
   auto msg = check_range(CompilerId{"gcc", 16, 0, 0}, *r, "13.0");
   CHECK(msg.find("not supported by CUDA 13.0") != std::string::npos);
+  CHECK(msg.find("(supported: gcc up to 15, per crt/host_config.h of nvidia-cuda-crt 13.0.88)") != std::string::npos);
   CHECK(msg.find("--host-compiler") != std::string::npos);
   CHECK_FALSE(check_range(CompilerId{"gcc", 14, 0, 0}, *supported_range("12.6", "gcc"), "12.6").empty());
   CHECK(check_range(CompilerId{"clang", 20, 0, 0}, *supported_range("13.0", "clang"), "13.0").empty());
   CHECK_FALSE(check_range(CompilerId{"clang", 21, 0, 0}, *supported_range("13.0", "clang"), "13.0").empty());
+  auto old_clang = check_range(CompilerId{"clang", 2, 9, 0}, *supported_range("13.0", "clang"), "13.0");
+  CHECK(old_clang.find("(supported: clang 3 to 20,") != std::string::npos);
   CHECK_FALSE(supported_range("9.2", "gcc"));
+}
+
+TEST_CASE("host compiler ranges are what each release's host_config.h enforces") {
+  // {cuda, gcc max, clang max}, read from crt/host_config.h of the NVIDIA
+  // wheels named in host_compiler.cc.  No release checks a gcc minimum; all
+  // reject clang before 3.3.
+  struct Want {
+    const char* cuda;
+    int gcc_max, clang_max;
+  };
+  for (const Want& w : {Want{"11.8", 11, 14}, Want{"12.4", 13, 17}, Want{"12.6", 13, 18}, Want{"12.8", 14, 19},
+                        Want{"12.9", 14, 19}, Want{"13.0", 15, 20}, Want{"13.2", 15, 21}}) {
+    INFO("CUDA " << w.cuda);
+    auto gcc = supported_range(w.cuda, "gcc");
+    auto clang = supported_range(w.cuda, "clang");
+    REQUIRE(gcc);
+    REQUIRE(clang);
+    CHECK(gcc->max_major == w.gcc_max);
+    CHECK(gcc->min_major == 0);
+    CHECK(clang->max_major == w.clang_max);
+    CHECK(clang->min_major == 3);
+    CHECK(gcc->source.find("crt/host_config.h of nvidia-cuda-") == 0);
+    CHECK(gcc->source.find(std::string(" ") + w.cuda + ".") != std::string::npos);  // the wheel's version
+    CHECK(check_range(CompilerId{"gcc", w.gcc_max, 9, 0}, *gcc, w.cuda).empty());
+    CHECK_FALSE(check_range(CompilerId{"gcc", w.gcc_max + 1, 0, 0}, *gcc, w.cuda).empty());
+    CHECK(check_range(CompilerId{"gcc", 5, 4, 0}, *gcc, w.cuda).empty());
+    CHECK(check_range(CompilerId{"clang", w.clang_max, 0, 0}, *clang, w.cuda).empty());
+    CHECK_FALSE(check_range(CompilerId{"clang", w.clang_max + 1, 0, 0}, *clang, w.cuda).empty());
+  }
+  CHECK_FALSE(supported_range("13.0", "msvc"));  // MSVC's range is not this table's (see host_compiler.cc)
+}
+
+TEST_CASE("every CUDA of the build matrix has a host compiler range") {
+  auto m = sb::matrix::load_matrix(std::filesystem::path(SAGEBUILD_SOURCE_DIR) / "matrix/build-matrix.yaml");
+  REQUIRE_FALSE(m.cuda.empty());
+  for (const auto& c : m.cuda) {
+    INFO("CUDA " << c.version << " (matrix/build-matrix.yaml)");
+    CHECK(supported_range(c.version, "gcc"));
+    CHECK(supported_range(c.version, "clang"));
+  }
 }
 
 TEST_CASE("the toolkit's own host_config.h gives the enforced maximum") {
@@ -151,13 +195,30 @@ TEST_CASE("the toolkit's own host_config.h gives the enforced maximum") {
       "#if (__clang_major__ >= 21) || (__clang_major__ < 3)\n#error -- unsupported clang\n#endif\n";
   CHECK(max_major_from_host_config(text, "gcc") == 15);
   CHECK(max_major_from_host_config(text, "clang") == 20);
+  // The layout of the 12.x and 13.x headers: a check for HOS clang comes
+  // before the generic one; the generic one is the range (numbers changed here
+  // so that picking the first would show).
+  std::string layered =
+      "#if defined(__GNUC__)\n\n#if __GNUC__ > 14\n\n#error -- unsupported GNU version!\n\n#endif\n\n"
+      "#if defined(__HORIZON__)\n"
+      "#if (__clang_major__ >= 18) || (__clang_major__ < 3) || ((__clang_major__ == 3) &&  (__clang_minor__ < 3))\n"
+      "#error -- unsupported HOS clang version!\n#endif\n#endif /* __HORIZON__  */\n\n"
+      "#if defined(__clang__) && !defined(__ibmxl_vrm__) && !defined(__ICC) && !defined(__HORIZON__) && "
+      "!defined(__APPLE__) && !defined(__GRCO_CLANG_COMPILER__)\n\n"
+      "#if (__clang_major__ >= 20) || (__clang_major__ < 3) || ((__clang_major__ == 3) &&  (__clang_minor__ < 3))\n"
+      "#error -- unsupported clang version!\n";
+  CHECK(max_major_from_host_config(layered, "gcc") == 14);
+  CHECK(max_major_from_host_config(layered, "clang") == 19);
+  CHECK_FALSE(max_major_from_host_config("#define X 1\n", "gcc"));
   std::filesystem::path real = "/usr/local/cuda/include/crt/host_config.h";
   if (std::filesystem::exists(real)) {
     // The table agrees with the toolkit installed here.
     PosixProcessRunner runner;
     auto v = query_nvcc(runner, "/usr/local/cuda/bin/nvcc");
-    auto range = supported_range(v.short_str(), "gcc");
-    if (range) CHECK(max_major_from_host_config(sb::read_file(real), "gcc") == range->max_major);
+    for (const char* id : {"gcc", "clang"}) {
+      auto range = supported_range(v.short_str(), id);
+      if (range) CHECK(max_major_from_host_config(sb::read_file(real), id) == range->max_major);
+    }
   }
 }
 
