@@ -1,6 +1,8 @@
 // Parsing what the real tools print and the files real installs contain.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "sagebuild/build/cuda.h"
@@ -96,7 +98,7 @@ TEST_CASE("the C++ ABI from cmake files or library symbols") {
 
 TEST_CASE("a torch directory is read from its own files") {
   namespace fs = std::filesystem;
-  fs::path d = fs::temp_directory_path() / "sb-build-torchdir";
+  fs::path d = fs::temp_directory_path() / ("sb-build-torchdir-" + std::to_string(::getpid()));
   fs::remove_all(d);
   CHECK_THROWS_WITH(read_torch_dir(d), Catch::Contains("no version.py"));
   fs::create_directories(d / "include/torch");
