@@ -1,6 +1,9 @@
 """`sagebuild build` for real: nvcc, the torch wheel, ninja, the pack writer,
 verify and pip in a fresh venv, on the default row reduced to one arch (9.0)
-so it stays within a few minutes on 2 cores.
+so it stays within a few minutes on 2 cores.  The source copy carries one more
+kernel family than kernels/families.json, the test-only `archs: ["9.0a"]`
+family tests/build/kernels/probe_sm90.cu (one tiny kernel, a few seconds of
+nvcc), so that an arch-specific family goes through the whole build and verify.
 
 Needs: $SAGEBUILD (or build*/tools/sagebuild/cli/sagebuild) and nvcc 13.0.
 torch 2.11.0 comes from a local wheel ($SAGEBUILD_TORCH_WHEEL) when there is
@@ -46,6 +49,10 @@ def nvcc_13():
 # where kernels/families.json does not name its own yet.
 MARKERS = {"quant": "quant_qk_kernel", "pv_fp16": "attn_kernel", "pv_fp8": "attn_kernel"}
 
+# The test-only arch-specific family (wgmma.fence: compiles for sm_90a alone).
+PROBE_SOURCE = "tests/build/kernels/probe_sm90.cu"
+PROBE = {"sources": [PROBE_SOURCE], "archs": ["9.0a"], "symbol_marker": "probe_sm90_kernel"}
+
 
 def source_copy(dest):
     """The parts of the source tree a build reads, copied so the test does not
@@ -57,6 +64,9 @@ def source_copy(dest):
     data = json.loads(manifest.read_text())
     for name, fam in data["families"].items():
         fam.setdefault("symbol_marker", MARKERS.get(name, name))
+    data["families"]["probe_sm90"] = PROBE
+    (dest / PROBE_SOURCE).parent.mkdir(parents=True)
+    shutil.copy(ROOT / PROBE_SOURCE, dest / PROBE_SOURCE)
     manifest.write_text(json.dumps(data, indent=2))
     return dest
 
@@ -85,13 +95,15 @@ def test_default_row_builds_a_verified_wheel(built):
     row = report["rows"][0]
     wheel = pathlib.Path(row["wheel"])
     assert wheel.exists() and wheel.parent == built["tmp"] / "dist"
-    assert row["kernels_compiled"] == 3 and row["kernels_cached"] == 0
+    assert row["kernels_compiled"] == 4 and row["kernels_cached"] == 0  # 3 families + the sm_90a probe
     names = zipfile.ZipFile(wheel).namelist()
     assert "sageattention/_C.abi3.so" in names
     assert "sageattention/build_info.json" in names
     info = json.loads(zipfile.ZipFile(wheel).read("sageattention/build_info.json"))
     assert info["torch"]["version"] == "2.11.0" and info["cuda"]["nvcc"].startswith("13.0.")
     assert info["archs"] == ["9.0"]
+    assert info["kernel_families"]["probe_sm90"] == {"archs": ["9.0a"], "symbol_marker": "probe_sm90_kernel"}
+    assert info["kernel_families"]["pv_fp8"]["min_arch"] == "8.9"
     # No temporary or half-written file is left in --out.
     assert [p.name for p in (built["tmp"] / "dist").iterdir()] == [wheel.name]
     # The extension carries no rpath into this machine.
@@ -120,14 +132,26 @@ def test_a_family_without_symbol_marker_is_refused_before_compiling(tmp_path):
 
 
 @pytest.mark.slow
+def test_the_archs_family_is_in_the_wheel_as_verify_demands(built):
+    # build_info promises probe_sm90 for 9.0a and lists arch 9.0, so B6 passes
+    # only with sm_90a SASS holding probe_sm90_kernel (the Catch2 tests show it
+    # fails without).
+    assert built["first"].returncode == 0
+    wheel = pathlib.Path(json.loads((built["tmp"] / "first.json").read_text())["rows"][0]["wheel"])
+    r = subprocess.run([str(sagebuild_binary()), "verify", "--json", str(wheel)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    assert '"B6"' not in r.stdout
+
+
+@pytest.mark.slow
 def test_second_build_is_a_no_op_that_reuses_every_object(built):
     assert built["first"].returncode == 0
     r = subprocess.run(built["base"] + ["--json", str(built["tmp"] / "second.json")],
                        capture_output=True, text=True, cwd=built["tmp"], timeout=900)
     assert r.returncode == 0, r.stdout[-4000:]
-    assert "kernels: 3 objects cached, 0 to compile; bindings: 1 cached, 0 to compile" in r.stdout
+    assert "kernels: 4 objects cached, 0 to compile; bindings: 1 cached, 0 to compile" in r.stdout
     row = json.loads((built["tmp"] / "second.json").read_text())["rows"][0]
-    assert row["kernels_cached"] == 3 and row["kernels_compiled"] == 0
+    assert row["kernels_cached"] == 4 and row["kernels_compiled"] == 0
 
 
 @pytest.mark.slow
@@ -138,9 +162,11 @@ def test_dry_run_prints_commands_and_compiles_nothing(built):
     objects = sorted((built["tmp"] / "cache/objects").iterdir())
     r = subprocess.run(cmd, capture_output=True, text=True, cwd=built["tmp"], timeout=300)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
-    # 8.0 only: pv_fp8 (min_arch 8.9) is left out, the binding is reused.
+    # 8.0 only: pv_fp8 (min_arch 8.9) and the sm_90a probe are left out, the binding is reused.
     assert "kernels: 0 objects cached, 2 to compile; bindings: 1 cached, 0 to compile" in r.stdout
-    assert "(skipped, no arch >= min_arch: pv_fp8)" in r.stdout
+    assert "pv_fp8, no arch >= min_arch 8.9" in r.stdout
+    assert "probe_sm90, the row lists none of 9.0, 9.0a (for its archs 9.0a)" in r.stdout
+    assert "compute_90a" not in r.stdout
     assert "'arch=compute_80,code=[sm_80,compute_80]'" in r.stdout
     assert "&& mv -f" in r.stdout
     assert sorted((built["tmp"] / "cache/objects").iterdir()) == objects

@@ -279,8 +279,9 @@ int run_build(BuildOptions o, ProcessRunner& runner, std::ostream& out) {
       out << "  " << rg.row_id << ": families " << (rg.families.empty() ? "none" : "");
       for (const auto& f : rg.families) out << f << " ";
       if (!rg.skipped_families.empty()) {
-        out << "(skipped, no arch >= min_arch:";
-        for (const auto& f : rg.skipped_families) out << " " << f;
+        out << "(skipped:";
+        for (std::size_t s = 0; s < rg.skipped_families.size(); ++s)
+          out << (s ? ";" : "") << " " << rg.skipped_families[s].name << ", " << rg.skipped_families[s].why;
         out << ")";
       }
       out << "\n";

@@ -7,6 +7,7 @@
 
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
+#include "sagebuild/matrix/arch.h"
 
 namespace sb::build {
 
@@ -26,6 +27,8 @@ Arch parse_arch_arg(std::string_view text, const std::string& what) {
 }
 
 bool arch_at_least(const Arch& a, const Arch& min) { return a.sm >= min.sm; }
+
+bool same_base_arch(const Arch& row_arch, const Arch& target) { return row_arch.sm == target.sm; }
 
 namespace {
 
@@ -49,6 +52,39 @@ std::vector<std::string> strings(const nlohmann::json& j, const std::string& src
   return out;
 }
 
+Arch family_arch(const nlohmann::json& v, const std::string& src, const std::string& where) {
+  if (!v.is_string()) bad(src, where, "expected a string such as \"8.0\" or \"9.0a\"");
+  try {
+    return parse_arch_arg(v.get<std::string>(), where);
+  } catch (const UsageError& e) {
+    bad(src, where, e.what());
+  }
+}
+
+// Exactly one of min_arch (a floor) and archs (exact targets).
+void read_targets(const nlohmann::json& fam, const std::string& src, const std::string& where, KernelFamily& f) {
+  bool has_min = fam.contains("min_arch"), has_archs = fam.contains("archs");
+  if (has_min && has_archs)
+    bad(src, where, "gives both min_arch and archs; expected exactly one (min_arch: built for every row arch at "
+                    "or above it; archs: exactly these targets)");
+  if (!has_min && !has_archs)
+    bad(src, where, "missing min_arch or archs; expected exactly one, e.g. \"min_arch\": \"8.0\" or "
+                    "\"archs\": [\"9.0a\"]");
+  if (has_min) {
+    f.min_arch = family_arch(fam["min_arch"], src, where + ".min_arch");
+    return;
+  }
+  const auto& list = fam["archs"];
+  if (!list.is_array() || list.empty())
+    bad(src, where + ".archs", "expected a non-empty list of targets such as [\"9.0a\"]");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    Arch a = family_arch(list[i], src, where + ".archs[" + std::to_string(i) + "]");
+    if (sb::matrix::contains_arch(f.archs, a))
+      bad(src, where + ".archs", "lists \"" + a.name + "\" twice; expected each target once");
+    f.archs.push_back(std::move(a));
+  }
+}
+
 }  // namespace
 
 KernelManifest parse_kernel_manifest(std::string_view text, const std::string& src) {
@@ -62,21 +98,15 @@ KernelManifest parse_kernel_manifest(std::string_view text, const std::string& s
   KernelManifest m;
   m.path = src;
   if (!j.contains("families") || !j["families"].is_object() || j["families"].empty())
-    bad(src, "families", "expected a non-empty object {name: {sources, min_arch}}");
+    bad(src, "families", "expected a non-empty object {name: {sources, min_arch or archs}}");
   for (const auto& [name, fam] : j["families"].items()) {
     std::string where = "families." + name;
-    if (!fam.is_object()) bad(src, where, "expected an object with sources and min_arch");
+    if (!fam.is_object()) bad(src, where, "expected an object with sources and min_arch or archs");
     KernelFamily f;
     f.name = name;
     f.sources = strings(fam, src, "sources", true);
     if (f.sources.empty()) bad(src, where + ".sources", "expected at least one source");
-    if (!fam.contains("min_arch") || !fam["min_arch"].is_string())
-      bad(src, where + ".min_arch", "expected a string such as \"8.0\"");
-    try {
-      f.min_arch = parse_arch_arg(fam["min_arch"].get<std::string>(), where + ".min_arch");
-    } catch (const UsageError& e) {
-      bad(src, where + ".min_arch", e.what());
-    }
+    read_targets(fam, src, where, f);
     if (fam.contains("symbol_marker")) {
       if (!fam["symbol_marker"].is_string()) bad(src, where + ".symbol_marker", "expected a string");
       f.symbol_marker = fam["symbol_marker"].get<std::string>();

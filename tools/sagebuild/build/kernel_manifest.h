@@ -1,8 +1,17 @@
-// kernels/families.json: which CUDA sources make up each kernel family, the
-// oldest arch each family can run on, and the torch-including binding.
+// kernels/families.json: which CUDA sources make up each kernel family, which
+// archs each family is built for, and the torch-including binding.
+//
+// A family gives exactly one of
+//   "min_arch": "8.9"       built for every row arch >= 8.9 (SASS, plus the
+//                           row's PTX arch when it qualifies), or
+//   "archs": ["9.0a"]       exactly these targets, each built only when the
+//                           row lists its base arch (9.0 or 9.0a), SASS only:
+//                           arch-specific code (wgmma, setmaxnreg) has no
+//                           forward-compatible PTX and runs on that arch alone.
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,8 +23,9 @@ namespace sb::build {
 struct KernelFamily {
   std::string name;                   // "pv_fp8"
   std::vector<std::string> sources;   // repository-relative .cu files
-  sb::matrix::Arch min_arch;          // compiled only for row archs >= this
+  std::optional<sb::matrix::Arch> min_arch;  // either: compiled for the row archs >= this
   std::string symbol_marker;          // substring of its kernels' names (build_info.json); optional
+  std::vector<sb::matrix::Arch> archs;       // or: exactly these targets ("9.0a"), in the file's order
 };
 
 struct KernelManifest {
@@ -36,6 +46,10 @@ KernelManifest load_kernel_manifest(const std::filesystem::path& path);
 
 // The arch's capability as a comparable number: "8.9" -> 89, "9.0a" -> 90.
 bool arch_at_least(const sb::matrix::Arch& a, const sb::matrix::Arch& min);
+
+// Whether `row_arch` is the base arch of the target: same capability, with or
+// without the 'a' ("9.0" and "9.0a" both are for "9.0a").
+bool same_base_arch(const sb::matrix::Arch& row_arch, const sb::matrix::Arch& target);
 
 // "8.0" -> {sm 80}; throws UsageError naming `what` when malformed.
 sb::matrix::Arch parse_arch_arg(std::string_view text, const std::string& what);

@@ -36,6 +36,43 @@ std::vector<std::string> gencode_flags(const std::vector<Arch>& archs, const std
   return out;
 }
 
+std::vector<Arch> family_targets(const KernelFamily& f, const std::vector<Arch>& row_archs) {
+  std::vector<Arch> out;
+  if (f.min_arch) {
+    for (const auto& a : row_archs)
+      if (arch_at_least(a, *f.min_arch)) out.push_back(a);
+    return out;
+  }
+  for (const auto& t : f.archs)
+    if (std::any_of(row_archs.begin(), row_archs.end(), [&](const Arch& a) { return same_base_arch(a, t); }))
+      out.push_back(t);
+  return out;
+}
+
+std::vector<std::string> family_gencode_flags(const KernelFamily& f, const std::vector<Arch>& row_archs,
+                                              const std::optional<Arch>& ptx) {
+  if (f.min_arch) return gencode_flags(row_archs, ptx, *f.min_arch);
+  std::vector<std::string> out;
+  for (const auto& t : family_targets(f, row_archs)) {
+    std::string sm = std::to_string(t.sm) + (t.arch_specific ? "a" : "");
+    out.push_back("-gencode");
+    out.push_back("arch=compute_" + sm + ",code=sm_" + sm);
+  }
+  return out;
+}
+
+std::string skip_reason(const KernelFamily& f) {
+  if (f.min_arch) return "no arch >= min_arch " + f.min_arch->name;
+  std::string bases, targets;
+  for (const auto& t : f.archs) {
+    std::string base = t.name;
+    if (t.arch_specific) base.pop_back();
+    bases += (bases.empty() ? "" : ", ") + (t.arch_specific ? base + ", " + t.name : t.name);
+    targets += (targets.empty() ? "" : ", ") + t.name;
+  }
+  return "the row lists none of " + bases + " (for its archs " + targets + ")";
+}
+
 std::string limited_api_hex(const std::string& v) {
   static const std::regex re(R"((\d+)\.(\d+))");
   std::smatch m;
@@ -64,10 +101,9 @@ std::vector<std::string> with_launcher(const std::vector<std::string>& launcher,
   return argv;
 }
 
-std::string arch_list(const std::vector<Arch>& archs, const Arch& min) {
+std::string arch_list(const std::vector<Arch>& archs) {
   std::string s;
-  for (const auto& a : archs)
-    if (arch_at_least(a, min)) s += (s.empty() ? "" : " ") + a.name;
+  for (const auto& a : archs) s += (s.empty() ? "" : " ") + a.name;
   return s;
 }
 
@@ -116,9 +152,9 @@ CompileGraph plan_compile(const std::vector<RowInput>& rows, const PlanSettings&
     std::string compiler = "nvcc " + tc.nvcc_version + " / " + tc.host_compiler;
 
     for (const auto& fam : man.families) {
-      auto gencode = gencode_flags(row.archs, row.ptx_arch, fam.min_arch);
+      auto gencode = family_gencode_flags(fam, row.archs, row.ptx_arch);
       if (gencode.empty()) {
-        rg.skipped_families.push_back(fam.name);
+        rg.skipped_families.push_back({fam.name, skip_reason(fam)});
         continue;
       }
       rg.families.push_back(fam.name);
@@ -138,7 +174,7 @@ CompileGraph plan_compile(const std::vector<RowInput>& rows, const PlanSettings&
                                          tc.host_cxx.string()};
         for (const auto& d : inc_dirs) argv.push_back("-I" + d.string());
         argv.insert(argv.end(), flags.begin(), flags.end());
-        add_object(obj, argv, "nvcc " + fam.name + " " + src + " [" + arch_list(row.archs, fam.min_arch) + "]", true);
+        add_object(obj, argv, "nvcc " + fam.name + " " + src + " [" + arch_list(family_targets(fam, row.archs)) + "]", true);
         rg.kernels.push_back(obj);
       }
     }

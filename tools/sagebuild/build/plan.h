@@ -69,12 +69,18 @@ struct PlannedObject {
   bool cached = false;            // already in the cache: no edge
 };
 
+struct SkippedFamily {
+  std::string name;
+  std::string why;  // "no arch >= min_arch 8.9", "the row lists none of 9.0, 9.0a (for its archs 9.0a)"
+  bool operator==(const SkippedFamily&) const = default;
+};
+
 struct RowGraph {
   std::string row_id;
   std::vector<PlannedObject> kernels;
   PlannedObject binding;
   std::vector<std::string> families;     // the families built into this row
-  std::vector<std::string> skipped_families;  // no row arch >= their min_arch
+  std::vector<SkippedFamily> skipped_families;  // no row arch they are built for
   std::string extension_name;            // "_C.abi3.so"
   std::filesystem::path extension;       // <work>/rows/<id>/<extension_name>
 };
@@ -91,6 +97,21 @@ struct CompileGraph {
 std::vector<std::string> gencode_flags(const std::vector<sb::matrix::Arch>& row_archs,
                                        const std::optional<sb::matrix::Arch>& ptx_arch,
                                        const sb::matrix::Arch& min_arch);
+
+// The SASS targets a family is compiled for in a row: the row archs >= its
+// min_arch, or those of its exact archs whose base arch the row lists.
+std::vector<sb::matrix::Arch> family_targets(const KernelFamily& family,
+                                             const std::vector<sb::matrix::Arch>& row_archs);
+
+// The family's -gencode flags in a row: gencode_flags() above for a min_arch
+// family; for an archs family one `arch=compute_90a,code=sm_90a` per target
+// of family_targets(), never PTX.  Empty when the family is not built.
+std::vector<std::string> family_gencode_flags(const KernelFamily& family,
+                                              const std::vector<sb::matrix::Arch>& row_archs,
+                                              const std::optional<sb::matrix::Arch>& ptx_arch);
+
+// Why a family has no target in a row (for the plan and the log).
+std::string skip_reason(const KernelFamily& family);
 
 // "0x030A0000" for "3.10"; throws UsageError on a malformed version.
 std::string limited_api_hex(const std::string& python_version);

@@ -2,6 +2,7 @@
 // toolchains: no nvcc, no torch, nothing written.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -22,6 +23,7 @@ struct FakeRepo {
       {"/repo/kernels/src/quant.cu", "#include \"sage/quant.h\"\n__global__ void q() {}\n"},
       {"/repo/kernels/src/pv_fp16.cu", "#include \"sage/common.h\"\n#include <cuda_fp16.h>\n"},
       {"/repo/kernels/src/pv_fp8.cu", "#include \"sage/common.h\"\n"},
+      {"/repo/kernels/src/attn_sm90.cu", "#include \"sage/common.h\"\n__global__ void attn_sm90_kernel() {}\n"},
       {"/repo/kernels/include/sage/quant.h", "#pragma once\n#include \"common.h\"\n"},
       {"/repo/kernels/include/sage/common.h", "#pragma once\nconstexpr int kTile = 64;\n"},
       {"/repo/kernels/binding/ops.cc", "#include <torch/library.h>\n#include \"sage/quant.h\"\n"},
@@ -187,7 +189,7 @@ TEST_CASE("families are compiled only for the row archs at or above their min_ar
   auto g = plan_compile({{row("2.11.0", {A("8.0")}), manifest(), toolchain("2.11.0")}}, repo.settings());
   REQUIRE(g.rows.size() == 1);
   CHECK(g.rows[0].families == std::vector<std::string>{"pv_fp16", "quant"});
-  CHECK(g.rows[0].skipped_families == std::vector<std::string>{"pv_fp8"});
+  CHECK(g.rows[0].skipped_families == std::vector<SkippedFamily>{{"pv_fp8", "no arch >= min_arch 8.9"}});
   CHECK(g.kernels_to_compile == 2);
   auto g2 = plan_compile({{row("2.11.0"), manifest(), toolchain("2.11.0")}}, repo.settings());
   CHECK(g2.rows[0].families.size() == 3);
@@ -331,4 +333,121 @@ TEST_CASE("a manifest with two binding sources is refused") {
   m.binding_sources.push_back("kernels/binding/extra.cc");
   CHECK_THROWS_WITH(plan_compile({{row("2.11.0"), m, toolchain("2.11.0")}}, repo.settings()),
                     Catch::Contains("exactly one"));
+}
+
+namespace {
+
+// The families.json contract's Hopper family: exact target 9.0a.
+KernelFamily sm90_family() {
+  KernelFamily f;
+  f.name = "sm90";
+  f.sources = {"kernels/src/attn_sm90.cu"};
+  f.archs = {A("9.0a")};
+  f.symbol_marker = "attn_sm90_kernel";
+  return f;
+}
+
+KernelManifest manifest_with_sm90() {
+  auto m = manifest();
+  m.families.push_back(sm90_family());
+  return m;
+}
+
+const PlannedObject* kernel_of(const RowGraph& rg, const std::string& family) {
+  for (const auto& k : rg.kernels)
+    if (k.family == family) return &k;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("an archs family gets SASS for its exact targets, never PTX") {
+  auto f = sm90_family();
+  std::vector<std::string> want = {"-gencode", "arch=compute_90a,code=sm_90a"};
+  // The row's 9.0 or 9.0a is the base arch of 9.0a; the PTX arch is ignored.
+  CHECK(family_gencode_flags(f, {A("8.0"), A("8.9"), A("9.0")}, A("9.0")) == want);
+  CHECK(family_gencode_flags(f, {A("9.0a")}, std::nullopt) == want);
+  CHECK(family_gencode_flags(f, {A("9.0"), A("9.0a")}, A("9.0")) == want);  // once
+  CHECK(family_gencode_flags(f, {A("8.0"), A("8.9"), A("12.0")}, A("12.0")).empty());
+  CHECK(family_targets(f, {A("8.9"), A("12.0")}).empty());
+  // Several targets: each only where the row lists its base arch.
+  f.archs = {A("9.0a"), A("10.0a")};
+  CHECK(family_gencode_flags(f, {A("8.0"), A("10.0")}, A("10.0")) ==
+        std::vector<std::string>{"-gencode", "arch=compute_100a,code=sm_100a"});
+  CHECK(family_gencode_flags(f, {A("9.0"), A("10.0")}, A("10.0")) ==
+        std::vector<std::string>{"-gencode", "arch=compute_90a,code=sm_90a", "-gencode",
+                                 "arch=compute_100a,code=sm_100a"});
+  CHECK(skip_reason(f) == "the row lists none of 9.0, 9.0a, 10.0, 10.0a (for its archs 9.0a, 10.0a)");
+  // A min_arch family goes through gencode_flags, PTX included.
+  KernelFamily floor{"pv_fp8", {"kernels/src/pv_fp8.cu"}, A("8.9")};
+  CHECK(family_gencode_flags(floor, {A("8.0"), A("8.9")}, A("8.9")) ==
+        std::vector<std::string>{"-gencode", "arch=compute_89,code=[sm_89,compute_89]"});
+  CHECK(skip_reason(floor) == "no arch >= min_arch 8.9");
+}
+
+TEST_CASE("an archs family is planned for rows listing its base arch and skipped, with the reason, otherwise") {
+  FakeRepo repo;
+  auto m = manifest_with_sm90();
+  SECTION("a row with 9.0: built for sm_90a next to the min_arch families' sm_90") {
+    auto r = row("2.11.0", {A("8.0"), A("8.9"), A("9.0")});
+    r.ptx_arch = A("9.0");
+    auto g = plan_compile({{r, m, toolchain("2.11.0")}}, repo.settings());
+    CHECK(g.rows[0].families == std::vector<std::string>{"pv_fp16", "pv_fp8", "quant", "sm90"});
+    CHECK(g.rows[0].skipped_families.empty());
+    const PlannedObject* k = kernel_of(g.rows[0], "sm90");
+    REQUIRE(k);
+    const Edge* e = edge_for(g, k->object);
+    REQUIRE(e);
+    auto cmd = joined(e->argv);
+    CHECK(cmd.find("-gencode arch=compute_90a,code=sm_90a ") != std::string::npos);
+    CHECK(cmd.find("compute_80") == std::string::npos);
+    CHECK(cmd.find("code=compute_") == std::string::npos);  // no PTX
+    CHECK(cmd.find("code=[") == std::string::npos);
+    CHECK(e->description == "nvcc sm90 kernels/src/attn_sm90.cu [9.0a]");
+    // pv_fp8 keeps its plain sm_90 (and PTX): the fallback on a 9.0 GPU without sm90.
+    auto fp8 = joined(edge_for(g, kernel_of(g.rows[0], "pv_fp8")->object)->argv);
+    CHECK(fp8.find("arch=compute_90,code=[sm_90,compute_90]") != std::string::npos);
+    // The link takes the sm90 object with the others.
+    const Edge* link = edge_for(g, g.rows[0].extension);
+    REQUIRE(link);
+    CHECK(std::count(link->inputs.begin(), link->inputs.end(), k->object) == 1);
+  }
+  SECTION("a row without 9.0: skipped, and the reason names what it needs") {
+    auto g = plan_compile({{row("2.11.0", {A("8.0"), A("8.9")}), m, toolchain("2.11.0")}}, repo.settings());
+    CHECK(g.rows[0].families == std::vector<std::string>{"pv_fp16", "pv_fp8", "quant"});
+    CHECK(g.rows[0].skipped_families ==
+          std::vector<SkippedFamily>{{"sm90", "the row lists none of 9.0, 9.0a (for its archs 9.0a)"}});
+    CHECK(kernel_of(g.rows[0], "sm90") == nullptr);
+    CHECK(g.kernels_to_compile == 3);
+  }
+}
+
+TEST_CASE("the object key of an archs family follows its targets, not the rest of the row's archs") {
+  FakeRepo repo;
+  auto m = manifest_with_sm90();
+  auto wide = row("2.11.0", {A("8.0"), A("8.9"), A("9.0")});
+  wide.ptx_arch = A("9.0");
+  auto narrow = row("2.10.0", {A("9.0")});
+  narrow.ptx_arch = A("9.0");
+  auto specific = row("2.9.0", {A("9.0a")});
+  specific.ptx_arch = std::nullopt;
+  auto g = plan_compile({{wide, m, toolchain("2.11.0")}, {narrow, m, toolchain("2.10.0")},
+                         {specific, m, toolchain("2.9.0")}},
+                        repo.settings());
+  // Every row builds sm90 for sm_90a alone: one object, compiled once.
+  const auto* a = kernel_of(g.rows[0], "sm90");
+  const auto* b = kernel_of(g.rows[1], "sm90");
+  const auto* c = kernel_of(g.rows[2], "sm90");
+  REQUIRE((a && b && c));
+  CHECK(a->key == b->key);
+  CHECK(a->key == c->key);
+  // A min_arch family's key changes with the row's archs.
+  CHECK(kernel_of(g.rows[0], "quant")->key != kernel_of(g.rows[1], "quant")->key);
+  // The same source under other targets is another object.
+  auto m2 = m;
+  m2.families.back().archs = {A("9.0a"), A("10.0a")};
+  auto wider = wide;
+  wider.archs.push_back(A("10.0"));
+  auto g2 = plan_compile({{wider, m2, toolchain("2.11.0")}}, repo.settings());
+  CHECK(kernel_of(g2.rows[0], "sm90")->key != a->key);
 }

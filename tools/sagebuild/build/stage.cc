@@ -44,8 +44,17 @@ distinfo::BuildInfo make_build_info(const sb::matrix::Row& row, const RowToolcha
   }
   if (row.ptx_arch) b.ptx_archs.push_back(capability(*row.ptx_arch));
   for (const auto& name : graph.families) {
-    for (const auto& f : manifest.families)
-      if (f.name == name) b.kernel_families[name] = distinfo::KernelFamily{f.min_arch.name, f.symbol_marker};
+    for (const auto& f : manifest.families) {
+      if (f.name != name) continue;
+      distinfo::KernelFamily k;
+      k.symbol_marker = f.symbol_marker;
+      if (f.min_arch) k.min_arch = f.min_arch->name;
+      // An archs family records the exact targets this row built ("9.0a"),
+      // which verify's B6 then demands as SASS.
+      else
+        for (const auto& t : family_targets(f, row.archs)) k.archs.push_back(t.name);
+      b.kernel_families[name] = std::move(k);
+    }
   }
   b.host_compiler.id = host_id;
   b.host_compiler.version = host_version;

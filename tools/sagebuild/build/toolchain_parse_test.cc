@@ -1,6 +1,8 @@
 // Parsing what the real tools print and the files real installs contain.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "sagebuild/build/cuda.h"
@@ -10,6 +12,7 @@
 #include "sagebuild/build/torch.h"
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
+#include "sagebuild/matrix/matrix.h"
 
 using namespace sb::build;
 
@@ -95,7 +98,7 @@ TEST_CASE("the C++ ABI from cmake files or library symbols") {
 
 TEST_CASE("a torch directory is read from its own files") {
   namespace fs = std::filesystem;
-  fs::path d = fs::temp_directory_path() / "sb-build-torchdir";
+  fs::path d = fs::temp_directory_path() / ("sb-build-torchdir-" + std::to_string(::getpid()));
   fs::remove_all(d);
   CHECK_THROWS_WITH(read_torch_dir(d), Catch::Contains("no version.py"));
   fs::create_directories(d / "include/torch");
@@ -138,11 +141,54 @@ TEST_CASE("host compiler ranges per CUDA") {
   CHECK(check_range(CompilerId{"gcc", 15, 1, 0}, *r, "13.0").empty());
   auto msg = check_range(CompilerId{"gcc", 16, 0, 0}, *r, "13.0");
   CHECK(msg.find("not supported by CUDA 13.0") != std::string::npos);
+  CHECK(msg.find("(supported: gcc up to 15, per crt/host_config.h of nvidia-cuda-crt 13.0.88)") != std::string::npos);
   CHECK(msg.find("--host-compiler") != std::string::npos);
   CHECK_FALSE(check_range(CompilerId{"gcc", 14, 0, 0}, *supported_range("12.6", "gcc"), "12.6").empty());
   CHECK(check_range(CompilerId{"clang", 20, 0, 0}, *supported_range("13.0", "clang"), "13.0").empty());
   CHECK_FALSE(check_range(CompilerId{"clang", 21, 0, 0}, *supported_range("13.0", "clang"), "13.0").empty());
+  auto old_clang = check_range(CompilerId{"clang", 2, 9, 0}, *supported_range("13.0", "clang"), "13.0");
+  CHECK(old_clang.find("(supported: clang 3 to 20,") != std::string::npos);
   CHECK_FALSE(supported_range("9.2", "gcc"));
+}
+
+TEST_CASE("host compiler ranges are what each release's host_config.h enforces") {
+  // {cuda, gcc max, clang max}, read from crt/host_config.h of the NVIDIA
+  // wheels named in host_compiler.cc.  No release checks a gcc minimum; all
+  // reject clang before 3.3.
+  struct Want {
+    const char* cuda;
+    int gcc_max, clang_max;
+  };
+  for (const Want& w : {Want{"11.8", 11, 14}, Want{"12.4", 13, 17}, Want{"12.6", 13, 18}, Want{"12.8", 14, 19},
+                        Want{"12.9", 14, 19}, Want{"13.0", 15, 20}, Want{"13.2", 15, 21}}) {
+    INFO("CUDA " << w.cuda);
+    auto gcc = supported_range(w.cuda, "gcc");
+    auto clang = supported_range(w.cuda, "clang");
+    REQUIRE(gcc);
+    REQUIRE(clang);
+    CHECK(gcc->max_major == w.gcc_max);
+    CHECK(gcc->min_major == 0);
+    CHECK(clang->max_major == w.clang_max);
+    CHECK(clang->min_major == 3);
+    CHECK(gcc->source.find("crt/host_config.h of nvidia-cuda-") == 0);
+    CHECK(gcc->source.find(std::string(" ") + w.cuda + ".") != std::string::npos);  // the wheel's version
+    CHECK(check_range(CompilerId{"gcc", w.gcc_max, 9, 0}, *gcc, w.cuda).empty());
+    CHECK_FALSE(check_range(CompilerId{"gcc", w.gcc_max + 1, 0, 0}, *gcc, w.cuda).empty());
+    CHECK(check_range(CompilerId{"gcc", 5, 4, 0}, *gcc, w.cuda).empty());
+    CHECK(check_range(CompilerId{"clang", w.clang_max, 0, 0}, *clang, w.cuda).empty());
+    CHECK_FALSE(check_range(CompilerId{"clang", w.clang_max + 1, 0, 0}, *clang, w.cuda).empty());
+  }
+  CHECK_FALSE(supported_range("13.0", "msvc"));  // MSVC's range is not this table's (see host_compiler.cc)
+}
+
+TEST_CASE("every CUDA of the build matrix has a host compiler range") {
+  auto m = sb::matrix::load_matrix(std::filesystem::path(SAGEBUILD_SOURCE_DIR) / "matrix/build-matrix.yaml");
+  REQUIRE_FALSE(m.cuda.empty());
+  for (const auto& c : m.cuda) {
+    INFO("CUDA " << c.version << " (matrix/build-matrix.yaml)");
+    CHECK(supported_range(c.version, "gcc"));
+    CHECK(supported_range(c.version, "clang"));
+  }
 }
 
 TEST_CASE("the toolkit's own host_config.h gives the enforced maximum") {
@@ -151,13 +197,30 @@ TEST_CASE("the toolkit's own host_config.h gives the enforced maximum") {
       "#if (__clang_major__ >= 21) || (__clang_major__ < 3)\n#error -- unsupported clang\n#endif\n";
   CHECK(max_major_from_host_config(text, "gcc") == 15);
   CHECK(max_major_from_host_config(text, "clang") == 20);
+  // The layout of the 12.x and 13.x headers: a check for HOS clang comes
+  // before the generic one; the generic one is the range (numbers changed here
+  // so that picking the first would show).
+  std::string layered =
+      "#if defined(__GNUC__)\n\n#if __GNUC__ > 14\n\n#error -- unsupported GNU version!\n\n#endif\n\n"
+      "#if defined(__HORIZON__)\n"
+      "#if (__clang_major__ >= 18) || (__clang_major__ < 3) || ((__clang_major__ == 3) &&  (__clang_minor__ < 3))\n"
+      "#error -- unsupported HOS clang version!\n#endif\n#endif /* __HORIZON__  */\n\n"
+      "#if defined(__clang__) && !defined(__ibmxl_vrm__) && !defined(__ICC) && !defined(__HORIZON__) && "
+      "!defined(__APPLE__) && !defined(__GRCO_CLANG_COMPILER__)\n\n"
+      "#if (__clang_major__ >= 20) || (__clang_major__ < 3) || ((__clang_major__ == 3) &&  (__clang_minor__ < 3))\n"
+      "#error -- unsupported clang version!\n";
+  CHECK(max_major_from_host_config(layered, "gcc") == 14);
+  CHECK(max_major_from_host_config(layered, "clang") == 19);
+  CHECK_FALSE(max_major_from_host_config("#define X 1\n", "gcc"));
   std::filesystem::path real = "/usr/local/cuda/include/crt/host_config.h";
   if (std::filesystem::exists(real)) {
     // The table agrees with the toolkit installed here.
     PosixProcessRunner runner;
     auto v = query_nvcc(runner, "/usr/local/cuda/bin/nvcc");
-    auto range = supported_range(v.short_str(), "gcc");
-    if (range) CHECK(max_major_from_host_config(sb::read_file(real), "gcc") == range->max_major);
+    for (const char* id : {"gcc", "clang"}) {
+      auto range = supported_range(v.short_str(), id);
+      if (range) CHECK(max_major_from_host_config(sb::read_file(real), id) == range->max_major);
+    }
   }
 }
 
@@ -195,7 +258,9 @@ TEST_CASE("kernel manifests are validated with the key at fault") {
   auto m = parse_kernel_manifest(good, "families.json");
   REQUIRE(m.families.size() == 2);
   CHECK(m.families[0].name == "pv_fp8");
-  CHECK(m.families[0].min_arch.sm == 89);
+  REQUIRE(m.families[0].min_arch);
+  CHECK(m.families[0].min_arch->sm == 89);
+  CHECK(m.families[0].archs.empty());
   CHECK(m.nvcc_flags == std::vector<std::string>{"--use_fast_math"});
   CHECK_THROWS_WITH(parse_kernel_manifest(R"({"families": {"q": {"sources": ["a.cu"], "min_arch": "eight"}}, "binding": {"sources": ["b.cc"]}})", "f.json"),
                     Catch::Contains("families.q.min_arch"));
@@ -211,4 +276,60 @@ TEST_CASE("kernel manifests are validated with the key at fault") {
   CHECK_THROWS_AS(parse_arch_arg("9", "--archs"), sb::UsageError);
   CHECK(parse_arch_arg("9.0a", "--archs").arch_specific);
   CHECK(parse_arch_arg("12.0", "--archs").sm == 120);
+}
+
+TEST_CASE("kernel families give min_arch or exact archs, exactly one") {
+  auto manifest_with = [](const std::string& family) {
+    return R"({"families": {"quant": {"sources": ["kernels/src/quant.cu"], "min_arch": "8.0"}, "sm90": )" + family +
+           R"(}, "binding": {"sources": ["kernels/binding/ops.cc"]}})";
+  };
+  // The contract's sm90 family, verbatim.
+  auto m = parse_kernel_manifest(manifest_with(R"json({
+      "sources": ["kernels/src/attn_sm90.cu"],
+      "archs": ["9.0a"],
+      "description": "attention for Hopper: INT8 Q.K^T and FP8/FP16 P.V with wgmma (sm_90a)",
+      "symbol_marker": "attn_sm90_kernel"})json"),
+                                 "kernels/families.json");
+  REQUIRE(m.families.size() == 2);
+  const auto& quant = m.families[0];
+  const auto& sm90 = m.families[1];
+  CHECK(quant.min_arch);
+  CHECK(quant.archs.empty());
+  CHECK(sm90.name == "sm90");
+  CHECK_FALSE(sm90.min_arch);
+  REQUIRE(sm90.archs.size() == 1);
+  CHECK(sm90.archs[0].name == "9.0a");
+  CHECK(sm90.archs[0].sm == 90);
+  CHECK(sm90.archs[0].arch_specific);
+  CHECK(sm90.symbol_marker == "attn_sm90_kernel");
+  auto two = parse_kernel_manifest(manifest_with(R"({"sources": ["a.cu"], "archs": ["9.0a", "10.0a", "12.0"]})"), "f.json");
+  CHECK(two.families[1].archs.size() == 3);
+  CHECK(two.families[1].archs[1].sm == 100);
+
+  auto error_of = [&](const std::string& family) {
+    try {
+      parse_kernel_manifest(manifest_with(family), "kernels/families.json");
+    } catch (const sb::ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  auto both = error_of(R"({"sources": ["a.cu"], "min_arch": "9.0", "archs": ["9.0a"]})");
+  CHECK(both.find("kernels/families.json") == 0);
+  CHECK(both.find("families.sm90: gives both min_arch and archs; expected exactly one") != std::string::npos);
+  auto neither = error_of(R"({"sources": ["a.cu"], "symbol_marker": "x"})");
+  CHECK(neither.find("kernels/families.json") == 0);
+  CHECK(neither.find("families.sm90: missing min_arch or archs") != std::string::npos);
+  CHECK(error_of(R"({"sources": ["a.cu"], "archs": []})").find("families.sm90.archs: expected a non-empty list") !=
+        std::string::npos);
+  CHECK(error_of(R"({"sources": ["a.cu"], "archs": "9.0a"})").find("families.sm90.archs: expected a non-empty list") !=
+        std::string::npos);
+  CHECK(error_of(R"({"sources": ["a.cu"], "archs": ["9.0a", "hopper"]})").find("families.sm90.archs[1]") !=
+        std::string::npos);
+  CHECK(error_of(R"({"sources": ["a.cu"], "archs": [90]})").find("families.sm90.archs[0]: expected a string") !=
+        std::string::npos);
+  CHECK(error_of(R"({"sources": ["a.cu"], "archs": ["9.0a", "9.0a"]})").find("lists \"9.0a\" twice") !=
+        std::string::npos);
+  CHECK(error_of(R"({"sources": ["a.cu"], "min_arch": 8})").find("families.sm90.min_arch: expected a string") !=
+        std::string::npos);
 }

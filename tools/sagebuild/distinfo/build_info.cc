@@ -72,8 +72,22 @@ void read_families(const Fields& f, BuildInfo& b) {
   Fields fam = f.sub("kernel_families");
   for (const auto& [name, value] : fam.raw().items()) {
     Fields one(value, fam.path() + "." + name);
-    KernelFamily k{one.str("min_arch"), one.str("symbol_marker")};
-    if (arch_number(k.min_arch) < 0) one.fail("min_arch", "'" + k.min_arch + "' is not a compute capability");
+    KernelFamily k;
+    k.symbol_marker = one.str("symbol_marker");
+    bool has_min = one.raw().contains("min_arch"), has_archs = one.raw().contains("archs");
+    if (has_min == has_archs)
+      one.fail("", has_min ? "has both min_arch and archs; expected exactly one"
+                           : "expected min_arch (\"8.0\") or archs ([\"9.0a\"])");
+    if (has_min) {
+      k.min_arch = one.str("min_arch");
+      if (arch_number(k.min_arch) < 0) one.fail("min_arch", "'" + k.min_arch + "' is not a compute capability");
+    } else {
+      k.archs = one.strings("archs");
+      if (k.archs.empty()) one.fail("archs", "expected at least one target such as \"9.0a\"");
+      for (std::size_t i = 0; i < k.archs.size(); ++i)
+        if (!parse_arch_target(k.archs[i]))
+          one.fail("archs[" + std::to_string(i) + "]", "'" + k.archs[i] + "' is not a target like \"9.0a\" or \"8.9\"");
+    }
     b.kernel_families.emplace(name, std::move(k));
   }
 }
@@ -92,10 +106,22 @@ int arch_number(std::string_view arch) {
   return major * 10 + minor;
 }
 
+std::string ArchTarget::sm() const { return std::to_string(number) + (arch_specific ? "a" : ""); }
+
+std::optional<ArchTarget> parse_arch_target(std::string_view target) {
+  bool specific = !target.empty() && target.back() == 'a';
+  if (specific) target.remove_suffix(1);
+  int n = arch_number(target);
+  if (n < 0) return std::nullopt;
+  return ArchTarget{n, specific};
+}
+
 void to_json(json& j, const BuildInfo& b) {
   json families = json::object();
-  for (const auto& [name, k] : b.kernel_families)
-    families[name] = {{"min_arch", k.min_arch}, {"symbol_marker", k.symbol_marker}};
+  for (const auto& [name, k] : b.kernel_families) {
+    if (k.archs.empty()) families[name] = {{"min_arch", k.min_arch}, {"symbol_marker", k.symbol_marker}};
+    else families[name] = {{"archs", k.archs}, {"symbol_marker", k.symbol_marker}};
+  }
   auto opt = [](const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); };
   j = json{{"schema", b.schema},
            {"package", b.package},

@@ -14,9 +14,14 @@
 
 namespace sb::distinfo {
 
+// A kernel family as built into the wheel: either `min_arch` (built for every
+// arch of `archs` at or above it) or `archs` (exactly these targets, e.g.
+// "9.0a": SASS for sm_90a only, no PTX).  In the JSON an entry has one of the
+// two keys; files without "archs" (sagebuild before it) read unchanged.
 struct KernelFamily {
-  std::string min_arch;       // "8.0": the lowest compute capability it is built for
+  std::string min_arch;       // "8.0": the lowest compute capability it is built for; "" for an archs family
   std::string symbol_marker;  // substring of its kernels' mangled names
+  std::vector<std::string> archs;  // the exact targets built: "9.0a"; empty for a min_arch family
   bool operator==(const KernelFamily&) const = default;
 };
 
@@ -76,5 +81,14 @@ std::string write_build_info(const BuildInfo& b);
 
 // "8.9" -> 89 (compute capability as an integer); -1 when malformed.
 int arch_number(std::string_view arch);
+
+// A compilation target as build_info.json writes it: "9.0a" -> {90, true}.
+struct ArchTarget {
+  int number = 0;              // compute capability: 90
+  bool arch_specific = false;  // the 'a': runs on that capability alone
+  std::string sm() const;      // "90a", as in sm_90a
+};
+// nullopt unless "<major>.<minor>" with an optional trailing 'a'.
+std::optional<ArchTarget> parse_arch_target(std::string_view target);
 
 }  // namespace sb::distinfo

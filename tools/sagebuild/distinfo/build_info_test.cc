@@ -63,7 +63,7 @@ TEST_CASE("build info: validation errors name the field") {
   CHECK(error_of(j) == "build_info.schema: expected 1, found 2");
   j = good;
   j["kernel_families"]["quant"].erase("min_arch");
-  CHECK(error_of(j) == "build_info.kernel_families.quant.min_arch: missing (required)");
+  CHECK(error_of(j) == "build_info.kernel_families.quant: expected min_arch (\"8.0\") or archs ([\"9.0a\"])");
   j = good;
   j["wheel"]["local_version"] = "cu130torch2.11.0";
   CHECK(error_of(j).find("build_info.wheel.local_version") == 0);
@@ -76,4 +76,66 @@ TEST_CASE("build info: arch numbers") {
   CHECK(arch_number("9") == -1);
   CHECK(arch_number("9.a") == -1);
   CHECK(arch_number("9.10") == -1);
+}
+
+TEST_CASE("build info: a family with exact archs round-trips; older files read unchanged") {
+  BuildInfo b = sample();
+  b.kernel_families["sm90"] = KernelFamily{"", "attn_sm90_kernel", {"9.0a"}};
+  std::string text = write_build_info(b);
+  CHECK(parse_build_info(text) == b);
+  CHECK(text == write_build_info(parse_build_info(text)));
+  json j = json::parse(text);
+  CHECK(j["kernel_families"]["sm90"] == json{{"archs", {"9.0a"}}, {"symbol_marker", "attn_sm90_kernel"}});
+  // min_arch families keep exactly the keys they always had.
+  CHECK(j["kernel_families"]["quant"] == json{{"min_arch", "8.0"}, {"symbol_marker", "quant_kernel"}});
+
+  // A build-info written before archs existed (verbatim shape of sagebuild's output then).
+  const char* older = R"({"abi_mode": "abi3", "archs": ["9.0"], "cuda": {"nvcc": "13.0.88", "version": "13.0"},
+    "host_compiler": {"id": "gcc", "version": "12.2.0"},
+    "kernel_families": {"pv_fp16": {"min_arch": "8.0", "symbol_marker": "attn_pv_fp16_kernel"},
+                        "pv_fp8": {"min_arch": "8.9", "symbol_marker": "attn_pv_fp8_kernel"},
+                        "quant": {"min_arch": "8.0", "symbol_marker": "quant_qk_kernel"}},
+    "package": "sageattention", "platform": "linux_x86_64", "ptx_archs": ["9.0"],
+    "pythons": ["3.10", "3.11", "3.12", "3.13", "3.14"], "schema": 1, "source_revision": "unknown",
+    "torch": {"cuda": "13.0", "cxx11_abi": true, "version": "2.11.0"}, "version": "2.2.0",
+    "wheel": {"abi_tag": "abi3", "build_tag": "21100.130", "local_version": null, "platform_tag": "linux_x86_64",
+              "python_tag": "cp310"}})";
+  auto old = parse_build_info(older);
+  REQUIRE(old.kernel_families.size() == 3);
+  CHECK(old.kernel_families["pv_fp8"] == KernelFamily{"8.9", "attn_pv_fp8_kernel", {}});
+}
+
+TEST_CASE("build info: a family has min_arch or archs, and archs are targets") {
+  BuildInfo b = sample();
+  b.kernel_families["sm90"] = KernelFamily{"", "attn_sm90_kernel", {"9.0a"}};
+  json good = b;
+  json j = good;
+  j["kernel_families"]["sm90"]["min_arch"] = "9.0";
+  CHECK(error_of(j) == "build_info.kernel_families.sm90: has both min_arch and archs; expected exactly one");
+  j = good;
+  j["kernel_families"]["sm90"].erase("archs");
+  CHECK(error_of(j) == "build_info.kernel_families.sm90: expected min_arch (\"8.0\") or archs ([\"9.0a\"])");
+  j = good;
+  j["kernel_families"]["sm90"]["archs"] = json::array();
+  CHECK(error_of(j).find("build_info.kernel_families.sm90.archs: expected at least one") == 0);
+  j = good;
+  j["kernel_families"]["sm90"]["archs"] = {"9.0a", "sm_100a"};
+  CHECK(error_of(j).find("build_info.kernel_families.sm90.archs[1]: 'sm_100a' is not a target") == 0);
+  j = good;
+  j["kernel_families"]["sm90"]["archs"] = "9.0a";
+  CHECK(error_of(j).find("build_info.kernel_families.sm90.archs: expected an array") == 0);
+}
+
+TEST_CASE("build info: arch targets") {
+  auto t = parse_arch_target("9.0a");
+  REQUIRE(t);
+  CHECK(t->number == 90);
+  CHECK(t->arch_specific);
+  CHECK(t->sm() == "90a");
+  CHECK(parse_arch_target("12.0")->sm() == "120");
+  CHECK_FALSE(parse_arch_target("12.0")->arch_specific);
+  CHECK_FALSE(parse_arch_target("9.0f"));
+  CHECK_FALSE(parse_arch_target("a"));
+  CHECK_FALSE(parse_arch_target("9.0aa"));
+  CHECK_FALSE(parse_arch_target("sm_90a"));
 }

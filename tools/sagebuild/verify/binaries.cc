@@ -25,7 +25,10 @@ BinaryFacts elf_facts(const binary::ElfFile& elf, const std::string& member) {
 CudaCode cuda_code(const binary::CudaCoverage& coverage) {
   CudaCode code;
   for (const auto& [kernel, archs] : coverage.kernels)
-    for (const auto& a : archs.sass) code.sass_kernels[static_cast<int>(a.number)].push_back(kernel);
+    for (const auto& a : archs.sass) {
+      code.sass_kernels[static_cast<int>(a.number)].push_back(kernel);
+      code.sass_targets[a.str()].push_back(kernel);
+    }
   for (const auto& e : coverage.entries)  // only plain PTX JIT-compiles for every later arch
     if (e.kind == binary::FatbinKind::Ptx && e.arch.variant == 0) code.ptx.insert(static_cast<int>(e.arch.number));
   return code;

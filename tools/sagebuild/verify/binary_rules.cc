@@ -169,6 +169,32 @@ void check_needed_libraries(const BinaryFacts& b, const ManylinuxPolicy* policy,
   }
 }
 
+namespace {
+
+bool has_marker(const std::vector<std::string>& kernels, const std::string& marker) {
+  return std::any_of(kernels.begin(), kernels.end(),
+                     [&](const std::string& n) { return n.find(marker) != std::string::npos; });
+}
+
+// An archs family at one capability of the wheel: SASS for each of its
+// targets of that capability, exactly.
+void check_exact_targets(const CudaCode& code, const std::string& family, const distinfo::KernelFamily& k,
+                         int arch, const std::string& arch_text, const std::string& member, Findings& out) {
+  for (const auto& target_text : k.archs) {
+    auto target = distinfo::parse_arch_target(target_text);
+    if (!target || target->number != arch) continue;
+    std::string sm = "sm_" + target->sm();
+    auto sass = code.sass_targets.find(target->sm());
+    if (sass != code.sass_targets.end() && has_marker(sass->second, k.symbol_marker)) continue;
+    add(out, "B6", Severity::Error, member,
+        "no " + family + " kernels for " + sm + " (no " + sm + " SASS with '" + k.symbol_marker +
+            "'; arch-specific code has no PTX to fall back on)",
+        sm + " SASS, as build_info.kernel_families." + family + ".archs promises for arch " + arch_text);
+  }
+}
+
+}  // namespace
+
 void check_cuda_coverage(const CudaCode& code, const distinfo::BuildInfo& b, const std::string& member,
                          Findings& out) {
   for (const auto& arch_text : b.archs) {
@@ -176,10 +202,12 @@ void check_cuda_coverage(const CudaCode& code, const distinfo::BuildInfo& b, con
     bool ptx_below = std::any_of(code.ptx.begin(), code.ptx.end(), [&](int p) { return p <= arch; });
     auto sass = code.sass_kernels.find(arch);
     for (const auto& [family, k] : b.kernel_families) {
+      if (!k.archs.empty()) {
+        check_exact_targets(code, family, k, arch, arch_text, member, out);
+        continue;
+      }
       if (distinfo::arch_number(k.min_arch) > arch) continue;
-      bool in_sass = sass != code.sass_kernels.end() &&
-                     std::any_of(sass->second.begin(), sass->second.end(),
-                                 [&](const std::string& n) { return n.find(k.symbol_marker) != std::string::npos; });
+      bool in_sass = sass != code.sass_kernels.end() && has_marker(sass->second, k.symbol_marker);
       if (!in_sass && !ptx_below)
         add(out, "B6", Severity::Error, member,
             "no " + family + " kernels for sm_" + std::to_string(arch) + " (no SASS with '" + k.symbol_marker +

@@ -37,7 +37,8 @@ struct BinaryFacts {
 
 // CUDA code in one library, per compute capability (89 = sm_89).
 struct CudaCode {
-  std::map<int, std::vector<std::string>> sass_kernels;  // SASS arch -> kernel names
+  std::map<int, std::vector<std::string>> sass_kernels;  // SASS arch -> kernel names (sm_90 and sm_90a both at 90)
+  std::map<std::string, std::vector<std::string>> sass_targets;  // exact SASS target "90a", "90" -> kernel names
   std::set<int> ptx;                                      // PTX archs
 };
 
@@ -63,6 +64,10 @@ void check_needed_libraries(const BinaryFacts& b, const ManylinuxPolicy* policy,
 // B6: CUDA code covers build_info.archs for every kernel family whose
 // min_arch <= arch: SASS for that arch holding the family's kernels, or PTX
 // for an arch <= it (the driver JIT-compiles PTX forward, never backward).
+// A family with exact archs ("9.0a") needs, for each arch of build_info.archs
+// that is a target's capability, SASS for exactly that target (sm_90a) holding
+// its kernels: arch-specific code has no PTX to fall back on.  Targets whose
+// capability the wheel does not list are not demanded.
 void check_cuda_coverage(const CudaCode& code, const distinfo::BuildInfo& b, const std::string& member,
                          Findings& out);
 // B7: libcudart's soname major is the build's CUDA major, and torch's CUDA

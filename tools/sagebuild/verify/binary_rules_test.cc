@@ -115,6 +115,57 @@ TEST_CASE("B6: CUDA coverage per arch and kernel family") {
   CHECK(f.empty());
 }
 
+TEST_CASE("B6: a family with exact archs needs SASS for exactly those targets where the wheel lists their arch") {
+  auto b = info();  // archs 8.0, 8.9, 9.0, 12.0
+  b.kernel_families["sm90"] = {"", "attn_sm90_kernel", {"9.0a"}};
+  CudaCode code;
+  for (int a : {80, 89, 90, 120}) {
+    code.sass_kernels[a] = {"_Z12quant_kernelPv", "_Z13pv_fp8_kernelPv"};
+    code.sass_targets[std::to_string(a)] = code.sass_kernels[a];
+  }
+  code.ptx = {120};
+  SECTION("covered: sm_90a SASS holds the family's kernels") {
+    code.sass_kernels[90].push_back("_Z16attn_sm90_kernelPv");
+    code.sass_targets["90a"] = {"_Z16attn_sm90_kernelPv"};
+    Findings f;
+    check_cuda_coverage(code, b, "m", f);
+    CHECK(f.empty());
+  }
+  SECTION("missing sm_90a: plain sm_90 SASS or PTX do not count") {
+    code.sass_kernels[90].push_back("_Z16attn_sm90_kernelPv");
+    code.sass_targets["90"].push_back("_Z16attn_sm90_kernelPv");  // sm_90, not sm_90a
+    code.ptx = {80, 90};
+    Findings f;
+    check_cuda_coverage(code, b, "sageattention/_C.abi3.so", f);
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].rule == "B6");
+    CHECK(f[0].member == "sageattention/_C.abi3.so");
+    CHECK(f[0].message.find("no sm90 kernels for sm_90a") != std::string::npos);
+    CHECK(f[0].message.find("'attn_sm90_kernel'") != std::string::npos);
+    CHECK(f[0].expected.find("build_info.kernel_families.sm90.archs") != std::string::npos);
+  }
+  SECTION("sm_90a SASS of other kernels only") {
+    code.sass_targets["90a"] = {"_Z12quant_kernelPv"};
+    Findings f;
+    check_cuda_coverage(code, b, "m", f);
+    CHECK(rules(f) == std::multiset<std::string>{"B6"});
+  }
+  SECTION("not demanded when the wheel does not list 9.0") {
+    b.archs = {"8.0", "8.9", "12.0"};
+    Findings f;
+    check_cuda_coverage(code, b, "m", f);
+    CHECK(f.empty());
+  }
+  SECTION("each target at its own arch") {
+    b.kernel_families["sm90"].archs = {"9.0a", "12.0a"};
+    code.sass_targets["90a"] = {"_Z16attn_sm90_kernelPv"};
+    Findings f;
+    check_cuda_coverage(code, b, "m", f);
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].message.find("sm_120a") != std::string::npos);
+  }
+}
+
 TEST_CASE("B7: libcudart and torch's CUDA major match the build") {
   Findings f;
   check_cuda_runtime(ext(), info(), f);
