@@ -154,7 +154,7 @@ std::string remote_torch_version_py(ProcessRunner& runner, const ToolchainOption
     tags.push_back(t);
   }
   auto wheel = pick_wheel(files, "torch", row.torch, tags, pip_platforms(row.platform));
-  if (!wheel) throw UsageError(page + " lists no torch " + row.torch + " wheel for " + row.platform);
+  if (!wheel) throw IoError(page + " lists no torch " + row.torch + " wheel for " + row.platform);
   if (wheel->size == 0) throw RangeNotSupported(page + " does not give the size of " + wheel->filename);
   RangeSource src(wheel->size, http_range_fetch(runner, wheel->url, scratch));
   std::string vpy = read_zip_member(src, "torch/version.py");
@@ -391,18 +391,25 @@ ToolchainResolver::Partial ToolchainResolver::discover(const sb::matrix::Row& ro
       // The stable-ABI binding compiles against a torch already here; the
       // row's own wheel is only checked, from the index, never downloaded.
       p.torch = stable_torch;
-      try {
-        std::string vpy = remote_torch_version_py(runner_, opt_, row);
-        p.row_torch_cuda = parse_version_py(vpy, "cuda").value_or("");
-        p.row_torch_check = "torch/version.py of the index's wheel (HTTP ranges): torch " +
-                            parse_version_py(vpy, "__version__").value_or("?") + ", CUDA " + p.row_torch_cuda;
-      } catch (const IoError& e) {
-        // No ranges, no network, an index without sizes: the full download
-        // checks the same file (and gives headers of the row's own release).
-        if (!provision) throw;
-        p.torch = provision_torch(runner_, opt_, *p.pip_python, row);
-        if (torch_ok(*p.torch)) p.row_torch_check = "torch/version.py of the downloaded wheel (" + std::string(e.what()) + ")";
-        else p.torch.reset();
+      if (!provision) {  // dry run: no network; `build` reads it
+        p.row_torch_cuda = row.cuda;
+        p.row_torch_check = "dry run: `build` reads torch/version.py of the index's torch " + row.torch +
+                            " wheel with HTTP ranges";
+      } else {
+        try {
+          std::string vpy = remote_torch_version_py(runner_, opt_, row);
+          p.row_torch_cuda = parse_version_py(vpy, "cuda").value_or("");
+          p.row_torch_check = "torch/version.py of the index's wheel (HTTP ranges): torch " +
+                              parse_version_py(vpy, "__version__").value_or("?") + ", CUDA " + p.row_torch_cuda;
+        } catch (const IoError& e) {
+          // No ranges, no network, an index without sizes or without the
+          // wheel: pip's full download checks the same file (and gives the
+          // headers of the row's own release).  A wrong CUDA is a UsageError
+          // and fails the row instead.
+          p.torch = provision_torch(runner_, opt_, *p.pip_python, row);
+          if (torch_ok(*p.torch)) p.row_torch_check = "torch/version.py of the downloaded wheel (" + std::string(e.what()) + ")";
+          else p.torch.reset();
+        }
       }
     } else if (same_release && py_torch->cuda == row.cuda) {
       TorchInstall t = read_torch_dir(p.pip_python->torch->dir);

@@ -95,7 +95,8 @@ std::optional<TorchInstall> stable_abi_torch(const std::filesystem::path& cache_
                                              const std::string& cuda, const TorchMinor& min);
 
 // torch/version.py of the row's torch wheel on the index, read with range
-// requests; throws RangeNotSupported / IoError / UsageError (not on the index).
+// requests; throws IoError (RangeNotSupported; no network; not on the index)
+// when it cannot tell, UsageError when the wheel is not the row's CUDA build.
 std::string remote_torch_version_py(ProcessRunner& runner, const ToolchainOptions& opt, const sb::matrix::Row& row);
 
 // <cache>/cuda/<X.Y>: NVIDIA's wheels unpacked into a CUDA home nvcc accepts.
