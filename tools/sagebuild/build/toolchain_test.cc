@@ -2,6 +2,8 @@
 // scripted, the files it looks at are real (in a temporary directory).
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -31,7 +33,9 @@ class FakeRunner : public ProcessRunner {
 Result ok(std::string out) { return Result{0, std::move(out), "", true, 0}; }
 
 struct Machine {
-  fs::path root = fs::temp_directory_path() / "sb-build-toolchain-test";
+  // Per process: ctest runs test cases as parallel processes, and other
+  // checkouts on the machine run theirs too.
+  fs::path root = fs::temp_directory_path() / ("sb-build-toolchain-test-" + std::to_string(::getpid()));
   FakeRunner runner;
   ToolchainOptions opt;
 
