@@ -154,6 +154,57 @@ def test_second_build_is_a_no_op_that_reuses_every_object(built):
     assert row["kernels_cached"] == 4 and row["kernels_compiled"] == 0
 
 
+def pypi_reachable():
+    import urllib.request
+    try:
+        req = urllib.request.Request("https://pypi.org/simple/torch/", method="HEAD",
+                                     headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+        with urllib.request.urlopen(req, timeout=10):
+            return True
+    except Exception:
+        return False
+
+
+SECOND_TORCH = "2.12.1"  # the matrix lists it for CUDA 13.0
+
+
+@pytest.mark.slow
+def test_a_second_torch_release_reuses_the_stable_abi_extension(built):
+    """torch >= binding.stable_abi.min_torch: the row for another torch release
+    compiles nothing, links nothing, downloads no torch wheel (its CUDA is read
+    from the index's wheel with range requests) and ships the same bytes."""
+    assert built["first"].returncode == 0
+    if not pypi_reachable():
+        pytest.skip("PyPI is not reachable: the second torch's version.py cannot be read")
+    tmp = built["tmp"]
+    row_id = f"sageattention-2.2.0-torch{SECOND_TORCH}-cu130-abi3-linux_x86_64"
+    r = subprocess.run(built["base"] + ["--row", row_id, "--json", str(tmp / "second-torch.json")],
+                       capture_output=True, text=True, cwd=tmp, timeout=900)
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
+    assert "bindings: 1 cached, 0 to compile; links: 0 (1 shared extensions cached)" in r.stdout, r.stdout
+    assert f"torch {SECOND_TORCH} for CUDA 13.0: torch/version.py of the index's wheel (HTTP ranges)" in r.stdout
+    # No torch wheel of that release was downloaded or unpacked.
+    cache = tmp / "cache"
+    assert not (cache / "downloads" / f"torch-{SECOND_TORCH}").exists()
+    assert not any(p.name.startswith(SECOND_TORCH) for p in (cache / "torch").iterdir()) if (cache / "torch").exists() else True
+    first = json.loads((tmp / "first.json").read_text())["rows"][0]["wheel"]
+    second = json.loads((tmp / "second-torch.json").read_text())["rows"][0]["wheel"]
+    z1, z2 = zipfile.ZipFile(first), zipfile.ZipFile(second)
+    assert z1.read("sageattention/_C.abi3.so") == z2.read("sageattention/_C.abi3.so")
+    info = json.loads(z2.read("sageattention/build_info.json"))
+    assert info["torch"]["version"] == SECOND_TORCH and info["torch"]["cuda"] == "13.0"
+    meta = z2.read(next(n for n in z2.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+    assert f"Requires-Dist: torch=={SECOND_TORCH}" in meta
+    # The shared extension needs torch only through the C shim's libraries.
+    so = tmp / "stable.so"
+    so.write_bytes(z2.read("sageattention/_C.abi3.so"))
+    needed = [line.split("[")[1].rstrip("]") for line in subprocess.run(
+        ["readelf", "-d", str(so)], capture_output=True, text=True).stdout.splitlines() if "(NEEDED)" in line]
+    assert sorted(n for n in needed if "torch" in n or "c10" in n) == ["libtorch_cpu.so", "libtorch_cuda.so"], needed
+    undefined = subprocess.run(["nm", "-D", "--undefined-only", str(so)], capture_output=True, text=True).stdout
+    assert "_ZN2at" not in undefined and "_ZN3c10" not in undefined and "aoti_torch_" in undefined
+
+
 @pytest.mark.slow
 def test_dry_run_prints_commands_and_compiles_nothing(built):
     assert built["first"].returncode == 0

@@ -246,7 +246,7 @@ int run_build(BuildOptions o, ProcessRunner& runner, std::ostream& out) {
                        "toolchain exists in tools/sagebuild/platform but the compile graph does not use it)");
 #endif
       out << "[" << row.id << "] toolchain...\n" << std::flush;
-      tcs[i] = resolver.resolve(row);
+      tcs[i] = resolver.resolve(row, manifests[row.kernels_manifest].stable_binding_for(row.torch));
       for (const auto& c : tcs[i]->checks) out << "  \u2713 " << c.what << ": " << c.found << "\n";
       inputs.push_back(RowInput{row, manifests[row.kernels_manifest], tcs[i]->planner_view()});
       input_row.push_back(i);
@@ -270,7 +270,7 @@ int run_build(BuildOptions o, ProcessRunner& runner, std::ostream& out) {
     graph = plan_compile(inputs, ps);
     out << "kernels: " << graph.kernels_cached << " objects cached, " << graph.kernels_to_compile
         << " to compile; bindings: " << graph.bindings_cached << " cached, " << graph.bindings_to_compile
-        << " to compile; links: " << graph.rows.size() << "\n";
+        << " to compile; links: " << graph.links << " (" << graph.links_cached << " shared extensions cached)\n";
     for (std::size_t k = 0; k < graph.rows.size(); ++k) {
       const auto& rg = graph.rows[k];
       auto& res = results[input_row[k]];
@@ -357,7 +357,7 @@ int run_build(BuildOptions o, ProcessRunner& runner, std::ostream& out) {
     fs::path built;
     try {
       res.stage = "pack";
-      auto info = make_build_info(row, inputs[k].toolchain, tc.host.id, tc.host.version(), tc.torch.cuda,
+      auto info = make_build_info(row, inputs[k].toolchain, tc.host.id, tc.host.version(), tc.row_torch_cuda,
                                   tc.cuda.version.str(), rg, inputs[k].manifest, revision);
       auto payload = stage_payload(prep.source / "python" / row.package, row.package, rg.extension, rg.extension_name);
       // Up to date: same inputs as the last good build, and its wheel still in --out untouched.

@@ -1,6 +1,7 @@
 #include "sagebuild/build/kernel_manifest.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <regex>
 
 #include <nlohmann/json.hpp>
@@ -24,6 +25,28 @@ Arch parse_arch_arg(std::string_view text, const std::string& what) {
   a.sm = std::stoi(m[1].str()) * 10 + std::stoi(m[2].str());
   a.arch_specific = m[3].length() > 0;
   return a;
+}
+
+std::optional<TorchMinor> parse_torch_minor(std::string_view text) {
+  static const std::regex re(R"((\d{1,3})\.(\d{1,3})(\.\d+)?([+].*)?)");
+  std::string s(text);
+  std::smatch m;
+  if (!std::regex_match(s, m, re)) return std::nullopt;
+  return TorchMinor{std::stoi(m[1].str()), std::stoi(m[2].str())};
+}
+
+std::string StableAbiBinding::target_version_macro() const {
+  // ((major << 56) | (minor << 48)), as TORCH_VERSION_2_10_0 in torch/csrc/stable/version.h.
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%02X%02X000000000000", target_version.major, target_version.minor);
+  return buf;
+}
+
+const StableAbiBinding* KernelManifest::stable_binding_for(std::string_view torch_version) const {
+  if (!stable_abi) return nullptr;
+  auto v = parse_torch_minor(torch_version);
+  if (!v) throw UsageError("torch version \"" + std::string(torch_version) + "\" is not <major>.<minor>[.<patch>]");
+  return *v < stable_abi->min_torch ? nullptr : &*stable_abi;
 }
 
 bool arch_at_least(const Arch& a, const Arch& min) { return a.sm >= min.sm; }
@@ -85,6 +108,35 @@ void read_targets(const nlohmann::json& fam, const std::string& src, const std::
   }
 }
 
+TorchMinor torch_minor_key(const nlohmann::json& j, const std::string& src, const std::string& key) {
+  const std::string where = "binding.stable_abi." + key;
+  if (!j.contains(key) || !j[key].is_string()) bad(src, where, "expected a torch release string such as \"2.10\"");
+  auto v = parse_torch_minor(j[key].get<std::string>());
+  if (!v || j[key].get<std::string>().find('+') != std::string::npos)
+    bad(src, where, "\"" + j[key].get<std::string>() + "\" is not a torch release <major>.<minor>, e.g. \"2.10\"");
+  return *v;
+}
+
+StableAbiBinding parse_stable_abi(const nlohmann::json& j, const std::string& src) {
+  if (!j.is_object())
+    bad(src, "binding.stable_abi", "expected an object {sources: [one file], min_torch: \"2.10\", target_version: \"2.10\"}");
+  for (const auto& [key, value] : j.items())
+    if (key != "sources" && key != "min_torch" && key != "target_version")
+      bad(src, "binding.stable_abi." + key, "unknown key (expected sources, min_torch, target_version)");
+  auto sources = strings(j, src, "sources", true);
+  if (sources.size() != 1)
+    bad(src, "binding.stable_abi.sources", "expected exactly one file, got " + std::to_string(sources.size()));
+  StableAbiBinding s{sources.front(), torch_minor_key(j, src, "min_torch"), torch_minor_key(j, src, "target_version")};
+  if (s.target_version < TorchMinor{2, 10})
+    bad(src, "binding.stable_abi.target_version", s.target_version.str() + " is older than 2.10, the first release "
+        "with stable ABI version targeting (TORCH_TARGET_VERSION)");
+  if (s.min_torch < s.target_version)
+    bad(src, "binding.stable_abi.min_torch", s.min_torch.str() + " is older than target_version " +
+        s.target_version.str() + ": an extension targeting " + s.target_version.str() + " does not load on torch " +
+        s.min_torch.str());
+  return s;
+}
+
 }  // namespace
 
 KernelManifest parse_kernel_manifest(std::string_view text, const std::string& src) {
@@ -119,6 +171,7 @@ KernelManifest parse_kernel_manifest(std::string_view text, const std::string& s
     bad(src, "binding", "expected an object {sources: [...]}");
   m.binding_sources = strings(j["binding"], src, "sources", true);
   if (m.binding_sources.empty()) bad(src, "binding.sources", "expected at least one source");
+  if (j["binding"].contains("stable_abi")) m.stable_abi = parse_stable_abi(j["binding"]["stable_abi"], src);
   m.include_dirs = strings(j, src, "include_dirs", false);
   m.nvcc_flags = strings(j, src, "nvcc_flags", false);
   m.cxx_flags = strings(j, src, "cxx_flags", false);

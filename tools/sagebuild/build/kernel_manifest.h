@@ -28,6 +28,30 @@ struct KernelFamily {
   std::vector<sb::matrix::Arch> archs;       // or: exactly these targets ("9.0a"), in the file's order
 };
 
+// A torch release as major.minor ("2.10"), ordered.
+struct TorchMinor {
+  int major = 0, minor = 0;
+  std::string str() const { return std::to_string(major) + "." + std::to_string(minor); }
+  bool operator<(const TorchMinor& o) const { return major != o.major ? major < o.major : minor < o.minor; }
+  bool operator==(const TorchMinor& o) const { return major == o.major && minor == o.minor; }
+};
+
+// "2.10", "2.11.0", "2.12.1+cu130" -> {2, 10} ...; nullopt when malformed.
+std::optional<TorchMinor> parse_torch_minor(std::string_view version);
+
+// binding.stable_abi: the binding built against the PyTorch stable ABI.  Rows
+// whose torch is >= min_torch compile `source` with
+// -DTORCH_TARGET_VERSION=<target_version>; the object and the extension do
+// not depend on the torch release, so every such row shares them.
+struct StableAbiBinding {
+  std::string source;          // repository-relative
+  TorchMinor min_torch;        // the first release whose rows use it
+  TorchMinor target_version;   // TORCH_TARGET_VERSION; <= min_torch
+
+  // "0x020A000000000000" (torch/csrc/stable/version.h encoding).
+  std::string target_version_macro() const;
+};
+
 struct KernelManifest {
   std::filesystem::path path;         // where it was read from
   std::vector<KernelFamily> families; // sorted by name
@@ -37,6 +61,11 @@ struct KernelManifest {
   std::vector<std::string> cxx_flags;     // flags for the binding (default: -std=c++17 -O2 -fPIC -fvisibility=hidden)
   bool cudart_static = false;             // "link": {"cudart": "static" | "shared"} (default shared)
   std::vector<std::string> binding_defines;  // "NAME=VALUE" for the binding (Py_LIMITED_API is the row's)
+  std::optional<StableAbiBinding> stable_abi;  // absent: every row uses binding_sources
+
+  // The stable-ABI binding when a row with this torch release uses it.
+  // Throws UsageError when `torch_version` is not a version.
+  const StableAbiBinding* stable_binding_for(std::string_view torch_version) const;
 };
 
 // Parses the JSON text; throws ConfigError (naming `source_name` and the key)

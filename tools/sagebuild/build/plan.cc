@@ -179,46 +179,113 @@ CompileGraph plan_compile(const std::vector<RowInput>& rows, const PlanSettings&
       }
     }
 
-    // The binding: compiled by the host compiler against this row's torch.
-    if (man.binding_sources.size() != 1)
+    // The binding: compiled by the host compiler against torch's headers.
+    // Rows whose torch uses the stable-ABI binding compile a torch-release-
+    // independent object (TORCH_TARGET_VERSION), else the classic one per
+    // torch release.
+    const StableAbiBinding* stable = man.stable_binding_for(row.torch);
+    if (!stable && man.binding_sources.size() != 1)
       throw UsageError(man.path.string() + ": binding.sources must name exactly one file (got " +
                        std::to_string(man.binding_sources.size()) + ")");
+    const std::string binding_src = stable ? stable->source : man.binding_sources.front();
     bool abi3 = row.abi_mode == sb::matrix::AbiMode::abi3;
     std::string py_min = row.pythons.empty() ? row.build_python : row.pythons.front();
     std::vector<std::string> bflags = man.cxx_flags;
     if (bflags.empty()) bflags = {"-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden"};
     bflags.push_back("-D_GLIBCXX_USE_CXX11_ABI=" + std::string(tc.cxx11_abi ? "1" : "0"));
     bflags.push_back("-DTORCH_EXTENSION_NAME=_C");
+    if (stable) bflags.push_back("-DTORCH_TARGET_VERSION=" + stable->target_version_macro());
     // The limited API version is the row's oldest Python, not the manifest's.
     for (const auto& d : man.binding_defines)
       if (d.rfind("Py_LIMITED_API", 0) != 0) bflags.push_back("-D" + d);
     if (abi3) bflags.push_back("-DPy_LIMITED_API=" + limited_api_hex(py_min));
     PlannedObject b;
     b.family = "binding";
-    b.source = st.repo_root / man.binding_sources.front();
+    b.source = st.repo_root / binding_src;
     std::vector<fs::path> binc = inc_dirs;
     // torch and Python headers are outside the repository: their identity is
-    // the torch version and the Python version, in `extra`.
-    std::string extra = "torch " + tc.torch_version + " cxx11=" + (tc.cxx11_abi ? "1" : "0") +
-                        " cuda " + tc.nvcc_version + " python-headers " + tc.python_version;
+    // the torch version and the Python version, in `extra`.  A stable-ABI
+    // object is keyed by its target version instead of the torch release: the
+    // stable headers of any release >= the target compile it for every
+    // release >= the target (the point of TORCH_TARGET_VERSION), so the first
+    // one compiled serves all of them.
+    std::string torch_id = stable ? "torch stable-abi target " + stable->target_version.str() : "torch " + tc.torch_version;
+    std::string extra = torch_id + " cxx11=" + (tc.cxx11_abi ? "1" : "0") + " cuda " + tc.nvcc_version +
+                        " python-headers " + tc.python_version;
     b.key = object_key(ObjectKeyInput{b.source, st.repo_root, binc, tc.host_compiler, bflags, extra}, st.read);
     std::vector<std::string> bargv = {tc.host_cxx.string(), "-c", b.source.string()};
     bargv.insert(bargv.end(), bflags.begin(), bflags.end());
+    // A shared object must not name the checkout that compiled it (__FILE__
+    // in the registration macros): paths relative to the repository.
+    if (stable) bargv.push_back("-ffile-prefix-map=" + st.repo_root.string() + "/=");
     for (const auto& d : inc_dirs) bargv.push_back("-I" + d.string());
     for (const auto& d : {(tc.torch_root / "include").string(),
                           (tc.torch_root / "include/torch/csrc/api/include").string(),
                           tc.cuda_include.string(), tc.python_include.string()})
       bargv.push_back("-isystem" + d);
-    add_object(b, bargv, "c++ binding " + man.binding_sources.front() + " [torch " + tc.torch_version + "]", false);
+    add_object(b, bargv,
+               "c++ binding " + binding_src +
+                   (stable ? " [stable ABI " + stable->target_version.str() + ", headers of torch " + tc.torch_version + "]"
+                           : " [torch " + tc.torch_version + "]"),
+               false);
     rg.binding = b;
+    if (stable) rg.stable_abi_target = stable->target_version.str();
 
-    // The link, per row.  No rpath: the extension finds torch's and CUDA's
-    // libraries through torch (imported first), never through build paths.
+    // The link.  No rpath: the extension finds torch's and CUDA's libraries
+    // through torch (imported first), never through build paths.
     rg.extension_name = extension_file_name(row, tc.ext_suffix);
-    rg.extension = st.work_dir / "rows" / row.id / rg.extension_name;
+    // libstdc++ first: torch's libraries export some std:: template
+    // instances too, and whichever library comes first defines the
+    // reference; from libstdc++ it carries its GLIBCXX_* version.
+    std::vector<std::string> libs = {"-lstdc++", "-L" + (tc.torch_root / "lib").string()};
+    if (stable) {
+      // The stable binding calls only the C shim (libtorch_cpu) and, for the
+      // current CUDA stream, libtorch_cuda; --as-needed keeps the others out
+      // of DT_NEEDED.  Their sonames carry no version, so the same extension
+      // loads with every torch release.
+      libs.insert(libs.end(), {"-Wl,--as-needed", "-ltorch_cpu", "-ltorch_cuda", "-Wl,--no-as-needed"});
+    } else {
+      libs.insert(libs.end(), {"-lc10", "-lc10_cuda", "-ltorch", "-ltorch_cpu", "-ltorch_cuda"});
+    }
+    libs.push_back("-L" + tc.cuda_lib.string());
+    if (man.cudart_static) libs.insert(libs.end(), {"-l:libcudart_static.a", "-ldl", "-lrt", "-lpthread"});
+    else libs.push_back("-lcudart");
+    if (stable) {
+      // Keyed by everything the link reads but torch: the objects (their keys
+      // cover sources, compilers and flags), the library flags without paths
+      // and the file name.
+      Sha256 h;
+      auto field = [&](std::string_view s) {
+        h.update(std::to_string(s.size()) + ":");
+        h.update(s);
+      };
+      field("sagebuild-stable-extension-v1");
+      field(rg.extension_name);
+      field(tc.host_compiler);
+      for (const auto& k : rg.kernels) field(k.key);
+      field(b.key);
+      for (const auto& f : libs)
+        if (f.rfind("-L", 0) != 0) field(f);
+      fs::path ext_dir = st.extensions_dir.empty() ? st.objects_dir.parent_path() / "extensions" : st.extensions_dir;
+      rg.extension = ext_dir / hex(h.finish()) / rg.extension_name;
+    } else {
+      rg.extension = st.work_dir / "rows" / row.id / rg.extension_name;
+    }
+    if (!planned.insert(rg.extension).second) {  // another row of this build links it
+      rg.extension_cached = cached_by_object[rg.extension];
+      g.rows.push_back(std::move(rg));
+      continue;
+    }
+    rg.extension_cached = stable && exists(rg.extension);
+    cached_by_object[rg.extension] = rg.extension_cached;
+    (rg.extension_cached ? g.links_cached : g.links)++;
+    if (rg.extension_cached) {
+      g.rows.push_back(std::move(rg));
+      continue;
+    }
     Edge link;
     link.output = rg.extension;
-    link.temp = rg.extension.parent_path() / ("." + rg.extension_name + ".tmp");
+    link.temp = rg.extension.parent_path() / ("." + rg.extension_name + "." + tmp_tag + ".tmp");
     std::vector<std::string> largv = {tc.host_cxx.string(), "-shared", "-o", link.temp.string()};
     for (const auto& k : rg.kernels) {
       largv.push_back(k.object.string());
@@ -226,17 +293,11 @@ CompileGraph plan_compile(const std::vector<RowInput>& rows, const PlanSettings&
     }
     largv.push_back(rg.binding.object.string());
     link.inputs.push_back(rg.binding.object);
-    // libstdc++ first: torch's libraries export some std:: template
-    // instances too, and whichever library comes first defines the
-    // reference; from libstdc++ it carries its GLIBCXX_* version.
-    for (const std::string& f : {std::string("-lstdc++"), "-L" + (tc.torch_root / "lib").string(), std::string("-lc10"),
-                                 std::string("-lc10_cuda"), std::string("-ltorch"), std::string("-ltorch_cpu"),
-                                 std::string("-ltorch_cuda"), "-L" + tc.cuda_lib.string()})
-      largv.push_back(f);
-    if (man.cudart_static) largv.insert(largv.end(), {"-l:libcudart_static.a", "-ldl", "-lrt", "-lpthread"});
-    else largv.push_back("-lcudart");
+    largv.insert(largv.end(), libs.begin(), libs.end());
     link.argv = std::move(largv);
-    link.description = "link " + row.id + "/" + rg.extension_name;
+    link.description = stable ? "link " + rg.extension_name + " (stable ABI " + *rg.stable_abi_target + ", shared by torch >= " +
+                                    stable->min_torch.str() + ")"
+                              : "link " + row.id + "/" + rg.extension_name;
     links.push_back(std::move(link));
     g.rows.push_back(std::move(rg));
   }

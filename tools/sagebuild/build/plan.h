@@ -4,13 +4,17 @@
 // so it is tested with fake toolchains (plan_test.cc).
 //
 // Compile once, package many: kernel objects are torch-free and keyed by
-// object_key(); rows on the same CUDA share them.  The binding (the only
-// torch-including file) is keyed by the torch build too, so it is compiled
-// once per torch release; the link is per row.
+// object_key(); rows on the same CUDA share them.  The classic binding (the
+// only file that includes torch's C++ API) is keyed by the torch build too,
+// so it is compiled once per torch release, and the link is per row.  Rows
+// whose torch uses the stable-ABI binding (families.json binding.stable_abi)
+// key it without the torch release, by its target version instead, and so is
+// the link: <cache>/extensions/<key>/_C.abi3.so serves every such row.
 #pragma once
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,8 +32,8 @@ struct RowToolchain {
   std::filesystem::path cuda_lib;        // where libcudart.so is
   std::filesystem::path host_cxx;        // g++ / clang++
   std::string host_compiler;             // "gcc 12.2.0"
-  std::filesystem::path torch_root;      // torch package dir
-  std::string torch_version;             // "2.11.0+cu130"
+  std::filesystem::path torch_root;      // torch package dir: the headers and libraries compiled against
+  std::string torch_version;             // "2.11.0+cu130", of torch_root (stable-ABI rows: may differ from the row's)
   bool cxx11_abi = true;
   std::filesystem::path python_include;  // headers for the binding
   std::string python_version;            // of those headers ("3.11")
@@ -45,6 +49,7 @@ struct RowInput {
 struct PlanSettings {
   std::filesystem::path repo_root;
   std::filesystem::path objects_dir;     // <cache>/objects
+  std::filesystem::path extensions_dir;  // <cache>/extensions (stable-ABI links); default <objects>/../extensions
   std::filesystem::path work_dir;        // build.ninja and per-row outputs
   std::vector<std::string> launcher;     // {"/usr/bin/ccache"} or empty
   ReadFileFn read = read_disk_file;
@@ -82,7 +87,9 @@ struct RowGraph {
   std::vector<std::string> families;     // the families built into this row
   std::vector<SkippedFamily> skipped_families;  // no row arch they are built for
   std::string extension_name;            // "_C.abi3.so"
-  std::filesystem::path extension;       // <work>/rows/<id>/<extension_name>
+  std::filesystem::path extension;       // <work>/rows/<id>/<extension_name>, or the shared stable-ABI one
+  std::optional<std::string> stable_abi_target;  // "2.10" when the stable-ABI binding serves this row
+  bool extension_cached = false;         // a shared extension already in the cache: no link edge
 };
 
 struct CompileGraph {
@@ -90,6 +97,7 @@ struct CompileGraph {
   std::vector<RowGraph> rows;
   int kernels_cached = 0, kernels_to_compile = 0;    // distinct kernel objects
   int bindings_cached = 0, bindings_to_compile = 0;  // distinct binding objects
+  int links = 0, links_cached = 0;                   // distinct extensions to link / already linked
 };
 
 // nvcc -gencode flags for the archs of `row_archs` >= min_arch; the PTX arch

@@ -27,6 +27,7 @@ struct FakeRepo {
       {"/repo/kernels/include/sage/quant.h", "#pragma once\n#include \"common.h\"\n"},
       {"/repo/kernels/include/sage/common.h", "#pragma once\nconstexpr int kTile = 64;\n"},
       {"/repo/kernels/binding/ops.cc", "#include <torch/library.h>\n#include \"sage/quant.h\"\n"},
+      {"/repo/kernels/binding/ops_stable.cc", "#include <torch/csrc/stable/library.h>\n#include \"sage/quant.h\"\n"},
   };
   std::set<fs::path> objects;  // what the object cache holds
   ReadFileFn reader() {
@@ -450,4 +451,86 @@ TEST_CASE("the object key of an archs family follows its targets, not the rest o
   wider.archs.push_back(A("10.0"));
   auto g2 = plan_compile({{wider, m2, toolchain("2.11.0")}}, repo.settings());
   CHECK(kernel_of(g2.rows[0], "sm90")->key != a->key);
+}
+
+namespace {
+KernelManifest stable_manifest() {
+  KernelManifest m = manifest();
+  m.stable_abi = StableAbiBinding{"kernels/binding/ops_stable.cc", {2, 10}, {2, 10}};
+  return m;
+}
+}  // namespace
+
+TEST_CASE("torch releases >= the stable minimum share one binding object and one extension") {
+  FakeRepo repo;
+  auto g = plan_compile({{row("2.9.1"), stable_manifest(), toolchain("2.9.1")},
+                         {row("2.11.0"), stable_manifest(), toolchain("2.11.0")},
+                         {row("2.12.1"), stable_manifest(), toolchain("2.11.0")},   // compiled against 2.11's headers
+                         {row("2.13.0"), stable_manifest(), toolchain("2.13.0")}},  // or its own
+                        repo.settings());
+  REQUIRE(g.rows.size() == 4);
+  CHECK(g.bindings_to_compile == 2);  // classic for 2.9.1, one stable object for the rest
+  CHECK(g.links == 2);
+  CHECK(g.rows[0].binding.source == "/repo/kernels/binding/ops.cc");
+  CHECK_FALSE(g.rows[0].stable_abi_target);
+  for (int i = 1; i < 4; ++i) {
+    CHECK(g.rows[i].binding.source == "/repo/kernels/binding/ops_stable.cc");
+    CHECK(g.rows[i].binding.key == g.rows[1].binding.key);
+    CHECK(g.rows[i].extension == g.rows[1].extension);
+    CHECK(g.rows[i].stable_abi_target == std::optional<std::string>("2.10"));
+  }
+  CHECK(g.rows[0].binding.key != g.rows[1].binding.key);
+  CHECK(g.rows[0].extension.parent_path().parent_path() == "/cache/work/default/rows");
+  CHECK(g.rows[1].extension.parent_path().parent_path() == "/cache/extensions");
+  const Edge* b = edge_for(g, g.rows[1].binding.object);
+  REQUIRE(b);
+  auto cmd = joined(b->argv);
+  CHECK(cmd.find("-DTORCH_TARGET_VERSION=0x020A000000000000") != std::string::npos);
+  CHECK(cmd.find("-ffile-prefix-map=/repo/=") != std::string::npos);
+  const Edge* link = edge_for(g, g.rows[1].extension);
+  REQUIRE(link);
+  auto lcmd = joined(link->argv);
+  CHECK(lcmd.find("-lc10 ") == std::string::npos);  // the C shim only
+  CHECK(lcmd.find("-Wl,--as-needed -ltorch_cpu -ltorch_cuda -Wl,--no-as-needed") != std::string::npos);
+  CHECK(edge_for(g, g.rows[0].extension) != nullptr);
+}
+
+TEST_CASE("the stable binding key still follows its source, target version, flags and kernels") {
+  FakeRepo repo;
+  auto key_of = [&](KernelManifest m, RowToolchain tc, sb::matrix::Row r) {
+    return plan_compile({{r, m, tc}}, repo.settings()).rows[0];
+  };
+  auto base = key_of(stable_manifest(), toolchain("2.11.0"), row("2.11.0"));
+  auto m2 = stable_manifest();
+  m2.stable_abi->target_version = {2, 11};
+  m2.stable_abi->min_torch = {2, 11};
+  CHECK(key_of(m2, toolchain("2.11.0"), row("2.11.0")).binding.key != base.binding.key);
+  auto tc = toolchain("2.11.0");
+  tc.nvcc_version = "13.1.0";
+  auto other_cuda = key_of(stable_manifest(), tc, row("2.11.0"));
+  CHECK(other_cuda.binding.key != base.binding.key);
+  auto m3 = stable_manifest();
+  m3.cxx_flags = {"-std=c++17", "-O3"};
+  CHECK(key_of(m3, toolchain("2.11.0"), row("2.11.0")).binding.key != base.binding.key);
+  // Other archs: other kernel objects, so another extension, same binding.
+  auto archs = key_of(stable_manifest(), toolchain("2.11.0"), row("2.11.0", {A("8.0")}));
+  CHECK(archs.binding.key == base.binding.key);
+  CHECK(archs.extension != base.extension);
+  repo.files["/repo/kernels/include/sage/common.h"] += "// changed\n";
+  auto edited = key_of(stable_manifest(), toolchain("2.11.0"), row("2.11.0"));
+  CHECK(edited.binding.key != base.binding.key);
+  CHECK(edited.extension != base.extension);
+}
+
+TEST_CASE("a shared extension already in the cache is not linked again") {
+  FakeRepo repo;
+  auto g = plan_compile({{row("2.11.0"), stable_manifest(), toolchain("2.11.0")}}, repo.settings());
+  for (const auto& k : g.rows[0].kernels) repo.objects.insert(k.object);
+  repo.objects.insert(g.rows[0].binding.object);
+  repo.objects.insert(g.rows[0].extension);
+  auto again = plan_compile({{row("2.12.1"), stable_manifest(), toolchain("2.11.0")}}, repo.settings());
+  CHECK(again.edges.empty());
+  CHECK(again.links_cached == 1);
+  CHECK(again.rows[0].extension_cached);
+  CHECK(again.rows[0].extension == g.rows[0].extension);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sagebuild/build/cache.h"
+#include "sagebuild/build/remote_wheel.h"
 #include "sagebuild/build/wheel_unpack.h"
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
@@ -87,6 +88,82 @@ std::optional<fs::path> cached_torch(const fs::path& cache_dir, const sb::matrix
   return std::nullopt;
 }
 
+namespace {
+
+// The check every path shares: the wheel's own torch/version.py names the
+// row's release and CUDA.  Returns the CUDA; throws UsageError.
+std::string check_version_py(const std::string& vpy, const std::string& what, const sb::matrix::Row& row) {
+  auto wver = parse_version_py(vpy, "__version__");
+  auto wcuda = parse_version_py(vpy, "cuda");
+  if (!wver || wver->substr(0, wver->find('+')) != row.torch)
+    throw UsageError(what + " is torch " + wver.value_or("?") + ", the row needs torch " + row.torch);
+  if (wcuda.value_or("") != row.cuda)
+    throw UsageError(what + " is torch " + *wver + " built for CUDA " + wcuda.value_or("none") +
+                     ", but row " + row.id + " needs CUDA " + row.cuda +
+                     "; fix: use the torch build for CUDA " + row.cuda + " (PyTorch's index https://download.pytorch.org/whl/" +
+                     cuda_tag(row.cuda) + ") via --torch-wheel");
+  return *wcuda;
+}
+
+}  // namespace
+
+std::optional<TorchInstall> stable_abi_torch(const fs::path& cache_dir, const std::optional<PythonInfo>& python,
+                                             const std::string& cuda, const TorchMinor& min) {
+  auto serves = [&](const std::string& version, const std::string& its_cuda) {
+    auto v = parse_torch_minor(version);
+    return v && !(*v < min) && its_cuda == cuda;
+  };
+  if (python && python->torch && serves(python->torch->version, python->torch->cuda)) {
+    TorchInstall t = read_torch_dir(python->torch->dir);
+    t.origin = "python " + python->executable.string() + ", for the stable ABI";
+    return t;
+  }
+  fs::path dir = cache_dir / "torch";
+  if (!fs::exists(dir)) return std::nullopt;
+  std::vector<fs::path> entries;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    std::string name = e.path().filename().string();
+    if (name.find(".tmp") == std::string::npos && name.find(".lock") == std::string::npos &&
+        fs::exists(e.path() / "torch/version.py"))
+      entries.push_back(e.path());
+  }
+  std::sort(entries.begin(), entries.end());  // the same choice on every run
+  for (const auto& e : entries) {
+    TorchInstall t;
+    try {
+      t = read_torch_dir(e / "torch");
+    } catch (const UsageError&) {
+      continue;
+    }
+    if (!serves(t.version, t.cuda)) continue;
+    t.origin = "cache (" + e.filename().string() + "), for the stable ABI";
+    return t;
+  }
+  return std::nullopt;
+}
+
+std::string remote_torch_version_py(ProcessRunner& runner, const ToolchainOptions& opt, const sb::matrix::Row& row) {
+  fs::path scratch = opt.cache_dir / "tmp" / ("probe-" + row.torch + "-" + cuda_tag(row.cuda));
+  std::string page = default_index_url() + "/torch/";
+  auto files = parse_simple_index_json(http_get(runner, page, "application/vnd.pypi.simple.v1+json", scratch), page);
+  std::vector<std::string> tags;  // newest Python first, as provision_torch downloads
+  for (auto it = row.pythons.rbegin(); it != row.pythons.rend(); ++it) {
+    std::string t = "cp";
+    for (char ch : *it)
+      if (ch != '.') t += ch;
+    tags.push_back(t);
+  }
+  auto wheel = pick_wheel(files, "torch", row.torch, tags, pip_platforms(row.platform));
+  if (!wheel) throw IoError(page + " lists no torch " + row.torch + " wheel for " + row.platform);
+  if (wheel->size == 0) throw RangeNotSupported(page + " does not give the size of " + wheel->filename);
+  RangeSource src(wheel->size, http_range_fetch(runner, wheel->url, scratch));
+  std::string vpy = read_zip_member(src, "torch/version.py");
+  std::error_code ec;
+  fs::remove_all(scratch, ec);
+  check_version_py(vpy, wheel->url, row);
+  return vpy;
+}
+
 TorchInstall provision_torch(ProcessRunner& runner, const ToolchainOptions& opt, const PythonInfo& py,
                              const sb::matrix::Row& row) {
   fs::path wheel;
@@ -121,16 +198,7 @@ TorchInstall provision_torch(ProcessRunner& runner, const ToolchainOptions& opt,
   std::string sha = hex(sha256_file(wheel)).substr(0, 16);
   fs::path entry = opt.cache_dir / "torch" / (row.torch + "-" + cuda_tag(row.cuda) + "-" + sha);
   // Check the wheel is the build the row needs before unpacking 4 GB of it.
-  std::string vpy = read_wheel_member(wheel, "torch/version.py");
-  auto wver = parse_version_py(vpy, "__version__");
-  auto wcuda = parse_version_py(vpy, "cuda");
-  if (!wver || wver->substr(0, wver->find('+')) != row.torch)
-    throw UsageError(wheel.string() + " is torch " + wver.value_or("?") + ", the row needs torch " + row.torch);
-  if (wcuda.value_or("") != row.cuda)
-    throw UsageError(wheel.string() + " is torch " + *wver + " built for CUDA " + wcuda.value_or("none") +
-                     ", but row " + row.id + " needs CUDA " + row.cuda +
-                     "; fix: use the torch build for CUDA " + row.cuda + " (PyTorch's index https://download.pytorch.org/whl/" +
-                     cuda_tag(row.cuda) + ") via --torch-wheel");
+  check_version_py(read_wheel_member(wheel, "torch/version.py"), wheel.string(), row);
   fs::create_directories(entry.parent_path());
   fill_once(entry, [&](const fs::path& tmp) {
     unpack_wheel(wheel, tmp, {{"torch/include/", ""}, {"torch/lib/", ""}, {"torch/share/cmake/", ""},
@@ -195,6 +263,7 @@ struct ToolchainResolver::Partial {
   std::optional<CompilerId> host;
   fs::path host_cxx;
   std::optional<PythonInfo> python, torch_python, pip_python;
+  std::string row_torch_cuda, row_torch_check;
   std::vector<Check> checks;
   std::vector<std::string> problems;
 };
@@ -216,7 +285,8 @@ std::optional<PythonInfo> ToolchainResolver::python_named(const std::string& exe
   return info;
 }
 
-ToolchainResolver::Partial ToolchainResolver::discover(const sb::matrix::Row& row, bool provision) {
+ToolchainResolver::Partial ToolchainResolver::discover(const sb::matrix::Row& row, bool provision,
+                                                      const StableAbiBinding* stable) {
   Partial p;
   auto fail = [&](Check c) {
     p.problems.push_back(c.what + ": " + c.found + "\n    fix: " + c.fix);
@@ -313,7 +383,35 @@ ToolchainResolver::Partial ToolchainResolver::discover(const sb::matrix::Row& ro
     other_build = "; " + py_exe + " has torch " + py_torch->version + " built for CUDA " +
                   (py_torch->cuda.empty() ? "none (CPU)" : py_torch->cuda) + ", the row needs CUDA " + row.cuda;
   try {
-    if (same_release && py_torch->cuda == row.cuda) {
+    std::optional<TorchInstall> stable_torch;
+    bool row_torch_local = (same_release && py_torch->cuda == row.cuda) || cached_torch(opt_.cache_dir, row);
+    if (stable && !row_torch_local)
+      stable_torch = stable_abi_torch(opt_.cache_dir, p.pip_python, row.cuda, stable->min_torch);
+    if (stable_torch) {
+      // The stable-ABI binding compiles against a torch already here; the
+      // row's own wheel is only checked, from the index, never downloaded.
+      p.torch = stable_torch;
+      if (!provision) {  // dry run: no network; `build` reads it
+        p.row_torch_cuda = row.cuda;
+        p.row_torch_check = "dry run: `build` reads torch/version.py of the index's torch " + row.torch +
+                            " wheel with HTTP ranges";
+      } else {
+        try {
+          std::string vpy = remote_torch_version_py(runner_, opt_, row);
+          p.row_torch_cuda = parse_version_py(vpy, "cuda").value_or("");
+          p.row_torch_check = "torch/version.py of the index's wheel (HTTP ranges): torch " +
+                              parse_version_py(vpy, "__version__").value_or("?") + ", CUDA " + p.row_torch_cuda;
+        } catch (const IoError& e) {
+          // No ranges, no network, an index without sizes or without the
+          // wheel: pip's full download checks the same file (and gives the
+          // headers of the row's own release).  A wrong CUDA is a UsageError
+          // and fails the row instead.
+          p.torch = provision_torch(runner_, opt_, *p.pip_python, row);
+          if (torch_ok(*p.torch)) p.row_torch_check = "torch/version.py of the downloaded wheel (" + std::string(e.what()) + ")";
+          else p.torch.reset();
+        }
+      }
+    } else if (same_release && py_torch->cuda == row.cuda) {
       TorchInstall t = read_torch_dir(p.pip_python->torch->dir);
       t.origin = "python " + p.pip_python->executable.string();
       if (torch_ok(t)) {
@@ -346,8 +444,15 @@ ToolchainResolver::Partial ToolchainResolver::discover(const sb::matrix::Row& ro
   } catch (const IoError& e) {
     fail({false, "torch " + row.torch, e.what(), "check the cache directory " + opt_.cache_dir.string()});
   }
+  if (p.torch && p.row_torch_cuda.empty()) {
+    p.row_torch_cuda = p.torch->cuda;
+    if (p.row_torch_check.empty()) p.row_torch_check = "torch/version.py of " + p.torch->root.string();
+  }
+  if (p.torch && p.torch->public_version() != row.torch)
+    p.checks.push_back({true, "torch " + row.torch + " for CUDA " + row.cuda, p.row_torch_check, ""});
   if (p.torch)
-    p.checks.push_back({true, "torch " + row.torch + " for CUDA " + row.cuda,
+    p.checks.push_back({true, std::string(p.torch->public_version() != row.torch ? "stable-ABI headers: " : "") +
+                                  "torch " + p.torch->public_version() + " for CUDA " + row.cuda,
                         p.torch->root.string() + " " + p.torch->version + ", cxx11 abi " + (p.torch->cxx11_abi ? "1" : "0") +
                             " (" + p.torch->abi_source + "; " + p.torch->origin + ")", ""});
 
@@ -391,20 +496,20 @@ ToolchainResolver::Partial ToolchainResolver::discover(const sb::matrix::Row& ro
   return p;
 }
 
-Toolchain ToolchainResolver::resolve(const sb::matrix::Row& row) {
-  Partial p = discover(row, opt_.provision);
+Toolchain ToolchainResolver::resolve(const sb::matrix::Row& row, const StableAbiBinding* stable) {
+  Partial p = discover(row, opt_.provision, stable);
   if (!p.problems.empty()) {
     std::string msg = "row " + row.id + ": the toolchain is incomplete:";
     for (const auto& s : p.problems) msg += "\n  " + s;
     throw UsageError(msg);
   }
-  Toolchain t{*p.cuda, *p.torch, p.host_cxx, *p.host, *p.python, p.torch_python, p.checks};
+  Toolchain t{*p.cuda, *p.torch, p.row_torch_cuda, p.row_torch_check, p.host_cxx, *p.host, *p.python, p.torch_python, p.checks};
   return t;
 }
 
 std::vector<Check> ToolchainResolver::diagnose(const sb::matrix::Row& row) {
   try {
-    return discover(row, false).checks;
+    return discover(row, false, nullptr).checks;
   } catch (const std::exception& e) {
     return {Check{false, "toolchain", e.what(), "see the message"}};
   }

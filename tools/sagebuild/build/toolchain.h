@@ -11,6 +11,7 @@
 
 #include "sagebuild/build/cuda.h"
 #include "sagebuild/build/host_compiler.h"
+#include "sagebuild/build/kernel_manifest.h"
 #include "sagebuild/build/plan.h"
 #include "sagebuild/build/process.h"
 #include "sagebuild/build/python_env.h"
@@ -44,7 +45,12 @@ struct Check {
 
 struct Toolchain {
   CudaToolkit cuda;
-  TorchInstall torch;
+  TorchInstall torch;       // the headers and libraries the binding compiles and links against
+  // The row's torch release, checked to be the CUDA build the row names.
+  // Equal to torch's for classic rows; a stable-ABI row may compile against
+  // another release >= the stable minimum and check its own from the index.
+  std::string row_torch_cuda;
+  std::string row_torch_check;  // where that fact was read
   std::filesystem::path host_cxx;
   CompilerId host;
   PythonInfo python;        // the headers' Python
@@ -60,14 +66,15 @@ class ToolchainResolver {
 
   // Finds or provisions everything for the row; throws UsageError listing
   // every problem with its fix.
-  Toolchain resolve(const sb::matrix::Row& row);
+  // `stable`: the stable-ABI binding serves this row (families.json).
+  Toolchain resolve(const sb::matrix::Row& row, const StableAbiBinding* stable = nullptr);
 
   // The checks alone, never throwing and never downloading (doctor).
   std::vector<Check> diagnose(const sb::matrix::Row& row);
 
  private:
   struct Partial;
-  Partial discover(const sb::matrix::Row& row, bool provision);
+  Partial discover(const sb::matrix::Row& row, bool provision, const StableAbiBinding* stable);
   std::optional<PythonInfo> python_named(const std::string& exe);
 
   ProcessRunner& runner_;
@@ -81,6 +88,16 @@ TorchInstall provision_torch(ProcessRunner& runner, const ToolchainOptions& opt,
                              const sb::matrix::Row& row);
 // An already provisioned torch for the row, if any.
 std::optional<std::filesystem::path> cached_torch(const std::filesystem::path& cache_dir, const sb::matrix::Row& row);
+
+// Any torch in the cache or `python`'s, of a release >= `min` built for
+// `cuda`: the headers and libraries a stable-ABI binding can compile against.
+std::optional<TorchInstall> stable_abi_torch(const std::filesystem::path& cache_dir, const std::optional<PythonInfo>& python,
+                                             const std::string& cuda, const TorchMinor& min);
+
+// torch/version.py of the row's torch wheel on the index, read with range
+// requests; throws IoError (RangeNotSupported; no network; not on the index)
+// when it cannot tell, UsageError when the wheel is not the row's CUDA build.
+std::string remote_torch_version_py(ProcessRunner& runner, const ToolchainOptions& opt, const sb::matrix::Row& row);
 
 // <cache>/cuda/<X.Y>: NVIDIA's wheels unpacked into a CUDA home nvcc accepts.
 std::filesystem::path provision_cuda(ProcessRunner& runner, const ToolchainOptions& opt,

@@ -333,3 +333,41 @@ TEST_CASE("kernel families give min_arch or exact archs, exactly one") {
   CHECK(error_of(R"({"sources": ["a.cu"], "min_arch": 8})").find("families.sm90.min_arch: expected a string") !=
         std::string::npos);
 }
+
+TEST_CASE("kernel manifest: binding.stable_abi names the source, the first torch and the target version") {
+  const std::string head = R"({"families": {"q": {"sources": ["a.cu"], "min_arch": "8.0"}}, "binding": {"sources": ["ops.cc"], )";
+  auto m = parse_kernel_manifest(head + R"("stable_abi": {"sources": ["ops_stable.cc"], "min_torch": "2.11", "target_version": "2.10"}}})", "f.json");
+  REQUIRE(m.stable_abi);
+  CHECK(m.stable_abi->source == "ops_stable.cc");
+  CHECK(m.stable_abi->min_torch == TorchMinor{2, 11});
+  CHECK(m.stable_abi->target_version_macro() == "0x020A000000000000");
+  CHECK(m.stable_binding_for("2.10.0") == nullptr);
+  CHECK(m.stable_binding_for("2.11.0") == &*m.stable_abi);
+  CHECK(m.stable_binding_for("2.12.1+cu130") == &*m.stable_abi);
+  CHECK(m.stable_binding_for("3.0.0") == &*m.stable_abi);
+  CHECK_THROWS_AS(m.stable_binding_for("two"), sb::UsageError);
+  CHECK_FALSE(parse_kernel_manifest(head + "\"defines\": []}}", "f.json").stable_abi);
+  auto bad = [&](const std::string& stable) { return parse_kernel_manifest(head + "\"stable_abi\": " + stable + "}}", "f.json"); };
+  CHECK_THROWS_WITH(bad("[]"), Catch::Contains("binding.stable_abi") && Catch::Contains("expected an object"));
+  CHECK_THROWS_WITH(bad(R"({"sources": ["a.cc", "b.cc"], "min_torch": "2.10", "target_version": "2.10"})"),
+                    Catch::Contains("binding.stable_abi.sources") && Catch::Contains("exactly one"));
+  CHECK_THROWS_WITH(bad(R"({"sources": ["a.cc"], "target_version": "2.10"})"), Catch::Contains("binding.stable_abi.min_torch"));
+  CHECK_THROWS_WITH(bad(R"({"sources": ["a.cc"], "min_torch": "2.10", "target_version": 2.10})"),
+                    Catch::Contains("binding.stable_abi.target_version"));
+  CHECK_THROWS_WITH(bad(R"({"sources": ["a.cc"], "min_torch": "2.10+cu130", "target_version": "2.10"})"),
+                    Catch::Contains("is not a torch release"));
+  CHECK_THROWS_WITH(bad(R"({"sources": ["a.cc"], "min_torch": "2.10", "target_version": "2.11"})"),
+                    Catch::Contains("older than target_version"));
+  CHECK_THROWS_WITH(bad(R"({"sources": ["a.cc"], "min_torch": "2.10", "target_version": "2.9"})"),
+                    Catch::Contains("older than 2.10"));
+  CHECK_THROWS_WITH(bad(R"({"sources": ["a.cc"], "min_torch": "2.10", "target_version": "2.10", "min_python": "3.9"})"),
+                    Catch::Contains("binding.stable_abi.min_python") && Catch::Contains("unknown key"));
+}
+
+TEST_CASE("torch releases as major.minor") {
+  CHECK(parse_torch_minor("2.10") == TorchMinor{2, 10});
+  CHECK(parse_torch_minor("2.11.0+cu130") == TorchMinor{2, 11});
+  CHECK(TorchMinor{2, 9} < TorchMinor{2, 10});  // numeric, not text order
+  CHECK_FALSE(parse_torch_minor("2"));
+  CHECK_FALSE(parse_torch_minor("2.x"));
+}

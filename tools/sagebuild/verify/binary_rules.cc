@@ -71,7 +71,9 @@ bool is_torch_symbol(std::string_view n) {
   static const std::set<std::string> torch_ns = {"at", "c10", "torch", "caffe2", "pybind11"};
   if (torch_ns.count(outer_namespace(n))) return true;
   std::string plain = outer_namespace(n).empty() ? std::string(n) : outer_namespace(n);
-  return starts_with(plain, "THP") || starts_with(n, "THP");
+  // The stable ABI's C shim (torch/csrc/inductor/aoti_torch/c/shim.h,
+  // torch/csrc/stable/c/shim.h): plain C names exported by libtorch_cpu/cuda.
+  return starts_with(plain, "THP") || starts_with(n, "THP") || starts_with(n, "aoti_torch_") || starts_with(n, "torch_");
 }
 
 }  // namespace

@@ -193,6 +193,18 @@ TEST_CASE("B8/B9: undefined symbols come from torch, CUDA, the runtime or libpyt
   CHECK(rules(f) == std::multiset<std::string>{"B8", "B8"});
 }
 
+TEST_CASE("B8: the stable ABI's C shim names are torch's; look-alikes are not") {
+  Findings f;
+  auto b = ext();
+  b.undefined = {{"aoti_torch_get_current_cuda_stream", "", false}, {"aoti_torch_empty_strided", "", false},
+                 {"torch_call_dispatcher", "", false}, {"torch_library_impl", "", false}};
+  check_symbol_origins(b, true, f);
+  CHECK(f.empty());
+  b.undefined = {{"aoti_tensor_get", "", false}, {"xtorch_call", "", false}};
+  check_symbol_origins(b, true, f);
+  CHECK(rules(f) == std::multiset<std::string>{"B8", "B8"});
+}
+
 TEST_CASE("helpers: globs and mangled namespaces") {
   CHECK(glob_match("libtorch*", "libtorch_cuda.so"));
   CHECK(glob_match("libcudart.so.*", "libcudart.so.13"));
