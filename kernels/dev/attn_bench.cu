@@ -111,33 +111,44 @@ int main(int argc, char** argv) {
     // mma.sync fp8 kernel (SAGEATTN_SM90=0 keeps sa_attn_qk_int8_pv_fp8 off the sm90 family)
     float t8 = time_ms([&] { SK(sa_attn_qk_int8_pv_fp8(&p, 0)); });
     float t16 = time_ms([&] { SK(sa_attn_qk_int8_pv_fp16(&p, 0)); });
-    // sm90 (wgmma) kernel: time it, and compare its output with the mma.sync fp8 kernel's
-    float t90 = 0.f;
-    double cos90 = 0, l1_90 = 0;
-    long bad90 = 0;
-    if (getenv("SA_BENCH_SM90") == nullptr || atoi(getenv("SA_BENCH_SM90")) != 0) {
-      std::vector<__half> h8(n), h90(n);
+    // sm90 (wgmma) kernels: time them, and compare each with its mma.sync
+    // counterpart (run with SAGEATTN_SM90=0 so the sa_attn_qk_* entries stay on mma.sync)
+    struct Cmp {
+      float ms = 0.f;
+      double cos = 0, l1 = 0;
+      long nan = 0;
+    };
+    auto compare = [&](auto ref_fn, auto new_fn) {
+      Cmp c;
+      std::vector<__half> hr(n), hn(n);
       CK(cudaMemset(o, 0xff, n * 2));  // NaN poison
-      SK(sa_attn_qk_int8_pv_fp8(&p, 0));
-      CK(cudaMemcpy(h8.data(), o, n * 2, cudaMemcpyDeviceToHost));
+      ref_fn();
+      CK(cudaMemcpy(hr.data(), o, n * 2, cudaMemcpyDeviceToHost));
       CK(cudaMemset(o, 0xff, n * 2));
-      SK(sa_attn_sm90_qk_int8_pv_fp8(&p, 0));
+      new_fn();
       CK(cudaDeviceSynchronize());
-      CK(cudaMemcpy(h90.data(), o, n * 2, cudaMemcpyDeviceToHost));
+      CK(cudaMemcpy(hn.data(), o, n * 2, cudaMemcpyDeviceToHost));
       double dot = 0, na = 0, nb = 0, dl1 = 0, rl1 = 0;
       for (size_t i = 0; i < n; ++i) {
-        const double a = __half2float(h90[i]), r = __half2float(h8[i]);
-        if (!(a == a) || !(r == r)) { ++bad90; continue; }
+        const double a = __half2float(hn[i]), r = __half2float(hr[i]);
+        if (!(a == a) || !(r == r)) { ++c.nan; continue; }
         dot += a * r; na += a * a; nb += r * r; dl1 += fabs(a - r); rl1 += fabs(r);
       }
-      cos90 = dot / sqrt(na * nb + 1e-300);
-      l1_90 = dl1 / (rl1 + 1e-300);
-      t90 = time_ms([&] { SK(sa_attn_sm90_qk_int8_pv_fp8(&p, 0)); });
+      c.cos = dot / sqrt(na * nb + 1e-300);
+      c.l1 = dl1 / (rl1 + 1e-300);
+      c.ms = time_ms(new_fn);
+      return c;
+    };
+    Cmp c8, c16;
+    if (getenv("SA_BENCH_SM90") == nullptr || atoi(getenv("SA_BENCH_SM90")) != 0) {
+      c8 = compare([&] { SK(sa_attn_qk_int8_pv_fp8(&p, 0)); }, [&] { SK(sa_attn_sm90_qk_int8_pv_fp8(&p, 0)); });
+      c16 = compare([&] { SK(sa_attn_qk_int8_pv_fp16(&p, 0)); }, [&] { SK(sa_attn_sm90_qk_int8_pv_fp16(&p, 0)); });
     }
-    printf("B=%d H=%d D=%d causal=%d N=%d | quant %.3f ms | fp8 mma.sync %.0f TOPS | fp16 mma.sync %.0f TOPS | "
-           "fp8 sm90 %.3f ms %.0f TOPS (vs mma.sync: cos %.7f relL1 %.2e NaN %ld)\n",
-           B, H, D, causal, N, tq, flops / t8 / 1e9, flops / t16 / 1e9, t90, t90 > 0 ? flops / t90 / 1e9 : 0.0,
-           cos90, l1_90, bad90);
+    auto tops = [&](float ms) { return ms > 0 ? flops / ms / 1e9 : 0.0; };
+    printf("B=%d H=%d D=%d causal=%d N=%d | quant %.3f ms | mma.sync: fp8 %.0f fp16 %.0f TOPS | "
+           "sm90 fp8 %.0f TOPS (cos %.7f relL1 %.1e NaN %ld) | sm90 fp16 %.0f TOPS (cos %.7f relL1 %.1e NaN %ld)\n",
+           B, H, D, causal, N, tq, tops(t8), tops(t16), tops(c8.ms), c8.cos, c8.l1, c8.nan, tops(c16.ms), c16.cos,
+           c16.l1, c16.nan);
     CK(cudaFree(q)); CK(cudaFree(k)); CK(cudaFree(v)); CK(cudaFree(o)); CK(cudaFree(qi)); CK(cudaFree(ki));
     CK(cudaFree(qs)); CK(cudaFree(ks)); CK(cudaFree(ksum)); CK(cudaFree(vst)); CK(cudaFree(vs)); CK(cudaFree(vm)); CK(cudaFree(vf));
   }

@@ -17,8 +17,8 @@ for step in "$@"; do
            grep -E "registers|error" "$OUT/build.log" | sort | uniq -c | head; tail -2 "$OUT/build.log"; summary+=("build rc=$rc");;
     tests) timeout 500 python3 -m pytest tests/gpu tests/python -q -x --timeout=400 -p no:cacheprovider 2>&1 | tee "$OUT/pytest.log" | tail -25
            summary+=("pytest (sm90 on): $(tail -1 "$OUT/pytest.log")");;
-    tests0) SAGEATTN_SM90=0 timeout 400 python3 -m pytest tests/gpu -q -x -k "fp8 or sageattn" --timeout=300 -p no:cacheprovider 2>&1 | tee "$OUT/pytest0.log" | tail -5
-           summary+=("pytest fp8 (SAGEATTN_SM90=0): $(tail -1 "$OUT/pytest0.log")");;
+    tests0) SAGEATTN_SM90=0 timeout 400 python3 -m pytest tests/gpu -q -x --timeout=300 -p no:cacheprovider 2>&1 | tee "$OUT/pytest0.log" | tail -5
+           summary+=("pytest (SAGEATTN_SM90=0: mma.sync): $(tail -1 "$OUT/pytest0.log")");;
     sanitize)
       timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 python3 kernels/dev/sanitize_small.py > "$OUT/memcheck.log" 2>&1; rc1=$?
       timeout 300 compute-sanitizer --tool racecheck --error-exitcode 9 python3 kernels/dev/sanitize_small.py > "$OUT/racecheck.log" 2>&1; rc2=$?
@@ -33,8 +33,8 @@ for step in "$@"; do
       done
       summary+=("variants done");;
     varfull)  # the default variant over D, causal
-      for args in "4 32 64 0 2048 16384" "4 32 128 1 2048 16384" "4 32 64 1 16384"; do
-        SAGEATTN_SM90=0 timeout 120 .devcarry/attn_bench_${SA_DEFAULT_VARIANT:-bn64} $args 2>&1 | tee -a "$OUT/variants.log"
+      for args in "4 32 128 0 2048 4096 16384" "4 32 64 0 2048 16384" "4 32 128 1 2048 16384" "4 32 64 1 16384"; do
+        SAGEATTN_SM90=0 timeout 120 .devcarry/attn_bench_${SA_DEFAULT_VARIANT:-def} $args 2>&1 | tee -a "$OUT/variants.log"
       done;;
     quickbench) timeout 300 python3 bench/bench_attn.py --seqs 2048,4096,16384 --dims 128 --causal 0 2>&1 | tee "$OUT/bench.log" | tail -8; summary+=("quickbench done");;
     bench) timeout 560 python3 bench/bench_attn.py 2>&1 | tee "$OUT/bench.log" | tail -30; summary+=("bench done");;

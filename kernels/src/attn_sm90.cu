@@ -1,18 +1,21 @@
 // Family "sm90" (sm_90a only): the SageAttention forward on Hopper's warpgroup
-// MMA.  Same algorithm, inputs and outputs as the pv_fp8 family (the quantized
-// layouts of sageattn.h, per-thread Q/K scales, V^T e4m3 with the key
-// permutation of sa_v_key_perm), so it is a drop-in for sa_attn_qk_int8_pv_fp8
-// on compute capability 9.0:
-//   S = Q K^T      wgmma m64n64k32 s8 (Q and K from swizzled shared memory)
-//   online softmax in the exp2 domain, P scaled into [0, 448] as e4m3
-//   acc = P V      wgmma m64nDk32 e4m3 (P from registers, V^T from shared memory)
+// MMA, for both P.V paths.  Same algorithm, inputs and outputs as the mma.sync
+// families (the quantized layouts of sageattn.h, per-thread Q/K scales), so it
+// is a drop-in for sa_attn_qk_int8_pv_fp8 / _fp16 on compute capability 9.0:
+//   S = Q K^T      wgmma m64nBk32 s8 (Q and K from swizzled shared memory)
+//   online softmax in the exp2 domain
+//   fp8:  P scaled into [0, 448] as e4m3; acc = P V^T (wgmma m64nDk32 e4m3, V^T
+//         e4m3 with the key permutation of sa_v_key_perm)
+//   fp16: P as f16; acc = P V^T (wgmma m64nDk16 f16, V transposed to f16 V^T
+//         in stream-ordered scratch by transpose_v_f16_kernel)
 //   O = O * corr + acc   (two-level accumulation: a fresh MMA accumulator per key tile)
-// One warpgroup owns 64 query rows; a CTA has kWarpgroups of them.  K and V^T
-// tiles of 64 keys stream through a cp.async ring.  With SA90_OVERLAP the
-// Q K^T of tile t+1 is issued before the softmax of tile t, so the tensor cores
-// work while the warpgroup does its softmax arithmetic.
+// One warpgroup owns 64 query rows; a CTA has kWarpgroups of them (1: two CTAs
+// per SM).  K and V^T tiles of B keys (128 for fp8 at D=128, else 64) stream
+// through a cp.async ring.  SA90_OVERLAP (issue Q K^T of tile t+1 before the
+// softmax of tile t) and SA90_F16_DIRECT are measured alternatives, off.
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
+#include <mutex>
 #include <type_traits>
 #include "attn_kernel.cuh"
 
@@ -45,19 +48,32 @@ constexpr int kWarpgroups = SA90_WARPGROUPS;
 constexpr int kThreads = 128 * kWarpgroups;
 constexpr int kRows = 64 * kWarpgroups;  // query rows per CTA
 constexpr bool kOverlap = SA90_OVERLAP != 0;
+// fp16 P.V accumulates straight into O (fp32 wgmma accumulation needs no second
+// level), with the lazy rescale of the mma.sync fp16 kernel: O and l are rescaled
+// only when a row max of the warp grew by more than 2^8, otherwise the stale max
+// is kept (P <= 2^8, exact in fp16).  The P.V of tile t then runs on while the
+// warpgroup starts tile t+1; K/V tiles are loaded kStages-2 ahead so that the
+// slot being refilled is never one an unfinished P.V reads.
+#ifndef SA90_F16_DIRECT
+#define SA90_F16_DIRECT 0  // measured slower (ptxas C7514 serializes its wgmma): kernels/dev/NOTES.md
+#endif
 static_assert(cfg::kBlockK == 64, "K/V padding and K scale granularity");
 static_assert(cfg::kBlockQ % kRows == 0, "CTAs tile the padded Q exactly");
 
-template <int DP>
+template <int DP, bool PV_FP8>
 struct Smem {
-  static constexpr int kBN = DP == 128 ? SA90_BN_D128 : SA90_BN_D64;  // keys per tile: 64 or 128
+  // fp16 P.V: V^T rows of 64 keys x 2 bytes = one 128-byte swizzle row, so 64-key tiles.
+  static constexpr int kBN = !PV_FP8 ? 64 : DP == 128 ? SA90_BN_D128 : SA90_BN_D64;  // keys per tile
   static constexpr int kSub = kBN / 64;  // 64-key sub-tiles (the K scale granularity) per tile
-  static constexpr int kStages = DP == 128 ? SA90_STAGES_D128 : SA90_STAGES_D64;
+  static constexpr int kStages = !PV_FP8 ? 4 : DP == 128 ? SA90_STAGES_D128 : SA90_STAGES_D64;
+  static constexpr int kVElem = PV_FP8 ? 1 : 2;      // bytes per V element
+  static constexpr int kVRow = kBN * kVElem;          // bytes per V^T row = its swizzle width
   static_assert(kBN == 64 || kBN == 128, "64- or 128-key tiles (K and V^T are padded to 64 keys)");
-  static_assert(kStages >= (kOverlap ? 3 : 2), "ring depth");
+
   static constexpr int kQBytes = kRows * DP;   // int8, DP-byte rows, DP-byte swizzle
   static constexpr int kKBytes = kBN * DP;     // int8, DP-byte rows
-  static constexpr int kVBytes = DP * kBN;     // e4m3 V^T, kBN-byte rows, kBN-byte swizzle
+  static constexpr int kVBytes = DP * kVRow;   // V^T (e4m3 or f16), kVRow-byte rows and swizzle
+  static_assert(kVRow == 64 || kVRow == 128, "V^T rows are one swizzle row");
   static constexpr int kStageBytes = kKBytes + kVBytes;
   static constexpr int kTotal = kQBytes + kStages * kStageBytes + 1024;  // + alignment slack
   static_assert(kQBytes % 1024 == 0 && kKBytes % 1024 == 0 && kVBytes % 1024 == 0, "1 KiB-aligned tiles");
@@ -76,6 +92,12 @@ __device__ __forceinline__ void mma_e4m3(float (&d)[32], const uint32_t (&a)[4],
 __device__ __forceinline__ void mma_e4m3(float (&d)[64], const uint32_t (&a)[4], uint64_t db, int acc) {
   ptx::wgmma_m64n128k32_e4m3_rs(d, a, db, acc);
 }
+__device__ __forceinline__ void mma_f16(float (&d)[32], const uint32_t (&a)[4], uint64_t db, int acc) {
+  ptx::wgmma_m64n64k16_f16_rs(d, a, db, acc);
+}
+__device__ __forceinline__ void mma_f16(float (&d)[64], const uint32_t (&a)[4], uint64_t db, int acc) {
+  ptx::wgmma_m64n128k16_f16_rs(d, a, db, acc);
+}
 
 template <int DP, int kBN>
 __device__ __forceinline__ void qk_mma(int32_t (&s)[kBN / 2], uint32_t sq, uint32_t sk) {
@@ -84,20 +106,33 @@ __device__ __forceinline__ void qk_mma(int32_t (&s)[kBN / 2], uint32_t sq, uint3
     mma_s8(s, ptx::wgmma_desc<DP>(sq + ks * 32), ptx::wgmma_desc<DP>(sk + ks * 32), ks);
 }
 
-template <int DP, int kBN>
-__device__ __forceinline__ void pv_mma(float (&acc)[DP / 2], const uint32_t (&pa)[kBN / 32][4], uint32_t sv) {
+// Every k-step of P.V covers 32 bytes of a V^T row: 32 e4m3 keys or 16 f16 keys.
+// accumulate: add to acc from the first k-step on (else the first k-step overwrites it).
+template <int DP, int VROW, bool PV_FP8, int KSTEPS>
+__device__ __forceinline__ void pv_mma(float (&acc)[DP / 2], const uint32_t (&pa)[KSTEPS][4], uint32_t sv,
+                                       bool accumulate = false) {
 #pragma unroll
-  for (int kk = 0; kk < kBN / 32; ++kk) mma_e4m3(acc, pa[kk], ptx::wgmma_desc<kBN>(sv + kk * 32), kk);
+  for (int kk = 0; kk < KSTEPS; ++kk) {
+    if constexpr (PV_FP8)
+      mma_e4m3(acc, pa[kk], ptx::wgmma_desc<VROW>(sv + kk * 32), kk > 0 || accumulate);
+    else
+      mma_f16(acc, pa[kk], ptx::wgmma_desc<VROW>(sv + kk * 32), kk > 0 || accumulate);
+  }
 }
 
-template <int DP, bool CAUSAL, typename OutT>
+template <int DP, bool CAUSAL, bool PV_FP8, typename OutT>
 __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
     attn_sm90_kernel(const __grid_constant__ AttnArgs args) {
 #if defined(__CUDA_ARCH__) && !defined(SA_HAS_WGMMA)
   __trap();  // the family is built for sm_90a only
 #else
-  using L = Smem<DP>;
+  using L = Smem<DP, PV_FP8>;
   constexpr int kBN = L::kBN, kSub = L::kSub, kStages = L::kStages;
+  constexpr int kPvSteps = kBN * L::kVElem / 32;  // P.V k-steps per tile
+  constexpr bool kDirect = !PV_FP8 && SA90_F16_DIRECT != 0;
+  static_assert(!(kDirect && kOverlap), "one pipelining scheme at a time");
+  constexpr int kAhead = kDirect ? kStages - 2 : kStages - 1;  // tiles in flight ahead of the current one
+  static_assert(kAhead >= (kOverlap ? 2 : 1), "ring depth");
   constexpr int NJ = kBN / 8;  // n8 column chunks of S
   constexpr int ON = DP / 8;   // n8 column chunks of O
   extern __shared__ __align__(1024) uint8_t smem_raw[];
@@ -127,7 +162,9 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
   auto stage_v = [&](int slot) { return L::kQBytes + slot * L::kStageBytes + L::kKBytes; };
 
   const int8_t* kbase = p.k_int8 + bhk * (size_t)args.k_pad * DP;
-  const uint8_t* vbase = p.v_fp8 + bhk * (size_t)DP * args.k_pad;
+  // V^T [B, Hk, DP, k_pad]: e4m3 from sa_quant_v_fp8, or f16 from transpose_v_f16 below
+  const uint8_t* vbase = reinterpret_cast<const uint8_t*>(PV_FP8 ? static_cast<const void*>(p.v_fp8) : p.v.data) +
+                         bhk * (size_t)DP * args.k_pad * L::kVElem;
   const float* ksbase = p.k_scale + bhk * (size_t)(args.k_pad / 64) * 4;
 
   auto load_tile = [&](int t, int slot) {
@@ -144,16 +181,18 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
       const bool ok = kSub == 1 || key0 + r < args.k_pad;
       ptx::cp_async_16(dk + ptx::swizzle_offset<DP>(r, c), ok ? sk + r * DP + c * 16 : sk, ok);
     }
-    const uint8_t* sv = vbase + key0;
-    constexpr int VC = kBN / 16;        // 16-byte chunks per V^T row
+    const uint8_t* sv = vbase + (size_t)key0 * L::kVElem;
+    constexpr int VC = L::kVRow / 16;   // 16-byte chunks per V^T row
+    constexpr int KPC = 16 / L::kVElem; // keys per chunk
     constexpr int VCH = DP * VC;
     static_assert(VCH % kThreads == 0, "V chunks per thread");
 #pragma unroll
     for (int it = 0; it < VCH / kThreads; ++it) {
       const int i = it * kThreads + tid;
       const int d = i / VC, c = i % VC;
-      const bool ok = kSub == 1 || key0 + c * 16 < args.k_pad;
-      ptx::cp_async_16(dv + ptx::swizzle_offset<kBN>(d, c), ok ? sv + (size_t)d * args.k_pad + c * 16 : sv, ok);
+      const bool ok = kSub == 1 || key0 + c * KPC < args.k_pad;
+      ptx::cp_async_16(dv + ptx::swizzle_offset<L::kVRow>(d, c),
+                       ok ? sv + ((size_t)d * args.k_pad + c * KPC) * L::kVElem : sv, ok);
     }
   };
 
@@ -170,7 +209,7 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
     }
   }
 #pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) {
+  for (int s = 0; s < kAhead; ++s) {
     if (s < n_tiles) load_tile(s, s);
     ptx::cp_async_commit();
   }
@@ -189,7 +228,7 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
   for (int i = 0; i < kBN / 2; ++i) s_cur[i] = s_next[i] = 0;
 
   if constexpr (kOverlap) {
-    ptx::cp_async_wait<kStages - 2>();  // Q and tile 0
+    ptx::cp_async_wait<kAhead - 1>();  // Q and tile 0
     ptx::fence_proxy_async_shared();
     __syncthreads();
     ptx::pin_registers(s_cur);
@@ -203,14 +242,14 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
   for (int t = 0; t < n_tiles; ++t) {
     const int slot = t % kStages;
     if constexpr (kOverlap) {
-      ptx::cp_async_wait<kStages - 3>();  // tile t+1 has landed (tile t already had)
+      ptx::cp_async_wait<kAhead - 2>();  // tile t+1 has landed (tile t already had)
     } else {
-      ptx::cp_async_wait<kStages - 2>();  // tile t has landed
+      ptx::cp_async_wait<kAhead - 1>();  // tile t has landed
     }
     ptx::fence_proxy_async_shared();
-    __syncthreads();  // ... for every thread; and every thread is done with tile t-1's slot
+    __syncthreads();  // ... for every thread; and every thread is done with the slot refilled next
     {
-      const int nt = t + kStages - 1;
+      const int nt = t + kAhead;
       if (nt < n_tiles) load_tile(nt, nt % kStages);
       ptx::cp_async_commit();
     }
@@ -226,8 +265,9 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
       ptx::wgmma_fence();
       qk_mma<DP, kBN>(s_cur, sQw, sbase + stage_k(slot));
       ptx::wgmma_commit();
-      ptx::wgmma_wait<0>();
+      ptx::wgmma_wait<0>();  // (kDirect: also the P.V of tile t-1, so O is settled)
       ptx::pin_registers(s_cur);
+      if constexpr (kDirect) ptx::pin_registers(o);
     }
 
     // ---- online softmax of tile t (exp2 domain; see attn_kernel.cuh for the scale folding)
@@ -269,11 +309,39 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
       if constexpr (kSub == 2) v = fmaxf(v, mx[1][r] * c[1]);
       v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 1));
       v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 2));
-      const float mnew = fmaxf(m[r], v);
-      const float mu = (mnew == -INFINITY) ? 0.f : mnew;
-      corr[r] = ptx::ex2_approx(m[r] - mu);
-      m[r] = mnew;
-      sh[r] = mu - cfg::kLog2Fp8Max;  // P in [0, 448]: x448 folded into the exponent
+      mx[0][r] = fmaxf(m[r], v);  // the new row max
+    }
+    if constexpr (kDirect) {
+      if (__any_sync(0xffffffffu, mx[0][0] > m[0] + 8.f || mx[0][1] > m[1] + 8.f)) {  // warp-uniform
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          const float mu = (mx[0][r] == -INFINITY) ? 0.f : mx[0][r];
+          corr[r] = ptx::ex2_approx(m[r] - mu);
+          m[r] = mx[0][r];
+          l[r] *= corr[r];
+        }
+#pragma unroll
+        for (int j = 0; j < ON; ++j) {
+          o[4 * j + 0] *= corr[0];
+          o[4 * j + 1] *= corr[0];
+          o[4 * j + 2] *= corr[1];
+          o[4 * j + 3] *= corr[1];
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        sh[r] = (m[r] == -INFINITY) ? 0.f : m[r];
+        corr[r] = 1.f;
+      }
+    } else {
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const float mnew = mx[0][r];
+        const float mu = (mnew == -INFINITY) ? 0.f : mnew;
+        corr[r] = ptx::ex2_approx(m[r] - mu);
+        m[r] = mnew;
+        sh[r] = PV_FP8 ? mu - cfg::kLog2Fp8Max : mu;  // fp8: P in [0, 448], x448 folded into the exponent
+      }
     }
     float rs0 = 0.f, rs1 = 0.f;
 #pragma unroll
@@ -286,25 +354,41 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
       rs0 += s[4 * j + 0] + s[4 * j + 1];
       rs1 += s[4 * j + 2] + s[4 * j + 3];
     }
-    l[0] = l[0] * corr[0] + rs0;
+    l[0] = l[0] * corr[0] + rs0;  // (kDirect: corr is 1 here, l was rescaled with O)
     l[1] = l[1] * corr[1] + rs1;
     // P as the A fragment of m64nNk32 (per warp the m16n8k32 layout): logical k
     // position 4*tig+i of each 16-key group holds key sa_v_key_perm(4*tig+i).
-    uint32_t pa[kBN / 32][4];
+    // (fp16 P: k16 steps, the m16n8k16 A layout: no permutation.)
+    uint32_t pa[kPvSteps][4];
 #pragma unroll
-    for (int kk = 0; kk < kBN / 32; ++kk) {
-      const int j0 = 4 * kk;
-      pa[kk][0] = ptx::pack_e4m3x4(s[4 * j0 + 0], s[4 * j0 + 1], s[4 * (j0 + 1) + 0], s[4 * (j0 + 1) + 1]);
-      pa[kk][1] = ptx::pack_e4m3x4(s[4 * j0 + 2], s[4 * j0 + 3], s[4 * (j0 + 1) + 2], s[4 * (j0 + 1) + 3]);
-      pa[kk][2] = ptx::pack_e4m3x4(s[4 * (j0 + 2) + 0], s[4 * (j0 + 2) + 1], s[4 * (j0 + 3) + 0], s[4 * (j0 + 3) + 1]);
-      pa[kk][3] = ptx::pack_e4m3x4(s[4 * (j0 + 2) + 2], s[4 * (j0 + 2) + 3], s[4 * (j0 + 3) + 2], s[4 * (j0 + 3) + 3]);
+    for (int kk = 0; kk < kPvSteps; ++kk) {
+      if constexpr (PV_FP8) {
+        const int j0 = 4 * kk;
+        pa[kk][0] = ptx::pack_e4m3x4(s[4 * j0 + 0], s[4 * j0 + 1], s[4 * (j0 + 1) + 0], s[4 * (j0 + 1) + 1]);
+        pa[kk][1] = ptx::pack_e4m3x4(s[4 * j0 + 2], s[4 * j0 + 3], s[4 * (j0 + 1) + 2], s[4 * (j0 + 1) + 3]);
+        pa[kk][2] = ptx::pack_e4m3x4(s[4 * (j0 + 2) + 0], s[4 * (j0 + 2) + 1], s[4 * (j0 + 3) + 0], s[4 * (j0 + 3) + 1]);
+        pa[kk][3] = ptx::pack_e4m3x4(s[4 * (j0 + 2) + 2], s[4 * (j0 + 2) + 3], s[4 * (j0 + 3) + 2], s[4 * (j0 + 3) + 3]);
+      } else {
+        const int j0 = 2 * kk;
+        pa[kk][0] = ptx::pack_f16x2(s[4 * j0 + 0], s[4 * j0 + 1]);
+        pa[kk][1] = ptx::pack_f16x2(s[4 * j0 + 2], s[4 * j0 + 3]);
+        pa[kk][2] = ptx::pack_f16x2(s[4 * (j0 + 1) + 0], s[4 * (j0 + 1) + 1]);
+        pa[kk][3] = ptx::pack_f16x2(s[4 * (j0 + 1) + 2], s[4 * (j0 + 1) + 3]);
+      }
     }
 
+    if constexpr (kDirect) {  // ---- O += P V, left running into the next tile
+      ptx::pin_registers(o);
+      ptx::wgmma_fence();
+      pv_mma<DP, L::kVRow, PV_FP8, kPvSteps>(o, pa, sbase + stage_v(slot), true);
+      ptx::wgmma_commit();
+      continue;
+    }
     // ---- acc = P V (fresh accumulator), then O = O * corr + acc
     float acc[DP / 2];
     ptx::pin_registers(acc);
     ptx::wgmma_fence();
-    pv_mma<DP, kBN>(acc, pa, sbase + stage_v(slot));
+    pv_mma<DP, L::kVRow, PV_FP8, kPvSteps>(acc, pa, sbase + stage_v(slot));
     ptx::wgmma_commit();
     ptx::wgmma_wait<0>();  // (also completes the next tile's Q K^T)
     ptx::pin_registers(acc);
@@ -322,6 +406,10 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
     }
   }
   ptx::cp_async_wait<0>();
+  if constexpr (kDirect) {
+    ptx::wgmma_wait<0>();
+    ptx::pin_registers(o);
+  }
 
   // ---- epilogue (as the pv_fp8 family)
   OutT* ob = reinterpret_cast<OutT*>(p.out) + (size_t)b * p.out_stride_batch + (size_t)h * p.out_stride_head;
@@ -339,9 +427,12 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
   for (int j = 0; j < ON; ++j) {
     const int d = j * 8 + tig * 2;
     if (d < p.head_dim) {
-      const float vs0 = p.v_scale[bhk * DP + d], vs1 = p.v_scale[bhk * DP + d + 1];
-      float vm0 = 0.f, vm1 = 0.f;
-      if (p.v_mean) {
+      float vs0 = 1.f, vs1 = 1.f, vm0 = 0.f, vm1 = 0.f;
+      if (PV_FP8) {
+        vs0 = p.v_scale[bhk * DP + d];
+        vs1 = p.v_scale[bhk * DP + d + 1];
+      }
+      if (PV_FP8 && p.v_mean) {
         vm0 = p.v_mean[bhk * DP + d];
         vm1 = p.v_mean[bhk * DP + d + 1];
       }
@@ -354,21 +445,89 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
     }
   }
   if (p.lse != nullptr && tig == 0) {
-    if (row0 < p.q_len) p.lse[bhq * p.q_len + row0] = (m[0] + __log2f(l[0]) - cfg::kLog2Fp8Max) * cfg::kLn2;
-    if (row1 < p.q_len) p.lse[bhq * p.q_len + row1] = (m[1] + __log2f(l[1]) - cfg::kLog2Fp8Max) * cfg::kLn2;
+    const float off = PV_FP8 ? cfg::kLog2Fp8Max : 0.f;
+    if (row0 < p.q_len) p.lse[bhq * p.q_len + row0] = (m[0] + __log2f(l[0]) - off) * cfg::kLn2;
+    if (row1 < p.q_len) p.lse[bhq * p.q_len + row1] = (m[1] + __log2f(l[1]) - off) * cfg::kLn2;
   }
 #endif
 }
 
-template <int DP, bool CAUSAL, typename OutT>
+// V [B, Hk, N, D] f16 (any strides, D contiguous) -> V^T [B, Hk, DP, k_pad] f16,
+// zero outside [N, D], through a 64-key x DP shared tile (coalesced both ways).
+template <int DP>
+__global__ void __launch_bounds__(256) transpose_v_f16_kernel(sa_view v, __half* __restrict__ vt, int k_pad) {
+  __shared__ __half tile[64][DP + 8];
+  const int b = blockIdx.z, h = blockIdx.y, k0 = blockIdx.x * 64, tid = threadIdx.x;
+  const __half* src = reinterpret_cast<const __half*>(v.data) + (size_t)b * v.stride_batch + (size_t)h * v.stride_head;
+  constexpr int CPR = DP / 8;  // 16-byte chunks per key row
+#pragma unroll
+  for (int i = tid; i < 64 * CPR; i += 256) {
+    const int r = i / CPR, c = (i % CPR) * 8;
+    uint4 u = make_uint4(0, 0, 0, 0);
+    if (k0 + r < v.seq && c < v.dim) u = *reinterpret_cast<const uint4*>(src + (size_t)(k0 + r) * v.stride_seq + c);
+    const __half* hv = reinterpret_cast<const __half*>(&u);
+#pragma unroll
+    for (int e = 0; e < 8; ++e) tile[r][c + e] = hv[e];
+  }
+  __syncthreads();
+  __half* dst = vt + ((size_t)b * v.heads + h) * DP * (size_t)k_pad + k0;
+#pragma unroll
+  for (int i = tid; i < DP * 8; i += 256) {  // 8 chunks of 8 keys per V^T row
+    const int d = i / 8, kc = (i % 8) * 8;
+    __align__(16) __half w[8];
+#pragma unroll
+    for (int e = 0; e < 8; ++e) w[e] = tile[kc + e][d];
+    *reinterpret_cast<uint4*>(dst + (size_t)d * k_pad + kc) = *reinterpret_cast<const uint4*>(w);
+  }
+}
+
+template <int DP, bool CAUSAL, bool PV_FP8, typename OutT>
 sa_status launch(const AttnArgs& a, cudaStream_t stream) {
-  using L = Smem<DP>;
-  auto kern = attn_sm90_kernel<DP, CAUSAL, OutT>;
+  using L = Smem<DP, PV_FP8>;
+  auto kern = attn_sm90_kernel<DP, CAUSAL, PV_FP8, OutT>;
   SA_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kTotal));
   dim3 grid(a.q_pad / kRows, a.p.q_heads, a.p.batch);
   kern<<<grid, kThreads, L::kTotal, stream>>>(a);
-  SA_LAUNCH_CHECK("attn_sm90_qk_int8_pv_fp8");
+  SA_LAUNCH_CHECK(PV_FP8 ? "attn_sm90_qk_int8_pv_fp8" : "attn_sm90_qk_int8_pv_fp16");
   return SA_OK;
+}
+
+template <bool PV_FP8>
+sa_status launch_dispatch(const AttnArgs& a, int dp, cudaStream_t stream) {
+  return dispatch_head_dim(dp, [&](auto d) {
+    return dispatch_bool(a.p.causal != 0, [&](auto c) {
+      return dispatch_dtype(a.p.out_dtype, [&](auto od) {
+        using OutT = std::conditional_t<decltype(od)::value == SA_DTYPE_F16, __half, __nv_bfloat16>;
+        return launch<decltype(d)::value, decltype(c)::value != 0, PV_FP8, OutT>(a, stream);
+      });
+    });
+  });
+}
+
+// Stream-ordered scratch for V^T: a memory pool of our own per device (never the
+// device's default pool, whose settings belong to the application), which keeps
+// freed blocks for reuse instead of returning them at every synchronization.
+cudaError_t scratch_pool(cudaMemPool_t* out) {
+  static std::mutex mu;
+  static cudaMemPool_t pools[64] = {};
+  int dev = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e != cudaSuccess) return e;
+  if (dev < 0 || dev >= 64) return cudaErrorInvalidDevice;
+  std::lock_guard<std::mutex> lock(mu);
+  if (pools[dev] == nullptr) {
+    cudaMemPoolProps props = {};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = dev;
+    e = cudaMemPoolCreate(&pools[dev], &props);
+    if (e != cudaSuccess) return e;
+    uint64_t keep = UINT64_MAX;
+    e = cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+    if (e != cudaSuccess) return e;
+  }
+  *out = pools[dev];
+  return cudaSuccess;
 }
 
 }  // namespace sm90
@@ -376,16 +535,33 @@ sa_status launch(const AttnArgs& a, cudaStream_t stream) {
 
 extern "C" sa_status sa_attn_sm90_qk_int8_pv_fp8(const sa_attn_params* p, cudaStream_t stream) {
   using namespace sa;
-  const char* fn = "sa_attn_sm90_qk_int8_pv_fp8";
-  sa_status st = check_attn_params(p, true, fn);
+  sa_status st = check_attn_params(p, true, "sa_attn_sm90_qk_int8_pv_fp8");
   if (st != SA_OK) return st;
-  const AttnArgs a = make_attn_args(p);
-  return dispatch_head_dim(sa_padded_head_dim(p->head_dim), [&](auto d) {
-    return dispatch_bool(p->causal != 0, [&](auto c) {
-      return dispatch_dtype(p->out_dtype, [&](auto od) {
-        using OutT = std::conditional_t<decltype(od)::value == SA_DTYPE_F16, __half, __nv_bfloat16>;
-        return sm90::launch<decltype(d)::value, decltype(c)::value != 0, OutT>(a, stream);
-      });
-    });
-  });
+  return sm90::launch_dispatch<true>(make_attn_args(p), sa_padded_head_dim(p->head_dim), stream);
+}
+
+extern "C" sa_status sa_attn_sm90_qk_int8_pv_fp16(const sa_attn_params* p, cudaStream_t stream) {
+  using namespace sa;
+  sa_status st = check_attn_params(p, false, "sa_attn_sm90_qk_int8_pv_fp16");
+  if (st != SA_OK) return st;
+  AttnArgs a = make_attn_args(p);
+  const int dp = sa_padded_head_dim(p->head_dim);
+  cudaMemPool_t pool;
+  SA_CUDA_CHECK(sm90::scratch_pool(&pool));
+  void* vt = nullptr;
+  const size_t bytes = (size_t)p->batch * p->kv_heads * dp * a.k_pad * sizeof(__half);
+  SA_CUDA_CHECK(cudaMallocFromPoolAsync(&vt, bytes, pool, stream));
+  dim3 grid(a.k_pad / 64, p->kv_heads, p->batch);
+  if (dp == 128)
+    sm90::transpose_v_f16_kernel<128><<<grid, 256, 0, stream>>>(p->v, static_cast<__half*>(vt), a.k_pad);
+  else
+    sm90::transpose_v_f16_kernel<64><<<grid, 256, 0, stream>>>(p->v, static_cast<__half*>(vt), a.k_pad);
+  cudaError_t le = cudaGetLastError();
+  if (le == cudaSuccess) {
+    a.p.v.data = vt;  // the kernel reads V^T through p.v.data
+    st = sm90::launch_dispatch<false>(a, dp, stream);
+  }
+  SA_CUDA_CHECK(cudaFreeAsync(vt, stream));  // stream-ordered: after the kernel
+  if (le != cudaSuccess) return set_error(SA_ERR_CUDA, "launch of transpose_v_f16 failed: %s", cudaGetErrorString(le));
+  return st;
 }

@@ -3,6 +3,8 @@
 #pragma once
 #include <cstdio>
 #include <cstdarg>
+#include <cstdlib>
+#include <cstring>
 #include <cuda_runtime.h>
 #include "sageattn/sageattn.h"
 #include "sageattn/config.cuh"
@@ -79,6 +81,30 @@ inline sa_status dispatch_dtype(sa_dtype d, F&& f) {
   if (d == SA_DTYPE_F16) return f(IntC<SA_DTYPE_F16>{});
   if (d == SA_DTYPE_BF16) return f(IntC<SA_DTYPE_BF16>{});
   return set_error(SA_ERR_INVALID_ARGUMENT, "unknown dtype %d", static_cast<int>(d));
+}
+
+// ---- routing to the sm90 family (wgmma) on compute capability 9.0 devices.
+// Compute capability of the current device, cached per device (0 on error).
+inline int current_cc() {
+  static int cached[64] = {0};
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0) return 0;
+  if (dev < 64 && cached[dev] != 0) return cached[dev];
+  int major = 0, minor = 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
+    return 0;
+  const int cc = major * 10 + minor;
+  if (dev < 64) cached[dev] = cc;
+  return cc;
+}
+// SAGEATTN_SM90=0 keeps 9.0 devices on the mma.sync kernels (read once).
+inline bool route_to_sm90() {
+  static const bool enabled = [] {
+    const char* e = std::getenv("SAGEATTN_SM90");
+    return !(e != nullptr && std::strcmp(e, "0") == 0);
+  }();
+  return enabled && current_cc() == 90;
 }
 
 }  // namespace sa

@@ -252,12 +252,13 @@ def test_torch_compile_no_graph_break():
 _SM90_CHILD = r"""
 import sys, torch
 import sageattention as sa
-d, causal, nq, nk, out = int(sys.argv[1]), sys.argv[2] == "1", int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+d, causal, nq, nk, out, path = int(sys.argv[1]), sys.argv[2] == "1", int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
 g = torch.Generator(device="cuda").manual_seed(1234)
 q = torch.randn(2, 8, nq, d, generator=g, device="cuda").half()
 k = (torch.randn(2, 2, nk, d, generator=g, device="cuda") + 4 * torch.randn(d, generator=g, device="cuda")).half()
 v = torch.randn(2, 2, nk, d, generator=g, device="cuda").half()
-o, lse = sa.sageattn_qk_int8_pv_fp8_cuda(q, k, v, is_causal=causal, return_lse=True)
+fn = sa.sageattn_qk_int8_pv_fp8_cuda if path == "fp8" else sa.sageattn_qk_int8_pv_fp16_cuda
+o, lse = fn(q, k, v, is_causal=causal, return_lse=True)
 torch.save({"o": o.float().cpu(), "lse": lse.float().cpu()}, out)
 """
 
@@ -266,8 +267,9 @@ torch.save({"o": o.float().cpu(), "lse": lse.float().cpu()}, out)
 @pytest.mark.parametrize("d", [64, 128])
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("nq,nk", [(1000, 1000), (77, 3001)])
-def test_sm90_matches_mma_sync(tmp_path, d, causal, nq, nk):
-    """The fp8 path on an H100 runs the wgmma kernel; SAGEATTN_SM90=0 keeps it on
+@pytest.mark.parametrize("path", ["fp8", "fp16"])
+def test_sm90_matches_mma_sync(tmp_path, d, causal, nq, nk, path):
+    """Both paths on an H100 run the wgmma kernels; SAGEATTN_SM90=0 keeps them on
     mma.sync.  Same quantized inputs: with the same key tile (d=64) the outputs agree
     to accumulation order; with 128- vs 64-key tiles P is rounded to e4m3 against
     other running maxima, so they agree to fp8 rounding noise (each is checked
@@ -279,15 +281,15 @@ def test_sm90_matches_mma_sync(tmp_path, d, causal, nq, nk):
         pytest.skip("this build has no sm90 family")
     outs = {}
     for mode in ("1", "0"):
-        path = tmp_path / f"o{mode}.pt"
+        out = tmp_path / f"o{mode}.pt"
         env = dict(os.environ, SAGEATTN_SM90=mode, PYTHONPATH=os.pathsep.join(sys.path))
-        subprocess.run([sys.executable, "-c", _SM90_CHILD, str(d), "1" if causal else "0", str(nq), str(nk), str(path)],
-                       check=True, env=env)
-        outs[mode] = torch.load(path)
+        subprocess.run([sys.executable, "-c", _SM90_CHILD, str(d), "1" if causal else "0", str(nq), str(nk), str(out),
+                        path], check=True, env=env)
+        outs[mode] = torch.load(out)
     o90, o_mma = outs["1"]["o"], outs["0"]["o"]
     assert torch.isfinite(o90).all()
     cos, l1 = metrics(o90, o_mma)
-    if d == 64:
+    if key_tile(path, d) == 64:
         assert cos >= 0.99999 and l1 <= 0.002, (cos, l1)
     else:
         assert cos >= 0.9999 and l1 <= 0.015, (cos, l1)

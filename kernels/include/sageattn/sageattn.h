@@ -126,7 +126,8 @@ sa_status sa_channel_stats(const sa_channel_stats_params* p, cudaStream_t stream
 sa_status sa_quant_k(const sa_quant_k_params* p, cudaStream_t stream);
 sa_status sa_quant_v_fp8(const sa_quant_v_fp8_params* p, cudaStream_t stream);
 
-/* family pv_fp16 (sm80+) */
+/* family pv_fp16 (sm80+).  On a compute capability 9.0 device it runs the sm90
+ * family's kernel when that family is in the build (SAGEATTN_SM90=0: mma.sync). */
 sa_status sa_attn_qk_int8_pv_fp16(const sa_attn_params* p, cudaStream_t stream);
 /* family pv_fp8 (sm89+).  On a compute capability 9.0 device it runs the sm90
  * family's kernel when that family is in the build (same inputs, same
@@ -135,6 +136,10 @@ sa_status sa_attn_qk_int8_pv_fp8(const sa_attn_params* p, cudaStream_t stream);
 /* family sm90 (sm_90a only: wgmma).  Same contract as sa_attn_qk_int8_pv_fp8;
  * fails with SA_ERR_CUDA on any other device. */
 sa_status sa_attn_sm90_qk_int8_pv_fp8(const sa_attn_params* p, cudaStream_t stream);
+/* family sm90: same contract as sa_attn_qk_int8_pv_fp16.  V is transposed to
+ * f16 V^T into stream-ordered scratch of a memory pool of the library's own
+ * (as large as V, freed in stream order after the kernel). */
+sa_status sa_attn_sm90_qk_int8_pv_fp16(const sa_attn_params* p, cudaStream_t stream);
 
 const char* sa_last_error_message(void);
 const char* sa_status_string(sa_status s);
