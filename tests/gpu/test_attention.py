@@ -248,49 +248,59 @@ def test_torch_compile_no_graph_break():
     assert expl.graph_break_count == 0
 
 
-# ---- the sm90 (wgmma) family against the mma.sync fp8 kernel --------------
+# ---- the sm90 (wgmma) family against the mma.sync kernels --------------------
+SM90_CASES = [(path, d, causal, nq, nk) for path in ("fp8", "fp16") for d in (64, 128) for causal in (False, True)
+              for nq, nk in ((1000, 1000), (77, 3001))]
+
 _SM90_CHILD = r"""
 import sys, torch
 import sageattention as sa
-d, causal, nq, nk, out, path = int(sys.argv[1]), sys.argv[2] == "1", int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
-g = torch.Generator(device="cuda").manual_seed(1234)
-q = torch.randn(2, 8, nq, d, generator=g, device="cuda").half()
-k = (torch.randn(2, 2, nk, d, generator=g, device="cuda") + 4 * torch.randn(d, generator=g, device="cuda")).half()
-v = torch.randn(2, 2, nk, d, generator=g, device="cuda").half()
-fn = sa.sageattn_qk_int8_pv_fp8_cuda if path == "fp8" else sa.sageattn_qk_int8_pv_fp16_cuda
-o, lse = fn(q, k, v, is_causal=causal, return_lse=True)
-torch.save({"o": o.float().cpu(), "lse": lse.float().cpu()}, out)
+out, cases = sys.argv[1], eval(sys.argv[2])
+res = {}
+for path, d, causal, nq, nk in cases:
+    g = torch.Generator(device="cuda").manual_seed(1234)
+    q = torch.randn(2, 8, nq, d, generator=g, device="cuda").half()
+    k = (torch.randn(2, 2, nk, d, generator=g, device="cuda") + 4 * torch.randn(d, generator=g, device="cuda")).half()
+    v = torch.randn(2, 2, nk, d, generator=g, device="cuda").half()
+    fn = sa.sageattn_qk_int8_pv_fp8_cuda if path == "fp8" else sa.sageattn_qk_int8_pv_fp16_cuda
+    o, lse = fn(q, k, v, is_causal=causal, return_lse=True)
+    res[(path, d, causal, nq, nk)] = (o.float().cpu(), lse.float().cpu())
+torch.save(res, out)
 """
 
 
-@pytest.mark.skipif(CAP != (9, 0), reason="the sm90 family runs on compute capability 9.0 only")
-@pytest.mark.parametrize("d", [64, 128])
-@pytest.mark.parametrize("causal", [False, True])
-@pytest.mark.parametrize("nq,nk", [(1000, 1000), (77, 3001)])
-@pytest.mark.parametrize("path", ["fp8", "fp16"])
-def test_sm90_matches_mma_sync(tmp_path, d, causal, nq, nk, path):
-    """Both paths on an H100 run the wgmma kernels; SAGEATTN_SM90=0 keeps them on
-    mma.sync.  Same quantized inputs: with the same key tile (d=64) the outputs agree
-    to accumulation order; with 128- vs 64-key tiles P is rounded to e4m3 against
-    other running maxima, so they agree to fp8 rounding noise (each is checked
-    against its own emulation above)."""
+@pytest.fixture(scope="module")
+def sm90_runs(tmp_path_factory):
+    """Every case once with SAGEATTN_SM90=1 (wgmma) and once with 0 (mma.sync), each
+    in a fresh process (the switch is read once per process)."""
     import subprocess
     import sys
 
+    runs = {}
+    for mode in ("1", "0"):
+        out = tmp_path_factory.mktemp("sm90") / f"o{mode}.pt"
+        env = dict(os.environ, SAGEATTN_SM90=mode, PYTHONPATH=os.pathsep.join(sys.path))
+        subprocess.run([sys.executable, "-c", _SM90_CHILD, str(out), repr(SM90_CASES)], check=True, env=env)
+        runs[mode] = torch.load(out)
+    return runs
+
+
+@pytest.mark.skipif(CAP != (9, 0), reason="the sm90 family runs on compute capability 9.0 only")
+@pytest.mark.parametrize("case", SM90_CASES, ids=lambda c: "-".join(map(str, c)))
+def test_sm90_matches_mma_sync(sm90_runs, case):
+    """Both paths on an H100 run the wgmma kernels; SAGEATTN_SM90=0 keeps them on
+    mma.sync.  Same quantized inputs: with the same key tile the outputs agree to
+    accumulation order; with 128- vs 64-key tiles (fp8, d=128) P is rounded to e4m3
+    against other running maxima, so they agree to fp8 rounding noise (each is
+    checked against its own emulation above)."""
     if not _extension_has(b"attn_sm90_kernel"):
         pytest.skip("this build has no sm90 family")
-    outs = {}
-    for mode in ("1", "0"):
-        out = tmp_path / f"o{mode}.pt"
-        env = dict(os.environ, SAGEATTN_SM90=mode, PYTHONPATH=os.pathsep.join(sys.path))
-        subprocess.run([sys.executable, "-c", _SM90_CHILD, str(d), "1" if causal else "0", str(nq), str(nk), str(out),
-                        path], check=True, env=env)
-        outs[mode] = torch.load(out)
-    o90, o_mma = outs["1"]["o"], outs["0"]["o"]
+    path, d = case[0], case[1]
+    (o90, lse90), (o_mma, lse_mma) = sm90_runs["1"][case], sm90_runs["0"][case]
     assert torch.isfinite(o90).all()
     cos, l1 = metrics(o90, o_mma)
     if key_tile(path, d) == 64:
         assert cos >= 0.99999 and l1 <= 0.002, (cos, l1)
     else:
         assert cos >= 0.9999 and l1 <= 0.015, (cos, l1)
-    assert torch.allclose(outs["1"]["lse"], outs["0"]["lse"], rtol=1e-3, atol=1e-3)
+    assert torch.allclose(lse90, lse_mma, rtol=1e-3, atol=1e-3)
