@@ -299,7 +299,7 @@ def test_sm90_matches_mma_sync(sm90_runs, case):
     (o90, lse90), (o_mma, lse_mma) = sm90_runs["1"][case], sm90_runs["0"][case]
     assert torch.isfinite(o90).all()
     cos, l1 = metrics(o90, o_mma)
-    if key_tile(path, d) == 64:
+    if not (path == "fp8" and d > 64):  # the child's sm90 run used 64-key tiles too
         assert cos >= 0.99999 and l1 <= 0.002, (cos, l1)
     else:
         assert cos >= 0.9999 and l1 <= 0.015, (cos, l1)
