@@ -31,6 +31,12 @@
 #ifndef SA90_STAGES_D128
 #define SA90_STAGES_D128 3
 #endif
+#ifndef SA90_F16_BN
+#define SA90_F16_BN 64
+#endif
+#ifndef SA90_F16_STAGES
+#define SA90_F16_STAGES (SA90_F16_BN == 128 ? 2 : 4)
+#endif
 #ifndef SA90_BN_D64
 #define SA90_BN_D64 64
 #endif
@@ -62,17 +68,19 @@ static_assert(cfg::kBlockQ % kRows == 0, "CTAs tile the padded Q exactly");
 
 template <int DP, bool PV_FP8>
 struct Smem {
-  // fp16 P.V: V^T rows of 64 keys x 2 bytes = one 128-byte swizzle row, so 64-key tiles.
-  static constexpr int kBN = !PV_FP8 ? 64 : DP == 128 ? SA90_BN_D128 : SA90_BN_D64;  // keys per tile
+  // fp16 P.V: 64-key tiles by default (SA90_F16_BN; V^T then is one 128-byte swizzle row per dim).
+  static constexpr int kBN = !PV_FP8 ? SA90_F16_BN : DP == 128 ? SA90_BN_D128 : SA90_BN_D64;  // keys per tile
   static constexpr int kSub = kBN / 64;  // 64-key sub-tiles (the K scale granularity) per tile
-  static constexpr int kStages = !PV_FP8 ? 4 : DP == 128 ? SA90_STAGES_D128 : SA90_STAGES_D64;
+  static constexpr int kStages = !PV_FP8 ? SA90_F16_STAGES : DP == 128 ? SA90_STAGES_D128 : SA90_STAGES_D64;
   static constexpr int kVElem = PV_FP8 ? 1 : 2;      // bytes per V element
-  static constexpr int kVRow = kBN * kVElem;          // bytes per V^T row = its swizzle width
+  // V^T is stored as kVSub sub-tiles [DP][kVRow bytes]; a sub-tile row is one swizzle row.
+  static constexpr int kVRow = kBN * kVElem > 128 ? 128 : kBN * kVElem;
+  static constexpr int kVSub = kBN * kVElem / kVRow;
   static_assert(kBN == 64 || kBN == 128, "64- or 128-key tiles (K and V^T are padded to 64 keys)");
 
   static constexpr int kQBytes = kRows * DP;   // int8, DP-byte rows, DP-byte swizzle
   static constexpr int kKBytes = kBN * DP;     // int8, DP-byte rows
-  static constexpr int kVBytes = DP * kVRow;   // V^T (e4m3 or f16), kVRow-byte rows and swizzle
+  static constexpr int kVBytes = DP * kVRow * kVSub;  // V^T (e4m3 or f16)
   static_assert(kVRow == 64 || kVRow == 128, "V^T rows are one swizzle row");
   static constexpr int kStageBytes = kKBytes + kVBytes;
   static constexpr int kTotal = kQBytes + kStages * kStageBytes + 1024;  // + alignment slack
@@ -108,15 +116,17 @@ __device__ __forceinline__ void qk_mma(int32_t (&s)[kBN / 2], uint32_t sq, uint3
 
 // Every k-step of P.V covers 32 bytes of a V^T row: 32 e4m3 keys or 16 f16 keys.
 // accumulate: add to acc from the first k-step on (else the first k-step overwrites it).
+// V^T sub-tiles are [DP][VROW bytes]: k-step kk starts at byte kk*32 of the tile row.
 template <int DP, int VROW, bool PV_FP8, int KSTEPS>
 __device__ __forceinline__ void pv_mma(float (&acc)[DP / 2], const uint32_t (&pa)[KSTEPS][4], uint32_t sv,
                                        bool accumulate = false) {
 #pragma unroll
   for (int kk = 0; kk < KSTEPS; ++kk) {
+    const uint32_t a = sv + (kk * 32 / VROW) * (DP * VROW) + (kk * 32) % VROW;
     if constexpr (PV_FP8)
-      mma_e4m3(acc, pa[kk], ptx::wgmma_desc<VROW>(sv + kk * 32), kk > 0 || accumulate);
+      mma_e4m3(acc, pa[kk], ptx::wgmma_desc<VROW>(a), kk > 0 || accumulate);
     else
-      mma_f16(acc, pa[kk], ptx::wgmma_desc<VROW>(sv + kk * 32), kk > 0 || accumulate);
+      mma_f16(acc, pa[kk], ptx::wgmma_desc<VROW>(a), kk > 0 || accumulate);
   }
 }
 
@@ -182,7 +192,8 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
       ptx::cp_async_16(dk + ptx::swizzle_offset<DP>(r, c), ok ? sk + r * DP + c * 16 : sk, ok);
     }
     const uint8_t* sv = vbase + (size_t)key0 * L::kVElem;
-    constexpr int VC = L::kVRow / 16;   // 16-byte chunks per V^T row
+    constexpr int VC = L::kVRow * L::kVSub / 16;  // 16-byte chunks per V^T row of the tile
+    constexpr int SC = L::kVRow / 16;             // ... per sub-tile row
     constexpr int KPC = 16 / L::kVElem; // keys per chunk
     constexpr int VCH = DP * VC;
     static_assert(VCH % kThreads == 0, "V chunks per thread");
@@ -191,7 +202,7 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
       const int i = it * kThreads + tid;
       const int d = i / VC, c = i % VC;
       const bool ok = kSub == 1 || key0 + c * KPC < args.k_pad;
-      ptx::cp_async_16(dv + ptx::swizzle_offset<L::kVRow>(d, c),
+      ptx::cp_async_16(dv + (c / SC) * (DP * L::kVRow) + ptx::swizzle_offset<L::kVRow>(d, c % SC),
                        ok ? sv + ((size_t)d * args.k_pad + c * KPC) * L::kVElem : sv, ok);
     }
   };
