@@ -24,8 +24,8 @@ struct KernelFamily {
   std::string name;                   // "pv_fp8"
   std::vector<std::string> sources;   // repository-relative .cu files
   std::optional<sb::matrix::Arch> min_arch;  // either: compiled for the row archs >= this
-  std::string symbol_marker;          // substring of its kernels' names (build_info.json); optional
-  std::vector<sb::matrix::Arch> archs;       // or: exactly these targets ("9.0a"), in the file's order
+  std::string symbol_marker{};        // substring of its kernels' names (build_info.json); optional
+  std::vector<sb::matrix::Arch> archs{};     // or: exactly these targets ("9.0a"), in the file's order
 };
 
 // A torch release as major.minor ("2.10"), ordered.

@@ -21,7 +21,7 @@ namespace sb::distinfo {
 struct KernelFamily {
   std::string min_arch;       // "8.0": the lowest compute capability it is built for; "" for an archs family
   std::string symbol_marker;  // substring of its kernels' mangled names
-  std::vector<std::string> archs;  // the exact targets built: "9.0a"; empty for a min_arch family
+  std::vector<std::string> archs{};  // the exact targets built: "9.0a"; empty for a min_arch family
   bool operator==(const KernelFamily&) const = default;
 };
 
