@@ -31,6 +31,12 @@
 #ifndef SA90_STAGES_D128
 #define SA90_STAGES_D128 3
 #endif
+// fp16 P.V reading V [keys][dims] straight from the user's tensor as an MN-major
+// B operand (imm-trans-b 1; no transposed copy, no scratch) instead of an f16
+// V^T: correct, but measured slower at N >= 4k (kernels/dev/NOTES.md): off.
+#ifndef SA90_F16_MNMAJOR
+#define SA90_F16_MNMAJOR 0
+#endif
 #ifndef SA90_F16_BN
 #define SA90_F16_BN 64
 #endif
@@ -106,6 +112,24 @@ __device__ __forceinline__ void mma_f16(float (&d)[32], const uint32_t (&a)[4], 
 __device__ __forceinline__ void mma_f16(float (&d)[64], const uint32_t (&a)[4], uint64_t db, int acc) {
   ptx::wgmma_m64n128k16_f16_rs(d, a, db, acc);
 }
+__device__ __forceinline__ void mma_f16_tb(float (&d)[32], const uint32_t (&a)[4], uint64_t db, int acc) {
+  ptx::wgmma_m64n64k16_f16_rs_tb(d, a, db, acc);
+}
+__device__ __forceinline__ void mma_f16_tb(float (&d)[64], const uint32_t (&a)[4], uint64_t db, int acc) {
+  ptx::wgmma_m64n128k16_f16_rs_tb(d, a, db, acc);
+}
+// fp16 P.V with V [kBN keys][DP dims] in shared memory as DP/64 atoms of
+// [kBN][64 dims] (128-byte rows, 128B swizzle): an MN-major B operand.  For it the
+// leading byte offset is the distance between 64-dim atoms and the stride byte
+// offset the distance between 8-key groups (the reverse assignment was tried on the
+// H100: wrong results).
+template <int DP, int kBN, int KSTEPS>
+__device__ __forceinline__ void pv_mma_mn(float (&acc)[DP / 2], const uint32_t (&pa)[KSTEPS][4], uint32_t sv) {
+  constexpr uint32_t kLbo = kBN * 128, kSbo = 8 * 128;
+#pragma unroll
+  for (int kk = 0; kk < KSTEPS; ++kk)
+    mma_f16_tb(acc, pa[kk], ptx::wgmma_desc<128>(sv + kk * 16 * 128, kLbo, kSbo), kk);
+}
 
 template <int DP, int kBN>
 __device__ __forceinline__ void qk_mma(int32_t (&s)[kBN / 2], uint32_t sq, uint32_t sk) {
@@ -140,6 +164,7 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
   constexpr int kBN = L::kBN, kSub = L::kSub, kStages = L::kStages;
   constexpr int kPvSteps = kBN * L::kVElem / 32;  // P.V k-steps per tile
   constexpr bool kDirect = !PV_FP8 && SA90_F16_DIRECT != 0;
+  constexpr bool kMN = !PV_FP8 && SA90_F16_MNMAJOR != 0;
   static_assert(!(kDirect && kOverlap), "one pipelining scheme at a time");
   constexpr int kAhead = kDirect ? kStages - 2 : kStages - 1;  // tiles in flight ahead of the current one
   static_assert(kAhead >= (kOverlap ? 2 : 1), "ring depth");
@@ -190,6 +215,23 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
       const int r = i / (DP / 16), c = i % (DP / 16);
       const bool ok = kSub == 1 || key0 + r < args.k_pad;
       ptx::cp_async_16(dk + ptx::swizzle_offset<DP>(r, c), ok ? sk + r * DP + c * 16 : sk, ok);
+    }
+    if constexpr (kMN) {  // V [keys][dims] from the user's tensor (zero outside [kv_len, head_dim])
+      const __half* vb = reinterpret_cast<const __half*>(p.v.data) + (size_t)b * p.v.stride_batch +
+                         (size_t)hk * p.v.stride_head;
+      constexpr int CPR = DP / 8;
+      constexpr int VCH = kBN * CPR;
+      static_assert(VCH % kThreads == 0, "V chunks per thread");
+#pragma unroll
+      for (int it = 0; it < VCH / kThreads; ++it) {
+        const int i = it * kThreads + tid;
+        const int r = i / CPR, c = i % CPR;
+        const int key = key0 + r;
+        const bool ok = key < p.kv_len && c * 8 < p.head_dim;
+        ptx::cp_async_16(dv + (c / 8) * (kBN * 128) + ptx::swizzle_offset<128>(r, c % 8),
+                         ok ? vb + (size_t)key * p.v.stride_seq + c * 8 : vb, ok);
+      }
+      return;
     }
     const uint8_t* sv = vbase + (size_t)key0 * L::kVElem;
     constexpr int VC = L::kVRow * L::kVSub / 16;  // 16-byte chunks per V^T row of the tile
@@ -399,7 +441,10 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
     float acc[DP / 2];
     ptx::pin_registers(acc);
     ptx::wgmma_fence();
-    pv_mma<DP, L::kVRow, PV_FP8, kPvSteps>(acc, pa, sbase + stage_v(slot));
+    if constexpr (kMN)
+      pv_mma_mn<DP, kBN, kPvSteps>(acc, pa, sbase + stage_v(slot));
+    else
+      pv_mma<DP, L::kVRow, PV_FP8, kPvSteps>(acc, pa, sbase + stage_v(slot));
     ptx::wgmma_commit();
     ptx::wgmma_wait<0>();  // (also completes the next tile's Q K^T)
     ptx::pin_registers(acc);
@@ -557,6 +602,7 @@ extern "C" sa_status sa_attn_sm90_qk_int8_pv_fp16(const sa_attn_params* p, cudaS
   if (st != SA_OK) return st;
   AttnArgs a = make_attn_args(p);
   const int dp = sa_padded_head_dim(p->head_dim);
+  if (SA90_F16_MNMAJOR != 0) return sm90::launch_dispatch<false>(a, dp, stream);  // V read as it is
   cudaMemPool_t pool;
   SA_CUDA_CHECK(sm90::scratch_pool(&pool));
   void* vt = nullptr;
