@@ -178,18 +178,20 @@ __global__ void init_stats_kernel(float* sum, float* mx, float* mn, int n) {
   }
 }
 
-// Per-channel sum/max/min over kStatRows rows, merged into global with atomics.
-template <typename T, int DP>
+// Per-channel sum (and, when MINMAX, max/min) over kStatRows rows, merged into
+// global memory with atomics.  Each thread streams its 16-byte column chunk down
+// the rows with several loads in flight (the pass is bandwidth-bound).
+template <typename T, int DP, bool MINMAX>
 __global__ void __launch_bounds__(cfg::kQuantThreads) channel_stats_kernel(sa_view x, float* sum, float* mx, float* mn) {
   constexpr int TPR = DP / 8;                      // threads per row
   constexpr int RP = cfg::kQuantThreads / TPR;     // rows in parallel
-  __shared__ float s_sum[RP][DP];
-  __shared__ float s_max[RP][DP];
-  __shared__ float s_min[RP][DP];
+  constexpr int NS = MINMAX ? 3 : 1;
+  __shared__ float s_red[NS][RP][DP];
   const int tid = threadIdx.x;
   const int cc = tid % TPR, rr = tid / TPR;
   const int b = blockIdx.z, h = blockIdx.y;
   const int r0 = blockIdx.x * cfg::kStatRows;
+  const int nrows = min(cfg::kStatRows, x.seq - r0);
   const T* base = reinterpret_cast<const T*>(x.data) + (size_t)b * x.stride_batch + (size_t)h * x.stride_head;
   float ls[8], lmx[8], lmn[8];
 #pragma unroll
@@ -200,37 +202,44 @@ __global__ void __launch_bounds__(cfg::kQuantThreads) channel_stats_kernel(sa_vi
   }
   const int col = cc * 8;
   if (col < x.dim) {
-    for (int r = rr; r < cfg::kStatRows; r += RP) {
-      const int row = r0 + r;
-      if (row >= x.seq) break;
+#pragma unroll 4
+    for (int r = rr; r < nrows; r += RP) {
       float v[8];
-      load8(base + (size_t)row * x.stride_seq + col, v);
+      load8(base + (size_t)(r0 + r) * x.stride_seq + col, v);
 #pragma unroll
       for (int e = 0; e < 8; ++e) {
         ls[e] += v[e];
-        lmx[e] = fmaxf(lmx[e], v[e]);
-        lmn[e] = fminf(lmn[e], v[e]);
+        if (MINMAX) {
+          lmx[e] = fmaxf(lmx[e], v[e]);
+          lmn[e] = fminf(lmn[e], v[e]);
+        }
       }
     }
   }
 #pragma unroll
   for (int e = 0; e < 8; ++e) {
-    s_sum[rr][col + e] = ls[e];
-    s_max[rr][col + e] = lmx[e];
-    s_min[rr][col + e] = lmn[e];
+    s_red[0][rr][col + e] = ls[e];
+    if constexpr (MINMAX) {
+      s_red[1][rr][col + e] = lmx[e];
+      s_red[2][rr][col + e] = lmn[e];
+    }
   }
   __syncthreads();
   if (tid < x.dim) {
     float a = 0.f, m1 = -INFINITY, m2 = INFINITY;
     for (int r = 0; r < RP; ++r) {
-      a += s_sum[r][tid];
-      m1 = fmaxf(m1, s_max[r][tid]);
-      m2 = fminf(m2, s_min[r][tid]);
+      a += s_red[0][r][tid];
+      if constexpr (MINMAX) {
+        m1 = fmaxf(m1, s_red[1][r][tid]);
+        m2 = fminf(m2, s_red[2][r][tid]);
+      }
     }
     const size_t o = ((size_t)b * x.heads + h) * x.dim + tid;
     atomicAdd(sum + o, a);
-    if (mx) atomic_max_float(mx + o, m1);
-    if (mn) atomic_min_float(mn + o, m2);
+    if constexpr (MINMAX) {
+      if (mx) atomic_max_float(mx + o, m1);
+      if (mn) atomic_min_float(mn + o, m2);
+    }
   }
 }
 
@@ -366,7 +375,13 @@ sa_status sa_channel_stats(const sa_channel_stats_params* p, cudaStream_t stream
   return dispatch_dtype(p->x.dtype, [&](auto dt) {
     using T = typename DType<decltype(dt)::value>::T;
     return dispatch_head_dim(dp, [&](auto d) {
-      channel_stats_kernel<T, decltype(d)::value><<<grid, cfg::kQuantThreads, 0, stream>>>(p->x, p->sum, p->max, p->min);
+      if (p->max != nullptr || p->min != nullptr) {
+        channel_stats_kernel<T, decltype(d)::value, true>
+            <<<grid, cfg::kQuantThreads, 0, stream>>>(p->x, p->sum, p->max, p->min);
+      } else {
+        channel_stats_kernel<T, decltype(d)::value, false>
+            <<<grid, cfg::kQuantThreads, 0, stream>>>(p->x, p->sum, nullptr, nullptr);
+      }
       SA_LAUNCH_CHECK("channel_stats");
       return SA_OK;
     });
