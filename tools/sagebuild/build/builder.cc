@@ -16,6 +16,7 @@
 #include "sagebuild/build/plan.h"
 #include "sagebuild/build/smoke_test.h"
 #include "sagebuild/build/stage.h"
+#include "sagebuild/build/windows_plan.h"
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
 #include "sagebuild/common/hash.h"
@@ -223,6 +224,8 @@ int run_build(BuildOptions o, ProcessRunner& runner, std::ostream& out) {
   std::map<std::string, KernelManifest> manifests;
   std::vector<RowInput> inputs;
   std::vector<std::size_t> input_row;  // inputs[k] is row input_row[k]
+  std::vector<WindowsRowInput> win_inputs;  // win_amd64 rows of a dry run on another host
+  std::vector<std::size_t> win_row;
   for (std::size_t i = 0; i < prep.rows.size() && !stop; ++i) {
     const auto& row = prep.rows[i];
     try {
@@ -237,13 +240,34 @@ int run_build(BuildOptions o, ProcessRunner& runner, std::ostream& out) {
         throw UsageError(row.kernels_manifest + ": " + missing + " missing; build_info.json needs, per family, a "
                          "substring of its kernel names that verify looks for in each arch's SASS "
                          "(e.g. \"symbol_marker\": \"quant_qk_kernel\")");
+      if (row.platform == "win_amd64" && host_platform_tag() != "win_amd64") {
+        if (!o.dry_run)
+          throw UsageError("row " + row.id + " is for win_amd64: building it needs a Windows host with Visual Studio "
+                           "(the C++ x64 tools) and the CUDA toolkit; this host builds " + host_platform_tag() +
+                           " rows (`--dry-run` prints the row's Windows plan here; its CI job runs on a windows "
+                           "runner: `sagebuild matrix --format github` names it)");
+        // A dry run plans it with labelled placeholders for what only a
+        // Windows machine can tell (VS, vcvars, CUDA_PATH, torch, Python).
+        out << "[" << row.id << "] Windows toolchain: not discoverable on this host; the plan shows placeholders\n";
+        win_inputs.push_back(WindowsRowInput{row, manifests[row.kernels_manifest], placeholder_windows_facts()});
+        win_row.push_back(i);
+        continue;
+      }
       if (row.platform != host_platform_tag())
         throw UsageError("row " + row.id + " is for " + row.platform + "; this host builds " + host_platform_tag() +
                          " rows (run this row's job on a " + row.platform + " runner: `sagebuild matrix --format github` "
                          "names it)");
 #ifdef _WIN32
-      throw UsageError("row " + row.id + ": building on Windows is not wired into `sagebuild build` yet (the MSVC "
-                       "toolchain exists in tools/sagebuild/platform but the compile graph does not use it)");
+      {
+        // Never compiled or run yet (no Windows CI): find Visual Studio with
+        // vswhere and capture vcvars64's environment through the runner, then
+        // stop, since torch/Python discovery and a Windows ProcessRunner do
+        // not exist yet.
+        const char* pf86 = std::getenv("ProgramFiles(x86)");
+        WindowsToolchainFacts facts = discover_windows_toolchain(runner, WindowsDiscoveryOptions{pf86 ? pf86 : "", false});
+        throw UsageError("row " + row.id + ": found " + facts.cl + " and " + facts.nvcc + ", but building on Windows "
+                         "stops here: torch/Python discovery and running the plan on Windows are not implemented");
+      }
 #endif
       out << "[" << row.id << "] toolchain...\n" << std::flush;
       tcs[i] = resolver.resolve(row, manifests[row.kernels_manifest].stable_binding_for(row.torch));
@@ -291,6 +315,28 @@ int run_build(BuildOptions o, ProcessRunner& runner, std::ostream& out) {
   if (o.dry_run) {
     out << "\ndry run: the commands a build would run (compile nothing)\n";
     for (const auto& e : graph.edges) out << "# " << e.description << "\n" << edge_shell_command(e) << "\n";
+    if (!win_inputs.empty()) {
+      try {
+        WindowsPlanSettings ws;
+        ws.repo_root = prep.source;
+        ws.win_repo_root = "<SOURCE_DIR>";
+        ws.win_objects_dir = "<CACHE_DIR>\\objects";
+        ws.win_work_dir = "<BUILD_DIR>";
+        WindowsPlan wp = plan_windows_compile(win_inputs, ws, o.toolchain.allow_unsupported_compiler);
+        out << "\nWindows (win_amd64) plan: CreateProcess command lines, run in vcvars64.bat's environment on a "
+               "Windows host;\n<...> are placeholders for what only that host can tell: <CUDA_PATH> (%CUDA_PATH%), "
+               "<VCToolsInstallDir> (vswhere + vcvars64.bat), <TORCH_DIR> (the row's torch package), <PYTHON_PREFIX> "
+               "(the build Python), <SOURCE_DIR>, <CACHE_DIR>, <BUILD_DIR>\n";
+        for (const auto& e : wp.edges) out << "# " << e.description << "\n" << windows_command_line(e) << "\n";
+        for (const auto& rg : wp.rows) {
+          out << "  " << rg.row_id << ": families ";
+          for (const auto& f : rg.families) out << f << " ";
+          out << "-> " << rg.extension.string() << "\n";
+        }
+      } catch (const std::exception& e) {
+        for (auto i : win_row) fail(i, "plan", e.what());
+      }
+    }
     for (std::size_t k = 0; k < graph.rows.size(); ++k) {
       const auto& row = prep.rows[input_row[k]];
       out << "# " << row.id << ": stage, pack " << row.wheel_filename << " into " << fs::absolute(o.out_dir).string()

@@ -65,6 +65,8 @@ void add_build_options(CLI::App* app, CliState& s) {
       ->check(CLI::IsMember({"ccache", "sccache", "none", "auto"}));
   app->add_option("--json", s.opt.json_path, "write per-row results as JSON to FILE");
   app->add_flag("--no-smoke-test", s.no_smoke, "skip installing the wheel into a fresh venv");
+  app->add_flag("--allow-unsupported-compiler", s.opt.toolchain.allow_unsupported_compiler,
+                "win_amd64 rows: let nvcc accept an MSVC newer than the row's CUDA supports");
 }
 
 }  // namespace

@@ -86,6 +86,10 @@ std::optional<std::filesystem::path> find_program(const std::string& name) {
 Result PosixProcessRunner::run(const Command& cmd) {
   Result r;
   auto t0 = std::chrono::steady_clock::now();
+  if (cmd.windows_command_line) {
+    r.err = "a Windows command line (" + *cmd.windows_command_line + ") cannot run on a POSIX host";
+    return r;
+  }
   if (cmd.argv.empty()) {
     r.err = "empty command";
     return r;

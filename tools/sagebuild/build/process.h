@@ -21,6 +21,10 @@ struct Command {
   std::map<std::string, std::optional<std::string>> env;     // overrides; nullopt unsets
   std::filesystem::path cwd;                                 // empty: inherit
   bool stream_output = false;  // also copy stdout/stderr to ours as it arrives (ninja progress)
+  // Windows runners: hand this line to CreateProcess as is instead of joining
+  // argv (cmd.exe lines such as vcvars', which argv quoting would break).
+  // POSIX runners refuse a command that has one.
+  std::optional<std::string> windows_command_line;
 };
 
 struct Result {

@@ -33,6 +33,9 @@ struct ToolchainOptions {
   // cache location (versions from the row) instead of being an error, so the
   // plan and the exact commands print on a machine that has neither yet.
   bool plan_only = false;
+  // Windows rows: pass -allow-unsupported-compiler to nvcc (an MSVC newer
+  // than the row's CUDA knows).  Off unless asked (--allow-unsupported-compiler).
+  bool allow_unsupported_compiler = false;
 };
 
 // One line of `sagebuild doctor`.
