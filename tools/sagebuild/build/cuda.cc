@@ -79,12 +79,24 @@ CudaFound find_cuda(ProcessRunner& runner, const CudaSearch& search, const std::
   return found;
 }
 
-std::vector<std::string> cuda_wheel_names(const std::string& want) {
-  auto dot = want.find('.');
-  std::string major = want.substr(0, dot);
+std::string cuda_provision_blocker(const std::string& want) {
+  const std::string major = want.substr(0, want.find('.'));
+  if (major == "13") return "";
   if (major == "12")
-    return {"nvidia-cuda-nvcc-cu12", "nvidia-cuda-runtime-cu12", "nvidia-cuda-cccl-cu12",
-            "nvidia-nvvm-cu12"};
+    // Read off the wheels themselves (2026-11-23): nvidia-cuda-nvcc-cu12 12.8.93 and 12.9.86
+    // hold bin/ptxas, nvvm/lib64/libnvvm.so and the headers, but no bin/nvcc and no cicc,
+    // and there is no nvidia-nvvm-cu12; nvidia-cuda-runtime-cu12 has no libcudart_static.a.
+    return "PyPI has no nvcc for CUDA " + want + ": NVIDIA's CUDA 12 wheels (nvidia-cuda-nvcc-cu12) carry "
+           "ptxas and libNVVM only, not the nvcc driver or cicc";
+  return "only CUDA 13.x can be provisioned from PyPI, not CUDA " + want;
+}
+
+std::vector<std::string> cuda_wheel_names(const std::string& want) {
+  const std::string blocker = cuda_provision_blocker(want);
+  if (!blocker.empty())
+    throw UsageError("cannot provision CUDA " + want + " from PyPI: " + blocker +
+                     "; install the CUDA " + want + " toolkit and pass --cuda-home (or set CUDA_HOME)");
+  const std::string major = want.substr(0, want.find('.'));
   if (major == "13")
     return {"nvidia-cuda-nvcc", "nvidia-cuda-runtime", "nvidia-cuda-cccl", "nvidia-cuda-crt",
             "nvidia-nvvm"};

@@ -55,8 +55,13 @@ CudaFound find_cuda(ProcessRunner& runner, const CudaSearch& search, const std::
 // Asks one nvcc; throws UsageError when it does not run or answer.
 NvccVersion query_nvcc(ProcessRunner& runner, const std::filesystem::path& nvcc);
 
+// Why CUDA `want` ("12.8") cannot be provisioned from NVIDIA's PyPI wheels, or ""
+// when it can (13.x: nvidia-cuda-nvcc carries the whole compiler).
+std::string cuda_provision_blocker(const std::string& want);
+
 // The PyPI distributions that make up a CUDA home for `want` ("13.0" -> the
-// CUDA 13 names, "12.x" -> the -cu12 names).
+// CUDA 13 names); throws UsageError (with cuda_provision_blocker's reason and the
+// fix) for a CUDA that PyPI cannot provide.
 std::vector<std::string> cuda_wheel_names(const std::string& want);
 
 }  // namespace sb::build

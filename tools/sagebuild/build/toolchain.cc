@@ -335,7 +335,11 @@ ToolchainResolver::Partial ToolchainResolver::discover(const sb::matrix::Row& ro
     std::string tried;
     for (const auto& c : found.candidates) tried += (tried.empty() ? "" : "; ") + c.origin + ": " + c.problem;
     if (tried.empty()) tried = "no nvcc in --cuda-home, CUDA_HOME or PATH";
-    if (provision && !opt_.cuda_home && p.pip_python) {
+    const std::string blocker = cuda_provision_blocker(row.cuda);
+    if (!opt_.cuda_home && !blocker.empty()) {  // dry run or not: this row needs a local CUDA
+      fail({false, "CUDA " + row.cuda, tried + "; " + blocker,
+            "install the CUDA " + row.cuda + " toolkit and pass --cuda-home (or set CUDA_HOME)"});
+    } else if (provision && !opt_.cuda_home && p.pip_python) {
       fs::path home = provision_cuda(runner_, opt_, *p.pip_python, row.cuda);
       auto v = query_nvcc(runner_, home / "bin/nvcc");
       if (v.short_str() != row.cuda)

@@ -64,7 +64,10 @@ TEST_CASE("the real nvcc answers with its version") {
 
 TEST_CASE("CUDA wheel names per major") {
   CHECK(cuda_wheel_names("13.0").front() == "nvidia-cuda-nvcc");
-  CHECK(cuda_wheel_names("12.8").front() == "nvidia-cuda-nvcc-cu12");
+  // PyPI's CUDA 12 nvcc wheels have ptxas and libNVVM but no nvcc driver: not provisionable.
+  CHECK(cuda_provision_blocker("13.0").empty());
+  CHECK(cuda_provision_blocker("12.8").find("PyPI has no nvcc for CUDA 12.8") != std::string::npos);
+  CHECK_THROWS_WITH(cuda_wheel_names("12.8"), Catch::Contains("pass --cuda-home"));
   CHECK_THROWS_AS(cuda_wheel_names("11.8"), sb::UsageError);
 }
 
