@@ -8,7 +8,6 @@
 // Defined by the sm90 family (kernels/src/attn_sm90.cu) when the build has it.
 #pragma weak sa_attn_sm90_qk_int8_pv_fp8
 
-
 extern "C" sa_status sa_attn_qk_int8_pv_fp8(const sa_attn_params* p, cudaStream_t stream) {
   if (&sa_attn_sm90_qk_int8_pv_fp8 != nullptr && sa::route_to_sm90())
     return sa_attn_sm90_qk_int8_pv_fp8(p, stream);

@@ -11,8 +11,9 @@
 //   O = O * corr + acc   (two-level accumulation: a fresh MMA accumulator per key tile)
 // One warpgroup owns 64 query rows; a CTA has kWarpgroups of them (1: two CTAs
 // per SM).  K and V^T tiles of B keys (128 for fp8 at D=128, else 64) stream
-// through a cp.async ring.  SA90_OVERLAP (issue Q K^T of tile t+1 before the
-// softmax of tile t) and SA90_F16_DIRECT are measured alternatives, off.
+// through a cp.async ring.  Alternatives measured and dropped (issuing Q K^T one
+// tile ahead, fp16 accumulation straight into O, V as an MN-major operand): see
+// kernels/dev/NOTES.md.
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 #include <mutex>
@@ -31,12 +32,6 @@
 #ifndef SA90_STAGES_D128
 #define SA90_STAGES_D128 3
 #endif
-// fp16 P.V reading V [keys][dims] straight from the user's tensor as an MN-major
-// B operand (imm-trans-b 1; no transposed copy, no scratch) instead of an f16
-// V^T: correct, but measured slower at N >= 4k (kernels/dev/NOTES.md): off.
-#ifndef SA90_F16_MNMAJOR
-#define SA90_F16_MNMAJOR 0
-#endif
 #ifndef SA90_F16_BN
 #define SA90_F16_BN 64
 #endif
@@ -49,9 +44,6 @@
 #ifndef SA90_STAGES_D64
 #define SA90_STAGES_D64 4
 #endif
-#ifndef SA90_OVERLAP
-#define SA90_OVERLAP 0  // measured slower on the H100 (kernels/dev/NOTES.md)
-#endif
 
 namespace sa {
 namespace sm90 {
@@ -59,16 +51,6 @@ namespace sm90 {
 constexpr int kWarpgroups = SA90_WARPGROUPS;
 constexpr int kThreads = 128 * kWarpgroups;
 constexpr int kRows = 64 * kWarpgroups;  // query rows per CTA
-constexpr bool kOverlap = SA90_OVERLAP != 0;
-// fp16 P.V accumulates straight into O (fp32 wgmma accumulation needs no second
-// level), with the lazy rescale of the mma.sync fp16 kernel: O and l are rescaled
-// only when a row max of the warp grew by more than 2^8, otherwise the stale max
-// is kept (P <= 2^8, exact in fp16).  The P.V of tile t then runs on while the
-// warpgroup starts tile t+1; K/V tiles are loaded kStages-2 ahead so that the
-// slot being refilled is never one an unfinished P.V reads.
-#ifndef SA90_F16_DIRECT
-#define SA90_F16_DIRECT 0  // measured slower (ptxas C7514 serializes its wgmma): kernels/dev/NOTES.md
-#endif
 static_assert(cfg::kBlockK == 64, "K/V padding and K scale granularity");
 static_assert(cfg::kBlockQ % kRows == 0, "CTAs tile the padded Q exactly");
 
@@ -112,24 +94,6 @@ __device__ __forceinline__ void mma_f16(float (&d)[32], const uint32_t (&a)[4], 
 __device__ __forceinline__ void mma_f16(float (&d)[64], const uint32_t (&a)[4], uint64_t db, int acc) {
   ptx::wgmma_m64n128k16_f16_rs(d, a, db, acc);
 }
-__device__ __forceinline__ void mma_f16_tb(float (&d)[32], const uint32_t (&a)[4], uint64_t db, int acc) {
-  ptx::wgmma_m64n64k16_f16_rs_tb(d, a, db, acc);
-}
-__device__ __forceinline__ void mma_f16_tb(float (&d)[64], const uint32_t (&a)[4], uint64_t db, int acc) {
-  ptx::wgmma_m64n128k16_f16_rs_tb(d, a, db, acc);
-}
-// fp16 P.V with V [kBN keys][DP dims] in shared memory as DP/64 atoms of
-// [kBN][64 dims] (128-byte rows, 128B swizzle): an MN-major B operand.  For it the
-// leading byte offset is the distance between 64-dim atoms and the stride byte
-// offset the distance between 8-key groups (the reverse assignment was tried on the
-// H100: wrong results).
-template <int DP, int kBN, int KSTEPS>
-__device__ __forceinline__ void pv_mma_mn(float (&acc)[DP / 2], const uint32_t (&pa)[KSTEPS][4], uint32_t sv) {
-  constexpr uint32_t kLbo = kBN * 128, kSbo = 8 * 128;
-#pragma unroll
-  for (int kk = 0; kk < KSTEPS; ++kk)
-    mma_f16_tb(acc, pa[kk], ptx::wgmma_desc<128>(sv + kk * 16 * 128, kLbo, kSbo), kk);
-}
 
 template <int DP, int kBN>
 __device__ __forceinline__ void qk_mma(int32_t (&s)[kBN / 2], uint32_t sq, uint32_t sk) {
@@ -139,18 +103,16 @@ __device__ __forceinline__ void qk_mma(int32_t (&s)[kBN / 2], uint32_t sq, uint3
 }
 
 // Every k-step of P.V covers 32 bytes of a V^T row: 32 e4m3 keys or 16 f16 keys.
-// accumulate: add to acc from the first k-step on (else the first k-step overwrites it).
 // V^T sub-tiles are [DP][VROW bytes]: k-step kk starts at byte kk*32 of the tile row.
 template <int DP, int VROW, bool PV_FP8, int KSTEPS>
-__device__ __forceinline__ void pv_mma(float (&acc)[DP / 2], const uint32_t (&pa)[KSTEPS][4], uint32_t sv,
-                                       bool accumulate = false) {
+__device__ __forceinline__ void pv_mma(float (&acc)[DP / 2], const uint32_t (&pa)[KSTEPS][4], uint32_t sv) {
 #pragma unroll
   for (int kk = 0; kk < KSTEPS; ++kk) {
     const uint32_t a = sv + (kk * 32 / VROW) * (DP * VROW) + (kk * 32) % VROW;
     if constexpr (PV_FP8)
-      mma_e4m3(acc, pa[kk], ptx::wgmma_desc<VROW>(a), kk > 0 || accumulate);
+      mma_e4m3(acc, pa[kk], ptx::wgmma_desc<VROW>(a), kk);
     else
-      mma_f16(acc, pa[kk], ptx::wgmma_desc<VROW>(a), kk > 0 || accumulate);
+      mma_f16(acc, pa[kk], ptx::wgmma_desc<VROW>(a), kk);
   }
 }
 
@@ -163,11 +125,8 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
   using L = Smem<DP, PV_FP8>;
   constexpr int kBN = L::kBN, kSub = L::kSub, kStages = L::kStages;
   constexpr int kPvSteps = kBN * L::kVElem / 32;  // P.V k-steps per tile
-  constexpr bool kDirect = !PV_FP8 && SA90_F16_DIRECT != 0;
-  constexpr bool kMN = !PV_FP8 && SA90_F16_MNMAJOR != 0;
-  static_assert(!(kDirect && kOverlap), "one pipelining scheme at a time");
-  constexpr int kAhead = kDirect ? kStages - 2 : kStages - 1;  // tiles in flight ahead of the current one
-  static_assert(kAhead >= (kOverlap ? 2 : 1), "ring depth");
+  constexpr int kAhead = kStages - 1;  // tiles in flight ahead of the current one
+  static_assert(kAhead >= 1, "ring depth");
   constexpr int NJ = kBN / 8;  // n8 column chunks of S
   constexpr int ON = DP / 8;   // n8 column chunks of O
   extern __shared__ __align__(1024) uint8_t smem_raw[];
@@ -216,23 +175,6 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
       const bool ok = kSub == 1 || key0 + r < args.k_pad;
       ptx::cp_async_16(dk + ptx::swizzle_offset<DP>(r, c), ok ? sk + r * DP + c * 16 : sk, ok);
     }
-    if constexpr (kMN) {  // V [keys][dims] from the user's tensor (zero outside [kv_len, head_dim])
-      const __half* vb = reinterpret_cast<const __half*>(p.v.data) + (size_t)b * p.v.stride_batch +
-                         (size_t)hk * p.v.stride_head;
-      constexpr int CPR = DP / 8;
-      constexpr int VCH = kBN * CPR;
-      static_assert(VCH % kThreads == 0, "V chunks per thread");
-#pragma unroll
-      for (int it = 0; it < VCH / kThreads; ++it) {
-        const int i = it * kThreads + tid;
-        const int r = i / CPR, c = i % CPR;
-        const int key = key0 + r;
-        const bool ok = key < p.kv_len && c * 8 < p.head_dim;
-        ptx::cp_async_16(dv + (c / 8) * (kBN * 128) + ptx::swizzle_offset<128>(r, c % 8),
-                         ok ? vb + (size_t)key * p.v.stride_seq + c * 8 : vb, ok);
-      }
-      return;
-    }
     const uint8_t* sv = vbase + (size_t)key0 * L::kVElem;
     constexpr int VC = L::kVRow * L::kVSub / 16;  // 16-byte chunks per V^T row of the tile
     constexpr int SC = L::kVRow / 16;             // ... per sub-tile row
@@ -275,30 +217,13 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
   for (int i = 0; i < DP / 2; ++i) o[i] = 0.f;
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
 
-  int32_t s_cur[kBN / 2];
-  int32_t s_next[kBN / 2];
+  int32_t s_int[kBN / 2];  // the Q K^T accumulators of the current tile
 #pragma unroll
-  for (int i = 0; i < kBN / 2; ++i) s_cur[i] = s_next[i] = 0;
-
-  if constexpr (kOverlap) {
-    ptx::cp_async_wait<kAhead - 1>();  // Q and tile 0
-    ptx::fence_proxy_async_shared();
-    __syncthreads();
-    ptx::pin_registers(s_cur);
-    ptx::wgmma_fence();
-    qk_mma<DP, kBN>(s_cur, sQw, sbase + stage_k(0));
-    ptx::wgmma_commit();
-    ptx::wgmma_wait<0>();
-    ptx::pin_registers(s_cur);
-  }
+  for (int i = 0; i < kBN / 2; ++i) s_int[i] = 0;
 
   for (int t = 0; t < n_tiles; ++t) {
     const int slot = t % kStages;
-    if constexpr (kOverlap) {
-      ptx::cp_async_wait<kAhead - 2>();  // tile t+1 has landed (tile t already had)
-    } else {
-      ptx::cp_async_wait<kAhead - 1>();  // tile t has landed
-    }
+    ptx::cp_async_wait<kAhead - 1>();  // tile t has landed
     ptx::fence_proxy_async_shared();
     __syncthreads();  // ... for every thread; and every thread is done with the slot refilled next
     {
@@ -306,22 +231,12 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
       if (nt < n_tiles) load_tile(nt, nt % kStages);
       ptx::cp_async_commit();
     }
-    if constexpr (kOverlap) {
-      if (t + 1 < n_tiles) {  // Q K^T of the next tile runs under this tile's softmax
-        ptx::pin_registers(s_next);
-        ptx::wgmma_fence();
-        qk_mma<DP, kBN>(s_next, sQw, sbase + stage_k((t + 1) % kStages));
-        ptx::wgmma_commit();
-      }
-    } else {
-      ptx::pin_registers(s_cur);
-      ptx::wgmma_fence();
-      qk_mma<DP, kBN>(s_cur, sQw, sbase + stage_k(slot));
-      ptx::wgmma_commit();
-      ptx::wgmma_wait<0>();  // (kDirect: also the P.V of tile t-1, so O is settled)
-      ptx::pin_registers(s_cur);
-      if constexpr (kDirect) ptx::pin_registers(o);
-    }
+    ptx::pin_registers(s_int);
+    ptx::wgmma_fence();
+    qk_mma<DP, kBN>(s_int, sQw, sbase + stage_k(slot));
+    ptx::wgmma_commit();
+    ptx::wgmma_wait<0>();
+    ptx::pin_registers(s_int);
 
     // ---- online softmax of tile t (exp2 domain; see attn_kernel.cuh for the scale folding)
     float c[kSub];  // dequantization scale per 64-key sub-tile (per-thread K scale class tig)
@@ -333,7 +248,7 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
     }
     float s[kBN / 2];
 #pragma unroll
-    for (int i = 0; i < kBN / 2; ++i) s[i] = static_cast<float>(s_cur[i]);
+    for (int i = 0; i < kBN / 2; ++i) s[i] = static_cast<float>(s_int[i]);
     const bool need_mask = (t * kBN + kBN > p.kv_len) || (CAUSAL && t * kBN + kBN - 1 > wrow0);
     if (need_mask) {
 #pragma unroll
@@ -362,39 +277,11 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
       if constexpr (kSub == 2) v = fmaxf(v, mx[1][r] * c[1]);
       v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 1));
       v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 2));
-      mx[0][r] = fmaxf(m[r], v);  // the new row max
-    }
-    if constexpr (kDirect) {
-      if (__any_sync(0xffffffffu, mx[0][0] > m[0] + 8.f || mx[0][1] > m[1] + 8.f)) {  // warp-uniform
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          const float mu = (mx[0][r] == -INFINITY) ? 0.f : mx[0][r];
-          corr[r] = ptx::ex2_approx(m[r] - mu);
-          m[r] = mx[0][r];
-          l[r] *= corr[r];
-        }
-#pragma unroll
-        for (int j = 0; j < ON; ++j) {
-          o[4 * j + 0] *= corr[0];
-          o[4 * j + 1] *= corr[0];
-          o[4 * j + 2] *= corr[1];
-          o[4 * j + 3] *= corr[1];
-        }
-      }
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        sh[r] = (m[r] == -INFINITY) ? 0.f : m[r];
-        corr[r] = 1.f;
-      }
-    } else {
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        const float mnew = mx[0][r];
-        const float mu = (mnew == -INFINITY) ? 0.f : mnew;
-        corr[r] = ptx::ex2_approx(m[r] - mu);
-        m[r] = mnew;
-        sh[r] = PV_FP8 ? mu - cfg::kLog2Fp8Max : mu;  // fp8: P in [0, 448], x448 folded into the exponent
-      }
+      const float mnew = fmaxf(m[r], v);
+      const float mu = (mnew == -INFINITY) ? 0.f : mnew;
+      corr[r] = ptx::ex2_approx(m[r] - mu);
+      m[r] = mnew;
+      sh[r] = PV_FP8 ? mu - cfg::kLog2Fp8Max : mu;  // fp8: P in [0, 448], x448 folded into the exponent
     }
     float rs0 = 0.f, rs1 = 0.f;
 #pragma unroll
@@ -407,7 +294,7 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
       rs0 += s[4 * j + 0] + s[4 * j + 1];
       rs1 += s[4 * j + 2] + s[4 * j + 3];
     }
-    l[0] = l[0] * corr[0] + rs0;  // (kDirect: corr is 1 here, l was rescaled with O)
+    l[0] = l[0] * corr[0] + rs0;
     l[1] = l[1] * corr[1] + rs1;
     // P as the A fragment of m64nNk32 (per warp the m16n8k32 layout): logical k
     // position 4*tig+i of each 16-key group holds key sa_v_key_perm(4*tig+i).
@@ -430,25 +317,14 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
       }
     }
 
-    if constexpr (kDirect) {  // ---- O += P V, left running into the next tile
-      ptx::pin_registers(o);
-      ptx::wgmma_fence();
-      pv_mma<DP, L::kVRow, PV_FP8, kPvSteps>(o, pa, sbase + stage_v(slot), true);
-      ptx::wgmma_commit();
-      continue;
-    }
     // ---- acc = P V (fresh accumulator), then O = O * corr + acc
     float acc[DP / 2];
     ptx::pin_registers(acc);
     ptx::wgmma_fence();
-    if constexpr (kMN)
-      pv_mma_mn<DP, kBN, kPvSteps>(acc, pa, sbase + stage_v(slot));
-    else
-      pv_mma<DP, L::kVRow, PV_FP8, kPvSteps>(acc, pa, sbase + stage_v(slot));
+    pv_mma<DP, L::kVRow, PV_FP8, kPvSteps>(acc, pa, sbase + stage_v(slot));
     ptx::wgmma_commit();
-    ptx::wgmma_wait<0>();  // (also completes the next tile's Q K^T)
+    ptx::wgmma_wait<0>();
     ptx::pin_registers(acc);
-    if constexpr (kOverlap) ptx::pin_registers(s_next);
 #pragma unroll
     for (int j = 0; j < ON; ++j) {
       o[4 * j + 0] = fmaf(o[4 * j + 0], corr[0], acc[4 * j + 0]);
@@ -456,16 +332,8 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
       o[4 * j + 2] = fmaf(o[4 * j + 2], corr[1], acc[4 * j + 2]);
       o[4 * j + 3] = fmaf(o[4 * j + 3], corr[1], acc[4 * j + 3]);
     }
-    if constexpr (kOverlap) {
-#pragma unroll
-      for (int i = 0; i < kBN / 2; ++i) s_cur[i] = s_next[i];
-    }
   }
   ptx::cp_async_wait<0>();
-  if constexpr (kDirect) {
-    ptx::wgmma_wait<0>();
-    ptx::pin_registers(o);
-  }
 
   // ---- epilogue (as the pv_fp8 family)
   OutT* ob = reinterpret_cast<OutT*>(p.out) + (size_t)b * p.out_stride_batch + (size_t)h * p.out_stride_head;
@@ -602,7 +470,6 @@ extern "C" sa_status sa_attn_sm90_qk_int8_pv_fp16(const sa_attn_params* p, cudaS
   if (st != SA_OK) return st;
   AttnArgs a = make_attn_args(p);
   const int dp = sa_padded_head_dim(p->head_dim);
-  if (SA90_F16_MNMAJOR != 0) return sm90::launch_dispatch<false>(a, dp, stream);  // V read as it is
   cudaMemPool_t pool;
   SA_CUDA_CHECK(sm90::scratch_pool(&pool));
   void* vt = nullptr;
