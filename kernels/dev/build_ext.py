@@ -71,7 +71,9 @@ def main():
         for src in f["sources"]:
             obj = os.path.join(build, os.path.basename(src) + ".o")
             objs.append(obj)
-            jobs.append([nvcc, *fam["nvcc_flags"], *gencode, *[f"-I{i}" for i in incs], "-c", os.path.join(ROOT, src), "-o", obj])
+            # SA_FLAGS_<FAMILY>: extra nvcc flags for one family (tuning variants, e.g. SA_FLAGS_SM90="-DSA90_F16_DIRECT=1")
+            extra = os.environ.get(f"SA_FLAGS_{name.upper()}", "").split()
+            jobs.append([nvcc, *fam["nvcc_flags"], *extra, *gencode, *[f"-I{i}" for i in incs], "-c", os.path.join(ROOT, src), "-o", obj])
     for src in fam["binding"]["sources"]:
         obj = os.path.join(build, os.path.basename(src) + ".o")
         objs.append(obj)

@@ -5,15 +5,16 @@
 //   S = Q K^T      wgmma m64nBk32 s8 (Q and K from swizzled shared memory)
 //   online softmax in the exp2 domain
 //   fp8:  P scaled into [0, 448] as e4m3; acc = P V^T (wgmma m64nDk32 e4m3, V^T
-//         e4m3 with the key permutation of sa_v_key_perm)
-//   fp16: P as f16; acc = P V^T (wgmma m64nDk16 f16, V transposed to f16 V^T
-//         in stream-ordered scratch by transpose_v_f16_kernel)
-//   O = O * corr + acc   (two-level accumulation: a fresh MMA accumulator per key tile)
+//         e4m3 with the key permutation of sa_v_key_perm); O = O * corr + acc
+//         (two-level accumulation: a fresh MMA accumulator per key tile)
+//   fp16: P as f16; O = O * corr, then O += P V^T in the wgmma accumulator
+//         (m64nDk16 f16, V transposed to f16 V^T in stream-ordered scratch by
+//         transpose_v_f16_kernel)
 // One warpgroup owns 64 query rows; a CTA has kWarpgroups of them (1: two CTAs
-// per SM).  K and V^T tiles of B keys (128 for fp8 at D=128, else 64) stream
-// through a cp.async ring.  Alternatives measured and dropped (issuing Q K^T one
-// tile ahead, fp16 accumulation straight into O, V as an MN-major operand): see
-// kernels/dev/NOTES.md.
+// per SM for fp8, three for fp16).  K and V^T tiles of B keys (128 for fp8 at
+// D=128, else 64) stream through a cp.async ring.  Alternatives measured and
+// dropped (issuing Q K^T one tile ahead, fp16 with lazy rescaling, V as an
+// MN-major operand, fp16 with two-level accumulation): see kernels/dev/NOTES.md.
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 #include <mutex>
@@ -23,9 +24,9 @@
 #ifndef SA90_WARPGROUPS
 #define SA90_WARPGROUPS 1
 #endif
-// Tile shapes per padded head dim (measured on the H100, kernels/dev/NOTES.md):
-// D=128: 128-key tiles, 3 stages (2 CTAs/SM fit in shared memory); D=64: 64-key
-// tiles, 4 stages.
+// Tile shapes per padded head dim (measured on the H100, kernels/dev/NOTES.md).
+// fp8 P.V: D=128: 128-key tiles, 3 stages (2 CTAs/SM fit in shared memory);
+// D=64: 64-key tiles, 4 stages.
 #ifndef SA90_BN_D128
 #define SA90_BN_D128 128
 #endif
@@ -35,8 +36,20 @@
 #ifndef SA90_F16_BN
 #define SA90_F16_BN 64
 #endif
-#ifndef SA90_F16_STAGES
-#define SA90_F16_STAGES (SA90_F16_BN == 128 ? 2 : 4)
+// fp16 P.V accumulates straight into O (no two-level scheme: 64 registers
+// fewer), which lets 3 CTAs share an SM: 64-key tiles; D=128: 2 stages (57 KB
+// of shared memory per CTA), D=64: 4 stages (53 KB).
+#ifndef SA90_F16_STAGES_D128
+#define SA90_F16_STAGES_D128 2
+#endif
+#ifndef SA90_F16_STAGES_D64
+#define SA90_F16_STAGES_D64 4
+#endif
+#ifndef SA90_F16_CTAS_D128
+#define SA90_F16_CTAS_D128 3
+#endif
+#ifndef SA90_F16_CTAS_D64
+#define SA90_F16_CTAS_D64 3
 #endif
 #ifndef SA90_BN_D64
 #define SA90_BN_D64 64
@@ -59,7 +72,10 @@ struct Smem {
   // fp16 P.V: 64-key tiles by default (SA90_F16_BN; V^T then is one 128-byte swizzle row per dim).
   static constexpr int kBN = !PV_FP8 ? SA90_F16_BN : DP == 128 ? SA90_BN_D128 : SA90_BN_D64;  // keys per tile
   static constexpr int kSub = kBN / 64;  // 64-key sub-tiles (the K scale granularity) per tile
-  static constexpr int kStages = !PV_FP8 ? SA90_F16_STAGES : DP == 128 ? SA90_STAGES_D128 : SA90_STAGES_D64;
+  static constexpr int kStages = !PV_FP8 ? (DP == 128 ? SA90_F16_STAGES_D128 : SA90_F16_STAGES_D64)
+                                         : DP == 128 ? SA90_STAGES_D128 : SA90_STAGES_D64;
+  // CTAs per SM (the kernel's register budget): fp8 keeps two-level accumulation (2 CTAs).
+  static constexpr int kCtas = kWarpgroups != 1 ? 1 : PV_FP8 ? 2 : DP == 128 ? SA90_F16_CTAS_D128 : SA90_F16_CTAS_D64;
   static constexpr int kVElem = PV_FP8 ? 1 : 2;      // bytes per V element
   // V^T is stored as kVSub sub-tiles [DP][kVRow bytes]; a sub-tile row is one swizzle row.
   static constexpr int kVRow = kBN * kVElem > 128 ? 128 : kBN * kVElem;
@@ -104,20 +120,22 @@ __device__ __forceinline__ void qk_mma(int32_t (&s)[kBN / 2], uint32_t sq, uint3
 
 // Every k-step of P.V covers 32 bytes of a V^T row: 32 e4m3 keys or 16 f16 keys.
 // V^T sub-tiles are [DP][VROW bytes]: k-step kk starts at byte kk*32 of the tile row.
-template <int DP, int VROW, bool PV_FP8, int KSTEPS>
+// ACCUMULATE: add into acc from the first k-step (else the first step overwrites it).
+template <int DP, int VROW, bool PV_FP8, int KSTEPS, bool ACCUMULATE = false>
 __device__ __forceinline__ void pv_mma(float (&acc)[DP / 2], const uint32_t (&pa)[KSTEPS][4], uint32_t sv) {
 #pragma unroll
   for (int kk = 0; kk < KSTEPS; ++kk) {
     const uint32_t a = sv + (kk * 32 / VROW) * (DP * VROW) + (kk * 32) % VROW;
+    const int add = ACCUMULATE ? 1 : kk;
     if constexpr (PV_FP8)
-      mma_e4m3(acc, pa[kk], ptx::wgmma_desc<VROW>(a), kk);
+      mma_e4m3(acc, pa[kk], ptx::wgmma_desc<VROW>(a), add);
     else
-      mma_f16(acc, pa[kk], ptx::wgmma_desc<VROW>(a), kk);
+      mma_f16(acc, pa[kk], ptx::wgmma_desc<VROW>(a), add);
   }
 }
 
 template <int DP, bool CAUSAL, bool PV_FP8, typename OutT>
-__global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
+__global__ void __launch_bounds__(kThreads, (Smem<DP, PV_FP8>::kCtas))
     attn_sm90_kernel(const __grid_constant__ AttnArgs args) {
 #if defined(__CUDA_ARCH__) && !defined(SA_HAS_WGMMA)
   __trap();  // the family is built for sm_90a only
@@ -217,9 +235,6 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
   for (int i = 0; i < DP / 2; ++i) o[i] = 0.f;
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
 
-  int32_t s_int[kBN / 2];  // the Q K^T accumulators of the current tile
-#pragma unroll
-  for (int i = 0; i < kBN / 2; ++i) s_int[i] = 0;
 
   for (int t = 0; t < n_tiles; ++t) {
     const int slot = t % kStages;
@@ -231,7 +246,7 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
       if (nt < n_tiles) load_tile(nt, nt % kStages);
       ptx::cp_async_commit();
     }
-    ptx::pin_registers(s_int);
+    int32_t s_int[kBN / 2];  // the Q K^T accumulators (the first k-step overwrites them)
     ptx::wgmma_fence();
     qk_mma<DP, kBN>(s_int, sQw, sbase + stage_k(slot));
     ptx::wgmma_commit();
@@ -296,10 +311,10 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
     }
     l[0] = l[0] * corr[0] + rs0;
     l[1] = l[1] * corr[1] + rs1;
+    uint32_t pa[kPvSteps][4];
     // P as the A fragment of m64nNk32 (per warp the m16n8k32 layout): logical k
     // position 4*tig+i of each 16-key group holds key sa_v_key_perm(4*tig+i).
     // (fp16 P: k16 steps, the m16n8k16 A layout: no permutation.)
-    uint32_t pa[kPvSteps][4];
 #pragma unroll
     for (int kk = 0; kk < kPvSteps; ++kk) {
       if constexpr (PV_FP8) {
@@ -317,20 +332,37 @@ __global__ void __launch_bounds__(kThreads, kWarpgroups == 1 ? 2 : 1)
       }
     }
 
-    // ---- acc = P V (fresh accumulator), then O = O * corr + acc
-    float acc[DP / 2];
-    ptx::pin_registers(acc);
-    ptx::wgmma_fence();
-    pv_mma<DP, L::kVRow, PV_FP8, kPvSteps>(acc, pa, sbase + stage_v(slot));
-    ptx::wgmma_commit();
-    ptx::wgmma_wait<0>();
-    ptx::pin_registers(acc);
+    if constexpr (!PV_FP8) {
+      // ---- fp16: O = O * corr + P V, O being the wgmma accumulator
 #pragma unroll
-    for (int j = 0; j < ON; ++j) {
-      o[4 * j + 0] = fmaf(o[4 * j + 0], corr[0], acc[4 * j + 0]);
-      o[4 * j + 1] = fmaf(o[4 * j + 1], corr[0], acc[4 * j + 1]);
-      o[4 * j + 2] = fmaf(o[4 * j + 2], corr[1], acc[4 * j + 2]);
-      o[4 * j + 3] = fmaf(o[4 * j + 3], corr[1], acc[4 * j + 3]);
+      for (int j = 0; j < ON; ++j) {
+        o[4 * j + 0] *= corr[0];
+        o[4 * j + 1] *= corr[0];
+        o[4 * j + 2] *= corr[1];
+        o[4 * j + 3] *= corr[1];
+      }
+      ptx::pin_registers(o);
+      ptx::wgmma_fence();
+      pv_mma<DP, L::kVRow, PV_FP8, kPvSteps, true>(o, pa, sbase + stage_v(slot));
+      ptx::wgmma_commit();
+      ptx::wgmma_wait<0>();
+      ptx::pin_registers(o);
+    } else {
+      // ---- fp8: acc = P V (fresh accumulator), then O = O * corr + acc (two-level accumulation)
+      float acc[DP / 2];
+      ptx::pin_registers(acc);
+      ptx::wgmma_fence();
+      pv_mma<DP, L::kVRow, PV_FP8, kPvSteps>(acc, pa, sbase + stage_v(slot));
+      ptx::wgmma_commit();
+      ptx::wgmma_wait<0>();
+      ptx::pin_registers(acc);
+#pragma unroll
+      for (int j = 0; j < ON; ++j) {
+        o[4 * j + 0] = fmaf(o[4 * j + 0], corr[0], acc[4 * j + 0]);
+        o[4 * j + 1] = fmaf(o[4 * j + 1], corr[0], acc[4 * j + 1]);
+        o[4 * j + 2] = fmaf(o[4 * j + 2], corr[1], acc[4 * j + 2]);
+        o[4 * j + 3] = fmaf(o[4 * j + 3], corr[1], acc[4 * j + 3]);
+      }
     }
   }
   ptx::cp_async_wait<0>();

@@ -54,8 +54,11 @@ def _parse_arch(a) -> tuple:
 
 
 def _arch_runs(wheel_arch, cap) -> bool:
-    """Machine code for sm_XY runs on X.Z for Z >= Y (same major)."""
+    """Machine code for sm_XY runs on X.Z for Z >= Y (same major); an arch-specific
+    target (sm_XYa, e.g. 9.0a) runs on exactly X.Y."""
     major, minor = _parse_arch(wheel_arch)
+    if str(wheel_arch).strip().lower().endswith("a"):
+        return (cap[0], cap[1]) == (major, minor)
     return cap[0] == major and cap[1] >= minor
 
 

@@ -82,6 +82,15 @@ def test_arch_message_names_gpu_and_wheel_archs():
     assert core.unsupported_arch_message((8, 9), ["9.0", "12.0"]) is not None
 
 
+def test_arch_specific_targets_run_on_their_exact_capability_only():
+    assert core._arch_runs("9.0a", (9, 0))
+    assert core._arch_runs("sm_100a", (10, 0))
+    assert not core._arch_runs("10.0a", (10, 3))  # sm_100a code does not run on 10.3
+    assert not core._arch_runs("9.0a", (9, 1))
+    assert core._arch_runs("10.0", (10, 3))  # plain sm_100 code does
+    assert core.unsupported_arch_message((10, 3), ["10.0a"]) is not None
+
+
 def test_build_info_missing_and_present(tmp_path, monkeypatch):
     monkeypatch.setattr(core, "_BUILD_INFO_PATH", str(tmp_path / "build_info.json"))
     assert sa.build_info() is None

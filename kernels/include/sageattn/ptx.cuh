@@ -11,6 +11,7 @@
 //   accumulators (all):   c0,c1:(row g, col 2tig, 2tig+1) c2,c3:(row g+8, ..)
 #pragma once
 #include <cstdint>
+#include <type_traits>
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
@@ -152,7 +153,13 @@ template <typename T, int N>
 __device__ __forceinline__ void pin_registers(T (&r)[N]) {
 #pragma unroll
   for (int i = 0; i < N; ++i) {
-    if constexpr (sizeof(T) == 4) asm volatile("" : "+r"(*reinterpret_cast<uint32_t*>(&r[i]))::"memory");
+    // A float goes in as "f": a "+r" on a float would need a bitcast (mov.b32)
+    // outside the asm, which the compiler may hoist above the wait and so read
+    // the accumulator while the MMA runs (ptxas C7514 then serializes every wgmma).
+    if constexpr (std::is_same_v<T, float>)
+      asm volatile("" : "+f"(r[i])::"memory");
+    else if constexpr (sizeof(T) == 4)
+      asm volatile("" : "+r"(*reinterpret_cast<uint32_t*>(&r[i]))::"memory");
   }
 }
 
