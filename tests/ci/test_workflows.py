@@ -6,7 +6,11 @@ every command its jobs would run is one sagebuild accepts.
   installed, the run: scripts.
 - For each trigger, .github/scripts/profiles.sh names the profiles; for each,
   `sagebuild matrix --profile P --format github` gives the rows the build jobs
-  run, and each row's `command` must pass `--dry-run`.
+  run.  Each row's build job is read from the workflow file (which steps run:
+  their `if:` evaluated for the row; the build step's command rendered); its
+  CUDA install step, if any, runs as a dry run of .github/scripts/install-cuda.sh,
+  and the rendered command, in the environment that step leaves in
+  $GITHUB_ENV, must pass `--dry-run`.
 """
 import json
 import os
@@ -17,6 +21,7 @@ import shutil
 import subprocess
 
 import pytest
+import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 WORKFLOW = ROOT / ".github/workflows/wheels.yml"
@@ -71,7 +76,7 @@ def test_workflow_uses_the_scripts_it_is_tested_through():
     text = WORKFLOW.read_text()
     assert ".github/scripts/profiles.sh" in text
     assert ".github/scripts/plan.sh" in text
-    assert "run: ${{ matrix.command }}" in text
+    assert ".github/scripts/install-cuda.sh" in text
 
 
 @needs_sagebuild
@@ -98,17 +103,245 @@ def matrix_rows(profile):
     return json.loads(out.stdout)["include"]
 
 
+def trigger_rows(trigger):
+    for profile in profiles_for(*TRIGGERS[trigger]):
+        rows = matrix_rows(profile)
+        assert rows, f"profile {profile} has no rows"
+        for row in rows:
+            yield profile, row
+
+
 @needs_sagebuild
 @pytest.mark.parametrize("trigger", sorted(TRIGGERS))
 def test_rows_fit_the_jobs_that_use_them(trigger):
     # The build and test jobs name artifacts "wheel-<id>" (no / \\ : * ? " < > |),
-    # pick runners by "os" and Pythons by "python".
-    for profile in profiles_for(*TRIGGERS[trigger]):
-        for row in matrix_rows(profile):
-            assert re.fullmatch(r"[A-Za-z0-9._+-]+", row["id"]), row["id"]
-            assert row["os"] in ("ubuntu-22.04", "windows-2022"), row
-            assert re.fullmatch(r"3\.\d+", row["python"]), row
-            assert {"package", "torch", "cuda"} <= row.keys(), row
+    # pick runners by "os" and Pythons by "python"; the build job installs CUDA
+    # where "cuda_provision" says so.
+    for _, row in trigger_rows(trigger):
+        assert re.fullmatch(r"[A-Za-z0-9._+-]+", row["id"]), row["id"]
+        assert row["os"] in ("ubuntu-22.04", "windows-2022"), row
+        assert re.fullmatch(r"3\.\d+", row["python"]), row
+        assert re.fullmatch(r"\d+\.\d+", row["cuda"]), row
+        assert row["cuda_provision"] in ("pypi", "install"), row
+        assert {"package", "torch"} <= row.keys(), row
+
+
+# --- The build job, as GitHub would run it for one row --------------------
+#
+# A small evaluator of GitHub's expression syntax, limited to what the build
+# job uses: literals, matrix.* / runner.os, ! == != && || and parentheses.
+# Anything else fails the test, naming it, rather than being guessed at.
+
+_TOKEN = re.compile(r"\s*(?:('(?:[^']|'')*')|(==|!=|&&|\|\||!|\(|\))|([A-Za-z_][A-Za-z0-9_.-]*))")
+
+
+def _tokens(expr):
+    pos, out = 0, []
+    expr = expr.strip()
+    while pos < len(expr):
+        m = _TOKEN.match(expr, pos)
+        assert m and m.end() > pos, f"expression syntax the test does not know at {expr[pos:]!r} in {expr!r}"
+        string, op, name = m.groups()
+        out.append(("str", string[1:-1].replace("''", "'")) if string else ("op", op) if op else ("name", name))
+        pos = m.end()
+    return out
+
+
+def _truthy(v):
+    return v not in (None, False, "", 0)
+
+
+def evaluate(expr, ctx):
+    toks = _tokens(expr)
+    pos = 0
+
+    def peek():
+        return toks[pos] if pos < len(toks) else (None, None)
+
+    def take():
+        nonlocal pos
+        pos += 1
+        return toks[pos - 1]
+
+    def primary():
+        kind, value = take()
+        if kind == "op" and value == "(":
+            v = or_expr()
+            assert take() == ("op", ")"), f"unbalanced parentheses in {expr!r}"
+            return v
+        if kind == "str":
+            return value
+        if kind == "name":
+            if value in ("true", "false", "null"):
+                return {"true": True, "false": False, "null": None}[value]
+            assert peek() != ("op", "("), f"function calls are not modelled here: {value}( in {expr!r}"
+            obj = ctx
+            for part in value.split("."):
+                assert isinstance(obj, dict) and (obj is not ctx or part in ctx), \
+                    f"context the test does not model: {value} in {expr!r}"
+                obj = obj.get(part)  # a missing property is null, as on GitHub
+            return obj
+        raise AssertionError(f"unexpected {value!r} in {expr!r}")
+
+    def unary():
+        if peek() == ("op", "!"):
+            take()
+            return not _truthy(unary())
+        return primary()
+
+    def comparison():
+        left = unary()
+        if peek() in (("op", "=="), ("op", "!=")):
+            op = take()[1]
+            right = unary()
+            if isinstance(left, str) and isinstance(right, str):  # GitHub ignores case
+                left, right = left.casefold(), right.casefold()
+            return (left == right) == (op == "==")
+        return left
+
+    def and_expr():
+        v = comparison()
+        while peek() == ("op", "&&"):
+            take()
+            rhs = comparison()
+            v = rhs if _truthy(v) else v
+        return v
+
+    def or_expr():
+        v = and_expr()
+        while peek() == ("op", "||"):
+            take()
+            rhs = and_expr()
+            v = v if _truthy(v) else rhs
+        return v
+
+    value = or_expr()
+    assert pos == len(toks), f"trailing tokens in {expr!r}"
+    return value
+
+
+def render(template, ctx):
+    def text(m):
+        v = evaluate(m.group(1), ctx)
+        return "" if v is None else ("true" if v is True else "false" if v is False else str(v))
+    return re.sub(r"\$\{\{(.*?)\}\}", text, str(template))
+
+
+def step_runs(step, ctx):
+    cond = step.get("if", True)
+    if isinstance(cond, str):
+        m = re.fullmatch(r"\s*\$\{\{(.*)\}\}\s*", cond)
+        cond = evaluate(m.group(1) if m else cond, ctx)
+    return _truthy(cond)
+
+
+def build_job(row):
+    """The steps of the build job that run for `row`, with their run: script
+    and env rendered: [(name, run, env)]."""
+    steps = yaml.safe_load(WORKFLOW.read_text())["jobs"]["build"]["steps"]
+    ctx = {"matrix": row, "runner": {"os": "Windows" if row["os"].startswith("windows") else "Linux"}}
+    return [(render(s.get("name", s.get("uses", "")), ctx), render(s.get("run", ""), ctx),
+             {k: render(v, ctx) for k, v in s.get("env", {}).items()})
+            for s in steps if step_runs(s, ctx)]
+
+
+INSTALL_CUDA = ".github/scripts/install-cuda.sh"
+
+
+def install_steps(job):
+    return [step for step in job if INSTALL_CUDA in step[1]]
+
+
+def build_step(job):
+    steps = [step for step in job if step[0].startswith("Build the wheel")]
+    assert len(steps) == 1, [s[0] for s in job]
+    return steps[0]
+
+
+def test_the_expression_evaluator():
+    ctx = {"matrix": {"a": "install", "b": True}, "runner": {"os": "Linux"}}
+    assert evaluate("matrix.a == 'INSTALL'", ctx) is True
+    assert evaluate("matrix.a == 'install' && runner.os == 'Windows'", ctx) is False
+    assert evaluate("matrix.missing == 'install'", ctx) is False
+    assert evaluate("!(matrix.a != 'install') && 'x' || 'y'", ctx) == "x"
+    assert evaluate("matrix.b && '' || 'z'", ctx) == "z"
+    assert render("a${{ matrix.a == 'install' && ' b' || '' }}", ctx) == "a b"
+    with pytest.raises(AssertionError):
+        evaluate("contains(matrix.a, 'x')", ctx)
+    with pytest.raises(AssertionError):
+        evaluate("github.event_name == 'push'", ctx)
+
+
+@needs_sagebuild
+@pytest.mark.parametrize("trigger", sorted(TRIGGERS))
+def test_build_jobs_install_the_cuda_pypi_cannot_provide(trigger):
+    # The rows' cuda_provision comes from sagebuild (build/cuda.cc's rule); here
+    # the workflow must act on it: an install step and --cuda-home for exactly
+    # those rows, the row's command untouched for the others.
+    for profile, row in trigger_rows(trigger):
+        job = build_job(row)
+        installs = install_steps(job)
+        _, command, _ = build_step(job)
+        where = f"{profile}/{row['id']} (CUDA {row['cuda']}, {row['os']})"
+        if row["cuda_provision"] == "install":
+            assert len(installs) == 1, f"{where}: no CUDA install step runs"
+            assert installs[0][2].get("CUDA_VERSION") == row["cuda"], f"{where}: {installs[0]}"
+            assert command == row["command"] + ' --cuda-home "$CUDA_HOME"', f"{where}: {command}"
+            assert job.index(installs[0]) < job.index(build_step(job)), where
+        else:
+            assert not installs, f"{where}: CUDA {row['cuda']} comes from PyPI, yet {installs}"
+            assert command == row["command"], f"{where}: {command}"
+
+
+def run_install_step(step, runner_os, tmp_path):
+    """Runs a CUDA install step as a dry run; returns what it put in $GITHUB_ENV."""
+    _, script, env = step
+    github_env = tmp_path / "github_env"
+    github_env.write_text("")
+    result = subprocess.run(["bash", "-c", script], capture_output=True, text=True, cwd=ROOT,
+                            env={**os.environ, **env, "DRY_RUN": "1", "RUNNER_OS": runner_os,
+                                 "RUNNER_TEMP": str(tmp_path), "GITHUB_ENV": str(github_env)})
+    assert result.returncode == 0, result.stdout + result.stderr
+    return dict(line.split("=", 1) for line in github_env.read_text().splitlines()), result.stdout
+
+
+@pytest.mark.parametrize("runner_os", ["Linux", "Windows"])
+def test_install_cuda_script(runner_os, tmp_path):
+    step = ("install", f"bash {INSTALL_CUDA} 12.8", {})
+    env, out = run_install_step(step, runner_os, tmp_path)
+    if runner_os == "Linux":
+        # NVIDIA's network repository for this machine's distribution (ubuntu2204
+        # on the runners), its keyring package, and only the pieces a row needs.
+        assert re.search(r"https://developer\.download\.nvidia\.com/compute/cuda/repos/[a-z]+[0-9]+/x86_64/"
+                         r"cuda-keyring_1\.1-1_all\.deb", out), out
+        assert re.search(r"apt-get install .*--no-install-recommends "
+                         r"cuda-nvcc-12-8 cuda-cudart-dev-12-8 cuda-cccl-12-8$", out, re.M), out
+        assert env == {"CUDA_HOME": "/usr/local/cuda-12.8"}
+    else:
+        assert ("https://developer.download.nvidia.com/compute/cuda/12.8.1/network_installers/"
+                "cuda_12.8.1_windows_network.exe") in out, out
+        assert re.search(r"cuda_12\.8\.1_windows_network\.exe -s -n nvcc_12\.8 cudart_12\.8 thrust_12\.8$",
+                         out, re.M), out
+        home = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.8"
+        assert env == {"CUDA_HOME": home, "CUDA_PATH": home}
+    for bad, why in ((["12"], "MAJOR.MINOR"), (["12.8"], "RUNNER_OS")):
+        result = subprocess.run(["bash", str(ROOT / INSTALL_CUDA), *bad], capture_output=True, text=True,
+                                env={**os.environ, "GITHUB_ENV": os.devnull, "DRY_RUN": "1",
+                                     "RUNNER_OS": "macOS" if why == "RUNNER_OS" else runner_os})
+        assert result.returncode == 2 and why in result.stderr, result.stderr
+
+
+@needs_sagebuild
+def test_install_cuda_knows_every_cuda_a_row_installs(tmp_path):
+    # Every row of every profile is in sage2-all or sage3-all: each (runner OS,
+    # CUDA) that some job installs must be one the script can install.
+    pairs = {(("Windows" if row["os"].startswith("windows") else "Linux"), row["cuda"])
+             for profile in ("sage2-all", "sage3-all") for row in matrix_rows(profile)
+             if row["cuda_provision"] == "install"}
+    assert pairs, "no row installs its CUDA: the install step is dead code"
+    for runner_os, cuda in sorted(pairs):
+        env, _ = run_install_step(("install", f"bash {INSTALL_CUDA} {cuda}", {}), runner_os, tmp_path)
+        assert env["CUDA_HOME"].endswith(cuda), (runner_os, cuda, env)
 
 
 def build_supports_dry_run():
@@ -116,43 +349,67 @@ def build_supports_dry_run():
     return "--row" in help_text and "--dry-run" in help_text
 
 
+def toolchain_problems(output):
+    """The checks a dry run's "the toolchain is incomplete:" block names as failing."""
+    block = output.split("the toolchain is incomplete:", 1)
+    if len(block) < 2:
+        return []
+    return [line.strip() for line in block[1].splitlines()
+            if line.startswith("  ") and not line.startswith("    ")]
+
+
 @needs_sagebuild
 @pytest.mark.parametrize("trigger", sorted(TRIGGERS))
 def test_every_job_command_passes_dry_run(trigger, tmp_path):
     if not build_supports_dry_run():
         pytest.skip("this sagebuild has no build command with --row/--dry-run yet")
-    for profile in profiles_for(*TRIGGERS[trigger]):
-        rows = matrix_rows(profile)
-        assert rows, f"profile {profile} has no rows"
-        for row in rows:
-            argv = shlex.split(row["command"])
-            assert argv[0] == "sagebuild", row["command"]
-            result = subprocess.run([str(SAGEBUILD), *argv[1:], "--dry-run"],
-                                    capture_output=True, text=True, cwd=ROOT)
-            if row["os"].startswith("windows"):
-                # Windows with MSVC: on this Linux host the dry run plans the row
-                # (nvcc driving cl.exe, link.exe -> _C.pyd) with labelled
-                # placeholders; a real build is refused by name (tested in C++).
-                # Nothing of it has run on Windows or on GitHub Actions yet.
-                assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
-                assert "Windows (win_amd64) plan" in result.stdout, result.stdout[-2000:]
-                assert "<CUDA_PATH>\\bin\\nvcc.exe" in result.stdout, result.stdout[-2000:]
-                assert "link.exe /nologo /DLL" in result.stdout, result.stdout[-2000:]
+    # The job's own build step, run by bash as on the runner (sagebuild on PATH,
+    # what the install step appended to $GITHUB_ENV in the environment), plus --dry-run.
+    path = f"{SAGEBUILD.parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    for profile, row in trigger_rows(trigger):
+        job = build_job(row)
+        runner_os = "Windows" if row["os"].startswith("windows") else "Linux"
+        env = {**os.environ, "PATH": path}
+        for step in install_steps(job):
+            env.update(run_install_step(step, runner_os, tmp_path)[0])
+        _, command, _ = build_step(job)
+        assert shlex.split(command)[0] == "sagebuild", command
+        result = subprocess.run(["bash", "-c", command + " --dry-run"],
+                                capture_output=True, text=True, cwd=ROOT, env=env)
+        where = f"{profile}/{row['id']}: `{command} --dry-run` exited {result.returncode}"
+        tail = result.stdout[-2000:] + result.stderr[-2000:]
+        if runner_os == "Windows":
+            # Windows with MSVC: on this Linux host the dry run plans the row
+            # (nvcc driving cl.exe, link.exe -> _C.pyd) with labelled placeholders
+            # (<CUDA_PATH> for the toolkit, whatever --cuda-home says); a real
+            # build is refused by name (tested in C++).  Nothing of it has run on
+            # Windows or on GitHub Actions yet.
+            assert result.returncode == 0, f"{where}\n{tail}"
+            assert "Windows (win_amd64) plan" in result.stdout, tail
+            assert "<CUDA_PATH>\\bin\\nvcc.exe" in result.stdout, tail
+            assert "link.exe /nologo /DLL" in result.stdout, tail
+            continue
+        if row["package"] == "sageattn3":
+            # Known gap, stated in the matrix: sageattn3's kernels are not in
+            # this repository yet, so its rows cannot plan a compile.  The day
+            # they land this branch fails and must go.
+            assert result.returncode == 1, f"{where}\n{tail}"
+            assert "kernels/sageattn3/families.json" in result.stdout, tail
+            continue
+        if row["cuda_provision"] == "install":
+            # The job installs CUDA X.Y into env["CUDA_HOME"] and passes it as
+            # --cuda-home.  Where that toolkit is here too, the row must plan in
+            # full.  Where it is not (this machine has no CUDA 12), the dry run
+            # must fail on that toolkit alone: the flag reached sagebuild (no
+            # fallback to PyPI), and Python, torch and the host compiler are
+            # all there; only what the install step provides is missing.
+            home = env["CUDA_HOME"]
+            if pathlib.Path(home, "bin/nvcc").exists():
+                assert result.returncode == 0, f"{where}\n{tail}"
                 continue
-            if row["package"] == "sageattn3":
-                # Known gap, stated in the matrix: sageattn3's kernels are not in
-                # this repository yet, so its rows cannot plan a compile.  The day
-                # they land this branch fails and must go.
-                assert result.returncode == 1, result.stdout[-2000:]
-                assert "kernels/sageattn3/families.json" in result.stdout, result.stdout[-2000:]
-                continue
-            if row["cuda"].startswith("12.") and result.returncode == 1:
-                # Known gap: PyPI's CUDA 12 wheels have no nvcc (ptxas and libNVVM
-                # only), so a Linux job for a CUDA 12 row needs that toolkit on the
-                # runner, and the workflow has no step that installs it yet.  The
-                # dry run says so by name; where CUDA 12.x is installed it passes.
-                assert f"PyPI has no nvcc for CUDA {row['cuda']}" in result.stdout, result.stdout[-2000:]
-                continue
-            assert result.returncode == 0, (
-                f"{profile}/{row['id']}: `{row['command']} --dry-run` exited "
-                f"{result.returncode}:\n{result.stderr[-2000:]}")
+            assert result.returncode == 1, f"{where}\n{tail}"
+            assert toolchain_problems(result.stdout) == [
+                f"CUDA {row['cuda']}: --cuda-home: no nvcc at {home}/bin/nvcc"], f"{where}\n{tail}"
+            assert "PyPI has no nvcc" not in result.stdout, tail
+            continue
+        assert result.returncode == 0, f"{where}\n{tail}"

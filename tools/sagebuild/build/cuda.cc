@@ -91,6 +91,8 @@ std::string cuda_provision_blocker(const std::string& want) {
   return "only CUDA 13.x can be provisioned from PyPI, not CUDA " + want;
 }
 
+bool cuda_provisioned_from_pypi(const std::string& want) { return cuda_provision_blocker(want).empty(); }
+
 std::vector<std::string> cuda_wheel_names(const std::string& want) {
   const std::string blocker = cuda_provision_blocker(want);
   if (!blocker.empty())

@@ -59,6 +59,11 @@ NvccVersion query_nvcc(ProcessRunner& runner, const std::filesystem::path& nvcc)
 // when it can (13.x: nvidia-cuda-nvcc carries the whole compiler).
 std::string cuda_provision_blocker(const std::string& want);
 
+// Whether `sagebuild build` provisions CUDA `want` from PyPI by itself (no
+// blocker above). `sagebuild matrix --format github` tells the workflow so per
+// row, and the workflow installs the toolkit of the rows where it cannot.
+bool cuda_provisioned_from_pypi(const std::string& want);
+
 // The PyPI distributions that make up a CUDA home for `want` ("13.0" -> the
 // CUDA 13 names); throws UsageError (with cuda_provision_blocker's reason and the
 // fix) for a CUDA that PyPI cannot provide.

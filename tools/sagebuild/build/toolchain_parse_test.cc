@@ -71,6 +71,17 @@ TEST_CASE("CUDA wheel names per major") {
   CHECK_THROWS_AS(cuda_wheel_names("11.8"), sb::UsageError);
 }
 
+TEST_CASE("which CUDA versions sagebuild provisions from PyPI, as the workflow is told") {
+  CHECK(cuda_provisioned_from_pypi("13.0"));
+  CHECK(cuda_provisioned_from_pypi("13.2"));
+  CHECK_FALSE(cuda_provisioned_from_pypi("12.4"));
+  CHECK_FALSE(cuda_provisioned_from_pypi("12.9"));
+  CHECK_FALSE(cuda_provisioned_from_pypi("11.8"));
+  // The same rule as the build's: provisioned exactly where nothing blocks it.
+  for (const char* v : {"11.8", "12.4", "12.6", "12.8", "12.9", "13.0", "13.2"})
+    CHECK(cuda_provisioned_from_pypi(v) == cuda_provision_blocker(v).empty());
+}
+
 // torch/version.py of the torch 2.11.0 manylinux_2_28 wheel.
 static const char* kVersionPy =
     "from typing import Optional\n\n"

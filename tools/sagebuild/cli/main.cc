@@ -9,6 +9,7 @@
 #include "sagebuild/common/error.h"
 
 #include "sagebuild/build/command.h"
+#include "sagebuild/build/cuda.h"
 #include "sagebuild/index/command.h"
 #include "sagebuild/matrix/command.h"
 #include "sagebuild/verify/command.h"
@@ -17,7 +18,9 @@ int main(int argc, char** argv) {
   CLI::App app{"sagebuild: build, pack and verify SageAttention wheels"};
   app.set_version_flag("--version", "sagebuild 0.1.0");
   sb::cli::Context ctx;
-  sb::matrix::add_matrix_command(app, ctx);
+  // Which rows' CUDA the build provisions from PyPI is the toolchain's rule;
+  // `matrix --format github` passes it on to the workflow.
+  sb::matrix::add_matrix_command(app, ctx, sb::build::cuda_provisioned_from_pypi);
   sb::verify::add_verify_command(app, ctx);
   sb::index::add_index_command(app, ctx);
   // Registers `build` and `doctor`, and the top-level options that make a bare

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <stdexcept>
 
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
@@ -36,13 +37,17 @@ std::string run_matrix(const MatrixOptions& options, const std::filesystem::path
   std::filesystem::path path = matrix_path(options, cwd);
   Plan plan = expand(parse_matrix(read_file(path), display_name(options, path, cwd)), options.profile);
   if (options.format == "json") return format_json(plan);
-  if (options.format == "github") return format_github(plan) + "\n";
+  if (options.format == "github") {
+    if (!options.cuda_from_pypi) throw std::logic_error("run_matrix: --format github needs cuda_from_pypi");
+    return format_github(plan, options.cuda_from_pypi) + "\n";
+  }
   if (options.format == "table") return format_table(plan);
   throw UsageError("unknown --format '" + options.format + "'; use table, json or github");
 }
 
-void add_matrix_command(CLI::App& app, sb::cli::Context& ctx) {
+void add_matrix_command(CLI::App& app, sb::cli::Context& ctx, CudaFromPypi cuda_from_pypi) {
   auto options = std::make_shared<MatrixOptions>();
+  options->cuda_from_pypi = std::move(cuda_from_pypi);
   CLI::App* cmd = app.add_subcommand(
       "matrix", "Validate the build matrix and list the wheels a profile builds");
   cmd->add_option("--profile,-p", options->profile, "Profile to expand")->capture_default_str();

@@ -5,16 +5,18 @@
 #include <string>
 
 #include "sagebuild/common/cli.h"
+#include "sagebuild/matrix/format.h"
 
 namespace sb::matrix {
-
-void add_matrix_command(CLI::App& app, sb::cli::Context& ctx);
 
 struct MatrixOptions {
   std::string profile = "default";
   std::string matrix_file;  // empty: find matrix/build-matrix.yaml from the cwd up
   std::string format = "table";
+  CudaFromPypi cuda_from_pypi;  // for --format github (see format.h)
 };
+
+void add_matrix_command(CLI::App& app, sb::cli::Context& ctx, CudaFromPypi cuda_from_pypi);
 
 // Loads, expands and formats; throws ConfigError / UsageError / IoError.
 // `cwd` is where the search for the matrix file starts.

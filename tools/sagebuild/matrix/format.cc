@@ -95,7 +95,7 @@ std::string format_json(const Plan& plan) {
   return nlohmann::json{{"profile", plan.profile}, {"rows", rows}}.dump(2) + "\n";
 }
 
-std::string format_github(const Plan& plan) {
+std::string format_github(const Plan& plan, const CudaFromPypi& cuda_from_pypi) {
   nlohmann::json include = nlohmann::json::array();
   for (const Row& row : plan.rows)
     include.push_back({{"id", row.id},
@@ -104,6 +104,7 @@ std::string format_github(const Plan& plan) {
                        {"package", row.package},
                        {"torch", row.torch},
                        {"cuda", row.cuda},
+                       {"cuda_provision", cuda_from_pypi(row.cuda) ? "pypi" : "install"},
                        {"python", row.build_python}});
   // dump() without indent writes no newline at all, inside strings included.
   return nlohmann::json{{"include", include}}.dump();

@@ -2,6 +2,7 @@
 // `strategy.matrix` JSON a GitHub Actions workflow fans out over.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -19,9 +20,16 @@ std::string format_table(const Plan& plan);
 // {"profile": ..., "rows": [row_json...]}, indented; ends with a newline.
 std::string format_json(const Plan& plan);
 
-// {"include":[{"id","os","command","package","torch","cuda","python"}, ...]}
+// Whether `sagebuild build` provisions CUDA `cuda` ("13.0") from PyPI by itself.
+// The rule belongs to the toolchain (build/cuda.h: cuda_provisioned_from_pypi),
+// which depends on this unit; the CLI hands it in.
+using CudaFromPypi = std::function<bool(const std::string& cuda)>;
+
+// {"include":[{"id","os","command","package","torch","cuda","cuda_provision","python"}, ...]}
 // on one line and without a trailing newline, so that
 // `echo "matrix=$(sagebuild matrix --format github)" >> $GITHUB_OUTPUT` works.
-std::string format_github(const Plan& plan);
+// cuda_provision: "pypi" where the command provisions the row's CUDA itself,
+// "install" where the job must install that toolkit and add --cuda-home.
+std::string format_github(const Plan& plan, const CudaFromPypi& cuda_from_pypi);
 
 }  // namespace sb::matrix

@@ -3,6 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <set>
+#include <stdexcept>
+#include <string>
+
 #include "sagebuild/matrix/command.h"
 #include "sagebuild/matrix/format.h"
 #include "sagebuild/matrix/test_support.h"
@@ -15,12 +19,16 @@ const Matrix& real() {
   static const Matrix m = load_matrix(real_matrix_path());
   return m;
 }
+
+// A stand-in for the toolchain's rule (build/cuda.h), which this unit does not
+// link: here CUDA 13 comes from PyPI and nothing else does.
+bool only_13(const std::string& cuda) { return cuda.rfind("13.", 0) == 0; }
 }  // namespace
 
 TEST_CASE("github format: one line of JSON, one include entry per row") {
   for (const char* profile : {"default", "sage2-all", "sage3-all"}) {
     Plan plan = expand(real(), profile);
-    std::string out = format_github(plan);
+    std::string out = format_github(plan, only_13);
     CHECK(out.find('\n') == std::string::npos);
     auto json = nlohmann::json::parse(out);
     REQUIRE(json["include"].size() == plan.rows.size());
@@ -33,13 +41,31 @@ TEST_CASE("github format: one line of JSON, one include entry per row") {
       CHECK(entry["package"] == row.package);
       CHECK(entry["torch"] == row.torch);
       CHECK(entry["cuda"] == row.cuda);
+      CHECK(entry["cuda_provision"] == (only_13(row.cuda) ? "pypi" : "install"));
       CHECK(entry["python"] == row.build_python);
+      CHECK(entry.size() == 8);
     }
   }
 }
 
+TEST_CASE("github format: cuda_provision asks the rule it is given, per row's CUDA") {
+  Plan plan = expand(real(), "sage2-all");
+  std::set<std::string> asked;
+  auto rule = [&](const std::string& cuda) {
+    asked.insert(cuda);
+    return cuda == "12.8";
+  };
+  auto json = nlohmann::json::parse(format_github(plan, rule));
+  std::set<std::string> pypi, install;
+  for (const auto& entry : json["include"])
+    (entry["cuda_provision"] == "pypi" ? pypi : install).insert(entry["cuda"].get<std::string>());
+  CHECK(pypi == std::set<std::string>{"12.8"});
+  CHECK(install == std::set<std::string>{"12.4", "12.6", "12.9", "13.0", "13.2"});
+  CHECK(asked == std::set<std::string>{"12.4", "12.6", "12.8", "12.9", "13.0", "13.2"});
+}
+
 TEST_CASE("github format: the default row builds with the profile's Python") {
-  auto json = nlohmann::json::parse(format_github(expand(real(), "default")));
+  auto json = nlohmann::json::parse(format_github(expand(real(), "default"), only_13));
   CHECK(json["include"][0]["python"] == "3.12");
   CHECK(json["include"][0]["os"] == "ubuntu-22.04");
 }
@@ -87,9 +113,13 @@ TEST_CASE("table format: aligned columns and a summary") {
 TEST_CASE("the command finds the matrix from a subdirectory and formats it") {
   MatrixOptions options;
   options.format = "github";
+  // The rule is required for github output; the CLI always hands one in.
+  CHECK_THROWS_AS(run_matrix(options, SAGEBUILD_SOURCE_DIR), std::logic_error);
+  options.cuda_from_pypi = only_13;
   std::string out = run_matrix(options, std::filesystem::path(SAGEBUILD_SOURCE_DIR) / "tools");
   CHECK(out.back() == '\n');
   CHECK(nlohmann::json::parse(out)["include"].size() == 1);
+  CHECK(nlohmann::json::parse(out)["include"][0]["cuda_provision"] == "pypi");
   options.format = "yaml";
   CHECK_THROWS_AS(run_matrix(options, SAGEBUILD_SOURCE_DIR), sb::UsageError);
   options.format = "table";

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Installs CUDA toolkit VERSION (e.g. 12.8) on a GitHub runner, for a row whose
+# CUDA sagebuild cannot provision from PyPI (`sagebuild matrix --format github`
+# gives it cuda_provision "install"; today every CUDA 12 row).  Only what a
+# row compiles and links with:
+#   - nvcc, with cicc, ptxas, fatbinary and its crt/ headers;
+#   - the CUDA runtime: headers (cuda_fp16.h, cuda_bf16.h, cuda_fp8.h, ...),
+#     libcudart_static.a on Linux, cudart.lib on Windows;
+#   - CCCL's headers: the runtime's headers include <nv/target> from there.
+# Linux:   NVIDIA's apt network repository for the runner's distribution
+#          (cuda-keyring), packages cuda-nvcc-X-Y cuda-cudart-dev-X-Y cuda-cccl-X-Y,
+#          installed in /usr/local/cuda-X.Y.
+# Windows: NVIDIA's network installer, silent (-s), no reboot (-n), only the
+#          sub-packages nvcc_X.Y cudart_X.Y thrust_X.Y (thrust = the CCCL
+#          headers), installed in the default C:\Program Files\...\CUDA\vX.Y.
+# Then appends CUDA_HOME (and on Windows CUDA_PATH) to $GITHUB_ENV: the build
+# step passes it to sagebuild as --cuda-home.
+# DRY_RUN=1 prints the commands instead of running them (tests/ci runs it so);
+# GITHUB_ENV is written either way.
+# Usage: install-cuda.sh VERSION      (RUNNER_OS: Linux or Windows)
+set -euo pipefail
+version="${1:?usage: install-cuda.sh VERSION (e.g. 12.8)}"
+if [[ ! "$version" =~ ^[0-9]+\.[0-9]+$ ]]; then
+  echo "install-cuda.sh: expected a CUDA version MAJOR.MINOR such as 12.8, got '$version'" >&2; exit 2
+fi
+: "${GITHUB_ENV:?install-cuda.sh: GITHUB_ENV is not set; it runs as a GitHub Actions step}"
+dashed="${version/./-}"   # 12.8 -> 12-8, as NVIDIA's deb packages name it
+home=""                   # where it lands: set by install_linux / install_windows
+
+run() {
+  echo "+ $*"
+  if [ "${DRY_RUN:-0}" != 1 ]; then "$@"; fi
+}
+
+install_linux() {
+  # NVIDIA names its repositories after the distribution: ubuntu2204, debian12.
+  # shellcheck disable=SC1091  # the runner's own file
+  . /etc/os-release
+  local distro="${ID}${VERSION_ID//./}" arch
+  arch="$(uname -m)"
+  if [ "$arch" != x86_64 ]; then
+    echo "install-cuda.sh: no repository chosen for $arch; the Linux rows are linux_x86_64" >&2; exit 2
+  fi
+  local repo="https://developer.download.nvidia.com/compute/cuda/repos/$distro/$arch"
+  local sudo=()
+  if [ "$(id -u)" != 0 ]; then sudo=(sudo); fi
+  local keyring="${RUNNER_TEMP:-/tmp}/cuda-keyring.deb"
+  run curl -fsSL --retry 3 -o "$keyring" "$repo/cuda-keyring_1.1-1_all.deb"
+  run "${sudo[@]}" dpkg -i "$keyring"
+  run "${sudo[@]}" apt-get update -qq
+  run "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    "cuda-nvcc-$dashed" "cuda-cudart-dev-$dashed" "cuda-cccl-$dashed"
+  home="/usr/local/cuda-$version"
+  run "$home/bin/nvcc" --version
+  echo "CUDA_HOME=$home" >> "$GITHUB_ENV"
+}
+
+install_windows() {
+  # The network installer is published per update release; the newest update
+  # of each minor the matrix builds on Windows (NVIDIA's CUDA Toolkit archive).
+  local release
+  case "$version" in
+    12.4) release=12.4.1 ;;
+    12.6) release=12.6.3 ;;
+    12.8) release=12.8.1 ;;
+    12.9) release=12.9.1 ;;
+    *) echo "install-cuda.sh: no Windows installer release known for CUDA $version; add its newest" \
+            "update (developer.nvidia.com/cuda-toolkit-archive) to install_windows" >&2; exit 2 ;;
+  esac
+  local url="https://developer.download.nvidia.com/compute/cuda/$release/network_installers/cuda_${release}_windows_network.exe"
+  local tmp="${RUNNER_TEMP:-/tmp}"
+  if command -v cygpath >/dev/null; then tmp="$(cygpath -u "$tmp")"; fi  # Git Bash: D:\a\_temp -> /d/a/_temp
+  local installer="$tmp/cuda_${release}_windows_network.exe"
+  run curl -fsSL --retry 3 -o "$installer" "$url"
+  run "$installer" -s -n "nvcc_$version" "cudart_$version" "thrust_$version"
+  home="C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v$version"
+  run "${home//\\//}/bin/nvcc.exe" --version
+  { echo "CUDA_HOME=$home"; echo "CUDA_PATH=$home"; } >> "$GITHUB_ENV"
+}
+
+case "${RUNNER_OS:-}" in
+  Linux) install_linux ;;
+  Windows) install_windows ;;
+  *) echo "install-cuda.sh: RUNNER_OS is '${RUNNER_OS:-}'; expected Linux or Windows" >&2; exit 2 ;;
+esac
+if [ "${DRY_RUN:-0}" = 1 ]; then echo "CUDA $version: CUDA_HOME=$home (dry run: nothing installed)"
+else echo "CUDA $version: CUDA_HOME=$home"; fi
