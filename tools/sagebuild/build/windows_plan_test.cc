@@ -6,6 +6,8 @@
 #include <map>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "sagebuild/build/builder.h"
 #include "sagebuild/build/windows_plan.h"
 #include "sagebuild/common/error.h"
@@ -112,6 +114,16 @@ TEST_CASE("windows plan: exact nvcc, cl and link.exe argv for one row") {
   CHECK(rg.families == std::vector<std::string>{"quant"});
 }
 
+TEST_CASE("windows plan: families.json's static cudart links cudart_static.lib") {
+  auto in = win_row();
+  in.manifest.cudart_static = true;
+  WindowsPlan p = plan_windows_compile({in}, settings(), false);
+  const auto& link = p.edges.back().argv;
+  CHECK(link[link.size() - 2] == R"(C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.8\lib\x64\cudart_static.lib)");
+  CHECK(std::find(link.begin(), link.end(), R"(C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.8\lib\x64\cudart.lib)") ==
+        link.end());
+}
+
 TEST_CASE("windows plan: command lines quote paths with spaces and split back to the argv") {
   WindowsPlan p = plan_windows_compile({win_row()}, settings(), false);
   std::string line = windows_command_line(p.edges[0]);
@@ -208,6 +220,68 @@ TEST_CASE("windows discovery: vswhere then vcvars64 through the runner (recorded
   CHECK_THROWS_WITH(discover_windows_toolchain(r, {"", false}), Catch::Contains("ProgramFiles(x86)"));
 }
 
+namespace {
+
+// The build Python's answer (windows_python.h's script), written by hand in
+// its format; not recorded on a Windows machine.
+std::string python_answer(const std::string& torch_version, const std::string& cuda) {
+  nlohmann::json j = {
+      {"executable", "C:\\py\\python.exe"}, {"version", {3, 12}}, {"include", "C:\\py\\Include"},
+      {"libs_dir", "C:\\py\\libs"}, {"has_python_h", true}, {"libs", {"python3.lib", "python312.lib"}},
+      {"torch",
+       {{"root", "C:\\py\\Lib\\site-packages\\torch"},
+        {"lib_dir", "C:\\py\\Lib\\site-packages\\torch\\lib"},
+        {"version_py", "__version__ = '" + torch_version + "'\ncuda: Optional[str] = '" + cuda + "'\n"},
+        {"libs", {"c10.lib", "c10_cuda.lib", "torch.lib", "torch_cpu.lib", "torch_cuda.lib"}},
+        {"include_dirs",
+         {"C:\\py\\Lib\\site-packages\\torch\\include",
+          "C:\\py\\Lib\\site-packages\\torch\\include\\torch\\csrc\\api\\include"}}}}};
+  return j.dump() + "\n";
+}
+
+const char* kNvcc128 =
+    "nvcc: NVIDIA (R) Cuda compiler driver\r\nCopyright (c) 2005-2025 NVIDIA Corporation\r\n"
+    "Cuda compilation tools, release 12.8, V12.8.93\r\nBuild cuda_12.8.r12.8/compiler.35583870_0\r\n";
+
+WindowsToolchainFacts vs_facts(FakeRunner& r) {
+  r.answers[R"(C:\Program Files (x86)\Microsoft Visual Studio\Installer\vswhere.exe)"] = Result{0, kVswhere, "", true, 0};
+  r.answers["cmd.exe"] = Result{0, set_output(true) + "CUDA_PATH_V12_8=D:\\CUDA\\v12.8\r\n", "", true, 0};
+  return discover_windows_toolchain(r, {R"(C:\Program Files (x86))", false});
+}
+
+}  // namespace
+
+TEST_CASE("windows discovery of a row: the row's CUDA, nvcc's version, the build Python's torch") {
+  FakeRunner r;
+  WindowsToolchainFacts vs = vs_facts(r);
+  r.answers[R"(D:\CUDA\v12.8\bin\nvcc.exe)"] = Result{0, kNvcc128, "", true, 0};
+  r.answers["python"] = Result{0, python_answer("2.7.1+cu128", "12.8"), "", true, 0};
+  WindowsToolchainFacts f = discover_windows_row(r, vs, win_row().row, "python");
+  CHECK(f.cuda_path == R"(D:\CUDA\v12.8)");  // CUDA_PATH_V12_8 before CUDA_PATH
+  CHECK(f.nvcc == R"(D:\CUDA\v12.8\bin\nvcc.exe)");
+  CHECK(f.nvcc_version == "12.8.93");
+  CHECK(f.torch_root == R"(C:\py\Lib\site-packages\torch)");
+  CHECK(f.torch_version == "2.7.1+cu128");
+  CHECK(f.torch_cuda == "12.8");
+  CHECK(f.python_include == R"(C:\py\Include)");
+  CHECK(f.python_lib_dir == R"(C:\py\libs)");
+  CHECK_FALSE(f.placeholders);
+  CHECK(r.seen.back().argv[0] == "python");
+
+  // The plan made from these facts has no placeholder left.
+  WindowsRowInput in = win_row();
+  in.facts = f;
+  WindowsPlan p = plan_windows_compile({in}, settings(), false);
+  for (const auto& e : p.edges) CHECK(windows_command_line(e).find('<') == std::string::npos);
+
+  r.answers["python"] = Result{0, python_answer("2.7.1+cu126", "12.6"), "", true, 0};
+  CHECK_THROWS_WITH(discover_windows_row(r, vs, win_row().row, "python"), Catch::Contains("built for CUDA 12.6"));
+  r.answers[R"(D:\CUDA\v12.8\bin\nvcc.exe)"] =
+      Result{0, "Cuda compilation tools, release 12.6, V12.6.85\r\n", "", true, 0};
+  CHECK_THROWS_WITH(discover_windows_row(r, vs, win_row().row, "python"),
+                    Catch::Contains("is CUDA 12.6.85") && Catch::Contains("needs CUDA 12.8"));
+}
+
 TEST_CASE("posix runner refuses a Windows command line") {
   PosixProcessRunner p;
   Command c({"true"});
@@ -257,6 +331,7 @@ TEST_CASE("sagebuild build --dry-run plans a win_amd64 row on Linux with placeho
   CHECK(s.find(R"(<VCToolsInstallDir>\bin\Hostx64\x64\cl.exe /nologo /c <SOURCE_DIR>\kernels\binding\ops.cc)") != std::string::npos);
   CHECK(s.find(R"(\_C.pyd)") != std::string::npos);
   CHECK(s.find(R"(<PYTHON_PREFIX>\libs\python3.lib)") != std::string::npos);
+  CHECK(s.find(R"(<CUDA_PATH>\lib\x64\cudart_static.lib)") != std::string::npos);  // families.json: "cudart": "static"
   CHECK(s.find("-allow-unsupported-compiler") == std::string::npos);
   CHECK(s.find(".obj") != std::string::npos);
   CHECK(s.find("-fPIC") == std::string::npos);
