@@ -28,7 +28,7 @@ else
 fi
 
 # The Windows process runner's test: mingw-w64 compiles it as a Windows
-# program and wine runs it (tools/sagebuild/build/process_win32_tests.cmake;
+# program and wine runs it (tools/sagebuild/build/windows_checks.cmake;
 # without them that test reports itself skipped).  Without recommends: wine64
 # alone is what a console program needs (about 35 s for both, downloads
 # included, measured on a 2-core Debian 12 machine).  A failure here is not fatal: the test then

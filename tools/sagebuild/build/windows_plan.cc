@@ -100,6 +100,12 @@ WindowsToolchainFacts discover_windows_row(ProcessRunner& runner, WindowsToolcha
   return f;
 }
 
+platform::Environment windows_build_environment(const WindowsToolchainFacts& facts) {
+  platform::Environment env;
+  for (const auto& [name, value] : facts.env) env.set(name, value);
+  return env;
+}
+
 namespace {
 
 bool starts_with(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }

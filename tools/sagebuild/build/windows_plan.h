@@ -25,6 +25,7 @@
 #include "sagebuild/build/process.h"
 #include "sagebuild/matrix/matrix.h"
 #include "sagebuild/platform/toolchain.h"
+#include "sagebuild/platform/win_env.h"
 
 namespace sb::build {
 
@@ -70,6 +71,10 @@ WindowsToolchainFacts discover_windows_toolchain(ProcessRunner& runner, const Wi
 // Untested on Windows: only with a fake runner.
 WindowsToolchainFacts discover_windows_row(ProcessRunner& runner, WindowsToolchainFacts toolchain,
                                            const sb::matrix::Row& row, const std::string& python);
+
+// The environment every build process runs in on a Windows host:
+// vcvars64.bat's, as captured in `facts.env`.
+platform::Environment windows_build_environment(const WindowsToolchainFacts& facts);
 
 struct WindowsRowInput {
   sb::matrix::Row row;

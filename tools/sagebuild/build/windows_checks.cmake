@@ -1,4 +1,6 @@
-# WindowsProcessRunner's test (process_win32_test.cc) and the child it runs
+# The Windows-only code, checked where it can be.
+#
+# 1. WindowsProcessRunner's test (process_win32_test.cc) and the child it runs
 # (process_win32_child.cc), as Windows programs.
 #
 # On Windows: ordinary targets.  On Linux: compiled with mingw-w64 (so
@@ -35,12 +37,19 @@ if(NOT SAGEBUILD_MINGW_CXX)
 endif()
 
 set(_win32_dir ${CMAKE_CURRENT_BINARY_DIR}/win32)
-# Catch2's header alone on the include path: a symlink to its directory, so
-# that no header of the Linux system reaches the Windows compile.
-get_target_property(_catch_inc Catch2::Catch2 INTERFACE_INCLUDE_DIRECTORIES)
-find_path(_catch_dir catch2/catch.hpp PATHS ${_catch_inc} NO_DEFAULT_PATH)
+# The header-only dependencies alone on the include path (Catch2, and for
+# the syntax check nlohmann/json and CLI11): symlinks to their directories,
+# so that no other header of the Linux system reaches the Windows compile.
 file(MAKE_DIRECTORY ${_win32_dir}/include)
-file(CREATE_LINK ${_catch_dir}/catch2 ${_win32_dir}/include/catch2 SYMBOLIC)
+foreach(dep "Catch2::Catch2;catch2/catch.hpp;catch2" "nlohmann_json::nlohmann_json;nlohmann/json.hpp;nlohmann"
+            "CLI11::CLI11;CLI/CLI.hpp;CLI")
+  list(GET dep 0 _target)
+  list(GET dep 1 _header)
+  list(GET dep 2 _subdir)
+  get_target_property(_inc ${_target} INTERFACE_INCLUDE_DIRECTORIES)
+  find_path(_dir_${_subdir} ${_header} PATHS ${_inc} /usr/include NO_DEFAULT_PATH)
+  file(CREATE_LINK ${_dir_${_subdir}}/${_subdir} ${_win32_dir}/include/${_subdir} SYMBOLIC)
+endforeach()
 
 set(_win32_flags -std=c++20 -O1 -Wall -Wextra -Wno-unused-parameter
     -I${PROJECT_SOURCE_DIR}/tools -isystem ${_win32_dir}/include)
@@ -78,6 +87,27 @@ sb_win32_program(sb_win_child SOURCES build/process_win32_child.cc FLAGS -munico
 sb_win32_program(process_win32_tests
   SOURCES common/test_main.cc common/error.cc platform/win_cmdline.cc platform/win_path.cc
           platform/win_env.cc build/process.cc build/process_win32.cc build/process_win32_test.cc)
+
+# 2. The _WIN32 branches of the build glue (builder.cc's Windows rows,
+# command.cc's runner, windows_build.cc's paths) through mingw-w64's
+# front end, on every build: they compile for Windows at least with GCC.
+# libzip, yaml-cpp and OpenSSL have no mingw-w64 build here, so nothing of
+# sagebuild itself is linked for Windows.
+set(_syntax_stamps)
+foreach(src build/builder.cc build/command.cc build/windows_build.cc build/windows_plan.cc build/windows_python.cc)
+  string(REPLACE "/" "_" stamp_name ${src})
+  set(stamp ${_win32_dir}/syntax/${stamp_name}.ok)
+  add_custom_command(
+    OUTPUT ${stamp}
+    COMMAND ${SAGEBUILD_MINGW_CXX} ${_win32_flags} -fsyntax-only -MD -MF ${stamp}.d -MT ${stamp} ${_root}/${src}
+    COMMAND ${CMAKE_COMMAND} -E touch ${stamp}
+    DEPENDS ${_root}/${src}
+    DEPFILE ${stamp}.d
+    COMMENT "mingw-w64 -fsyntax-only: ${src}"
+    VERBATIM)
+  list(APPEND _syntax_stamps ${stamp})
+endforeach()
+add_custom_target(sb_win32_syntax ALL DEPENDS ${_syntax_stamps})
 
 add_test(NAME "${SB_WIN32_TEST_NAME}"
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/run_wine_test.sh "${SAGEBUILD_WINE}" ${_win32_dir})
