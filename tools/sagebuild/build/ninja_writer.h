@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sagebuild/build/plan.h"
 
@@ -20,5 +21,11 @@ std::string edge_shell_command(const Edge& edge);
 
 // The complete build.ninja text (deterministic for a given graph).
 std::string write_ninja(const CompileGraph& graph);
+
+// The build.ninja of a Windows plan (windows_plan.h): the same rule and
+// layout, each command the edge's CreateProcess command line (win_cmdline's
+// quoting), since ninja on Windows hands `command` to CreateProcess as is.
+// Edges write their outputs directly: there is no `mv` to rename with.
+std::string write_windows_ninja(const std::vector<Edge>& edges, const std::vector<RowGraph>& rows);
 
 }  // namespace sb::build

@@ -1,8 +1,11 @@
 // Running external tools (nvcc, ninja, pip, python, the host compiler).
 //
 // Everything that spawns a process goes through ProcessRunner, so the
-// planner and the toolchain discovery are testable with a fake runner; the
-// POSIX implementation is tested for real in process_test.cc.
+// planner and the toolchain discovery are testable with a fake runner.  One
+// real runner per host kind: PosixProcessRunner (process_posix.cc, tested in
+// process_test.cc) and WindowsProcessRunner (process_win32.cc, compiled only
+// for Windows; process_win32_test.cc runs it as a Windows program, built with
+// mingw-w64 and run under wine where both are installed).
 #pragma once
 
 #include <chrono>
@@ -11,6 +14,10 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#if defined(_WIN32)
+#include "sagebuild/platform/win_env.h"
+#endif
 
 namespace sb::build {
 
@@ -44,12 +51,37 @@ class ProcessRunner {
   virtual Result run(const Command& cmd) = 0;
 };
 
+#if defined(_WIN32)
+// CreateProcessW with the command line joined by win_cmdline's rules (or
+// Command::windows_command_line as is), an explicit UTF-16 environment block
+// (the base environment with the command's overrides, sorted as Windows
+// requires), stdin from NUL, and stdout/stderr drained by one thread each,
+// so neither pipe can fill up and deadlock the child.  argv[0] without a
+// directory is looked up on the child's PATH (.exe, .com); .bat/.cmd files
+// are refused in argv form (cmd.exe re-parses their arguments: see
+// win_cmdline.h).  The exit code is GetExitCodeProcess's value as an int
+// (an NTSTATUS crash code such as 0xC0000005 is negative).
+class WindowsProcessRunner : public ProcessRunner {
+ public:
+  // Children get `base` (vcvars64.bat's captured environment, say) instead
+  // of this process's environment; the command's overrides apply on top.
+  WindowsProcessRunner() = default;
+  explicit WindowsProcessRunner(platform::Environment base) : base_(std::move(base)) {}
+  Result run(const Command& cmd) override;
+
+ private:
+  std::optional<platform::Environment> base_;
+};
+using HostProcessRunner = WindowsProcessRunner;
+#else
 // posix_spawn + two pipes drained with poll(), so neither stream can fill
 // up and deadlock the child however much it writes.
 class PosixProcessRunner : public ProcessRunner {
  public:
   Result run(const Command& cmd) override;
 };
+using HostProcessRunner = PosixProcessRunner;
+#endif
 
 // One argument quoted for a POSIX shell, only when needed ("a b" -> 'a b').
 std::string shell_quote(const std::string& arg);
@@ -57,7 +89,8 @@ std::string shell_quote(const std::string& arg);
 std::string display(const Command& cmd);
 
 // The first executable named `name` in the PATH directories (or `name`
-// itself when it contains a '/'); nullopt when none.
+// itself when it contains a '/'); nullopt when none.  On Windows: PATH is
+// ';'-separated and bare names get .exe/.com (platform::win_search_path).
 std::optional<std::filesystem::path> find_program(const std::string& name,
                                                   const std::string& path_env);
 std::optional<std::filesystem::path> find_program(const std::string& name);

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "sagebuild/common/error.h"
+#include "sagebuild/common/fs.h"
 
 namespace sb::build {
 
@@ -116,6 +117,19 @@ pack::WheelSpec wheel_spec(const sb::matrix::Row& row, distinfo::BuildInfo info,
   if (server && repo && *server && *repo)
     s.project_urls = {{"Source", std::string(server) + "/" + repo}};
   return s;
+}
+
+fs::path move_wheel_into(const fs::path& wheel, const fs::path& out_dir) {
+  fs::create_directories(out_dir);
+  fs::path dest = out_dir / wheel.filename();
+  std::error_code ec;
+  fs::rename(wheel, dest, ec);
+  if (!ec) return dest;
+  AtomicOutput o(dest);
+  fs::copy_file(wheel, o.temp_path(), fs::copy_options::overwrite_existing);
+  o.commit();
+  fs::remove(wheel);
+  return dest;
 }
 
 }  // namespace sb::build

@@ -32,4 +32,9 @@ std::vector<pack::PayloadFile> stage_payload(const std::filesystem::path& packag
 pack::WheelSpec wheel_spec(const sb::matrix::Row& row, distinfo::BuildInfo info,
                            const std::filesystem::path& source_dir);
 
+// Moves a finished wheel into `out_dir` (--out): a rename when on the same
+// file system, else a copy under a temporary name and a rename.  Returns
+// its new path.
+std::filesystem::path move_wheel_into(const std::filesystem::path& wheel, const std::filesystem::path& out_dir);
+
 }  // namespace sb::build

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "sagebuild/build/cuda.h"
+#include "sagebuild/build/windows_python.h"
 #include "sagebuild/common/error.h"
 #include "sagebuild/platform/msvc_toolchain.h"
 #include "sagebuild/platform/vcvars.h"
@@ -24,6 +26,8 @@ WindowsToolchainFacts placeholder_windows_facts() {
   f.link = win_join("<VCToolsInstallDir>", "bin\\Hostx64\\x64\\link.exe");
   f.msvc_version = "<VCToolsVersion>";
   f.torch_root = "<TORCH_DIR>";
+  f.torch_version = "<torch version>";
+  f.torch_cuda = "<torch CUDA>";
   f.python_include = win_join("<PYTHON_PREFIX>", "include");
   f.python_lib_dir = win_join("<PYTHON_PREFIX>", "libs");
   f.placeholders = true;
@@ -68,6 +72,38 @@ WindowsToolchainFacts discover_windows_toolchain(ProcessRunner& runner, const Wi
   f.nvcc = win_join(*cuda, "bin\\nvcc.exe");
   for (const auto& v2 : set.env.vars()) f.env[v2.name] = v2.value;
   return f;
+}
+
+WindowsToolchainFacts discover_windows_row(ProcessRunner& runner, WindowsToolchainFacts f, const sb::matrix::Row& row,
+                                           const std::string& python) {
+  // NVIDIA's installer sets CUDA_PATH to the last toolkit installed and
+  // CUDA_PATH_V12_8 (say) for each one.
+  std::string per_version = "CUDA_PATH_V" + row.cuda;
+  std::replace(per_version.begin(), per_version.end(), '.', '_');
+  if (auto it = f.env.find(per_version); it != f.env.end() && !it->second.empty()) {
+    f.cuda_path = it->second;
+    f.nvcc = win_join(f.cuda_path, "bin\\nvcc.exe");
+  }
+  NvccVersion v = query_nvcc(runner, f.nvcc);
+  if (v.short_str() != row.cuda)
+    throw UsageError(f.nvcc + " is CUDA " + v.str() + "; row " + row.id + " needs CUDA " + row.cuda + ": install it (" +
+                     per_version + " then names it) or set CUDA_PATH to it");
+  f.nvcc_version = v.str();
+
+  WindowsPythonFacts py = query_windows_python(runner, python);
+  check_windows_python(py, row, platform::torch_link_libraries());
+  f.torch_root = py.torch->root;
+  f.torch_version = py.torch->version;
+  f.torch_cuda = py.torch->cuda;
+  f.python_include = py.include_dir;
+  f.python_lib_dir = py.libs_dir;
+  return f;
+}
+
+platform::Environment windows_build_environment(const WindowsToolchainFacts& facts) {
+  platform::Environment env;
+  for (const auto& [name, value] : facts.env) env.set(name, value);
+  return env;
 }
 
 namespace {
@@ -250,6 +286,7 @@ WindowsPlan plan_windows_compile(const std::vector<WindowsRowInput>& rows, const
     }
     lj.torch_lib_dir = win_join(fx.torch_root, "lib");
     lj.cuda_lib_dir = win_join(fx.cuda_path, "lib\\x64");
+    lj.cudart_static = man.cudart_static;
     lj.python_lib_dir = fx.python_lib_dir;
     rg.extension_name = tc.extension_filename(lj.abi, lj.python);
     rg.extension = win_join(lj.output_dir, rg.extension_name);

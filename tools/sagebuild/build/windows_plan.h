@@ -25,6 +25,7 @@
 #include "sagebuild/build/process.h"
 #include "sagebuild/matrix/matrix.h"
 #include "sagebuild/platform/toolchain.h"
+#include "sagebuild/platform/win_env.h"
 
 namespace sb::build {
 
@@ -39,6 +40,8 @@ struct WindowsToolchainFacts {
   std::string torch_root;      // <site-packages>\torch
   std::string python_include;  // <python>\include
   std::string python_lib_dir;  // <python>\libs (python3.lib, python312.lib)
+  std::string torch_version;   // the build Python's torch ("2.7.1+cu128"), or a placeholder
+  std::string torch_cuda;      // the CUDA it was built for ("12.8"), or a placeholder
   std::map<std::string, std::string> env;  // what vcvars added (empty for placeholders)
   bool placeholders = false;   // true: the facts are labelled placeholders (dry run off Windows)
 };
@@ -54,9 +57,24 @@ struct WindowsDiscoveryOptions {
 // On a Windows host: vswhere.exe (newest complete Visual Studio with the x64
 // C++ tools), then vcvars64.bat's environment, from which cl.exe, link.exe
 // and %CUDA_PATH% are taken.  Throws UsageError naming what is missing.
-// torch and Python are not discovered yet (left as placeholders).
+// The row's facts (nvcc's version, torch, Python) come from
+// discover_windows_row().
 // Untested on Windows: only against recorded output with a fake runner.
 WindowsToolchainFacts discover_windows_toolchain(ProcessRunner& runner, const WindowsDiscoveryOptions& options);
+
+// The facts of one row, on top of discover_windows_toolchain()'s: the CUDA
+// toolkit of the row's version (%CUDA_PATH_V<major>_<minor>%, which NVIDIA's
+// installer sets per version, else %CUDA_PATH%), whose `nvcc --version` must
+// say that version; and `python` (the build interpreter, windows_python.h)
+// with the row's torch, its headers and import libraries.  `runner` runs in
+// vcvars64's environment.  Throws UsageError naming what is missing.
+// Untested on Windows: only with a fake runner.
+WindowsToolchainFacts discover_windows_row(ProcessRunner& runner, WindowsToolchainFacts toolchain,
+                                           const sb::matrix::Row& row, const std::string& python);
+
+// The environment every build process runs in on a Windows host:
+// vcvars64.bat's, as captured in `facts.env`.
+platform::Environment windows_build_environment(const WindowsToolchainFacts& facts);
 
 struct WindowsRowInput {
   sb::matrix::Row row;

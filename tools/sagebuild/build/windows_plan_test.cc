@@ -6,7 +6,10 @@
 #include <map>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "sagebuild/build/builder.h"
+#include "sagebuild/build/ninja_writer.h"
 #include "sagebuild/build/windows_plan.h"
 #include "sagebuild/common/error.h"
 #include "sagebuild/platform/win_cmdline.h"
@@ -112,6 +115,16 @@ TEST_CASE("windows plan: exact nvcc, cl and link.exe argv for one row") {
   CHECK(rg.families == std::vector<std::string>{"quant"});
 }
 
+TEST_CASE("windows plan: families.json's static cudart links cudart_static.lib") {
+  auto in = win_row();
+  in.manifest.cudart_static = true;
+  WindowsPlan p = plan_windows_compile({in}, settings(), false);
+  const auto& link = p.edges.back().argv;
+  CHECK(link[link.size() - 2] == R"(C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.8\lib\x64\cudart_static.lib)");
+  CHECK(std::find(link.begin(), link.end(), R"(C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.8\lib\x64\cudart.lib)") ==
+        link.end());
+}
+
 TEST_CASE("windows plan: command lines quote paths with spaces and split back to the argv") {
   WindowsPlan p = plan_windows_compile({win_row()}, settings(), false);
   std::string line = windows_command_line(p.edges[0]);
@@ -208,6 +221,68 @@ TEST_CASE("windows discovery: vswhere then vcvars64 through the runner (recorded
   CHECK_THROWS_WITH(discover_windows_toolchain(r, {"", false}), Catch::Contains("ProgramFiles(x86)"));
 }
 
+namespace {
+
+// The build Python's answer (windows_python.h's script), written by hand in
+// its format; not recorded on a Windows machine.
+std::string python_answer(const std::string& torch_version, const std::string& cuda) {
+  nlohmann::json j = {
+      {"executable", "C:\\py\\python.exe"}, {"version", {3, 12}}, {"include", "C:\\py\\Include"},
+      {"libs_dir", "C:\\py\\libs"}, {"has_python_h", true}, {"libs", {"python3.lib", "python312.lib"}},
+      {"torch",
+       {{"root", "C:\\py\\Lib\\site-packages\\torch"},
+        {"lib_dir", "C:\\py\\Lib\\site-packages\\torch\\lib"},
+        {"version_py", "__version__ = '" + torch_version + "'\ncuda: Optional[str] = '" + cuda + "'\n"},
+        {"libs", {"c10.lib", "c10_cuda.lib", "torch.lib", "torch_cpu.lib", "torch_cuda.lib"}},
+        {"include_dirs",
+         {"C:\\py\\Lib\\site-packages\\torch\\include",
+          "C:\\py\\Lib\\site-packages\\torch\\include\\torch\\csrc\\api\\include"}}}}};
+  return j.dump() + "\n";
+}
+
+const char* kNvcc128 =
+    "nvcc: NVIDIA (R) Cuda compiler driver\r\nCopyright (c) 2005-2025 NVIDIA Corporation\r\n"
+    "Cuda compilation tools, release 12.8, V12.8.93\r\nBuild cuda_12.8.r12.8/compiler.35583870_0\r\n";
+
+WindowsToolchainFacts vs_facts(FakeRunner& r) {
+  r.answers[R"(C:\Program Files (x86)\Microsoft Visual Studio\Installer\vswhere.exe)"] = Result{0, kVswhere, "", true, 0};
+  r.answers["cmd.exe"] = Result{0, set_output(true) + "CUDA_PATH_V12_8=D:\\CUDA\\v12.8\r\n", "", true, 0};
+  return discover_windows_toolchain(r, {R"(C:\Program Files (x86))", false});
+}
+
+}  // namespace
+
+TEST_CASE("windows discovery of a row: the row's CUDA, nvcc's version, the build Python's torch") {
+  FakeRunner r;
+  WindowsToolchainFacts vs = vs_facts(r);
+  r.answers[R"(D:\CUDA\v12.8\bin\nvcc.exe)"] = Result{0, kNvcc128, "", true, 0};
+  r.answers["python"] = Result{0, python_answer("2.7.1+cu128", "12.8"), "", true, 0};
+  WindowsToolchainFacts f = discover_windows_row(r, vs, win_row().row, "python");
+  CHECK(f.cuda_path == R"(D:\CUDA\v12.8)");  // CUDA_PATH_V12_8 before CUDA_PATH
+  CHECK(f.nvcc == R"(D:\CUDA\v12.8\bin\nvcc.exe)");
+  CHECK(f.nvcc_version == "12.8.93");
+  CHECK(f.torch_root == R"(C:\py\Lib\site-packages\torch)");
+  CHECK(f.torch_version == "2.7.1+cu128");
+  CHECK(f.torch_cuda == "12.8");
+  CHECK(f.python_include == R"(C:\py\Include)");
+  CHECK(f.python_lib_dir == R"(C:\py\libs)");
+  CHECK_FALSE(f.placeholders);
+  CHECK(r.seen.back().argv[0] == "python");
+
+  // The plan made from these facts has no placeholder left.
+  WindowsRowInput in = win_row();
+  in.facts = f;
+  WindowsPlan p = plan_windows_compile({in}, settings(), false);
+  for (const auto& e : p.edges) CHECK(windows_command_line(e).find('<') == std::string::npos);
+
+  r.answers["python"] = Result{0, python_answer("2.7.1+cu126", "12.6"), "", true, 0};
+  CHECK_THROWS_WITH(discover_windows_row(r, vs, win_row().row, "python"), Catch::Contains("built for CUDA 12.6"));
+  r.answers[R"(D:\CUDA\v12.8\bin\nvcc.exe)"] =
+      Result{0, "Cuda compilation tools, release 12.6, V12.6.85\r\n", "", true, 0};
+  CHECK_THROWS_WITH(discover_windows_row(r, vs, win_row().row, "python"),
+                    Catch::Contains("is CUDA 12.6.85") && Catch::Contains("needs CUDA 12.8"));
+}
+
 TEST_CASE("posix runner refuses a Windows command line") {
   PosixProcessRunner p;
   Command c({"true"});
@@ -257,6 +332,7 @@ TEST_CASE("sagebuild build --dry-run plans a win_amd64 row on Linux with placeho
   CHECK(s.find(R"(<VCToolsInstallDir>\bin\Hostx64\x64\cl.exe /nologo /c <SOURCE_DIR>\kernels\binding\ops.cc)") != std::string::npos);
   CHECK(s.find(R"(\_C.pyd)") != std::string::npos);
   CHECK(s.find(R"(<PYTHON_PREFIX>\libs\python3.lib)") != std::string::npos);
+  CHECK(s.find(R"(<CUDA_PATH>\lib\x64\cudart_static.lib)") != std::string::npos);  // families.json: "cudart": "static"
   CHECK(s.find("-allow-unsupported-compiler") == std::string::npos);
   CHECK(s.find(".obj") != std::string::npos);
   CHECK(s.find("-fPIC") == std::string::npos);
@@ -278,3 +354,52 @@ TEST_CASE("sagebuild build of a win_amd64 row on Linux fails by name before any 
   fs::remove_all(cache);
 }
 #endif
+
+TEST_CASE("windows build.ninja: CreateProcess command lines, escaped paths (golden, placeholder facts)") {
+  WindowsRowInput in = win_row();
+  in.facts = placeholder_windows_facts();
+  WindowsPlanSettings st = settings();
+  st.win_repo_root = "<SOURCE_DIR>";
+  st.win_objects_dir = R"(C:\cache dir\objects)";
+  st.win_work_dir = "<BUILD_DIR>";
+  WindowsPlan p = plan_windows_compile({in}, st, false);
+  REQUIRE(p.edges.size() == 3);
+  const std::string k = p.rows[0].kernels[0].key, b = p.rows[0].binding.key;
+  const std::string id = "sageattention-2.2.0-torch2.7.1-cu128-abi3-win_amd64";
+  std::string want =
+      "# Generated by sagebuild: the compile graph of one build.  Do not edit;\n"
+      "# it is rewritten by every `sagebuild build`.\n"
+      "ninja_required_version = 1.10\n"
+      "\n"
+      "rule run\n"
+      "  command = $cmd\n"
+      "  description = $desc\n"
+      "\n"
+      "build C$:\\cache$ dir\\objects\\" + k + ".obj: run <SOURCE_DIR>\\kernels\\src\\quant.cu\n"
+      "  cmd = <CUDA_PATH>\\bin\\nvcc.exe -c <SOURCE_DIR>\\kernels\\src\\quant.cu -o \"C:\\cache dir\\objects\\" + k +
+      ".obj\" -ccbin <VCToolsInstallDir>\\bin\\Hostx64\\x64 -std=c++17 -Xcompiler /O2 -Xcompiler /MD -Xcompiler /EHsc "
+      "-Xcompiler /Zc:preprocessor -gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=[sm_90,compute_90] "
+      "-I<SOURCE_DIR>\\kernels\\include -O3 --use_fast_math\n"
+      "  desc = nvcc quant kernels/src/quant.cu [8.0 9.0] (Windows)\n"
+      "build C$:\\cache$ dir\\objects\\" + b + ".obj: run <SOURCE_DIR>\\kernels\\binding\\ops.cc\n"
+      "  cmd = <VCToolsInstallDir>\\bin\\Hostx64\\x64\\cl.exe /nologo /c <SOURCE_DIR>\\kernels\\binding\\ops.cc "
+      "\"/FoC:\\cache dir\\objects\\" + b + ".obj\" /O2 /MD /EHsc /std:c++17 /Zc:preprocessor "
+      "/I<SOURCE_DIR>\\kernels\\include /I<TORCH_DIR>\\include /I<TORCH_DIR>\\include\\torch\\csrc\\api\\include "
+      "/I<CUDA_PATH>\\include /I<PYTHON_PREFIX>\\include /DTORCH_EXTENSION_NAME=_C /DPy_LIMITED_API=0x03090000\n"
+      "  desc = cl binding kernels/binding/ops.cc [torch 2.7.1] (Windows)\n"
+      "build <BUILD_DIR>\\rows\\" + id + "\\_C.pyd: run C$:\\cache$ dir\\objects\\" + k + ".obj C$:\\cache$ dir\\objects\\" +
+      b + ".obj\n"
+      "  cmd = <VCToolsInstallDir>\\bin\\Hostx64\\x64\\link.exe /nologo /DLL /OUT:<BUILD_DIR>\\rows\\" + id +
+      "\\_C.pyd \"C:\\cache dir\\objects\\" + k + ".obj\" \"C:\\cache dir\\objects\\" + b + ".obj\" "
+      "<TORCH_DIR>\\lib\\c10.lib <TORCH_DIR>\\lib\\torch.lib <TORCH_DIR>\\lib\\torch_cpu.lib <TORCH_DIR>\\lib\\torch_cuda.lib "
+      "<TORCH_DIR>\\lib\\c10_cuda.lib <CUDA_PATH>\\lib\\x64\\cudart.lib <PYTHON_PREFIX>\\libs\\python3.lib\n"
+      "  desc = link " + id + "\\_C.pyd (Windows)\n"
+      "\n"
+      "build " + id + ": phony <BUILD_DIR>\\rows\\" + id + "\\_C.pyd\n"
+      "\n"
+      "default " + id + "\n";
+  std::string got = write_windows_ninja(p.edges, p.rows);
+  CHECK(got == want);
+  // Every command splits back into its edge's argv under the MSVC runtime's rules.
+  for (const auto& e : p.edges) CHECK(got.find(windows_command_line(e)) != std::string::npos);
+}

@@ -37,7 +37,8 @@ std::vector<std::string> GnuToolchain::link_command(const LinkJob& job) const {
   argv.push_back("-L" + job.torch_lib_dir);
   for (const auto& lib : torch_link_libraries()) argv.push_back("-l" + lib);
   argv.push_back("-L" + job.cuda_lib_dir);
-  argv.push_back("-lcudart");
+  if (job.cudart_static) argv.insert(argv.end(), {"-l:libcudart_static.a", "-ldl", "-lrt", "-lpthread"});
+  else argv.push_back("-lcudart");
   // No libpython: the interpreter provides its symbols when it loads us.
   return argv;
 }

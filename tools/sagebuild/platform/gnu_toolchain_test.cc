@@ -30,6 +30,9 @@ TEST_CASE("GnuToolchain: nvcc with -ccbin and -fPIC, g++ -shared link") {
         Argv{"/usr/bin/g++-13", "-shared", "-o", "stage/sageattention/_C.abi3.so", "build/qk.o",
              "-L/venv/lib/python3.12/site-packages/torch/lib", "-lc10", "-ltorch", "-ltorch_cpu",
              "-ltorch_cuda", "-lc10_cuda", "-L/usr/local/cuda-12.9/lib64", "-lcudart"});
+  link.cudart_static = true;
+  Argv static_link = tc.link_command(link);
+  CHECK(Argv(static_link.end() - 4, static_link.end()) == Argv{"-l:libcudart_static.a", "-ldl", "-lrt", "-lpthread"});
 }
 
 TEST_CASE("one interface, a file name and tag per platform") {

@@ -66,7 +66,10 @@ std::vector<std::string> MsvcToolchain::link_command(const LinkJob& job) const {
   // another torch or CUDA.
   for (const auto& lib : torch_link_libraries())
     argv.push_back(win_join(job.torch_lib_dir, lib + ".lib"));
-  argv.push_back(win_join(job.cuda_lib_dir, "cudart.lib"));
+  // cudart_static.lib needs no further system library: what it calls is in
+  // kernel32, which the /MD C runtime's own default libraries bring in
+  // (CMake's FindCUDAToolkit adds Threads, dl and rt for it on UNIX only).
+  argv.push_back(win_join(job.cuda_lib_dir, job.cudart_static ? "cudart_static.lib" : "cudart.lib"));
   std::string python_lib =
       job.abi == AbiMode::Abi3 ? "python3.lib" : "python" + job.python.nodot() + ".lib";
   argv.push_back(win_join(job.python_lib_dir, python_lib));

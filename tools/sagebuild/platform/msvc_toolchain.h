@@ -42,7 +42,8 @@ std::vector<std::string> msvc_cl_flags(CxxStandard standard);
 
 // Where cudart.lib is: %CUDA_PATH%\lib\x64 when a toolkit is installed,
 // else the nvidia-cuda-runtime wheel's nvidia\cuda_runtime\lib\x64 under
-// `site_packages`.
+// `site_packages`.  The toolkit's directory also has cudart_static.lib;
+// whether the wheel does is not known here (the Windows plan uses CUDA_PATH).
 std::string windows_cudart_lib_dir(const std::optional<std::string>& cuda_path,
                                    std::string_view site_packages);
 

@@ -107,6 +107,11 @@ TEST_CASE("link.exe: /DLL, torch and cudart import libraries, python3.lib for ab
                      "\\x64\\cudart.lib",
                      "C:\\Program Files\\Python312\\libs\\python3.lib"});
 
+  job.cudart_static = true;
+  argv = make_toolchain().link_command(job);
+  CHECK(argv[argv.size() - 2] ==
+        "C:\\Program Files\\Python312\\Lib\\site-packages\\nvidia\\cuda_runtime\\lib\\x64\\cudart_static.lib");
+
   job.abi = AbiMode::PerInterpreter;
   job.python = {3, 13};
   argv = make_toolchain().link_command(job);

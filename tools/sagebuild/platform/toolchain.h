@@ -43,6 +43,9 @@ struct LinkJob {
   PythonVersion python;
   std::string torch_lib_dir;   // <site-packages>/torch/lib
   std::string cuda_lib_dir;    // where cudart's library is
+  // The CUDA runtime linked in statically (families.json "link": {"cudart":
+  // "static"}): the extension then needs no cudart DLL / .so of its own.
+  bool cudart_static = false;
   std::string python_lib_dir;  // Windows: <prefix>\libs (python3.lib); unused on Linux
 };
 

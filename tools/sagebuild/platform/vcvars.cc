@@ -16,31 +16,6 @@ std::string vcvars_command_line(std::string_view vcvars_bat) {
   return cmd_batch_line(vcvars_bat, {}, ">nul && set");
 }
 
-void Environment::set(std::string_view name, std::string_view value) {
-  for (auto& v : vars_) {
-    if (win_iequals(v.name, name)) {
-      v.value = std::string(value);
-      return;
-    }
-  }
-  vars_.push_back(Var{std::string(name), std::string(value)});
-}
-
-const std::string* Environment::get(std::string_view name) const {
-  for (const auto& v : vars_) {
-    if (win_iequals(v.name, name)) return &v.value;
-  }
-  return nullptr;
-}
-
-bool Environment::remove(std::string_view name) {
-  auto it = std::find_if(vars_.begin(), vars_.end(),
-                         [&](const Var& v) { return win_iequals(v.name, name); });
-  if (it == vars_.end()) return false;
-  vars_.erase(it);
-  return true;
-}
-
 SetOutput parse_set_output(std::string_view text) {
   SetOutput out;
   while (!text.empty()) {

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sagebuild/platform/win_env.h"
+
 namespace sb::platform {
 
 // "<install>\VC\Auxiliary\Build\vcvars64.bat".
@@ -22,26 +24,6 @@ std::string vcvars64_path(std::string_view installation_path);
 //   cmd.exe /d /s /c ""<bat>" >nul && set"
 // Throws sb::UsageError when the path cannot pass through cmd.exe.
 std::string vcvars_command_line(std::string_view vcvars_bat);
-
-// An environment with Windows semantics: names compare case-insensitively
-// (Path and PATH are one variable) and keep the spelling first seen.
-class Environment {
- public:
-  struct Var {
-    std::string name;
-    std::string value;
-  };
-
-  // Sets (or replaces) a variable; an existing name keeps its spelling.
-  void set(std::string_view name, std::string_view value);
-  const std::string* get(std::string_view name) const;
-  bool remove(std::string_view name);
-  const std::vector<Var>& vars() const { return vars_; }
-  std::size_t size() const { return vars_.size(); }
-
- private:
-  std::vector<Var> vars_;
-};
 
 struct SetOutput {
   Environment env;

@@ -49,4 +49,32 @@ std::string win_filename(std::string_view path) {
   return std::string(sep == std::string_view::npos ? path : path.substr(sep + 1));
 }
 
+bool win_has_directory(std::string_view path) {
+  return path.find_first_of("\\/") != std::string_view::npos || (path.size() >= 2 && path[1] == ':');
+}
+
+std::optional<std::string> win_search_path(std::string_view name, std::string_view path_value,
+                                           const std::vector<std::string>& extensions,
+                                           const std::function<bool(const std::string&)>& exists) {
+  if (name.empty()) return std::nullopt;
+  if (win_has_directory(name)) return std::string(name);
+  bool has_extension = name.find('.') != std::string_view::npos;
+  while (!path_value.empty()) {
+    std::size_t semi = path_value.find(';');
+    std::string_view dir = path_value.substr(0, semi);
+    path_value = semi == std::string_view::npos ? std::string_view() : path_value.substr(semi + 1);
+    // PATH entries may be quoted ("C:\Program Files\x"); the quotes are not part of the name.
+    if (dir.size() >= 2 && dir.front() == '"' && dir.back() == '"') dir = dir.substr(1, dir.size() - 2);
+    if (dir.empty()) continue;
+    std::string base = win_join(dir, name);
+    if (has_extension) {
+      if (exists(base)) return base;
+      continue;
+    }
+    for (const auto& ext : extensions)
+      if (exists(base + ext)) return base + ext;
+  }
+  return std::nullopt;
+}
+
 }  // namespace sb::platform

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "sagebuild/platform/win_path.h"
 
 using namespace sb::platform;
@@ -28,4 +30,28 @@ TEST_CASE("win_iequals ignores ASCII case only") {
   CHECK(win_iequals("C:\\Windows", "c:\\WINDOWS"));
   CHECK_FALSE(win_iequals("PATH", "PATHEXT"));
   CHECK_FALSE(win_iequals("\xc3\xa9", "\xc3\x89"));  // é vs É: not ASCII, left alone
+}
+
+TEST_CASE("win_search_path: the child's PATH, with .exe/.com for bare names") {
+  std::vector<std::string> probed;
+  auto exists_in = [&](std::vector<std::string> files) {
+    return [&probed, files](const std::string& p) {
+      probed.push_back(p);
+      return std::find(files.begin(), files.end(), p) != files.end();
+    };
+  };
+  const std::vector<std::string> exts{".exe", ".com"};
+  CHECK(win_search_path("ninja", "C:\\a;;\"C:\\Program Files\\b\";C:\\c", exts,
+                        exists_in({"C:\\Program Files\\b\\ninja.exe", "C:\\c\\ninja.exe"})) ==
+        "C:\\Program Files\\b\\ninja.exe");
+  CHECK(probed == std::vector<std::string>{"C:\\a\\ninja.exe", "C:\\a\\ninja.com", "C:\\Program Files\\b\\ninja.exe"});
+  // A name with an extension is tried as it is.
+  CHECK(win_search_path("python.exe", "C:\\py", exts, exists_in({"C:\\py\\python.exe"})) == "C:\\py\\python.exe");
+  CHECK_FALSE(win_search_path("python.exe", "C:\\py", exts, exists_in({"C:\\py\\python.exe.exe"})));
+  // A directory part: not searched.
+  CHECK(win_search_path("C:\\x\\nvcc.exe", "C:\\a", exts, exists_in({})) == "C:\\x\\nvcc.exe");
+  CHECK(win_search_path("bin/nvcc", "C:\\a", exts, exists_in({})) == "bin/nvcc");
+  CHECK(win_search_path("D:tool", "C:\\a", exts, exists_in({})) == "D:tool");
+  CHECK_FALSE(win_search_path("ninja", "C:\\a", exts, exists_in({})));
+  CHECK_FALSE(win_search_path("", "C:\\a", exts, exists_in({"C:\\a\\.exe"})));
 }

@@ -88,7 +88,13 @@ bool is_pe_candidate(const zip::Entry& e) {
 void check_pe(const BinaryCheckInput& in, binary::ByteSource& source, const std::string& member, Findings& out) {
   Findings structure;
   auto pe = binary::PeFile::parse(source, structure);
-  if (!pe) return;  // not a PE image: nothing Windows-specific to judge
+  if (!pe) {
+    // Not a PE image.  In another project's wheel a .dll/.pyd may be anything
+    // (nothing Windows-specific to judge); in ours (a build-info) it is the
+    // extension, and a .pyd Windows cannot load is the reader's P8 error.
+    if (in.build_info) surface_reader_findings(structure, member, out);
+    return;
+  }
   surface_reader_findings(structure, member, out);
   const auto& info = pe->info();
   for (const auto& platform : in.filename.platform_tags) check_pe_machine(member, info.platform, platform, out);
