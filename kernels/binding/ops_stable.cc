@@ -44,6 +44,7 @@
 // them; their entry points are weak so the module still loads, and calling a
 // missing one is a clear error.
 #pragma weak sa_attn_qk_int8_pv_fp16
+#pragma weak sa_attn_qk_int8_pv_fp16_workspace_bytes
 #pragma weak sa_attn_qk_int8_pv_fp8
 
 namespace {
@@ -329,6 +330,15 @@ std::tuple<Tensor, Tensor> attn_pv_fp16(Tensor q_int8, Tensor q_scale, Tensor k_
   sa_attn_params p = base_params(i, q_int8, q_scale, k_int8, k_scale, q_len, vv.seq, vv.dim, is_causal, sm_scale);
   p.v = vv;
   auto res = make_out(p, q_int8, layout, out_dtype, return_lse);
+  // Scratch the kernel needs (V^T on sm90) comes from torch's allocator, so torch
+  // accounts for it; freed here, it is reused in the current stream's order.
+  const int64_t ws_bytes = sa_attn_qk_int8_pv_fp16_workspace_bytes(&p);
+  check_status(ws_bytes < 0 ? SA_ERR_INVALID_ARGUMENT : SA_OK, "attn_pv_fp16 workspace");
+  Tensor ws = empty_like_device(q_int8, {ws_bytes}, ScalarType::Byte);
+  if (ws_bytes > 0) {
+    p.workspace = ws.data_ptr();
+    p.workspace_bytes = ws_bytes;
+  }
   check_status(sa_attn_qk_int8_pv_fp16(&p, current_stream(q_int8)), "attn_pv_fp16");
   return res;
 }

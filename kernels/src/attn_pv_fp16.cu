@@ -5,9 +5,16 @@
 
 // Defined by the sm90 family (kernels/src/attn_sm90.cu) when the build has it.
 #pragma weak sa_attn_sm90_qk_int8_pv_fp16
+#pragma weak sa_attn_sm90_qk_int8_pv_fp16_workspace_bytes
 
 extern "C" sa_status sa_attn_qk_int8_pv_fp16(const sa_attn_params* p, cudaStream_t stream) {
   if (&sa_attn_sm90_qk_int8_pv_fp16 != nullptr && sa::route_to_sm90())
     return sa_attn_sm90_qk_int8_pv_fp16(p, stream);
   return sa::launch_attn<false>(p, stream);
+}
+
+extern "C" int64_t sa_attn_qk_int8_pv_fp16_workspace_bytes(const sa_attn_params* p) {
+  if (&sa_attn_sm90_qk_int8_pv_fp16_workspace_bytes != nullptr && sa::route_to_sm90())
+    return sa_attn_sm90_qk_int8_pv_fp16_workspace_bytes(p);
+  return 0;  // the mma.sync kernel reads V as given
 }

@@ -496,17 +496,36 @@ extern "C" sa_status sa_attn_sm90_qk_int8_pv_fp8(const sa_attn_params* p, cudaSt
   return sm90::launch_dispatch<true>(make_attn_args(p), sa_padded_head_dim(p->head_dim), stream);
 }
 
+// V^T in f16: B x Hk x Dp x Nk_pad halves.
+static int64_t sm90_vt_bytes(const sa_attn_params* p) {
+  return (int64_t)p->batch * p->kv_heads * sa_padded_head_dim(p->head_dim) * sa_round_up(p->kv_len, sa::cfg::kBlockK) *
+         (int64_t)sizeof(__half);
+}
+
+extern "C" int64_t sa_attn_sm90_qk_int8_pv_fp16_workspace_bytes(const sa_attn_params* p) {
+  if (sa::check_attn_params(p, false, "sa_attn_sm90_qk_int8_pv_fp16_workspace_bytes") != SA_OK) return -1;
+  return sm90_vt_bytes(p);
+}
+
 extern "C" sa_status sa_attn_sm90_qk_int8_pv_fp16(const sa_attn_params* p, cudaStream_t stream) {
   using namespace sa;
   sa_status st = check_attn_params(p, false, "sa_attn_sm90_qk_int8_pv_fp16");
   if (st != SA_OK) return st;
   AttnArgs a = make_attn_args(p);
   const int dp = sa_padded_head_dim(p->head_dim);
-  cudaMemPool_t pool;
-  SA_CUDA_CHECK(sm90::scratch_pool(&pool));
-  void* vt = nullptr;
-  const size_t bytes = (size_t)p->batch * p->kv_heads * dp * a.k_pad * sizeof(__half);
-  SA_CUDA_CHECK(cudaMallocFromPoolAsync(&vt, bytes, pool, stream));
+  const int64_t bytes = sm90_vt_bytes(p);
+  void* vt = p->workspace;
+  cudaMemPool_t pool = nullptr;
+  if (vt != nullptr) {  // the caller's (e.g. torch's allocator): its size and alignment are checked
+    if (p->workspace_bytes < bytes)
+      return set_error(SA_ERR_INVALID_ARGUMENT, "sa_attn_sm90_qk_int8_pv_fp16: workspace of %lld bytes, needs %lld",
+                       (long long)p->workspace_bytes, (long long)bytes);
+    if (reinterpret_cast<uintptr_t>(vt) % 16 != 0)
+      return set_error(SA_ERR_INVALID_ARGUMENT, "sa_attn_sm90_qk_int8_pv_fp16: workspace is not 16-byte aligned");
+  } else {
+    SA_CUDA_CHECK(sm90::scratch_pool(&pool));
+    SA_CUDA_CHECK(cudaMallocFromPoolAsync(&vt, (size_t)bytes, pool, stream));
+  }
   dim3 grid(a.k_pad / 64, p->kv_heads, p->batch);
   if (dp == 128)
     sm90::transpose_v_f16_kernel<128><<<grid, 256, 0, stream>>>(p->v, static_cast<__half*>(vt), a.k_pad);
@@ -517,7 +536,7 @@ extern "C" sa_status sa_attn_sm90_qk_int8_pv_fp16(const sa_attn_params* p, cudaS
     a.p.v.data = vt;  // the kernel reads V^T through p.v.data
     st = sm90::launch_dispatch<false>(a, dp, stream);
   }
-  SA_CUDA_CHECK(cudaFreeAsync(vt, stream));  // stream-ordered: after the kernel
+  if (pool != nullptr) SA_CUDA_CHECK(cudaFreeAsync(vt, stream));  // stream-ordered: after the kernel
   if (le != cudaSuccess) return set_error(SA_ERR_CUDA, "launch of transpose_v_f16 failed: %s", cudaGetErrorString(le));
   return st;
 }

@@ -249,6 +249,28 @@ def test_torch_compile_no_graph_break():
     assert expl.graph_break_count == 0
 
 
+@pytest.mark.skipif(not SM90_ACTIVE, reason="the sm90 fp16 kernel's V^T scratch: compute capability 9.0, sm90 family on")
+def test_sm90_fp16_scratch_comes_from_torchs_allocator():
+    # The fp16 sm90 kernel transposes V into a V-sized scratch buffer; the binding
+    # takes it from torch's caching allocator, so torch's memory statistics see it.
+    b, h, n, d = 2, 4, 4096, 128
+    q, k, v = make_qkv("randn", b=b, hq=h, hk=h, nq=n, nk=n, d=d)
+    ops = torch.ops.sageattention
+    q_int8, q_scale = ops.quant_q(q, 0, 2)  # HND, per_thread
+    k_int8, k_scale = ops.quant_k(k, 0, 2, True)
+    call = lambda: ops.attn_pv_fp16(q_int8, q_scale, k_int8, k_scale, v, 0, n, False, d ** -0.5, False, q.dtype)
+    call()
+    torch.cuda.synchronize()
+    base = torch.cuda.memory_allocated()
+    torch.cuda.reset_peak_memory_stats()
+    o, _ = call()
+    torch.cuda.synchronize()
+    grew = torch.cuda.max_memory_allocated() - base
+    out_bytes, vt_bytes = o.numel() * o.element_size(), b * h * d * n * 2
+    assert grew >= out_bytes + vt_bytes, (grew, out_bytes, vt_bytes)
+    assert torch.cuda.memory_allocated() - base == out_bytes  # the scratch went back to torch's cache
+
+
 # ---- the sm90 (wgmma) family against the mma.sync kernels --------------------
 SM90_CASES = [(path, d, causal, nq, nk) for path in ("fp8", "fp16") for d in (64, 128) for causal in (False, True)
               for nq, nk in ((1000, 1000), (77, 3001))]

@@ -114,6 +114,13 @@ typedef struct sa_attn_params {
   float* lse;     /* [B,Hq,Nq] natural-log LSE of the (dequantized, scaled) scores, or NULL */
   int causal;     /* top-left aligned: query i sees keys j <= i (torch SDPA is_causal) */
   float sm_scale; /* softmax scale, e.g. 1/sqrt(head_dim) */
+  /* Device memory for a kernel that needs scratch (the sm90 fp16 path: V^T),
+   * at least sa_attn_qk_int8_pv_fp16_workspace_bytes(p) bytes, 16-byte aligned,
+   * not touched by anything else until the call's work on its stream is done;
+   * or NULL: the library then takes it, stream-ordered, from a memory pool of
+   * its own (which an application's allocator does not see). */
+  void* workspace;
+  int64_t workspace_bytes;
 } sa_attn_params;
 
 int sa_padded_head_dim(int head_dim); /* 64, 128, or 0 when unsupported */
@@ -129,6 +136,9 @@ sa_status sa_quant_v_fp8(const sa_quant_v_fp8_params* p, cudaStream_t stream);
 /* family pv_fp16 (sm80+).  On a compute capability 9.0 device it runs the sm90
  * family's kernel when that family is in the build (SAGEATTN_SM90=0: mma.sync). */
 sa_status sa_attn_qk_int8_pv_fp16(const sa_attn_params* p, cudaStream_t stream);
+/* Bytes of p->workspace that sa_attn_qk_int8_pv_fp16 uses for p on the current
+ * device (0: none); -1 with the reason in sa_last_error_message(). */
+int64_t sa_attn_qk_int8_pv_fp16_workspace_bytes(const sa_attn_params* p);
 /* family pv_fp8 (sm89+).  On a compute capability 9.0 device it runs the sm90
  * family's kernel when that family is in the build (same inputs, same
  * function); the environment variable SAGEATTN_SM90=0 keeps it on mma.sync. */
@@ -137,9 +147,11 @@ sa_status sa_attn_qk_int8_pv_fp8(const sa_attn_params* p, cudaStream_t stream);
  * fails with SA_ERR_CUDA on any other device. */
 sa_status sa_attn_sm90_qk_int8_pv_fp8(const sa_attn_params* p, cudaStream_t stream);
 /* family sm90: same contract as sa_attn_qk_int8_pv_fp16.  V is transposed to
- * f16 V^T into stream-ordered scratch of a memory pool of the library's own
- * (as large as V, freed in stream order after the kernel). */
+ * f16 V^T (B x Hk x Dp x Nk_pad halves) into p->workspace, or when that is
+ * NULL into stream-ordered scratch of a memory pool of the library's own
+ * (freed in stream order after the kernel). */
 sa_status sa_attn_sm90_qk_int8_pv_fp16(const sa_attn_params* p, cudaStream_t stream);
+int64_t sa_attn_sm90_qk_int8_pv_fp16_workspace_bytes(const sa_attn_params* p);
 
 const char* sa_last_error_message(void);
 const char* sa_status_string(sa_status s);
