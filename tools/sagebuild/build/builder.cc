@@ -23,7 +23,6 @@
 #include "sagebuild/common/hash.h"
 #include "sagebuild/matrix/arch.h"
 #include "sagebuild/pack/wheel_writer.h"
-#include "sagebuild/verify/verify.h"
 
 namespace sb::build {
 
@@ -449,24 +448,9 @@ int run_build(BuildOptions o, ProcessRunner& runner, std::ostream& out) {
         }
       }
       fs::remove(stamp_file, ec);
-      pack::PackResult pr = pack::write_wheel(wheel_spec(row, info, prep.source), payload, pack::PackOptions{dist, std::nullopt});
-      built = pr.path;
-      if (!row.wheel_filename.empty() && built.filename() != row.wheel_filename)
-        throw UsageError("the wheel was written as " + built.filename().string() + " but the matrix predicts " +
-                         row.wheel_filename);
+      built = pack_row_wheel(row, info, payload, prep.source, dist);
       res.stage = "verify";
-      verify::Options vo;
-      vo.policy_dir = verify::default_policy_dir();
-      verify::Report rep = verify::verify_wheel(built, vo);
-      for (const auto& f : rep.findings)
-        res.findings.push_back(f.rule + " " + std::string(to_string(f.severity)) + (f.member.empty() ? "" : " [" + f.member + "]") +
-                               ": " + f.message + (f.expected.empty() ? "" : "; expected " + f.expected));
-      if (rep.failed(false)) {
-        std::string first;
-        for (const auto& s : res.findings)
-          if (s.find(" warning") == std::string::npos) first += "\n    " + s;
-        throw UsageError("verify found problems:" + first);
-      }
+      verify_row_wheel(built, res);
       if (o.smoke) {
         res.stage = "smoke";
         bool torch_here = tc.torch_python.has_value();
@@ -479,11 +463,7 @@ int run_build(BuildOptions o, ProcessRunner& runner, std::ostream& out) {
       } else {
         res.smoke = "skipped (--no-smoke-test)";
       }
-      res.stage = "done";
-      res.wheel = move_wheel_into(built, o.out_dir);
-      res.size = fs::file_size(res.wheel);
-      res.sha256 = hex(sha256_file(res.wheel));
-      res.ok = true;
+      finish_row(built, o.out_dir, res);
       write_file_atomic(stamp_file, nlohmann::json{{"stamp", stamp}, {"sha256", res.sha256}}.dump() + "\n");
     } catch (const std::exception& e) {
       // A failed row leaves no wheel behind.

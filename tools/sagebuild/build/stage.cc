@@ -5,6 +5,8 @@
 
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
+#include "sagebuild/common/hash.h"
+#include "sagebuild/verify/verify.h"
 
 namespace sb::build {
 
@@ -130,6 +132,39 @@ fs::path move_wheel_into(const fs::path& wheel, const fs::path& out_dir) {
   o.commit();
   fs::remove(wheel);
   return dest;
+}
+
+fs::path pack_row_wheel(const sb::matrix::Row& row, distinfo::BuildInfo info, const std::vector<pack::PayloadFile>& payload,
+                        const fs::path& source_dir, const fs::path& dist_dir) {
+  pack::PackResult pr = pack::write_wheel(wheel_spec(row, std::move(info), source_dir), payload,
+                                          pack::PackOptions{dist_dir, std::nullopt});
+  if (!row.wheel_filename.empty() && pr.path.filename() != row.wheel_filename)
+    throw UsageError("the wheel was written as " + pr.path.filename().string() + " but the matrix predicts " +
+                     row.wheel_filename);
+  return pr.path;
+}
+
+void verify_row_wheel(const fs::path& wheel, RowResult& res) {
+  verify::Options vo;
+  vo.policy_dir = verify::default_policy_dir();
+  verify::Report rep = verify::verify_wheel(wheel, vo);
+  for (const auto& f : rep.findings)
+    res.findings.push_back(f.rule + " " + std::string(to_string(f.severity)) + (f.member.empty() ? "" : " [" + f.member + "]") +
+                           ": " + f.message + (f.expected.empty() ? "" : "; expected " + f.expected));
+  if (rep.failed(false)) {
+    std::string first;
+    for (const auto& line : res.findings)
+      if (line.find(" warning") == std::string::npos) first += "\n    " + line;
+    throw UsageError("verify found problems:" + first);
+  }
+}
+
+void finish_row(const fs::path& wheel, const fs::path& out_dir, RowResult& res) {
+  res.stage = "done";
+  res.wheel = move_wheel_into(wheel, out_dir);
+  res.size = fs::file_size(res.wheel);
+  res.sha256 = hex(sha256_file(res.wheel));
+  res.ok = true;
 }
 
 }  // namespace sb::build

@@ -8,6 +8,7 @@
 
 #include "sagebuild/build/kernel_manifest.h"
 #include "sagebuild/build/plan.h"
+#include "sagebuild/build/summary.h"
 #include "sagebuild/build/toolchain.h"
 #include "sagebuild/distinfo/build_info.h"
 #include "sagebuild/pack/wheel_writer.h"
@@ -27,7 +28,6 @@ std::vector<pack::PayloadFile> stage_payload(const std::filesystem::path& packag
                                              const std::filesystem::path& extension,
                                              const std::string& extension_name);
 
-// The wheel's metadata for a row.
 // The wheel's metadata for a row; the licence is read from <source_dir>/LICENSE.
 pack::WheelSpec wheel_spec(const sb::matrix::Row& row, distinfo::BuildInfo info,
                            const std::filesystem::path& source_dir);
@@ -36,5 +36,17 @@ pack::WheelSpec wheel_spec(const sb::matrix::Row& row, distinfo::BuildInfo info,
 // file system, else a copy under a temporary name and a rename.  Returns
 // its new path.
 std::filesystem::path move_wheel_into(const std::filesystem::path& wheel, const std::filesystem::path& out_dir);
+
+// The steps every row ends with, on any platform:
+// packs the row's wheel into dist_dir; UsageError when its file name is not
+// the one the matrix predicts (row.wheel_filename).
+std::filesystem::path pack_row_wheel(const sb::matrix::Row& row, distinfo::BuildInfo info,
+                                     const std::vector<pack::PayloadFile>& payload,
+                                     const std::filesystem::path& source_dir, const std::filesystem::path& dist_dir);
+// verifies the packed wheel, one line per finding in res.findings; UsageError
+// naming the errors when it fails (warnings alone pass).
+void verify_row_wheel(const std::filesystem::path& wheel, RowResult& res);
+// moves the wheel into out_dir and records it in res (stage "done", ok).
+void finish_row(const std::filesystem::path& wheel, const std::filesystem::path& out_dir, RowResult& res);
 
 }  // namespace sb::build

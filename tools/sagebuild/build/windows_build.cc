@@ -8,9 +8,6 @@
 #include "sagebuild/build/stage.h"
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
-#include "sagebuild/common/hash.h"
-#include "sagebuild/pack/wheel_writer.h"
-#include "sagebuild/verify/verify.h"
 
 namespace sb::build {
 
@@ -127,32 +124,11 @@ std::vector<RowResult> build_windows_rows(const std::vector<WindowsRowInput>& ro
                                   rg, in.manifest, s.source_revision);
       auto payload = stage_payload(s.source_dir / "python" / in.row.package, in.row.package,
                                    native_path(rg.extension.string()), rg.extension_name);
-      pack::PackResult pr = pack::write_wheel(wheel_spec(in.row, info, s.source_dir), payload,
-                                              pack::PackOptions{dist, std::nullopt});
-      built = pr.path;
-      if (!in.row.wheel_filename.empty() && built.filename() != in.row.wheel_filename)
-        throw UsageError("the wheel was written as " + built.filename().string() + " but the matrix predicts " +
-                         in.row.wheel_filename);
+      built = pack_row_wheel(in.row, info, payload, s.source_dir, dist);
       res.stage = "verify";
-      verify::Options vo;
-      vo.policy_dir = verify::default_policy_dir();
-      verify::Report rep = verify::verify_wheel(built, vo);
-      for (const auto& f : rep.findings)
-        res.findings.push_back(f.rule + " " + std::string(to_string(f.severity)) +
-                               (f.member.empty() ? "" : " [" + f.member + "]") + ": " + f.message +
-                               (f.expected.empty() ? "" : "; expected " + f.expected));
-      if (rep.failed(false)) {
-        std::string first;
-        for (const auto& line : res.findings)
-          if (line.find(" warning") == std::string::npos) first += "\n    " + line;
-        throw UsageError("verify found problems:" + first);
-      }
+      verify_row_wheel(built, res);
       res.smoke = "not run: the smoke test (fresh venv, pip install, import) is not implemented for Windows";
-      res.stage = "done";
-      res.wheel = move_wheel_into(built, s.out_dir);
-      res.size = fs::file_size(res.wheel);
-      res.sha256 = hex(sha256_file(res.wheel));
-      res.ok = true;
+      finish_row(built, s.out_dir, res);
     } catch (const std::exception& e) {
       if (!built.empty()) fs::remove(built, ec);
       res.ok = false;
