@@ -15,10 +15,15 @@ APT_PACKAGES=(
   catch2
 )
 
-missing=()
-for p in "${APT_PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
+# Sets `missing` to those of the named packages that are not installed.
+find_missing() {
+  missing=()
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+}
+
+find_missing "${APT_PACKAGES[@]}"
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "==> apt-get install ${missing[*]}"
   $SUDO apt-get update -qq
@@ -36,10 +41,7 @@ fi
 # machine).  A failure here is not fatal: the test then says it was skipped.
 WINE_PACKAGES=(g++-mingw-w64-x86-64 wine64)
 if [ "${SAGE_WITH_WINE:-0}" = 1 ]; then
-  missing=()
-  for p in "${WINE_PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
+  find_missing "${WINE_PACKAGES[@]}"
   if [ "${#missing[@]}" -gt 0 ]; then
     echo "==> apt-get install --no-install-recommends ${missing[*]}"
     if ! { $SUDO apt-get update -qq &&
