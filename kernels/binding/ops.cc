@@ -224,8 +224,9 @@ std::tuple<at::Tensor, at::Tensor> attn_pv_fp16(const at::Tensor& q_int8, const 
   // accounts for it; freed here, it is reused in the current stream's order.
   const int64_t ws_bytes = sa_attn_qk_int8_pv_fp16_workspace_bytes(&p);
   check_status(ws_bytes < 0 ? SA_ERR_INVALID_ARGUMENT : SA_OK, "attn_pv_fp16 workspace");
-  at::Tensor ws = at::empty({ws_bytes}, q_int8.options().dtype(at::kByte));
+  at::Tensor ws;  // undefined off sm90: nothing is allocated
   if (ws_bytes > 0) {
+    ws = at::empty({ws_bytes}, q_int8.options().dtype(at::kByte));
     p.workspace = ws.data_ptr();
     p.workspace_bytes = ws_bytes;
   }

@@ -334,9 +334,10 @@ std::tuple<Tensor, Tensor> attn_pv_fp16(Tensor q_int8, Tensor q_scale, Tensor k_
   // accounts for it; freed here, it is reused in the current stream's order.
   const int64_t ws_bytes = sa_attn_qk_int8_pv_fp16_workspace_bytes(&p);
   check_status(ws_bytes < 0 ? SA_ERR_INVALID_ARGUMENT : SA_OK, "attn_pv_fp16 workspace");
-  Tensor ws = empty_like_device(q_int8, {ws_bytes}, ScalarType::Byte);
+  std::optional<Tensor> ws;  // none off sm90: nothing is allocated
   if (ws_bytes > 0) {
-    p.workspace = ws.data_ptr();
+    ws = empty_like_device(q_int8, {ws_bytes}, ScalarType::Byte);
+    p.workspace = ws->data_ptr();
     p.workspace_bytes = ws_bytes;
   }
   check_status(sa_attn_qk_int8_pv_fp16(&p, current_stream(q_int8)), "attn_pv_fp16");
