@@ -1,0 +1,111 @@
+// The sm90 family's compile-time shapes, shared-memory layout, kernel
+// parameters and tile scheduler: the ONE place they are set.
+//
+// A CTA is three warpgroups: warpgroup 0 produces (one thread issues the TMA
+// copies of Q, K, V and the K scales into a ring of shared-memory stages
+// guarded by mbarriers), warpgroups 1 and 2 consume (each owns 64 of the CTA's
+// 128 query rows and runs Q.K^T, the online softmax and P.V on the tensor
+// cores).  The grid is persistent: one CTA per SM walks a static list of
+// (batch, head, query tile) work tiles.
+#pragma once
+#include <cuda.h>  // CUtensorMap (a plain 128-byte struct; no driver call here)
+#include "attn_kernel.cuh"
+
+// Tuning switches (the defaults are the shipped values; kernels/dev/NOTES.md).
+#ifndef SA90_BN
+#define SA90_BN 128  // keys per stage
+#endif
+#ifndef SA90_STAGES_FP8
+#define SA90_STAGES_FP8 4
+#endif
+#ifndef SA90_STAGES_FP16
+#define SA90_STAGES_FP16 3
+#endif
+#ifndef SA90_PINGPONG
+#define SA90_PINGPONG 1  // the two consumer warpgroups take turns issuing their MMAs
+#endif
+#ifndef SA90_CONSUMER_REGS
+#define SA90_CONSUMER_REGS 240
+#endif
+#ifndef SA90_PRODUCER_REGS
+#define SA90_PRODUCER_REGS 24
+#endif
+
+namespace sa {
+namespace sm90 {
+
+constexpr int kConsumers = 2;                    // consumer warpgroups
+constexpr int kThreads = 128 * (1 + kConsumers);  // + the producer warpgroup
+constexpr int kRows = 64 * kConsumers;           // query rows per CTA
+constexpr int kConsumerThreads = 128 * kConsumers;
+static_assert(kRows == cfg::kBlockQ, "a CTA covers one Q padding / Q scale block");
+static_assert(128 * SA90_PRODUCER_REGS + kConsumerThreads * SA90_CONSUMER_REGS <= 65536, "register file");
+
+// Shapes and shared memory of one (padded head dim, P.V path) instance.
+template <int DP, bool PV_FP8>
+struct Tile {
+  static constexpr int kBN = SA90_BN;
+  static constexpr int kSub = kBN / 64;  // 64-key K-scale groups per stage
+  static constexpr int kStages = PV_FP8 ? SA90_STAGES_FP8 : SA90_STAGES_FP16;
+  static_assert(kBN == 64 || kBN == 128, "64- or 128-key stages (K is padded to 64 keys)");
+  // Q and K: int8 rows of DP bytes, DP-byte swizzle.  V: fp8 path, e4m3 V^T rows
+  // of kBN bytes (one swizzle row: 128 keys or 64); fp16 path, the user's V as
+  // DP/64 sub-tiles of [kBN keys][64 dims] (128-byte rows), read MN-major.
+  static constexpr int kQBytes = kRows * DP;
+  static constexpr int kKBytes = kBN * DP;
+  static constexpr int kVBytes = PV_FP8 ? DP * kBN : kBN * DP * 2;
+  static constexpr int kVSubBytes = kBN * 128;  // fp16 path: one 64-dim sub-tile
+  static constexpr int kVRow = kBN;              // fp8 path: bytes per V^T row
+  static constexpr int kKsBytes = kSub * 16;     // the stage's K scales: 4 floats per 64 keys
+  static constexpr int kTxBytes = kKBytes + kVBytes + kKsBytes;  // what the TMA copies of a stage land
+  // Layout (offsets from a 1 KiB-aligned base): Q | K[stages] | V[stages] | Ks[stages] | barriers.
+  static constexpr int kOffQ = 0;
+  static constexpr int kOffK = kOffQ + kQBytes;
+  static constexpr int kOffV = kOffK + kStages * kKBytes;
+  static constexpr int kOffKs = kOffV + kStages * kVBytes;
+  static constexpr int kOffBar = kOffKs + kStages * 128;  // K-scale slots 128-byte aligned (TMA)
+  // barriers: full[stages], empty[stages], q_full, q_empty
+  static constexpr int kBarBytes = (2 * kStages + 2) * 8;
+  static constexpr int kTotal = kOffBar + kBarBytes + 1024;  // + alignment slack
+  static_assert(kQBytes % 1024 == 0 && kKBytes % 1024 == 0 && kVBytes % 1024 == 0, "1 KiB-aligned tiles");
+  static_assert(kKsBytes <= 128, "K scales of a stage fit their slot");
+  static_assert(kTotal <= 227 * 1024, "shared memory per CTA");
+};
+
+// Kernel parameters: the C ABI's, and the tensor maps (built on the host per
+// call; __grid_constant__ keeps them in parameter space, where TMA reads them).
+struct Params {
+  CUtensorMap tm_q;   // q_int8   [B*Hq][q_pad][DP]   box [1][128][DP]
+  CUtensorMap tm_k;   // k_int8   [B*Hk][k_pad][DP]   box [1][kBN][DP]
+  CUtensorMap tm_v;   // fp8: v_fp8 [B*Hk][DP][k_pad] box [1][DP][kBN]; fp16: V [B][Hk][N][D] box [1][1][kBN][64]
+  CUtensorMap tm_ks;  // k_scale  [B*Hk][k_pad/64][4] box [1][kSub][4]
+  AttnArgs a;
+  int n_qt;           // query tiles per (batch, head)
+  int total;          // work tiles
+};
+
+// The static schedule: work tile w -> (batch, head, query tile).  Query tiles
+// vary fastest, so the CTAs running at one time share a few heads' K and V in
+// L2; causal runs take each head's longest rows first.
+struct Work {
+  int b, h, qt;
+};
+template <bool CAUSAL>
+__device__ __forceinline__ Work decode_work(const Params& prm, int w) {
+  const int r = w % prm.n_qt, bh = w / prm.n_qt;
+  Work k;
+  k.h = bh % prm.a.p.q_heads;
+  k.b = bh / prm.a.p.q_heads;
+  k.qt = CAUSAL ? prm.n_qt - 1 - r : r;
+  return k;
+}
+// Key tiles a work tile visits (causal: none past its last row).
+template <int kBN, bool CAUSAL>
+__device__ __forceinline__ int key_tiles(const sa_attn_params& p, int qt) {
+  int n = (p.kv_len + kBN - 1) / kBN;
+  if (CAUSAL) n = min(n, (min((qt + 1) * kRows, p.q_len) - 1) / kBN + 1);
+  return n;
+}
+
+}  // namespace sm90
+}  // namespace sa

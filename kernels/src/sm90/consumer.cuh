@@ -1,0 +1,238 @@
+// The consumer warpgroups of the sm90 family: for each work tile, 64 query
+// rows against every key tile in the ring.
+//
+// Schedule (SA90_OVERLAP=1, the default): the P.V of key tile t-1 runs on the
+// tensor cores while the softmax of tile t runs on the other units.  Per
+// iteration t a warpgroup issues S_t = Q K_t^T and then P_{t-1} V_{t-1} (one
+// turn), waits for S_t, runs the softmax of tile t, waits for the P.V and folds
+// it into O, and packs P_t.  With SA90_PINGPONG the two consumer warpgroups take
+// turns issuing (named barriers), so one's softmax overlaps the other's MMAs.
+// SA90_OVERLAP=0 keeps the plain order (Q.K^T, softmax, P.V per tile).
+//
+// O: the fp8 path keeps a fresh fp32 accumulator per key tile and adds it into
+// O (two-level accumulation: the FP8 wgmma accumulator is not full fp32); the
+// fp16 path accumulates straight into O after scaling it.
+#pragma once
+#include "sm90/epilogue.cuh"
+#include "sm90/mma.cuh"
+#include "sm90/pipeline.cuh"
+
+#ifndef SA90_OVERLAP
+#define SA90_OVERLAP 1
+#endif
+
+namespace sa {
+namespace sm90 {
+
+constexpr int kTurnBarrier = 1;  // named barriers 1, 2: consumer warpgroup 0's and 1's turn
+
+template <int DP, bool CAUSAL, bool PV_FP8, typename OutT>
+struct Consumer {
+  using L = Tile<DP, PV_FP8>;
+  static constexpr int kBN = L::kBN;
+  static constexpr int kSub = L::kSub;
+  using Softmax = OnlineSoftmax<kBN, PV_FP8>;
+  using Frag = PFragment<kBN, PV_FP8>;
+
+  const Params& prm;
+  const Ring<DP, PV_FP8>& ring;
+  const uint8_t* smem;  // generic address of the ring's base (K scales are read with ld.shared)
+  int cw;               // consumer warpgroup 0 or 1
+  int warp, g, tig;
+
+  __device__ __forceinline__ void take_turn() const {
+    if (SA90_PINGPONG) ptx::named_barrier_sync(kTurnBarrier + cw, kConsumerThreads);
+  }
+  __device__ __forceinline__ void pass_turn() const {
+    if (SA90_PINGPONG) ptx::named_barrier_arrive(kTurnBarrier + (cw ^ 1), kConsumerThreads);
+  }
+
+  // Dequantization factors of stage s's two 64-key groups for this thread's K class.
+  __device__ __forceinline__ void k_scales(int s, float qs, float (&c)[kSub]) const {
+    const float* ks = reinterpret_cast<const float*>(smem + L::kOffKs + s * 128);
+#pragma unroll
+    for (int hh = 0; hh < kSub; ++hh) c[hh] = fmaxf(qs * ks[hh * 4 + tig], 1e-30f);
+  }
+
+  // Scores of stage s (complete) -> P in `frag`, the rows' rescale factor in corr.
+  __device__ __forceinline__ void softmax(Softmax& sm, Frag& frag, const int32_t (&s_int)[kBN / 2], int s, int t,
+                                          float qs, int wrow0, float (&corr)[2]) const {
+    const sa_attn_params& p = prm.a.p;
+    float c[kSub];
+    k_scales(s, qs, c);
+    float sf[kBN / 2];
+#pragma unroll
+    for (int i = 0; i < kBN / 2; ++i) sf[i] = static_cast<float>(s_int[i]);
+    const int key0 = t * kBN;
+    const bool mask = (key0 + kBN > p.kv_len) || (CAUSAL && key0 + kBN - 1 > wrow0);
+    if (mask)
+      sm.template step<true, CAUSAL>(sf, c, key0, p.kv_len, wrow0 + g, tig, corr);
+    else
+      sm.template step<false, CAUSAL>(sf, c, key0, p.kv_len, wrow0 + g, tig, corr);
+    frag.pack(sf);
+  }
+
+  __device__ __forceinline__ static void scale_o(float (&o)[DP / 2], const float (&corr)[2]) {
+#pragma unroll
+    for (int j = 0; j < DP / 8; ++j) {
+      o[4 * j + 0] *= corr[0];
+      o[4 * j + 1] *= corr[0];
+      o[4 * j + 2] *= corr[1];
+      o[4 * j + 3] *= corr[1];
+    }
+  }
+  __device__ __forceinline__ static void fold(float (&o)[DP / 2], const float (&acc)[DP / 2], const float (&corr)[2]) {
+#pragma unroll
+    for (int j = 0; j < DP / 8; ++j) {
+      o[4 * j + 0] = fmaf(o[4 * j + 0], corr[0], acc[4 * j + 0]);
+      o[4 * j + 1] = fmaf(o[4 * j + 1], corr[0], acc[4 * j + 1]);
+      o[4 * j + 2] = fmaf(o[4 * j + 2], corr[1], acc[4 * j + 2]);
+      o[4 * j + 3] = fmaf(o[4 * j + 3], corr[1], acc[4 * j + 3]);
+    }
+  }
+
+  __device__ void run() const {
+    const sa_attn_params& p = prm.a.p;
+    RingPos pos;
+    uint32_t q_phase = 0;
+    const int group = p.q_heads / p.kv_heads;
+    if (SA90_PINGPONG && cw == 1) pass_turn();  // consumer 0 goes first
+    for (int w = blockIdx.x; w < prm.total; w += gridDim.x) {
+      const Work wk = decode_work<CAUSAL>(prm, w);
+      const size_t bhq = (size_t)wk.b * p.q_heads + wk.h;
+      const size_t bhk = (size_t)wk.b * p.kv_heads + wk.h / group;
+      const int n_tiles = key_tiles<kBN, CAUSAL>(p, wk.qt);
+      const int wrow0 = wk.qt * kRows + cw * 64 + warp * 16;  // this warp's rows: wrow0 + g, + g + 8
+      const float qs = p.q_scale[(bhq * (prm.a.q_pad / 16) + wrow0 / 16) * 8 + g] * prm.a.scale_log2;
+      float o[DP / 2];
+#pragma unroll
+      for (int i = 0; i < DP / 2; ++i) o[i] = 0.f;
+      Softmax sm;
+      ptx::mbarrier_wait_parity(ring.q_full(), q_phase);
+      q_phase ^= 1u;
+      const uint32_t sq = ring.q() + cw * 64 * DP;
+      if (SA90_OVERLAP)
+        overlapped(o, sm, pos, sq, n_tiles, qs, wrow0);
+      else
+        plain(o, sm, pos, sq, n_tiles, qs, wrow0);
+      sm.finish();
+      store_output<DP, kBN, PV_FP8, OutT>(p, o, sm, bhq, bhk, wk.b, wk.h, wrow0 + g, tig);
+    }
+    if (SA90_PINGPONG && cw == 0) take_turn();  // the extra turn consumer 1 passed at the start
+  }
+
+  // QK_t, softmax_t, PV_t, one tile after the other.
+  __device__ __forceinline__ void plain(float (&o)[DP / 2], Softmax& sm, RingPos& pos, uint32_t sq, int n_tiles,
+                                        float qs, int wrow0) const {
+    for (int t = 0; t < n_tiles; ++t) {
+      const int s = pos.stage;
+      ptx::mbarrier_wait_parity(ring.full(s), pos.phase);
+      take_turn();
+      int32_t s_int[kBN / 2];
+      ptx::wgmma_fence();
+      issue_qk<DP, kBN>(s_int, sq, ring.k(s));
+      ptx::wgmma_commit();
+      ptx::wgmma_wait<0>();
+      ptx::pin_registers(s_int);
+      if (t == n_tiles - 1) ptx::mbarrier_arrive(ring.q_empty());
+      float corr[2];
+      Frag frag;
+      softmax(sm, frag, s_int, s, t, qs, wrow0, corr);
+      pv(o, frag, s, corr);
+      ptx::mbarrier_arrive(ring.empty(s));
+      pos.template advance<L::kStages>();
+    }
+  }
+
+  // PV of stage s with P in frag; O rescaled by corr (issue, pass the turn, wait).
+  __device__ __forceinline__ void pv(float (&o)[DP / 2], const Frag& frag, int s, const float (&corr)[2]) const {
+    if constexpr (PV_FP8) {
+      float acc[DP / 2];
+      ptx::wgmma_fence();
+      issue_pv<DP, kBN, true, false>(acc, frag.a, ring.v(s));
+      ptx::wgmma_commit();
+      pass_turn();
+      ptx::wgmma_wait<0>();
+      ptx::pin_registers(acc);
+      fold(o, acc, corr);
+    } else {
+      scale_o(o, corr);
+      ptx::pin_registers(o);
+      ptx::wgmma_fence();
+      issue_pv<DP, kBN, false, true>(o, frag.a, ring.v(s));
+      ptx::wgmma_commit();
+      pass_turn();
+      ptx::wgmma_wait<0>();
+      ptx::pin_registers(o);
+    }
+  }
+
+  // Software-pipelined: the P.V of tile t-1 is in flight during the softmax of tile t.
+  __device__ __forceinline__ void overlapped(float (&o)[DP / 2], Softmax& sm, RingPos& pos, uint32_t sq, int n_tiles,
+                                             float qs, int wrow0) const {
+    Frag frag;        // P of the previous tile
+    float corr[2];    // its rescale factor
+    RingPos prev = pos;  // the previous tile's stage
+    {  // tile 0: Q.K^T and softmax only
+      ptx::mbarrier_wait_parity(ring.full(pos.stage), pos.phase);
+      take_turn();
+      int32_t s_int[kBN / 2];
+      ptx::wgmma_fence();
+      issue_qk<DP, kBN>(s_int, sq, ring.k(pos.stage));
+      ptx::wgmma_commit();
+      pass_turn();
+      ptx::wgmma_wait<0>();
+      ptx::pin_registers(s_int);
+      if (n_tiles == 1) ptx::mbarrier_arrive(ring.q_empty());
+      softmax(sm, frag, s_int, pos.stage, 0, qs, wrow0, corr);
+      pos.template advance<L::kStages>();
+    }
+    for (int t = 1; t < n_tiles; ++t) {
+      const int s = pos.stage, sp = prev.stage;
+      ptx::mbarrier_wait_parity(ring.full(s), pos.phase);
+      take_turn();
+      int32_t s_int[kBN / 2];
+      float acc[DP / 2];
+      if constexpr (!PV_FP8) {
+        scale_o(o, corr);
+        ptx::pin_registers(o);
+      }
+      ptx::wgmma_fence();
+      issue_qk<DP, kBN>(s_int, sq, ring.k(s));
+      ptx::wgmma_commit();
+      if constexpr (PV_FP8)
+        issue_pv<DP, kBN, true, false>(acc, frag.a, ring.v(sp));
+      else
+        issue_pv<DP, kBN, false, true>(o, frag.a, ring.v(sp));
+      ptx::wgmma_commit();
+      pass_turn();
+      ptx::wgmma_wait<1>();  // S_t is complete; the P.V may still run
+      ptx::pin_registers(s_int);
+      if (t == n_tiles - 1) ptx::mbarrier_arrive(ring.q_empty());
+      float corr_t[2];
+      Frag next;
+      softmax(sm, next, s_int, s, t, qs, wrow0, corr_t);
+      ptx::wgmma_wait<0>();
+      ptx::pin_registers(frag.a);  // P_{t-1} stays in its registers until its P.V is done
+      if constexpr (PV_FP8) {
+        ptx::pin_registers(acc);
+        fold(o, acc, corr);
+      } else {
+        ptx::pin_registers(o);
+      }
+      ptx::mbarrier_arrive(ring.empty(sp));
+      frag = next;
+      corr[0] = corr_t[0];
+      corr[1] = corr_t[1];
+      prev = pos;
+      pos.template advance<L::kStages>();
+    }
+    // the last tile's P.V
+    take_turn();
+    pv(o, frag, prev.stage, corr);
+    ptx::mbarrier_arrive(ring.empty(prev.stage));
+  }
+};
+
+}  // namespace sm90
+}  // namespace sa

@@ -1,0 +1,46 @@
+// The epilogue of the sm90 family: O / l (times the fp8 path's V scale, plus
+// its V mean) to the output in the caller's dtype and strides, and the
+// natural-log LSE of the (dequantized, scaled) scores.
+#pragma once
+#include "sm90/softmax.cuh"
+
+namespace sa {
+namespace sm90 {
+
+template <int DP, int kBN, bool PV_FP8, typename OutT>
+__device__ __forceinline__ void store_output(const sa_attn_params& p, const float (&o)[DP / 2],
+                                             const OnlineSoftmax<kBN, PV_FP8>& sm, size_t bhq, size_t bhk, int b,
+                                             int h, int row0, int tig) {
+  OutT* ob = reinterpret_cast<OutT*>(p.out) + (size_t)b * p.out_stride_batch + (size_t)h * p.out_stride_head;
+  const float inv0 = 1.f / sm.l[0], inv1 = 1.f / sm.l[1];
+  const int row1 = row0 + 8;
+#pragma unroll
+  for (int j = 0; j < DP / 8; ++j) {
+    const int d = j * 8 + tig * 2;
+    if (d < p.head_dim) {
+      float vs0 = 1.f, vs1 = 1.f, vm0 = 0.f, vm1 = 0.f;
+      if constexpr (PV_FP8) {
+        vs0 = p.v_scale[bhk * DP + d];
+        vs1 = p.v_scale[bhk * DP + d + 1];
+        if (p.v_mean) {
+          vm0 = p.v_mean[bhk * DP + d];
+          vm1 = p.v_mean[bhk * DP + d + 1];
+        }
+      }
+      if (row0 < p.q_len)
+        store2<OutT>(ob + (size_t)row0 * p.out_stride_seq + d, fmaf(o[4 * j + 0] * inv0, vs0, vm0),
+                     fmaf(o[4 * j + 1] * inv0, vs1, vm1));
+      if (row1 < p.q_len)
+        store2<OutT>(ob + (size_t)row1 * p.out_stride_seq + d, fmaf(o[4 * j + 2] * inv1, vs0, vm0),
+                     fmaf(o[4 * j + 3] * inv1, vs1, vm1));
+    }
+  }
+  if (p.lse != nullptr && tig == 0) {
+    const float off = PV_FP8 ? cfg::kLog2Fp8Max : 0.f;
+    if (row0 < p.q_len) p.lse[bhq * p.q_len + row0] = (sm.m[0] + __log2f(sm.l[0]) - off) * cfg::kLn2;
+    if (row1 < p.q_len) p.lse[bhq * p.q_len + row1] = (sm.m[1] + __log2f(sm.l[1]) - off) * cfg::kLn2;
+  }
+}
+
+}  // namespace sm90
+}  // namespace sa

@@ -1,0 +1,100 @@
+// Data movement of the sm90 family: the shared-memory ring and its mbarriers,
+// and the producer that fills it with TMA copies.
+//
+// Barriers: full[s] completes when stage s has landed (one producer arrival
+// plus the TMA transaction bytes); empty[s] when all consumer threads are done
+// reading it; q_full / q_empty the same for the Q tile of the current work tile.
+// Phases alternate; a waiter passes the parity of the phase it waits for (the
+// producer starts at parity 1 on the empty barriers, which a fresh barrier
+// treats as already completed).
+#pragma once
+#include "sageattn/ptx_async.cuh"
+#include "sm90/config.cuh"
+
+namespace sa {
+namespace sm90 {
+
+template <int DP, bool PV_FP8>
+struct Ring {
+  using L = Tile<DP, PV_FP8>;
+  uint32_t base;  // shared address, 1 KiB aligned
+
+  __device__ __forceinline__ uint32_t q() const { return base + L::kOffQ; }
+  __device__ __forceinline__ uint32_t k(int s) const { return base + L::kOffK + s * L::kKBytes; }
+  __device__ __forceinline__ uint32_t v(int s) const { return base + L::kOffV + s * L::kVBytes; }
+  __device__ __forceinline__ uint32_t ks(int s) const { return base + L::kOffKs + s * 128; }
+  __device__ __forceinline__ uint32_t full(int s) const { return base + L::kOffBar + 8 * s; }
+  __device__ __forceinline__ uint32_t empty(int s) const { return base + L::kOffBar + 8 * (L::kStages + s); }
+  __device__ __forceinline__ uint32_t q_full() const { return base + L::kOffBar + 8 * (2 * L::kStages); }
+  __device__ __forceinline__ uint32_t q_empty() const { return base + L::kOffBar + 8 * (2 * L::kStages + 1); }
+
+  // One thread, before the role split (followed by a CTA barrier).
+  __device__ __forceinline__ void init() const {
+    for (int s = 0; s < L::kStages; ++s) {
+      ptx::mbarrier_init(full(s), 1);
+      ptx::mbarrier_init(empty(s), kConsumerThreads);
+    }
+    ptx::mbarrier_init(q_full(), 1);
+    ptx::mbarrier_init(q_empty(), kConsumerThreads);
+    ptx::fence_mbarrier_init();
+  }
+};
+
+// Position in the ring: stage index and the parity of its current phase.
+struct RingPos {
+  int stage = 0;
+  uint32_t phase = 0;
+  template <int STAGES>
+  __device__ __forceinline__ void advance() {
+    if (++stage == STAGES) {
+      stage = 0;
+      phase ^= 1u;
+    }
+  }
+};
+
+// The producer: one thread walks the same work list as the consumers and
+// issues, per work tile, the Q copy and then every key tile's K, V and K-scale
+// copies, each into the next stage the consumers have released.
+template <int DP, bool CAUSAL, bool PV_FP8>
+__device__ __forceinline__ void produce(const Params& prm, const Ring<DP, PV_FP8>& ring) {
+  using L = Tile<DP, PV_FP8>;
+  const sa_attn_params& p = prm.a.p;
+  ptx::prefetch_tensormap(&prm.tm_q);
+  ptx::prefetch_tensormap(&prm.tm_k);
+  ptx::prefetch_tensormap(&prm.tm_v);
+  ptx::prefetch_tensormap(&prm.tm_ks);
+  RingPos pos;
+  uint32_t q_phase = 0;
+  const int group = p.q_heads / p.kv_heads;
+  for (int w = blockIdx.x; w < prm.total; w += gridDim.x) {
+    const Work wk = decode_work<CAUSAL>(prm, w);
+    const int hk = wk.h / group;
+    const int bhq = wk.b * p.q_heads + wk.h, bhk = wk.b * p.kv_heads + hk;
+    const int n_tiles = key_tiles<L::kBN, CAUSAL>(p, wk.qt);
+
+    ptx::mbarrier_wait_parity(ring.q_empty(), q_phase ^ 1u);  // the consumers are done with the last Q
+    q_phase ^= 1u;
+    ptx::mbarrier_arrive_expect_tx(ring.q_full(), L::kQBytes);
+    ptx::tma_load_3d(ring.q(), &prm.tm_q, ring.q_full(), 0, wk.qt * kRows, bhq);
+
+    for (int t = 0; t < n_tiles; ++t) {
+      const int s = pos.stage;
+      ptx::mbarrier_wait_parity(ring.empty(s), pos.phase ^ 1u);
+      ptx::mbarrier_arrive_expect_tx(ring.full(s), L::kTxBytes);
+      ptx::tma_load_3d(ring.k(s), &prm.tm_k, ring.full(s), 0, t * L::kBN, bhk);
+      if constexpr (PV_FP8) {
+        ptx::tma_load_3d(ring.v(s), &prm.tm_v, ring.full(s), t * L::kBN, 0, bhk);
+      } else {
+#pragma unroll
+        for (int d = 0; d < DP / 64; ++d)
+          ptx::tma_load_4d(ring.v(s) + d * L::kVSubBytes, &prm.tm_v, ring.full(s), d * 64, t * L::kBN, hk, wk.b);
+      }
+      ptx::tma_load_3d(ring.ks(s), &prm.tm_ks, ring.full(s), 0, t * L::kSub, bhk);
+      pos.advance<L::kStages>();
+    }
+  }
+}
+
+}  // namespace sm90
+}  // namespace sa
