@@ -138,6 +138,7 @@ static sa_status make_params(const AttnArgs& a, Params* prm) {
   prm->a = a;
   prm->n_qt = a.q_pad / kRows;
   prm->total = prm->n_qt * p.q_heads * p.batch;
+  prm->lpt = prm->snake = p.causal && prm->n_qt <= SA90_LPT_MAX_QTILES;
   return SA_OK;
 }
 

@@ -22,7 +22,10 @@
 #define SA90_STAGES_FP16 3
 #endif
 #ifndef SA90_PINGPONG
-#define SA90_PINGPONG 1  // the two consumer warpgroups take turns issuing their MMAs
+#define SA90_PINGPONG 0  // the two consumer warpgroups take turns issuing their MMAs (measured slower)
+#endif
+#ifndef SA90_LPT_MAX_QTILES
+#define SA90_LPT_MAX_QTILES 32  // causal runs with at most this many query tiles per head: LPT schedule
 #endif
 #ifndef SA90_CONSUMER_REGS
 #define SA90_CONSUMER_REGS 240
@@ -82,20 +85,38 @@ struct Params {
   AttnArgs a;
   int n_qt;           // query tiles per (batch, head)
   int total;          // work tiles
+  int lpt, snake;     // schedule (see work_slot / decode_work)
 };
 
-// The static schedule: work tile w -> (batch, head, query tile).  Query tiles
-// vary fastest, so the CTAs running at one time share a few heads' K and V in
-// L2; causal runs take each head's longest rows first.
+// The static schedule.  Round i of CTA c takes slot i*G + c (G CTAs), or
+// i*G + G-1-c in odd rounds when `snake` is set, and slot w names a work tile:
+// - by default query tiles vary fastest, so the CTAs running at one time share a
+//   few heads' K and V in L2 (causal: each head's longest rows first);
+// - `lpt` (causal runs with few query tiles per head): longest tiles first over
+//   all heads, handed out in snake order, which balances the CTAs' total work
+//   where a head has too few tiles to even it out.
 struct Work {
   int b, h, qt;
 };
+__device__ __forceinline__ int work_slot(const Params& prm, int round) {
+  const int c = (prm.snake && (round & 1)) ? (int)gridDim.x - 1 - (int)blockIdx.x : (int)blockIdx.x;
+  return round * (int)gridDim.x + c;
+}
 template <bool CAUSAL>
 __device__ __forceinline__ Work decode_work(const Params& prm, int w) {
-  const int r = w % prm.n_qt, bh = w / prm.n_qt;
+  const int heads = prm.a.p.q_heads;
+  int r, bh;
+  if (CAUSAL && prm.lpt) {
+    const int bhs = heads * prm.a.p.batch;
+    r = w / bhs;
+    bh = w % bhs;
+  } else {
+    r = w % prm.n_qt;
+    bh = w / prm.n_qt;
+  }
   Work k;
-  k.h = bh % prm.a.p.q_heads;
-  k.b = bh / prm.a.p.q_heads;
+  k.h = bh % heads;
+  k.b = bh / heads;
   k.qt = CAUSAL ? prm.n_qt - 1 - r : r;
   return k;
 }

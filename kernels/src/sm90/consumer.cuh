@@ -97,7 +97,9 @@ struct Consumer {
     uint32_t q_phase = 0;
     const int group = p.q_heads / p.kv_heads;
     if (SA90_PINGPONG && cw == 1) pass_turn();  // consumer 0 goes first
-    for (int w = blockIdx.x; w < prm.total; w += gridDim.x) {
+    for (int round = 0;; ++round) {
+      const int w = work_slot(prm, round);
+      if (w >= prm.total) break;
       const Work wk = decode_work<CAUSAL>(prm, w);
       const size_t bhq = (size_t)wk.b * p.q_heads + wk.h;
       const size_t bhk = (size_t)wk.b * p.kv_heads + wk.h / group;

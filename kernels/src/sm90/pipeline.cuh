@@ -67,7 +67,9 @@ __device__ __forceinline__ void produce(const Params& prm, const Ring<DP, PV_FP8
   RingPos pos;
   uint32_t q_phase = 0;
   const int group = p.q_heads / p.kv_heads;
-  for (int w = blockIdx.x; w < prm.total; w += gridDim.x) {
+  for (int round = 0;; ++round) {
+      const int w = work_slot(prm, round);
+      if (w >= prm.total) break;
     const Work wk = decode_work<CAUSAL>(prm, w);
     const int hk = wk.h / group;
     const int bhq = wk.b * p.q_heads + wk.h, bhk = wk.b * p.kv_heads + hk;

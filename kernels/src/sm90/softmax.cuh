@@ -40,16 +40,21 @@ struct OnlineSoftmax {
           if (key >= kv_len || (CAUSAL && key > row)) s[4 * j + e] = -INFINITY;
         }
     }
+    // Row maxima per 64-key group, as trees (the chains stay 4 deep, not 16).
     float mx[kSub][2];
 #pragma unroll
-    for (int hh = 0; hh < kSub; ++hh) {
-      mx[hh][0] = mx[hh][1] = -INFINITY;
+    for (int hh = 0; hh < kSub; ++hh)
 #pragma unroll
-      for (int j = hh * 8; j < hh * 8 + 8; ++j) {
-        mx[hh][0] = fmaxf(mx[hh][0], fmaxf(s[4 * j], s[4 * j + 1]));
-        mx[hh][1] = fmaxf(mx[hh][1], fmaxf(s[4 * j + 2], s[4 * j + 3]));
+      for (int r = 0; r < 2; ++r) {
+        float t[8];
+#pragma unroll
+        for (int j = 0; j < 8; ++j) t[j] = fmaxf(s[4 * (hh * 8 + j) + 2 * r], s[4 * (hh * 8 + j) + 2 * r + 1]);
+#pragma unroll
+        for (int w = 4; w >= 1; w /= 2)
+#pragma unroll
+          for (int j = 0; j < w; ++j) t[j] = fmaxf(t[j], t[j + w]);
+        mx[hh][r] = t[0];
       }
-    }
     float sh[2];
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
@@ -63,7 +68,8 @@ struct OnlineSoftmax {
       m[r] = mnew;
       sh[r] = PV_FP8 ? mu - cfg::kLog2Fp8Max : mu;
     }
-    float rs0 = 0.f, rs1 = 0.f;
+    // P, and the row sums as four independent partial sums per row.
+    float ps[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
 #pragma unroll
     for (int j = 0; j < NJ; ++j) {
       const float cj = c[j / 8];
@@ -71,9 +77,11 @@ struct OnlineSoftmax {
       s[4 * j + 1] = ptx::ex2_approx(fmaf(s[4 * j + 1], cj, -sh[0]));
       s[4 * j + 2] = ptx::ex2_approx(fmaf(s[4 * j + 2], cj, -sh[1]));
       s[4 * j + 3] = ptx::ex2_approx(fmaf(s[4 * j + 3], cj, -sh[1]));
-      rs0 += s[4 * j + 0] + s[4 * j + 1];
-      rs1 += s[4 * j + 2] + s[4 * j + 3];
+      ps[0][j & 3] += s[4 * j + 0] + s[4 * j + 1];
+      ps[1][j & 3] += s[4 * j + 2] + s[4 * j + 3];
     }
+    const float rs0 = (ps[0][0] + ps[0][1]) + (ps[0][2] + ps[0][3]);
+    const float rs1 = (ps[1][0] + ps[1][1]) + (ps[1][2] + ps[1][3]);
     l[0] = l[0] * corr[0] + rs0;
     l[1] = l[1] * corr[1] + rs1;
   }
