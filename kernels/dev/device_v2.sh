@@ -26,14 +26,14 @@ for step in "$@"; do
         | tee "$OUT/compare.log" | grep -v "^  "
       summary+=("compare done");;
     variants)
-      for v in .devcarry/v_*; do
+      for v in python .devcarry/v_*; do
         echo "== $v" | tee -a "$OUT/variants.log"
         PYTHONPATH=$PWD/$v timeout 90 python3 bench/compare.py --tables d128,causal,d64 --seqs 2048,8192,32768 2>&1 \
           | grep -E "^\| (ours|cudnn) " | tee -a "$OUT/variants.log"
       done
       summary+=("variants done");;
     profile)  # per-kernel GPU time of one e2e call, and the host's issue time
-      for n in 1024 4096 16384; do
+      for n in ${SA_PROFILE_SEQS:-1024 4096 16384}; do
         PYTHONPATH=$PWD/python timeout 60 python3 bench/profile_e2e.py --seq $n --dim 128 2>&1 | tee -a "$OUT/profile.log" | grep -v "^ *$"
       done;;
     ncu)  # the attention kernel of one call: ncu's full set, the headline lines printed

@@ -27,6 +27,9 @@
 #ifndef SA90_LPT_MAX_QTILES
 #define SA90_LPT_MAX_QTILES 32  // causal runs with at most this many query tiles per head: LPT schedule
 #endif
+#ifndef SA90_TREE_REDUCE
+#define SA90_TREE_REDUCE 1  // row max / sum as trees (else one serial chain per row)
+#endif
 #ifndef SA90_CONSUMER_REGS
 #define SA90_CONSUMER_REGS 240
 #endif
@@ -61,14 +64,16 @@ struct Tile {
   static constexpr int kVRow = kBN;              // fp8 path: bytes per V^T row
   static constexpr int kKsBytes = kSub * 16;     // the stage's K scales: 4 floats per 64 keys
   static constexpr int kTxBytes = kKBytes + kVBytes + kKsBytes;  // what the TMA copies of a stage land
-  // Layout (offsets from a 1 KiB-aligned base): Q | K[stages] | V[stages] | Ks[stages] | barriers.
+  // Two Q slots: the next work tile's Q lands while the current one still runs.
+  static constexpr int kQSlots = 2;
+  // Layout (offsets from a 1 KiB-aligned base): Q[2] | K[stages] | V[stages] | Ks[stages] | barriers.
   static constexpr int kOffQ = 0;
-  static constexpr int kOffK = kOffQ + kQBytes;
+  static constexpr int kOffK = kOffQ + kQSlots * kQBytes;
   static constexpr int kOffV = kOffK + kStages * kKBytes;
   static constexpr int kOffKs = kOffV + kStages * kVBytes;
   static constexpr int kOffBar = kOffKs + kStages * 128;  // K-scale slots 128-byte aligned (TMA)
-  // barriers: full[stages], empty[stages], q_full, q_empty
-  static constexpr int kBarBytes = (2 * kStages + 2) * 8;
+  // barriers: full[stages], empty[stages], q_full[2], q_empty[2]
+  static constexpr int kBarBytes = (2 * kStages + 2 * kQSlots) * 8;
   static constexpr int kTotal = kOffBar + kBarBytes + 1024;  // + alignment slack
   static_assert(kQBytes % 1024 == 0 && kKBytes % 1024 == 0 && kVBytes % 1024 == 0, "1 KiB-aligned tiles");
   static_assert(kKsBytes <= 128, "K scales of a stage fit their slot");

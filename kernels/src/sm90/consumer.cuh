@@ -94,7 +94,6 @@ struct Consumer {
   __device__ void run() const {
     const sa_attn_params& p = prm.a.p;
     RingPos pos;
-    uint32_t q_phase = 0;
     const int group = p.q_heads / p.kv_heads;
     if (SA90_PINGPONG && cw == 1) pass_turn();  // consumer 0 goes first
     for (int round = 0;; ++round) {
@@ -110,13 +109,14 @@ struct Consumer {
 #pragma unroll
       for (int i = 0; i < DP / 2; ++i) o[i] = 0.f;
       Softmax sm;
-      ptx::mbarrier_wait_parity(ring.q_full(), q_phase);
-      q_phase ^= 1u;
-      const uint32_t sq = ring.q() + cw * 64 * DP;
+      const QSlot qslot(round);
+      ptx::mbarrier_wait_parity(ring.q_full(qslot.slot), qslot.phase);
+      const uint32_t sq = ring.q(qslot.slot) + cw * 64 * DP;
+      const uint32_t q_empty = ring.q_empty(qslot.slot);
       if (SA90_OVERLAP)
-        overlapped(o, sm, pos, sq, n_tiles, qs, wrow0);
+        overlapped(o, sm, pos, sq, q_empty, n_tiles, qs, wrow0);
       else
-        plain(o, sm, pos, sq, n_tiles, qs, wrow0);
+        plain(o, sm, pos, sq, q_empty, n_tiles, qs, wrow0);
       sm.finish();
       store_output<DP, kBN, PV_FP8, OutT>(p, o, sm, bhq, bhk, wk.b, wk.h, wrow0 + g, tig);
     }
@@ -124,8 +124,8 @@ struct Consumer {
   }
 
   // QK_t, softmax_t, PV_t, one tile after the other.
-  __device__ __forceinline__ void plain(float (&o)[DP / 2], Softmax& sm, RingPos& pos, uint32_t sq, int n_tiles,
-                                        float qs, int wrow0) const {
+  __device__ __forceinline__ void plain(float (&o)[DP / 2], Softmax& sm, RingPos& pos, uint32_t sq, uint32_t q_empty,
+                                        int n_tiles, float qs, int wrow0) const {
     for (int t = 0; t < n_tiles; ++t) {
       const int s = pos.stage;
       ptx::mbarrier_wait_parity(ring.full(s), pos.phase);
@@ -136,7 +136,7 @@ struct Consumer {
       ptx::wgmma_commit();
       ptx::wgmma_wait<0>();
       ptx::pin_registers(s_int);
-      if (t == n_tiles - 1) ptx::mbarrier_arrive(ring.q_empty());
+      if (t == n_tiles - 1) ptx::mbarrier_arrive(q_empty);
       float corr[2];
       Frag frag;
       softmax(sm, frag, s_int, s, t, qs, wrow0, corr);
@@ -170,8 +170,8 @@ struct Consumer {
   }
 
   // Software-pipelined: the P.V of tile t-1 is in flight during the softmax of tile t.
-  __device__ __forceinline__ void overlapped(float (&o)[DP / 2], Softmax& sm, RingPos& pos, uint32_t sq, int n_tiles,
-                                             float qs, int wrow0) const {
+  __device__ __forceinline__ void overlapped(float (&o)[DP / 2], Softmax& sm, RingPos& pos, uint32_t sq,
+                                             uint32_t q_empty, int n_tiles, float qs, int wrow0) const {
     Frag frag;        // P of the previous tile
     float corr[2];    // its rescale factor
     RingPos prev = pos;  // the previous tile's stage
@@ -185,7 +185,7 @@ struct Consumer {
       pass_turn();
       ptx::wgmma_wait<0>();
       ptx::pin_registers(s_int);
-      if (n_tiles == 1) ptx::mbarrier_arrive(ring.q_empty());
+      if (n_tiles == 1) ptx::mbarrier_arrive(q_empty);
       softmax(sm, frag, s_int, pos.stage, 0, qs, wrow0, corr);
       pos.template advance<L::kStages>();
     }
@@ -210,7 +210,7 @@ struct Consumer {
       pass_turn();
       ptx::wgmma_wait<1>();  // S_t is complete; the P.V may still run
       ptx::pin_registers(s_int);
-      if (t == n_tiles - 1) ptx::mbarrier_arrive(ring.q_empty());
+      if (t == n_tiles - 1) ptx::mbarrier_arrive(q_empty);
       float corr_t[2];
       Frag next;
       softmax(sm, next, s_int, s, t, qs, wrow0, corr_t);

@@ -14,25 +14,31 @@ __device__ __forceinline__ void store_output(const sa_attn_params& p, const floa
   OutT* ob = reinterpret_cast<OutT*>(p.out) + (size_t)b * p.out_stride_batch + (size_t)h * p.out_stride_head;
   const float inv0 = 1.f / sm.l[0], inv1 = 1.f / sm.l[1];
   const int row1 = row0 + 8;
+  // The fp8 path's per-channel V scale and mean, all loaded before the first
+  // store (read-only loads: nothing orders them after the output's stores).
+  float2 vs[DP / 8], vm[DP / 8];
+#pragma unroll
+  for (int j = 0; j < DP / 8; ++j) {
+    const int d = j * 8 + tig * 2;
+    vs[j] = make_float2(1.f, 1.f);
+    vm[j] = make_float2(0.f, 0.f);
+    if constexpr (PV_FP8) {
+      if (d < p.head_dim) {
+        vs[j] = __ldg(reinterpret_cast<const float2*>(p.v_scale + bhk * DP + d));
+        if (p.v_mean) vm[j] = __ldg(reinterpret_cast<const float2*>(p.v_mean + bhk * DP + d));
+      }
+    }
+  }
 #pragma unroll
   for (int j = 0; j < DP / 8; ++j) {
     const int d = j * 8 + tig * 2;
     if (d < p.head_dim) {
-      float vs0 = 1.f, vs1 = 1.f, vm0 = 0.f, vm1 = 0.f;
-      if constexpr (PV_FP8) {
-        vs0 = p.v_scale[bhk * DP + d];
-        vs1 = p.v_scale[bhk * DP + d + 1];
-        if (p.v_mean) {
-          vm0 = p.v_mean[bhk * DP + d];
-          vm1 = p.v_mean[bhk * DP + d + 1];
-        }
-      }
       if (row0 < p.q_len)
-        store2<OutT>(ob + (size_t)row0 * p.out_stride_seq + d, fmaf(o[4 * j + 0] * inv0, vs0, vm0),
-                     fmaf(o[4 * j + 1] * inv0, vs1, vm1));
+        store2<OutT>(ob + (size_t)row0 * p.out_stride_seq + d, fmaf(o[4 * j + 0] * inv0, vs[j].x, vm[j].x),
+                     fmaf(o[4 * j + 1] * inv0, vs[j].y, vm[j].y));
       if (row1 < p.q_len)
-        store2<OutT>(ob + (size_t)row1 * p.out_stride_seq + d, fmaf(o[4 * j + 2] * inv1, vs0, vm0),
-                     fmaf(o[4 * j + 3] * inv1, vs1, vm1));
+        store2<OutT>(ob + (size_t)row1 * p.out_stride_seq + d, fmaf(o[4 * j + 2] * inv1, vs[j].x, vm[j].x),
+                     fmaf(o[4 * j + 3] * inv1, vs[j].y, vm[j].y));
     }
   }
   if (p.lse != nullptr && tig == 0) {

@@ -3,7 +3,8 @@
 //
 // Barriers: full[s] completes when stage s has landed (one producer arrival
 // plus the TMA transaction bytes); empty[s] when all consumer threads are done
-// reading it; q_full / q_empty the same for the Q tile of the current work tile.
+// reading it; q_full[i] / q_empty[i] the same for Q slot i (work tiles use the
+// two slots in turn, so the next Q is loaded while the current tile runs).
 // Phases alternate; a waiter passes the parity of the phase it waits for (the
 // producer starts at parity 1 on the empty barriers, which a fresh barrier
 // treats as already completed).
@@ -19,14 +20,16 @@ struct Ring {
   using L = Tile<DP, PV_FP8>;
   uint32_t base;  // shared address, 1 KiB aligned
 
-  __device__ __forceinline__ uint32_t q() const { return base + L::kOffQ; }
+  __device__ __forceinline__ uint32_t q(int slot) const { return base + L::kOffQ + slot * L::kQBytes; }
   __device__ __forceinline__ uint32_t k(int s) const { return base + L::kOffK + s * L::kKBytes; }
   __device__ __forceinline__ uint32_t v(int s) const { return base + L::kOffV + s * L::kVBytes; }
   __device__ __forceinline__ uint32_t ks(int s) const { return base + L::kOffKs + s * 128; }
   __device__ __forceinline__ uint32_t full(int s) const { return base + L::kOffBar + 8 * s; }
   __device__ __forceinline__ uint32_t empty(int s) const { return base + L::kOffBar + 8 * (L::kStages + s); }
-  __device__ __forceinline__ uint32_t q_full() const { return base + L::kOffBar + 8 * (2 * L::kStages); }
-  __device__ __forceinline__ uint32_t q_empty() const { return base + L::kOffBar + 8 * (2 * L::kStages + 1); }
+  __device__ __forceinline__ uint32_t q_full(int slot) const { return base + L::kOffBar + 8 * (2 * L::kStages + slot); }
+  __device__ __forceinline__ uint32_t q_empty(int slot) const {
+    return base + L::kOffBar + 8 * (2 * L::kStages + L::kQSlots + slot);
+  }
 
   // One thread, before the role split (followed by a CTA barrier).
   __device__ __forceinline__ void init() const {
@@ -34,10 +37,19 @@ struct Ring {
       ptx::mbarrier_init(full(s), 1);
       ptx::mbarrier_init(empty(s), kConsumerThreads);
     }
-    ptx::mbarrier_init(q_full(), 1);
-    ptx::mbarrier_init(q_empty(), kConsumerThreads);
+    for (int q = 0; q < L::kQSlots; ++q) {
+      ptx::mbarrier_init(q_full(q), 1);
+      ptx::mbarrier_init(q_empty(q), kConsumerThreads);
+    }
     ptx::fence_mbarrier_init();
   }
+};
+
+// The Q slot of this CTA's n-th work tile, and the parity of that slot's phase.
+struct QSlot {
+  int slot;
+  uint32_t phase;
+  __device__ __forceinline__ explicit QSlot(int n) : slot(n & 1), phase((uint32_t)(n >> 1) & 1u) {}
 };
 
 // Position in the ring: stage index and the parity of its current phase.
@@ -65,7 +77,6 @@ __device__ __forceinline__ void produce(const Params& prm, const Ring<DP, PV_FP8
   ptx::prefetch_tensormap(&prm.tm_v);
   ptx::prefetch_tensormap(&prm.tm_ks);
   RingPos pos;
-  uint32_t q_phase = 0;
   const int group = p.q_heads / p.kv_heads;
   for (int round = 0;; ++round) {
       const int w = work_slot(prm, round);
@@ -75,10 +86,10 @@ __device__ __forceinline__ void produce(const Params& prm, const Ring<DP, PV_FP8
     const int bhq = wk.b * p.q_heads + wk.h, bhk = wk.b * p.kv_heads + hk;
     const int n_tiles = key_tiles<L::kBN, CAUSAL>(p, wk.qt);
 
-    ptx::mbarrier_wait_parity(ring.q_empty(), q_phase ^ 1u);  // the consumers are done with the last Q
-    q_phase ^= 1u;
-    ptx::mbarrier_arrive_expect_tx(ring.q_full(), L::kQBytes);
-    ptx::tma_load_3d(ring.q(), &prm.tm_q, ring.q_full(), 0, wk.qt * kRows, bhq);
+    const QSlot qs(round);
+    ptx::mbarrier_wait_parity(ring.q_empty(qs.slot), qs.phase ^ 1u);  // the consumers are done with that slot
+    ptx::mbarrier_arrive_expect_tx(ring.q_full(qs.slot), L::kQBytes);
+    ptx::tma_load_3d(ring.q(qs.slot), &prm.tm_q, ring.q_full(qs.slot), 0, wk.qt * kRows, bhq);
 
     for (int t = 0; t < n_tiles; ++t) {
       const int s = pos.stage;

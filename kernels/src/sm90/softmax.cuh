@@ -42,6 +42,17 @@ struct OnlineSoftmax {
     }
     // Row maxima per 64-key group, as trees (the chains stay 4 deep, not 16).
     float mx[kSub][2];
+    if (!SA90_TREE_REDUCE) {
+#pragma unroll
+      for (int hh = 0; hh < kSub; ++hh) {
+        mx[hh][0] = mx[hh][1] = -INFINITY;
+#pragma unroll
+        for (int j = hh * 8; j < hh * 8 + 8; ++j) {
+          mx[hh][0] = fmaxf(mx[hh][0], fmaxf(s[4 * j], s[4 * j + 1]));
+          mx[hh][1] = fmaxf(mx[hh][1], fmaxf(s[4 * j + 2], s[4 * j + 3]));
+        }
+      }
+    } else
 #pragma unroll
     for (int hh = 0; hh < kSub; ++hh)
 #pragma unroll
@@ -77,8 +88,8 @@ struct OnlineSoftmax {
       s[4 * j + 1] = ptx::ex2_approx(fmaf(s[4 * j + 1], cj, -sh[0]));
       s[4 * j + 2] = ptx::ex2_approx(fmaf(s[4 * j + 2], cj, -sh[1]));
       s[4 * j + 3] = ptx::ex2_approx(fmaf(s[4 * j + 3], cj, -sh[1]));
-      ps[0][j & 3] += s[4 * j + 0] + s[4 * j + 1];
-      ps[1][j & 3] += s[4 * j + 2] + s[4 * j + 3];
+      ps[0][SA90_TREE_REDUCE ? j & 3 : 0] += s[4 * j + 0] + s[4 * j + 1];
+      ps[1][SA90_TREE_REDUCE ? j & 3 : 0] += s[4 * j + 2] + s[4 * j + 3];
     }
     const float rs0 = (ps[0][0] + ps[0][1]) + (ps[0][2] + ps[0][3]);
     const float rs1 = (ps[1][0] + ps[1][1]) + (ps[1][2] + ps[1][3]);
