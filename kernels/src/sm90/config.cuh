@@ -16,10 +16,10 @@
 #define SA90_BN 128  // keys per stage
 #endif
 #ifndef SA90_STAGES_FP8
-#define SA90_STAGES_FP8 4
+#define SA90_STAGES_FP8 5
 #endif
 #ifndef SA90_STAGES_FP16
-#define SA90_STAGES_FP16 3
+#define SA90_STAGES_FP16 4
 #endif
 #ifndef SA90_PINGPONG
 #define SA90_PINGPONG 0  // the two consumer warpgroups take turns issuing their MMAs (measured slower)
@@ -27,8 +27,8 @@
 #ifndef SA90_LPT_MAX_QTILES
 #define SA90_LPT_MAX_QTILES 32  // causal runs with at most this many query tiles per head: LPT schedule
 #endif
-#ifndef SA90_TREE_REDUCE
-#define SA90_TREE_REDUCE 1  // row max / sum as trees (else one serial chain per row)
+#ifndef SA90_EXP_F16X2
+#define SA90_EXP_F16X2 1  // fp8 path: P = 2^x as f16 pairs (one MUFU op per two scores)
 #endif
 #ifndef SA90_CONSUMER_REGS
 #define SA90_CONSUMER_REGS 240

@@ -21,15 +21,19 @@ template <int kBN, bool PV_FP8>
 struct OnlineSoftmax {
   static constexpr int kSub = kBN / 64;
   static constexpr int NJ = kBN / 8;  // n8 column chunks of the tile
+  // fp8 P (SA90_EXP_F16X2): 2^x as f16 pairs, one MUFU op per two scores; P
+  // goes to e4m3 (3 mantissa bits) next, so f16's 11 bits lose nothing.
+  static constexpr bool kHalf2 = PV_FP8 && SA90_EXP_F16X2 != 0;
   float m[2] = {-INFINITY, -INFINITY};
   float l[2] = {0.f, 0.f};
 
-  // s: the tile's int32 scores, converted in place to P (unnormalized, exp2
-  // domain).  c: dequantization factor per 64-key group.  Returns in corr the
-  // factor by which the rows' earlier O and l must be scaled.
+  // s: the tile's scores (int32 converted to float), masked here when MASK.
+  // c: dequantization factor per 64-key group.  P goes to s (f32) or, with
+  // kHalf2, to ph[j][r] (row r's pair of chunk j as f16x2).  corr: the factor
+  // by which the rows' earlier O and l must be scaled.
   template <bool MASK, bool CAUSAL>
-  __device__ __forceinline__ void step(float (&s)[kBN / 2], const float (&c)[kSub], int key0, int kv_len, int row0,
-                                       int tig, float (&corr)[2]) {
+  __device__ __forceinline__ void step(float (&s)[kBN / 2], uint32_t (&ph)[NJ][2], const float (&c)[kSub], int key0,
+                                       int kv_len, int row0, int tig, float (&corr)[2]) {
     if constexpr (MASK) {
 #pragma unroll
       for (int j = 0; j < NJ; ++j)
@@ -40,32 +44,18 @@ struct OnlineSoftmax {
           if (key >= kv_len || (CAUSAL && key > row)) s[4 * j + e] = -INFINITY;
         }
     }
-    // Row maxima per 64-key group, as trees (the chains stay 4 deep, not 16).
+    // Row maxima per 64-key group (one chain per row: measured faster than
+    // trees, which cost registers).
     float mx[kSub][2];
-    if (!SA90_TREE_REDUCE) {
 #pragma unroll
-      for (int hh = 0; hh < kSub; ++hh) {
-        mx[hh][0] = mx[hh][1] = -INFINITY;
+    for (int hh = 0; hh < kSub; ++hh) {
+      mx[hh][0] = mx[hh][1] = -INFINITY;
 #pragma unroll
-        for (int j = hh * 8; j < hh * 8 + 8; ++j) {
-          mx[hh][0] = fmaxf(mx[hh][0], fmaxf(s[4 * j], s[4 * j + 1]));
-          mx[hh][1] = fmaxf(mx[hh][1], fmaxf(s[4 * j + 2], s[4 * j + 3]));
-        }
+      for (int j = hh * 8; j < hh * 8 + 8; ++j) {
+        mx[hh][0] = fmaxf(mx[hh][0], fmaxf(s[4 * j], s[4 * j + 1]));
+        mx[hh][1] = fmaxf(mx[hh][1], fmaxf(s[4 * j + 2], s[4 * j + 3]));
       }
-    } else
-#pragma unroll
-    for (int hh = 0; hh < kSub; ++hh)
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        float t[8];
-#pragma unroll
-        for (int j = 0; j < 8; ++j) t[j] = fmaxf(s[4 * (hh * 8 + j) + 2 * r], s[4 * (hh * 8 + j) + 2 * r + 1]);
-#pragma unroll
-        for (int w = 4; w >= 1; w /= 2)
-#pragma unroll
-          for (int j = 0; j < w; ++j) t[j] = fmaxf(t[j], t[j + w]);
-        mx[hh][r] = t[0];
-      }
+    }
     float sh[2];
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
@@ -79,20 +69,35 @@ struct OnlineSoftmax {
       m[r] = mnew;
       sh[r] = PV_FP8 ? mu - cfg::kLog2Fp8Max : mu;
     }
-    // P, and the row sums as four independent partial sums per row.
-    float ps[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
+    float rs0 = 0.f, rs1 = 0.f;
+    if constexpr (kHalf2) {
+      uint32_t hs[2][2] = {{0u, 0u}, {0u, 0u}};  // f16x2 partial row sums (a tile's stay below 2^15)
 #pragma unroll
-    for (int j = 0; j < NJ; ++j) {
-      const float cj = c[j / 8];
-      s[4 * j + 0] = ptx::ex2_approx(fmaf(s[4 * j + 0], cj, -sh[0]));
-      s[4 * j + 1] = ptx::ex2_approx(fmaf(s[4 * j + 1], cj, -sh[0]));
-      s[4 * j + 2] = ptx::ex2_approx(fmaf(s[4 * j + 2], cj, -sh[1]));
-      s[4 * j + 3] = ptx::ex2_approx(fmaf(s[4 * j + 3], cj, -sh[1]));
-      ps[0][SA90_TREE_REDUCE ? j & 3 : 0] += s[4 * j + 0] + s[4 * j + 1];
-      ps[1][SA90_TREE_REDUCE ? j & 3 : 0] += s[4 * j + 2] + s[4 * j + 3];
+      for (int j = 0; j < NJ; ++j) {
+        const float cj = c[j / 8];
+        ph[j][0] = ptx::ex2_approx_f16x2(
+            ptx::cvt_f16x2_f32(fmaf(s[4 * j + 0], cj, -sh[0]), fmaf(s[4 * j + 1], cj, -sh[0])));
+        ph[j][1] = ptx::ex2_approx_f16x2(
+            ptx::cvt_f16x2_f32(fmaf(s[4 * j + 2], cj, -sh[1]), fmaf(s[4 * j + 3], cj, -sh[1])));
+        hs[0][j & 1] = ptx::add_f16x2(hs[0][j & 1], ph[j][0]);
+        hs[1][j & 1] = ptx::add_f16x2(hs[1][j & 1], ph[j][1]);
+      }
+      const float2 a0 = ptx::f16x2_to_float2(hs[0][0]), b0 = ptx::f16x2_to_float2(hs[0][1]);
+      const float2 a1 = ptx::f16x2_to_float2(hs[1][0]), b1 = ptx::f16x2_to_float2(hs[1][1]);
+      rs0 = (a0.x + a0.y) + (b0.x + b0.y);
+      rs1 = (a1.x + a1.y) + (b1.x + b1.y);
+    } else {
+#pragma unroll
+      for (int j = 0; j < NJ; ++j) {
+        const float cj = c[j / 8];
+        s[4 * j + 0] = ptx::ex2_approx(fmaf(s[4 * j + 0], cj, -sh[0]));
+        s[4 * j + 1] = ptx::ex2_approx(fmaf(s[4 * j + 1], cj, -sh[0]));
+        s[4 * j + 2] = ptx::ex2_approx(fmaf(s[4 * j + 2], cj, -sh[1]));
+        s[4 * j + 3] = ptx::ex2_approx(fmaf(s[4 * j + 3], cj, -sh[1]));
+        rs0 += s[4 * j + 0] + s[4 * j + 1];
+        rs1 += s[4 * j + 2] + s[4 * j + 3];
+      }
     }
-    const float rs0 = (ps[0][0] + ps[0][1]) + (ps[0][2] + ps[0][3]);
-    const float rs1 = (ps[1][0] + ps[1][1]) + (ps[1][2] + ps[1][3]);
     l[0] = l[0] * corr[0] + rs0;
     l[1] = l[1] * corr[1] + rs1;
   }
@@ -116,6 +121,22 @@ template <int kBN, bool PV_FP8>
 struct PFragment {
   static constexpr int kSteps = PV_FP8 ? kBN / 32 : kBN / 16;
   uint32_t a[kSteps][4];
+
+  // From f16 pairs (fp8 path with SA90_EXP_F16X2): ph[j][r] holds row r's two
+  // columns of chunk j, which are the two bytes the f32 packing below takes.
+  __device__ __forceinline__ void pack(const uint32_t (&ph)[kBN / 8][2]) {
+    static_assert(PV_FP8, "f16 pairs feed the fp8 P only");
+#pragma unroll
+    for (int kk = 0; kk < kSteps; ++kk) {
+      const int j0 = 4 * kk;
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {  // words: rows (0, 1) of chunks (j0, j0+1), then of (j0+2, j0+3)
+        const int j = j0 + 2 * (q >> 1), r = q & 1;
+        a[kk][q] = static_cast<uint32_t>(ptx::cvt_e4m3x2_f16x2(ph[j][r])) |
+                   (static_cast<uint32_t>(ptx::cvt_e4m3x2_f16x2(ph[j + 1][r])) << 16);
+      }
+    }
+  }
 
   __device__ __forceinline__ void pack(const float (&s)[kBN / 2]) {
 #pragma unroll
