@@ -96,39 +96,6 @@ __device__ __forceinline__ uint32_t pack_f16x2(float lo, float hi) {
   return *reinterpret_cast<uint32_t*>(&h);
 }
 
-// cvt.rn.f16x2.f32 (the instruction takes the high half first): lo in the low half.
-__device__ __forceinline__ uint32_t cvt_f16x2_f32(float lo, float hi) {
-  uint32_t r;
-  asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
-  return r;
-}
-// ex2.approx.f16x2: 2^x for both halves (one MUFU op for two values).
-__device__ __forceinline__ uint32_t ex2_approx_f16x2(uint32_t x) {
-  uint32_t y;
-  asm("ex2.approx.f16x2 %0, %1;\n" : "=r"(y) : "r"(x));
-  return y;
-}
-// add.rn.f16x2
-__device__ __forceinline__ uint32_t add_f16x2(uint32_t a, uint32_t b) {
-  uint32_t r;
-  asm("add.rn.f16x2 %0, %1, %2;\n" : "=r"(r) : "r"(a), "r"(b));
-  return r;
-}
-// Both halves of an f16x2 as floats (lo, hi).
-__device__ __forceinline__ float2 f16x2_to_float2(uint32_t x) {
-  __half2 h = *reinterpret_cast<__half2*>(&x);
-  return __half22float2(h);
-}
-
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 890
-// cvt.rn.satfinite.e4m3x2.f16x2: the low half -> byte 0, the high half -> byte 1.
-__device__ __forceinline__ uint16_t cvt_e4m3x2_f16x2(uint32_t x) {
-  uint16_t r;
-  asm("cvt.rn.satfinite.e4m3x2.f16x2 %0, %1;\n" : "=h"(r) : "r"(x));
-  return r;
-}
-#endif
-
 // ex2.approx.ftz.f32
 __device__ __forceinline__ float ex2_approx(float x) {
   float y;

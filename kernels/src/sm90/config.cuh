@@ -27,9 +27,6 @@
 #ifndef SA90_LPT_MAX_QTILES
 #define SA90_LPT_MAX_QTILES 32  // causal runs with at most this many query tiles per head: LPT schedule
 #endif
-#ifndef SA90_EXP_F16X2
-#define SA90_EXP_F16X2 1  // fp8 path: P = 2^x as f16 pairs (one MUFU op per two scores)
-#endif
 #ifndef SA90_CONSUMER_REGS
 #define SA90_CONSUMER_REGS 240
 #endif

@@ -63,17 +63,13 @@ struct Consumer {
     float sf[kBN / 2];
 #pragma unroll
     for (int i = 0; i < kBN / 2; ++i) sf[i] = static_cast<float>(s_int[i]);
-    uint32_t ph[kBN / 8][2];
     const int key0 = t * kBN;
     const bool mask = (key0 + kBN > p.kv_len) || (CAUSAL && key0 + kBN - 1 > wrow0);
     if (mask)
-      sm.template step<true, CAUSAL>(sf, ph, c, key0, p.kv_len, wrow0 + g, tig, corr);
+      sm.template step<true, CAUSAL>(sf, c, key0, p.kv_len, wrow0 + g, tig, corr);
     else
-      sm.template step<false, CAUSAL>(sf, ph, c, key0, p.kv_len, wrow0 + g, tig, corr);
-    if constexpr (Softmax::kHalf2)
-      frag.pack(ph);
-    else
-      frag.pack(sf);
+      sm.template step<false, CAUSAL>(sf, c, key0, p.kv_len, wrow0 + g, tig, corr);
+    frag.pack(sf);
   }
 
   __device__ __forceinline__ static void scale_o(float (&o)[DP / 2], const float (&corr)[2]) {

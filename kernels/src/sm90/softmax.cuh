@@ -21,19 +21,15 @@ template <int kBN, bool PV_FP8>
 struct OnlineSoftmax {
   static constexpr int kSub = kBN / 64;
   static constexpr int NJ = kBN / 8;  // n8 column chunks of the tile
-  // fp8 P (SA90_EXP_F16X2): 2^x as f16 pairs, one MUFU op per two scores; P
-  // goes to e4m3 (3 mantissa bits) next, so f16's 11 bits lose nothing.
-  static constexpr bool kHalf2 = PV_FP8 && SA90_EXP_F16X2 != 0;
   float m[2] = {-INFINITY, -INFINITY};
   float l[2] = {0.f, 0.f};
 
-  // s: the tile's scores (int32 converted to float), masked here when MASK.
-  // c: dequantization factor per 64-key group.  P goes to s (f32) or, with
-  // kHalf2, to ph[j][r] (row r's pair of chunk j as f16x2).  corr: the factor
-  // by which the rows' earlier O and l must be scaled.
+  // s: the tile's scores (int32 converted to float), masked here when MASK,
+  // turned into P in place.  c: dequantization factor per 64-key group.
+  // corr: the factor by which the rows' earlier O and l must be scaled.
   template <bool MASK, bool CAUSAL>
-  __device__ __forceinline__ void step(float (&s)[kBN / 2], uint32_t (&ph)[NJ][2], const float (&c)[kSub], int key0,
-                                       int kv_len, int row0, int tig, float (&corr)[2]) {
+  __device__ __forceinline__ void step(float (&s)[kBN / 2], const float (&c)[kSub], int key0, int kv_len, int row0,
+                                       int tig, float (&corr)[2]) {
     if constexpr (MASK) {
 #pragma unroll
       for (int j = 0; j < NJ; ++j)
@@ -70,33 +66,15 @@ struct OnlineSoftmax {
       sh[r] = PV_FP8 ? mu - cfg::kLog2Fp8Max : mu;
     }
     float rs0 = 0.f, rs1 = 0.f;
-    if constexpr (kHalf2) {
-      uint32_t hs[2][2] = {{0u, 0u}, {0u, 0u}};  // f16x2 partial row sums (a tile's stay below 2^15)
 #pragma unroll
-      for (int j = 0; j < NJ; ++j) {
-        const float cj = c[j / 8];
-        ph[j][0] = ptx::ex2_approx_f16x2(
-            ptx::cvt_f16x2_f32(fmaf(s[4 * j + 0], cj, -sh[0]), fmaf(s[4 * j + 1], cj, -sh[0])));
-        ph[j][1] = ptx::ex2_approx_f16x2(
-            ptx::cvt_f16x2_f32(fmaf(s[4 * j + 2], cj, -sh[1]), fmaf(s[4 * j + 3], cj, -sh[1])));
-        hs[0][j & 1] = ptx::add_f16x2(hs[0][j & 1], ph[j][0]);
-        hs[1][j & 1] = ptx::add_f16x2(hs[1][j & 1], ph[j][1]);
-      }
-      const float2 a0 = ptx::f16x2_to_float2(hs[0][0]), b0 = ptx::f16x2_to_float2(hs[0][1]);
-      const float2 a1 = ptx::f16x2_to_float2(hs[1][0]), b1 = ptx::f16x2_to_float2(hs[1][1]);
-      rs0 = (a0.x + a0.y) + (b0.x + b0.y);
-      rs1 = (a1.x + a1.y) + (b1.x + b1.y);
-    } else {
-#pragma unroll
-      for (int j = 0; j < NJ; ++j) {
-        const float cj = c[j / 8];
-        s[4 * j + 0] = ptx::ex2_approx(fmaf(s[4 * j + 0], cj, -sh[0]));
-        s[4 * j + 1] = ptx::ex2_approx(fmaf(s[4 * j + 1], cj, -sh[0]));
-        s[4 * j + 2] = ptx::ex2_approx(fmaf(s[4 * j + 2], cj, -sh[1]));
-        s[4 * j + 3] = ptx::ex2_approx(fmaf(s[4 * j + 3], cj, -sh[1]));
-        rs0 += s[4 * j + 0] + s[4 * j + 1];
-        rs1 += s[4 * j + 2] + s[4 * j + 3];
-      }
+    for (int j = 0; j < NJ; ++j) {
+      const float cj = c[j / 8];
+      s[4 * j + 0] = ptx::ex2_approx(fmaf(s[4 * j + 0], cj, -sh[0]));
+      s[4 * j + 1] = ptx::ex2_approx(fmaf(s[4 * j + 1], cj, -sh[0]));
+      s[4 * j + 2] = ptx::ex2_approx(fmaf(s[4 * j + 2], cj, -sh[1]));
+      s[4 * j + 3] = ptx::ex2_approx(fmaf(s[4 * j + 3], cj, -sh[1]));
+      rs0 += s[4 * j + 0] + s[4 * j + 1];
+      rs1 += s[4 * j + 2] + s[4 * j + 3];
     }
     l[0] = l[0] * corr[0] + rs0;
     l[1] = l[1] * corr[1] + rs1;
@@ -121,22 +99,6 @@ template <int kBN, bool PV_FP8>
 struct PFragment {
   static constexpr int kSteps = PV_FP8 ? kBN / 32 : kBN / 16;
   uint32_t a[kSteps][4];
-
-  // From f16 pairs (fp8 path with SA90_EXP_F16X2): ph[j][r] holds row r's two
-  // columns of chunk j, which are the two bytes the f32 packing below takes.
-  __device__ __forceinline__ void pack(const uint32_t (&ph)[kBN / 8][2]) {
-    static_assert(PV_FP8, "f16 pairs feed the fp8 P only");
-#pragma unroll
-    for (int kk = 0; kk < kSteps; ++kk) {
-      const int j0 = 4 * kk;
-#pragma unroll
-      for (int q = 0; q < 4; ++q) {  // words: rows (0, 1) of chunks (j0, j0+1), then of (j0+2, j0+3)
-        const int j = j0 + 2 * (q >> 1), r = q & 1;
-        a[kk][q] = static_cast<uint32_t>(ptx::cvt_e4m3x2_f16x2(ph[j][r])) |
-                   (static_cast<uint32_t>(ptx::cvt_e4m3x2_f16x2(ph[j + 1][r])) << 16);
-      }
-    }
-  }
 
   __device__ __forceinline__ void pack(const float (&s)[kBN / 2]) {
 #pragma unroll
