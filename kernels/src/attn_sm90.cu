@@ -157,9 +157,13 @@ __global__ void __launch_bounds__(kThreads, (Smem<DP, PV_FP8>::kCtas))
   const int hk = h / (p.q_heads / p.kv_heads);
   const int q0 = qt * kRows;
   const int wrow0 = q0 + wg * 64 + warp * 16;  // first row of this warp; its thread rows: +g, +g+8
+  // [varlen] per-batch query rows and keys (sageattn.h); a CTA past its sequence exits.
+  const int q_len = batch_len(p.q_seq_len, b, p.q_len);
+  if (q0 >= q_len) return;
+  const int kv_len = batch_len(p.kv_seq_len, b, p.kv_len);
 
-  int n_tiles = (p.kv_len + kBN - 1) / kBN;
-  if (CAUSAL) n_tiles = min(n_tiles, (min(q0 + kRows, p.q_len) - 1) / kBN + 1);
+  int n_tiles = (kv_len + kBN - 1) / kBN;
+  if (CAUSAL) n_tiles = min(n_tiles, (min(q0 + kRows, q_len) - 1) / kBN + 1);
 
   const size_t bhq = (size_t)b * p.q_heads + h;
   const size_t bhk = (size_t)b * p.kv_heads + hk;
@@ -264,7 +268,7 @@ __global__ void __launch_bounds__(kThreads, (Smem<DP, PV_FP8>::kCtas))
     float s[kBN / 2];
 #pragma unroll
     for (int i = 0; i < kBN / 2; ++i) s[i] = static_cast<float>(s_int[i]);
-    const bool need_mask = (t * kBN + kBN > p.kv_len) || (CAUSAL && t * kBN + kBN - 1 > wrow0);
+    const bool need_mask = (t * kBN + kBN > kv_len) || (CAUSAL && t * kBN + kBN - 1 > wrow0);  // [varlen] kv_len
     if (need_mask) {
 #pragma unroll
       for (int j = 0; j < NJ; ++j)
@@ -272,7 +276,7 @@ __global__ void __launch_bounds__(kThreads, (Smem<DP, PV_FP8>::kCtas))
         for (int e = 0; e < 4; ++e) {
           const int key = t * kBN + j * 8 + tig * 2 + (e & 1);
           const int row = wrow0 + g + (e >> 1) * 8;
-          if (key >= p.kv_len || (CAUSAL && key > row)) s[4 * j + e] = -INFINITY;
+          if (key >= kv_len || (CAUSAL && key > row)) s[4 * j + e] = -INFINITY;
         }
     }
     float mx[kSub][2];
@@ -367,8 +371,10 @@ __global__ void __launch_bounds__(kThreads, (Smem<DP, PV_FP8>::kCtas))
   }
   ptx::cp_async_wait<0>();
 
-  // ---- epilogue (as the pv_fp8 family)
-  OutT* ob = reinterpret_cast<OutT*>(p.out) + (size_t)b * p.out_stride_batch + (size_t)h * p.out_stride_head;
+  // ---- epilogue (as the pv_fp8 family); [varlen] packed output rows from q_seq_start[b]
+  const int64_t orow0 = p.q_seq_start != nullptr ? (int64_t)p.q_seq_start[b] * p.out_stride_seq
+                                                 : (int64_t)b * p.out_stride_batch;
+  OutT* ob = reinterpret_cast<OutT*>(p.out) + orow0 + (size_t)h * p.out_stride_head;
   float inv[2];
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
@@ -376,7 +382,7 @@ __global__ void __launch_bounds__(kThreads, (Smem<DP, PV_FP8>::kCtas))
     v += __shfl_xor_sync(0xffffffffu, v, 1);
     v += __shfl_xor_sync(0xffffffffu, v, 2);
     l[r] = v;
-    inv[r] = 1.f / v;
+    inv[r] = v > 0.f ? 1.f / v : 0.f;  // [varlen] a batch without keys writes zeros
   }
   const int row0 = wrow0 + g, row1 = row0 + 8;
 #pragma unroll
@@ -392,18 +398,18 @@ __global__ void __launch_bounds__(kThreads, (Smem<DP, PV_FP8>::kCtas))
         vm0 = p.v_mean[bhk * DP + d];
         vm1 = p.v_mean[bhk * DP + d + 1];
       }
-      if (row0 < p.q_len)
+      if (row0 < q_len)
         store2<OutT>(ob + (size_t)row0 * p.out_stride_seq + d, o[4 * j + 0] * inv[0] * vs0 + vm0,
                      o[4 * j + 1] * inv[0] * vs1 + vm1);
-      if (row1 < p.q_len)
+      if (row1 < q_len)
         store2<OutT>(ob + (size_t)row1 * p.out_stride_seq + d, o[4 * j + 2] * inv[1] * vs0 + vm0,
                      o[4 * j + 3] * inv[1] * vs1 + vm1);
     }
   }
   if (p.lse != nullptr && tig == 0) {
     const float off = PV_FP8 ? cfg::kLog2Fp8Max : 0.f;
-    if (row0 < p.q_len) p.lse[bhq * p.q_len + row0] = (m[0] + __log2f(l[0]) - off) * cfg::kLn2;
-    if (row1 < p.q_len) p.lse[bhq * p.q_len + row1] = (m[1] + __log2f(l[1]) - off) * cfg::kLn2;
+    if (row0 < q_len) p.lse[bhq * p.q_len + row0] = (m[0] + __log2f(l[0]) - off) * cfg::kLn2;
+    if (row1 < q_len) p.lse[bhq * p.q_len + row1] = (m[1] + __log2f(l[1]) - off) * cfg::kLn2;
   }
 #endif
 }
@@ -414,13 +420,14 @@ template <int DP>
 __global__ void __launch_bounds__(256) transpose_v_f16_kernel(sa_view v, __half* __restrict__ vt, int k_pad) {
   __shared__ __half tile[64][DP + 8];
   const int b = blockIdx.z, h = blockIdx.y, k0 = blockIdx.x * 64, tid = threadIdx.x;
-  const __half* src = reinterpret_cast<const __half*>(v.data) + (size_t)b * v.stride_batch + (size_t)h * v.stride_head;
+  const __half* src = view_rows<__half>(v, b, h);  // [varlen] the view's seq_start / seq_len
+  const int len = view_len(v, b);
   constexpr int CPR = DP / 8;  // 16-byte chunks per key row
 #pragma unroll
   for (int i = tid; i < 64 * CPR; i += 256) {
     const int r = i / CPR, c = (i % CPR) * 8;
     uint4 u = make_uint4(0, 0, 0, 0);
-    if (k0 + r < v.seq && c < v.dim) u = *reinterpret_cast<const uint4*>(src + (size_t)(k0 + r) * v.stride_seq + c);
+    if (k0 + r < len && c < v.dim) u = *reinterpret_cast<const uint4*>(src + (size_t)(k0 + r) * v.stride_seq + c);
     const __half* hv = reinterpret_cast<const __half*>(&u);
 #pragma unroll
     for (int e = 0; e < 8; ++e) tile[r][c + e] = hv[e];
