@@ -207,8 +207,8 @@ def test_errors():
         sa.sageattn(q.float(), k.float(), v.float())
     with pytest.raises(ValueError, match="qk_quant_gran"):
         sa.sageattn_qk_int8_pv_fp16_cuda(q, k, v, qk_quant_gran="per_row")
-    with pytest.raises(ValueError, match="not implemented"):
-        sa.sageattn_qk_int8_pv_fp16_cuda(q, k, v, pv_accum_dtype="fp16")
+    with pytest.raises(ValueError, match="pv_accum_dtype"):
+        sa.sageattn_qk_int8_pv_fp16_cuda(q, k, v, pv_accum_dtype="fp32+fp32")  # the FP8 path's value
     # op level: clear TORCH_CHECK messages
     with pytest.raises(RuntimeError, match="q must be a CUDA tensor"):
         torch.ops.sageattention.quant_q(q.cpu(), 0, 2)
