@@ -334,7 +334,7 @@ _SDPA_DOC = """
     argument that is a tensor or None is SDPA's ``attn_mask``.
 
     attn_mask: key-padding masks run natively: bool (True = attend) or additive (0 = attend,
-    <= -1e4 such as -inf = masked), broadcastable to [batch, q_heads, q_len, kv_len] ([B, 1, 1, Nk]
+    <= -1000 such as -inf = masked), broadcastable to [batch, q_heads, q_len, kv_len] ([B, 1, 1, Nk]
     typically), the same keys for every head and query row, one contiguous range of attended keys
     per batch element (right or left padding).  Checking it costs one host synchronisation.  Any
     other mask, and attn_mask with is_causal=True, raise ValueError naming attn_mask: a mask is

@@ -5,10 +5,10 @@ a length: ``sa_view.seq_start`` / ``seq_len`` and ``sa_attn_params.kv_seq_len``
 in sageattn.h).  A mask is applied natively when it says exactly that:
 
 * dtype ``bool`` (True = attend), or floating point used additively (0 =
-  attend; a value <= -1e4, such as ``-inf``, ``torch.finfo(dtype).min`` or
-  diffusers' ``-10000.0``, = masked: softmax weights below e^-9000 are exactly
-  zero in float32, so dropping those keys changes nothing).  Any other value is
-  a bias, not padding;
+  attend; a value <= -1000, such as ``-inf``, ``torch.finfo(dtype).min`` or
+  diffusers' ``-10000.0`` (-9984 in bfloat16), = masked: SDPA's float32 softmax
+  gives such a key a weight of exactly zero, e^-104 being the smallest it keeps,
+  so dropping the key changes nothing).  Any other value is a bias, not padding;
 * it broadcasts (torch SDPA's rule) to ``[batch, q_heads, q_len, kv_len]``, and
   every head and every query row of a batch element masks the same keys: by
   shape (size-1 or stride-0 dimensions) or, for a materialised mask, by value;
@@ -31,7 +31,7 @@ from typing import Optional
 
 import torch
 
-MASKED_AT_MOST = -1e4  # additive mask values at or below this remove the key
+MASKED_AT_MOST = -1e3  # additive mask values at or below this remove the key
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ def key_padding(mask: torch.Tensor, batch: int, heads: int, q_len: int, kv_len: 
     first = vi.argmax(dim=1).to(torch.int32)  # the first attended key (0 when none)
     last = (kv_len - 1) - vi.flip(1).argmax(dim=1).to(torch.int32)
     checks = {
-        "has a value that is neither 0 (attend) nor <= -1e4 (masked): an additive bias": bias.any() if bias is not None else None,
+        "has a value that is neither 0 (attend) nor <= -1000 (masked): an additive bias": bias.any() if bias is not None else None,
         "masks different keys for different heads or query rows (not a key-padding mask)": rows_differ,
         "leaves a batch element with no key to attend": (count == 0).any(),
         "attends keys that are not one contiguous range per batch element": (last - first + 1 != count).any(),

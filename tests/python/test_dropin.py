@@ -200,6 +200,16 @@ def test_right_and_left_padding(kind):
     assert kp.start.tolist() == [4, 0, 8] and kp.length.tolist() == [5, 9, 1] and kp.left
 
 
+def test_masking_values_survive_bfloat16_rounding():
+    m = torch.zeros(2, 1, 1, 9, dtype=torch.bfloat16)
+    m[1, ..., 5:] = -10000.0  # diffusers' value; -9984 in bfloat16
+    assert m.min().item() != -10000.0
+    assert masks.key_padding(m, 2, 4, 7, 9).length.tolist() == [9, 5]
+    m[0, ..., 3] = -900.0  # above the threshold: a bias
+    with pytest.raises(ValueError, match="neither 0"):
+        masks.key_padding(m, 2, 4, 7, 9)
+
+
 def test_full_mask_is_no_mask():
     assert masks.key_padding(torch.ones(2, 1, 1, 9, dtype=torch.bool), 2, 4, 7, 9) is None
     assert masks.key_padding(torch.zeros(9), 2, 4, 7, 9) is None  # additive zeros, broadcast over everything
@@ -381,6 +391,17 @@ def test_fake_tensor_mode_varlen_and_masked_trace():
     gm, _ = torch._dynamo.export(f)(*args)
     targets = [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
     assert any("sageattention.quant_q" in t for t in targets) and any("attn_pv_fp16" in t for t in targets), targets
+
+
+@needs_ext
+def test_export_sdpa_style_call_has_no_graph_break():
+    def f(q, k, v):
+        return sa.sageattn(query=q, key=k, value=v, attn_mask=None, dropout_p=0.0, is_causal=True, scale=0.1,
+                           enable_gqa=True, tensor_layout="NHD") + 1
+
+    gm, _ = torch._dynamo.export(f)(*qkv(layout="NHD"))
+    targets = [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
+    assert any("attn_pv_fp8" in t for t in targets), targets
 
 
 # ---- patch_sdpa (CPU tensors: every call must reach torch's SDPA unchanged) -----------------------
