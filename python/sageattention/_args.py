@@ -105,6 +105,8 @@ def normalize(fn: str, q, k, v, tensor_layout, is_causal, sm_scale, return_lse, 
     enable_gqa = kwargs.pop("enable_gqa", False)  # GQA always runs when q_heads % kv_heads == 0
     if not isinstance(enable_gqa, bool):
         raise TypeError(f"sageattention: {fn}(): enable_gqa must be a bool, got {type(enable_gqa).__name__}")
+    if isinstance(is_causal, torch.SymBool):  # from shapes under torch.compile
+        is_causal = bool(is_causal)
     if not (isinstance(is_causal, (bool, int)) and is_causal in (0, 1)):
         raise TypeError(f"sageattention: {fn}(): is_causal must be a bool, got {is_causal!r}")
     is_causal = bool(is_causal)

@@ -171,7 +171,7 @@ def test_padding_rows_with_nan_do_not_leak():
 def test_full_mask_runs_the_dense_kernels():
     q, k, v = make_qkv("randn", b=2, hq=4, hk=4, nq=100, nk=300, d=64)
     full = torch.zeros(2, 1, 1, 300, device="cuda", dtype=torch.float16)
-    assert torch.equal(sa.sageattn(q, k, v, attn_mask=full), sa.sageattn(q, k, v))
+    assert cos(sa.sageattn(q, k, v, attn_mask=full), sa.sageattn(q, k, v)) >= 0.999999  # K mean: float atomics
 
 
 @pytest.mark.parametrize("case", ["causal", "bias", "per_query_padding", "with_is_causal", "holes", "empty_batch"])
