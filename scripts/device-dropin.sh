@@ -22,6 +22,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 REPO="$PWD"
 OUT="${OUT:-/tmp/out}"; mkdir -p "$OUT"
+SITE="${SITE:-/tmp/site}"  # where the wheels are installed
+WORK="${WORK:-/tmp/t}"     # the copy of the tests
 export PYTHONUNBUFFERED=1
 BENCH=1; TESTS=1
 case "${1:-}" in
@@ -34,21 +36,21 @@ summary=()
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 python3 -c 'import sys, torch; print("python", sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda)'
 
-echo "== 1. install the carried wheels into /tmp/site"
-rm -rf /tmp/site
+echo "== 1. install the carried wheels into $SITE"
+rm -rf "$SITE"
 wheels=(.whl/*.whl)
 if [ -e "${wheels[0]}" ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target "$SITE" .whl/*.whl
   summary+=("carried wheels: rc=$? ($(ls .whl/*.whl | xargs -n1 basename | tr '\n' ' '))")
 else
   summary+=("carried wheels: none in .whl/ (the diffusers tests will skip)")
 fi
-PY_PATH=/tmp/site
+PY_PATH=$SITE
 if ls dist/sageattention-*.whl >/dev/null 2>&1; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site --upgrade dist/sageattention-*.whl
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target "$SITE" --upgrade dist/sageattention-*.whl
   summary+=("sageattention wheel: rc=$? ($(ls dist/sageattention-*.whl | xargs -n1 basename))")
 elif [ -f python/sageattention/_C.abi3.so ]; then
-  PY_PATH=/tmp/site:$REPO/python
+  PY_PATH=$SITE:$REPO/python
   summary+=("sageattention: the dev tree (no wheel in dist/): diffusers cannot see it, its tests skip")
 else
   echo "no sageattention: carry dist/ (a wheel) or python/sageattention/_C.abi3.so" >&2
@@ -58,13 +60,15 @@ PYTHONPATH=$PY_PATH python3 -c 'import sageattention as s, importlib.metadata as
 print("sageattention from", s.__file__)
 try: print("installed distribution", m.version("sageattention"))
 except m.PackageNotFoundError: print("no installed distribution (dev tree)")
-import diffusers; print("diffusers", diffusers.__version__)' 2>&1 | grep -v Warning
+try:
+    import diffusers; print("diffusers", diffusers.__version__)
+except Exception as e: print("diffusers not importable:", type(e).__name__, e)' 2>&1 | grep -v Warning
 
 if [ "$TESTS" = 1 ]; then
 echo "== 2. GPU and Python-layer tests"
 # A copy of the tests without python/ beside them, so tests/gpu/conftest.py cannot put the dev tree first.
-rm -rf /tmp/t && mkdir -p /tmp/t/tests && cp -r tests/gpu tests/python /tmp/t/tests/ && cp pytest.ini /tmp/t/
-(cd /tmp/t && PYTHONPATH=$PY_PATH timeout 540 python3 -m pytest tests -q -p no:cacheprovider -o addopts="-ra" \
+rm -rf "$WORK" && mkdir -p "$WORK/tests" && cp -r tests/gpu tests/python "$WORK/tests/" && cp pytest.ini "$WORK/"
+(cd "$WORK" && PYTHONPATH=$PY_PATH timeout 540 python3 -m pytest tests -q -p no:cacheprovider -o addopts="-ra" \
    --durations=15 2>&1) > "$OUT/pytest.log"
 echo "pytest rc=$?"
 grep -E "^(FAILED|ERROR)|passed|failed|skipped" "$OUT/pytest.log" | tail -25
