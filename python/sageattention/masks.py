@@ -21,7 +21,7 @@ fallback to another attention takes over: a mask is never ignored.
 Checking values needs one host synchronisation per call with a mask (a copy of
 three flags after a few small reductions on the mask's device).  A mask cannot
 be checked while a CUDA graph is being captured: that raises the same
-``ValueError``.  A mask that attends every key costs nothing more: it runs the
+``ValueError``; under torch.compile the check is a graph break.  A mask that attends every key costs nothing more: it runs the
 dense kernels.
 """
 from __future__ import annotations
