@@ -55,7 +55,7 @@ def _is_number(x) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
-def _take_alias(fn, kwargs, name, alias, value):
+def take_alias(fn, kwargs, name, alias, value):
     if alias in kwargs:
         if value is not None:
             raise TypeError(f"sageattention: {fn}() got both {name!r} and its alias {alias!r}")
@@ -76,9 +76,9 @@ def normalize(fn: str, q, k, v, tensor_layout, is_causal, sm_scale, return_lse, 
     too: dropout_p (a number, not a bool), then is_causal (a bool).
     """
     kwargs = dict(kwargs)
-    q = _take_alias(fn, kwargs, "q", "query", q)
-    k = _take_alias(fn, kwargs, "k", "key", k)
-    v = _take_alias(fn, kwargs, "v", "value", v)
+    q = take_alias(fn, kwargs, "q", "query", q)
+    k = take_alias(fn, kwargs, "k", "key", k)
+    v = take_alias(fn, kwargs, "v", "value", v)
     attn_mask = kwargs.pop("attn_mask", None)
     dropout_p = kwargs.pop("dropout_p", 0.0)
     if tensor_layout is None or isinstance(tensor_layout, torch.Tensor):  # SDPA's 4th positional: attn_mask

@@ -499,9 +499,9 @@ def sageattn_varlen(q=None, k=None, v=None, cu_seqlens_q=None, cu_seqlens_k=None
     """
     fn = "sageattn_varlen"
     kwargs = dict(kwargs)
-    q = _args._take_alias(fn, kwargs, "q", "query", q)
-    k = _args._take_alias(fn, kwargs, "k", "key", k)
-    v = _args._take_alias(fn, kwargs, "v", "value", v)
+    q = _args.take_alias(fn, kwargs, "q", "query", q)
+    k = _args.take_alias(fn, kwargs, "k", "key", k)
+    v = _args.take_alias(fn, kwargs, "v", "value", v)
     if kwargs.pop("return_lse", False):
         raise ValueError("sageattention: sageattn_varlen does not return the LSE (return_lse=True); use sageattn on "
                          "padded batches for it")
