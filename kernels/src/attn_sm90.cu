@@ -126,7 +126,7 @@ static sa_status make_params(const AttnArgs& a, Params* prm) {
     const uint64_t dims[3] = {(uint64_t)a.k_pad, DP, bhk}, strides[2] = {(uint64_t)a.k_pad, (uint64_t)a.k_pad * DP};
     const uint32_t box[3] = {L::kBN, DP, 1};
     st = make_map(&prm->tm_v, CU_TENSOR_MAP_DATA_TYPE_UINT8, 3, p.v_fp8, dims, strides, box, swizzle_for(L::kBN), "v");
-  } else {  // the caller's V [B][Hk][N][D] f16, any strides (16-byte multiples)
+  } else {  // the caller's V [B][Hk][N][D] f16, any strides (16-byte multiples), or its dense copy
     const sa_view& v = p.v;
     const uint64_t dims[4] = {(uint64_t)v.dim, (uint64_t)v.seq, (uint64_t)v.heads, (uint64_t)v.batch};
     const uint64_t strides[3] = {(uint64_t)v.stride_seq * 2, (uint64_t)v.stride_head * 2, (uint64_t)v.stride_batch * 2};
@@ -140,6 +140,53 @@ static sa_status make_params(const AttnArgs& a, Params* prm) {
   prm->total = prm->n_qt * p.q_heads * p.batch;
   prm->lpt = prm->snake = p.causal && prm->n_qt <= SA90_LPT_MAX_QTILES;
   return SA_OK;
+}
+
+// The fp16 path reads V through a 4-D tensor map [B][Hk][N][D]; ragged
+// sequences (a view with seq_start / seq_len) have no such shape, so they are
+// first gathered into a dense copy [B][Hk][k_pad][D], zero past each length.
+static bool v_needs_gather(const sa_attn_params* p) { return p->v.seq_start != nullptr || p->v.seq_len != nullptr; }
+static int64_t v_gather_bytes(const sa_attn_params* p) {
+  return v_needs_gather(p) ? (int64_t)p->batch * p->kv_heads * sa_round_up(p->kv_len, cfg::kBlockK) * p->v.dim * 2 : 0;
+}
+
+__global__ void __launch_bounds__(256) gather_v_kernel(sa_view v, __half* __restrict__ dst, int k_pad) {
+  const int b = blockIdx.z, h = blockIdx.y, k0 = blockIdx.x * 64;
+  const __half* src = view_rows<__half>(v, b, h);
+  const int len = view_len(v, b), cpr = v.dim / 8;  // 16-byte chunks per row
+  __half* out = dst + (((size_t)b * v.heads + h) * k_pad + k0) * v.dim;
+  for (int i = threadIdx.x; i < 64 * cpr; i += 256) {
+    const int r = i / cpr, c = (i % cpr) * 8;
+    uint4 u = make_uint4(0, 0, 0, 0);
+    if (k0 + r < len) u = *reinterpret_cast<const uint4*>(src + (size_t)(k0 + r) * v.stride_seq + c);
+    *reinterpret_cast<uint4*>(out + (size_t)r * v.dim + c) = u;
+  }
+}
+
+// Stream-ordered scratch for the gathered V when the caller gives no
+// workspace: a memory pool of our own per device (never the device's default
+// pool, whose settings belong to the application), which keeps freed blocks.
+static cudaError_t scratch_pool(cudaMemPool_t* out) {
+  static std::mutex mu;
+  static cudaMemPool_t pools[64] = {};
+  int dev = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e != cudaSuccess) return e;
+  if (dev < 0 || dev >= 64) return cudaErrorInvalidDevice;
+  std::lock_guard<std::mutex> lock(mu);
+  if (pools[dev] == nullptr) {
+    cudaMemPoolProps props = {};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = dev;
+    e = cudaMemPoolCreate(&pools[dev], &props);
+    if (e != cudaSuccess) return e;
+    uint64_t keep = UINT64_MAX;
+    e = cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+    if (e != cudaSuccess) return e;
+  }
+  *out = pools[dev];
+  return cudaSuccess;
 }
 
 static sa_status sm_count(int* out) {
@@ -196,15 +243,48 @@ extern "C" sa_status sa_attn_sm90_qk_int8_pv_fp8(const sa_attn_params* p, cudaSt
   return sm90::launch_dispatch<true>(make_attn_args(p), sa_padded_head_dim(p->head_dim), stream);
 }
 
-// The fp16 path reads V in place: no scratch.
+// The fp16 path reads V in place; ragged V is gathered into a dense copy first.
 extern "C" int64_t sa_attn_sm90_qk_int8_pv_fp16_workspace_bytes(const sa_attn_params* p) {
   if (sa::check_attn_params(p, false, "sa_attn_sm90_qk_int8_pv_fp16_workspace_bytes") != SA_OK) return -1;
-  return 0;
+  return sa::sm90::v_gather_bytes(p);
 }
 
 extern "C" sa_status sa_attn_sm90_qk_int8_pv_fp16(const sa_attn_params* p, cudaStream_t stream) {
   using namespace sa;
   sa_status st = check_attn_params(p, false, "sa_attn_sm90_qk_int8_pv_fp16");
   if (st != SA_OK) return st;
-  return sm90::launch_dispatch<false>(make_attn_args(p), sa_padded_head_dim(p->head_dim), stream);
+  AttnArgs a = make_attn_args(p);
+  const int dp = sa_padded_head_dim(p->head_dim);
+  if (!sm90::v_needs_gather(p)) return sm90::launch_dispatch<false>(a, dp, stream);
+  const int64_t bytes = sm90::v_gather_bytes(p);
+  void* vd = p->workspace;
+  cudaMemPool_t pool = nullptr;
+  if (vd != nullptr) {  // the caller's (e.g. torch's allocator): its size and alignment are checked
+    if (p->workspace_bytes < bytes)
+      return set_error(SA_ERR_INVALID_ARGUMENT, "sa_attn_sm90_qk_int8_pv_fp16: workspace of %lld bytes, needs %lld",
+                       (long long)p->workspace_bytes, (long long)bytes);
+    if (reinterpret_cast<uintptr_t>(vd) % 16 != 0)
+      return set_error(SA_ERR_INVALID_ARGUMENT, "sa_attn_sm90_qk_int8_pv_fp16: workspace is not 16-byte aligned");
+  } else {
+    SA_CUDA_CHECK(sm90::scratch_pool(&pool));
+    SA_CUDA_CHECK(cudaMallocFromPoolAsync(&vd, (size_t)bytes, pool, stream));
+  }
+  dim3 grid(a.k_pad / 64, p->kv_heads, p->batch);
+  sm90::gather_v_kernel<<<grid, 256, 0, stream>>>(p->v, static_cast<__half*>(vd), a.k_pad);
+  cudaError_t le = cudaGetLastError();
+  if (le == cudaSuccess) {
+    // the dense copy as the kernel's V: [B][Hk][k_pad][D], no ragged sequences
+    sa_view& v = a.p.v;
+    v.data = vd;
+    v.seq = a.k_pad;
+    v.stride_seq = v.dim;
+    v.stride_head = (int64_t)a.k_pad * v.dim;
+    v.stride_batch = (int64_t)p->kv_heads * a.k_pad * v.dim;
+    v.seq_start = nullptr;
+    v.seq_len = nullptr;
+    st = sm90::launch_dispatch<false>(a, dp, stream);
+  }
+  if (pool != nullptr) SA_CUDA_CHECK(cudaFreeAsync(vd, stream));  // stream-ordered: after the kernel
+  if (le != cudaSuccess) return set_error(SA_ERR_CUDA, "launch of gather_v failed: %s", cudaGetErrorString(le));
+  return st;
 }

@@ -107,18 +107,20 @@ __global__ void __launch_bounds__(cfg::kQuantThreads) quant_qk_kernel(sa_view x,
   const int tid = threadIdx.x;
   const int b = blockIdx.z, h = blockIdx.y;
   const int r0 = blockIdx.x * ROWS;
+  const int len = view_len(x, b);  // rows past it (padding of a shorter sequence) quantize to zero
   if (tid < NG) gmax[tid] = 0.f;
-  if (tid < DP) mean_s[tid] = (sum != nullptr && tid < x.dim) ? sum[((size_t)b * x.heads + h) * x.dim + tid] / (float)x.seq : 0.f;
+  if (tid < DP)
+    mean_s[tid] = (sum != nullptr && tid < x.dim && len > 0) ? sum[((size_t)b * x.heads + h) * x.dim + tid] / (float)len : 0.f;
   __syncthreads();
 
-  const T* base = reinterpret_cast<const T*>(x.data) + (size_t)b * x.stride_batch + (size_t)h * x.stride_head;
+  const T* base = view_rows<T>(x, b, h);
   float v[PER][8];
 #pragma unroll
   for (int i = 0; i < PER; ++i) {
     const int c = i * cfg::kQuantThreads + tid;
     const int r = c / CPR, col = (c % CPR) * 8;
     const int row = r0 + r;
-    if (row < x.seq && col < x.dim) {
+    if (row < len && col < x.dim) {
       load8(base + (size_t)row * x.stride_seq + col, v[i]);
 #pragma unroll
       for (int e = 0; e < 8; ++e) v[i][e] -= mean_s[col + e];
@@ -191,8 +193,10 @@ __global__ void __launch_bounds__(cfg::kQuantThreads) channel_stats_kernel(sa_vi
   const int cc = tid % TPR, rr = tid / TPR;
   const int b = blockIdx.z, h = blockIdx.y;
   const int r0 = blockIdx.x * cfg::kStatRows;
-  const int nrows = min(cfg::kStatRows, x.seq - r0);
-  const T* base = reinterpret_cast<const T*>(x.data) + (size_t)b * x.stride_batch + (size_t)h * x.stride_head;
+  const int len = view_len(x, b);
+  if (r0 >= len) return;  // past this sequence (CTA-uniform): the initialised outputs stand
+  const int nrows = min(cfg::kStatRows, len - r0);
+  const T* base = view_rows<T>(x, b, h);
   float ls[8], lmx[8], lmn[8];
 #pragma unroll
   for (int e = 0; e < 8; ++e) {
@@ -261,11 +265,12 @@ __global__ void __launch_bounds__(cfg::kQuantThreads) quant_v_fp8_kernel(sa_quan
   const int b = blockIdx.z, h = blockIdx.y;
   const int k0 = blockIdx.x * BK;
   const size_t bh = (size_t)b * x.heads + h;
+  const int len = view_len(x, b);  // keys past it are stored as zeros
   if (tid < DP) {
     float mean = 0.f, inv = 0.f, amax = 0.f;
-    if (tid < x.dim) {
+    if (tid < x.dim && len > 0) {  // an empty sequence: scale 0 (its statistics are +-inf)
       const size_t o = bh * x.dim + tid;
-      mean = p.smooth_v ? p.v_sum[o] / (float)x.seq : 0.f;
+      mean = p.smooth_v ? p.v_sum[o] / (float)len : 0.f;
       amax = fmaxf(fabsf(p.v_max[o] - mean), fabsf(p.v_min[o] - mean));
       inv = amax > 0.f ? cfg::kFp8Max / amax : 0.f;
     }
@@ -276,13 +281,13 @@ __global__ void __launch_bounds__(cfg::kQuantThreads) quant_v_fp8_kernel(sa_quan
       if (p.v_mean) p.v_mean[bh * DP + tid] = mean;
     }
   }
-  const T* base = reinterpret_cast<const T*>(x.data) + (size_t)b * x.stride_batch + (size_t)h * x.stride_head;
+  const T* base = view_rows<T>(x, b, h);
 #pragma unroll
   for (int i = 0; i < BK * CPR / cfg::kQuantThreads; ++i) {
     const int c = i * cfg::kQuantThreads + tid;
     const int r = c / CPR, col = (c % CPR) * 8;
     float v[8];
-    if (k0 + r < x.seq && col < x.dim) {
+    if (k0 + r < len && col < x.dim) {
       load8(base + (size_t)(k0 + r) * x.stride_seq + col, v);
     } else {
 #pragma unroll
@@ -305,7 +310,7 @@ __global__ void __launch_bounds__(cfg::kQuantThreads) quant_v_fp8_kernel(sa_quan
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const int key = grp * 16 + v_key_perm(q * 4 + e);
-        f[e] = (k0 + key < x.seq) ? (tile[key][d] - mean) * inv : 0.f;
+        f[e] = (k0 + key < len) ? (tile[key][d] - mean) * inv : 0.f;
       }
       w[q] = ptx::pack_e4m3x4(f[0], f[1], f[2], f[3]);
     }

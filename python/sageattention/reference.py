@@ -182,13 +182,17 @@ def sageattn_emulated(q, k, v, tensor_layout="HND", is_causal=False, sm_scale=No
     return (o, lse) if return_lse else o
 
 
-def attention_fp64(q, k, v, tensor_layout="HND", is_causal=False, sm_scale=None, return_lse=False):
-    """Exact attention in float64; causal is top-left aligned (query i sees keys j <= i)."""
+def attention_fp64(q, k, v, tensor_layout="HND", is_causal=False, sm_scale=None, return_lse=False, attn_mask=None):
+    """Exact attention in float64; causal is top-left aligned (query i sees keys j <= i).
+    attn_mask: as torch SDPA's (bool: True = attend; else added to the scores), [B, Hq, Nq, Nk] broadcastable."""
     q, k, v = (_to_hnd(t, tensor_layout).double() for t in (q, k, v))
     hq, hk = q.shape[1], k.shape[1]
     k, v = k.repeat_interleave(hq // hk, 1), v.repeat_interleave(hq // hk, 1)
     scale = 1.0 / math.sqrt(q.shape[-1]) if sm_scale is None else float(sm_scale)
     s = torch.matmul(q, k.transpose(-1, -2)) * scale
+    if attn_mask is not None:
+        m = attn_mask.to(s.device)
+        s = s.masked_fill(~m, float("-inf")) if m.dtype == torch.bool else s + m.double()
     if is_causal:
         nq, nk = s.shape[-2], s.shape[-1]
         mask = torch.ones(nq, nk, dtype=torch.bool, device=s.device).tril()

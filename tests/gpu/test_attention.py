@@ -1,7 +1,6 @@
 """GPU tests of the SageAttention kernels: accuracy vs float64 attention and
 vs the PyTorch emulation of the same quantized algorithm.  Skip cleanly when
 there is no CUDA GPU or the extension cannot be loaded."""
-import math
 import os
 
 import pytest
@@ -16,65 +15,18 @@ if sa.extension_error() is not None:
     pytest.skip(f"sageattention._C unavailable: {sa.extension_error()}", allow_module_level=True)
 
 pytestmark = pytest.mark.gpu
-CAP = torch.cuda.get_device_capability()
-HAS_FP8 = CAP >= (8, 9)
-PATHS = ["fp16"] + (["fp8"] if HAS_FP8 else [])
 
-
-def _extension_has(marker: bytes) -> bool:
-    import sageattention._C as ext
-
-    with open(ext.__file__, "rb") as f:
-        return marker in f.read()
-
-
-# On an H100 both paths run the sm90 (wgmma) kernel when the build has it, with
-# 128-key tiles; the emulation follows the same tiles.
-HAS_SM90 = CAP == (9, 0) and _extension_has(b"attn_sm90_kernel")  # the build carries the family, and it can run
-SM90_ACTIVE = HAS_SM90 and os.environ.get("SAGEATTN_SM90") != "0"
-
-
-def key_tile(path, d):
-    return 128 if SM90_ACTIVE else 64
-
-
-def emulate(q, k, v, tensor_layout="HND", pv="fp8", **kw):
-    d = q.shape[-1]
-    return ref.sageattn_emulated(q, k, v, tensor_layout=tensor_layout, pv=pv, block_k=key_tile(pv, d), **kw)
-
-
-def run_path(path, q, k, v, **kw):
-    if path == "fp16":
-        return sa.sageattn_qk_int8_pv_fp16_cuda(q, k, v, **kw)
-    return sa.sageattn_qk_int8_pv_fp8_cuda(q, k, v, **kw)
-
-
-def metrics(o, r):
-    o, r = o.double().flatten(), r.double().flatten()
-    cos = torch.nn.functional.cosine_similarity(o, r, dim=0).item()
-    l1 = ((o - r).abs().sum() / r.abs().sum()).item()
-    return cos, l1
-
-
-def poison_allocator(nbytes=1 << 26):
-    # fill freed blocks of the caching allocator with NaN so unwritten outputs show
-    t = torch.full((nbytes // 2,), float("nan"), dtype=torch.float16, device="cuda")
-    del t
-
-
-def make_qkv(kind, b=2, hq=4, hk=4, nq=1000, nk=1000, d=128, dtype=torch.float16, layout="HND", seed=0):
-    g = torch.Generator(device="cuda").manual_seed(seed)
-
-    def rn(h, n):
-        shape = (b, h, n, d) if layout == "HND" else (b, n, h, d)
-        return torch.randn(shape, generator=g, device="cuda", dtype=torch.float32)
-
-    q, k, v = rn(hq, nq), rn(hk, nk), rn(hk, nk)
-    if kind == "kbias":  # large per-channel bias of K (what smoothing removes)
-        k = k + 8.0 * torch.randn(d, generator=g, device="cuda")
-    elif kind == "sharp":  # sharp softmax
-        q = q * 3.0
-    return q.to(dtype), k.to(dtype), v.to(dtype)
+from gpu_helpers import (  # noqa: E402
+    HAS_FP8,
+    HAS_SM90,
+    PATHS,
+    SM90_ACTIVE,
+    emulate,
+    make_qkv,
+    metrics,
+    poison_allocator,
+    run_path,
+)
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -207,8 +159,8 @@ def test_errors():
         sa.sageattn(q.float(), k.float(), v.float())
     with pytest.raises(ValueError, match="qk_quant_gran"):
         sa.sageattn_qk_int8_pv_fp16_cuda(q, k, v, qk_quant_gran="per_row")
-    with pytest.raises(ValueError, match="not implemented"):
-        sa.sageattn_qk_int8_pv_fp16_cuda(q, k, v, pv_accum_dtype="fp16")
+    with pytest.raises(ValueError, match="pv_accum_dtype"):
+        sa.sageattn_qk_int8_pv_fp16_cuda(q, k, v, pv_accum_dtype="fp32+fp32")  # the FP8 path's value
     # op level: clear TORCH_CHECK messages
     with pytest.raises(RuntimeError, match="q must be a CUDA tensor"):
         torch.ops.sageattention.quant_q(q.cpu(), 0, 2)

@@ -122,12 +122,26 @@ __device__ __forceinline__ Work decode_work(const Params& prm, int w) {
   k.qt = CAUSAL ? prm.n_qt - 1 - r : r;
   return k;
 }
-// Key tiles a work tile visits (causal: none past its last row).
+// What a work tile covers of its batch element's sequences (sageattn.h:
+// per-batch query / key lengths).  The producer and the consumers decide the
+// same way: a tile past the queries is skipped; a tile with no key loads
+// nothing and writes zeros.
+struct Span {
+  int q_len;    // valid query rows of the batch element
+  int kv_len;   // valid keys
+  int n_tiles;  // key tiles to visit (causal: none past the tile's last row)
+  __device__ __forceinline__ bool skipped(int qt) const { return qt * kRows >= q_len; }
+  __device__ __forceinline__ bool loads() const { return n_tiles > 0; }
+};
 template <int kBN, bool CAUSAL>
-__device__ __forceinline__ int key_tiles(const sa_attn_params& p, int qt) {
-  int n = (p.kv_len + kBN - 1) / kBN;
-  if (CAUSAL) n = min(n, (min((qt + 1) * kRows, p.q_len) - 1) / kBN + 1);
-  return n;
+__device__ __forceinline__ Span work_span(const sa_attn_params& p, const Work& wk) {
+  Span s;
+  s.q_len = batch_len(p.q_seq_len, wk.b, p.q_len);
+  s.kv_len = batch_len(p.kv_seq_len, wk.b, p.kv_len);
+  int n = (s.kv_len + kBN - 1) / kBN;
+  if (CAUSAL && !s.skipped(wk.qt)) n = min(n, (min((wk.qt + 1) * kRows, s.q_len) - 1) / kBN + 1);
+  s.n_tiles = n;
+  return s;
 }
 
 }  // namespace sm90

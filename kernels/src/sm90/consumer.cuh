@@ -56,19 +56,18 @@ struct Consumer {
 
   // Scores of stage s (complete) -> P in `frag`, the rows' rescale factor in corr.
   __device__ __forceinline__ void softmax(Softmax& sm, Frag& frag, const int32_t (&s_int)[kBN / 2], int s, int t,
-                                          float qs, int wrow0, float (&corr)[2]) const {
-    const sa_attn_params& p = prm.a.p;
+                                          float qs, int wrow0, int kv_len, float (&corr)[2]) const {
     float c[kSub];
     k_scales(s, qs, c);
     float sf[kBN / 2];
 #pragma unroll
     for (int i = 0; i < kBN / 2; ++i) sf[i] = static_cast<float>(s_int[i]);
     const int key0 = t * kBN;
-    const bool mask = (key0 + kBN > p.kv_len) || (CAUSAL && key0 + kBN - 1 > wrow0);
+    const bool mask = (key0 + kBN > kv_len) || (CAUSAL && key0 + kBN - 1 > wrow0);
     if (mask)
-      sm.template step<true, CAUSAL>(sf, c, key0, p.kv_len, wrow0 + g, tig, corr);
+      sm.template step<true, CAUSAL>(sf, c, key0, kv_len, wrow0 + g, tig, corr);
     else
-      sm.template step<false, CAUSAL>(sf, c, key0, p.kv_len, wrow0 + g, tig, corr);
+      sm.template step<false, CAUSAL>(sf, c, key0, kv_len, wrow0 + g, tig, corr);
     frag.pack(sf);
   }
 
@@ -94,6 +93,7 @@ struct Consumer {
   __device__ void run() const {
     const sa_attn_params& p = prm.a.p;
     RingPos pos;
+    int loaded = 0;  // work tiles with loads so far (their Q slots, as the producer counts them)
     const int group = p.q_heads / p.kv_heads;
     if (SA90_PINGPONG && cw == 1) pass_turn();  // consumer 0 goes first
     for (int round = 0;; ++round) {
@@ -102,30 +102,34 @@ struct Consumer {
       const Work wk = decode_work<CAUSAL>(prm, w);
       const size_t bhq = (size_t)wk.b * p.q_heads + wk.h;
       const size_t bhk = (size_t)wk.b * p.kv_heads + wk.h / group;
-      const int n_tiles = key_tiles<kBN, CAUSAL>(p, wk.qt);
+      const Span span = work_span<kBN, CAUSAL>(p, wk);
+      if (span.skipped(wk.qt)) continue;
+      const int n_tiles = span.n_tiles;
       const int wrow0 = wk.qt * kRows + cw * 64 + warp * 16;  // this warp's rows: wrow0 + g, + g + 8
       const float qs = p.q_scale[(bhq * (prm.a.q_pad / 16) + wrow0 / 16) * 8 + g] * prm.a.scale_log2;
       float o[DP / 2];
 #pragma unroll
       for (int i = 0; i < DP / 2; ++i) o[i] = 0.f;
       Softmax sm;
-      const QSlot qslot(round);
-      ptx::mbarrier_wait_parity(ring.q_full(qslot.slot), qslot.phase);
-      const uint32_t sq = ring.q(qslot.slot) + cw * 64 * DP;
-      const uint32_t q_empty = ring.q_empty(qslot.slot);
-      if (SA90_OVERLAP)
-        overlapped(o, sm, pos, sq, q_empty, n_tiles, qs, wrow0);
-      else
-        plain(o, sm, pos, sq, q_empty, n_tiles, qs, wrow0);
+      if (span.loads()) {
+        const QSlot qslot(loaded++);
+        ptx::mbarrier_wait_parity(ring.q_full(qslot.slot), qslot.phase);
+        const uint32_t sq = ring.q(qslot.slot) + cw * 64 * DP;
+        const uint32_t q_empty = ring.q_empty(qslot.slot);
+        if (SA90_OVERLAP)
+          overlapped(o, sm, pos, sq, q_empty, n_tiles, qs, wrow0, span.kv_len);
+        else
+          plain(o, sm, pos, sq, q_empty, n_tiles, qs, wrow0, span.kv_len);
+      }
       sm.finish();
-      store_output<DP, kBN, PV_FP8, OutT>(p, o, sm, bhq, bhk, wk.b, wk.h, wrow0 + g, tig);
+      store_output<DP, kBN, PV_FP8, OutT>(p, o, sm, bhq, bhk, wk.b, wk.h, wrow0 + g, tig, span.q_len);
     }
     if (SA90_PINGPONG && cw == 0) take_turn();  // the extra turn consumer 1 passed at the start
   }
 
   // QK_t, softmax_t, PV_t, one tile after the other.
   __device__ __forceinline__ void plain(float (&o)[DP / 2], Softmax& sm, RingPos& pos, uint32_t sq, uint32_t q_empty,
-                                        int n_tiles, float qs, int wrow0) const {
+                                        int n_tiles, float qs, int wrow0, int kv_len) const {
     for (int t = 0; t < n_tiles; ++t) {
       const int s = pos.stage;
       ptx::mbarrier_wait_parity(ring.full(s), pos.phase);
@@ -139,7 +143,7 @@ struct Consumer {
       if (t == n_tiles - 1) ptx::mbarrier_arrive(q_empty);
       float corr[2];
       Frag frag;
-      softmax(sm, frag, s_int, s, t, qs, wrow0, corr);
+      softmax(sm, frag, s_int, s, t, qs, wrow0, kv_len, corr);
       pv(o, frag, s, corr);
       ptx::mbarrier_arrive(ring.empty(s));
       pos.template advance<L::kStages>();
@@ -171,7 +175,7 @@ struct Consumer {
 
   // Software-pipelined: the P.V of tile t-1 is in flight during the softmax of tile t.
   __device__ __forceinline__ void overlapped(float (&o)[DP / 2], Softmax& sm, RingPos& pos, uint32_t sq,
-                                             uint32_t q_empty, int n_tiles, float qs, int wrow0) const {
+                                             uint32_t q_empty, int n_tiles, float qs, int wrow0, int kv_len) const {
     Frag frag;        // P of the previous tile
     float corr[2];    // its rescale factor
     RingPos prev = pos;  // the previous tile's stage
@@ -186,7 +190,7 @@ struct Consumer {
       ptx::wgmma_wait<0>();
       ptx::pin_registers(s_int);
       if (n_tiles == 1) ptx::mbarrier_arrive(q_empty);
-      softmax(sm, frag, s_int, pos.stage, 0, qs, wrow0, corr);
+      softmax(sm, frag, s_int, pos.stage, 0, qs, wrow0, kv_len, corr);
       pos.template advance<L::kStages>();
     }
     for (int t = 1; t < n_tiles; ++t) {
@@ -213,7 +217,7 @@ struct Consumer {
       if (t == n_tiles - 1) ptx::mbarrier_arrive(q_empty);
       float corr_t[2];
       Frag next;
-      softmax(sm, next, s_int, s, t, qs, wrow0, corr_t);
+      softmax(sm, next, s_int, s, t, qs, wrow0, kv_len, corr_t);
       ptx::wgmma_wait<0>();
       ptx::pin_registers(frag.a);  // P_{t-1} stays in its registers until its P.V is done
       if constexpr (PV_FP8) {

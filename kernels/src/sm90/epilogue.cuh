@@ -10,9 +10,13 @@ namespace sm90 {
 template <int DP, int kBN, bool PV_FP8, typename OutT>
 __device__ __forceinline__ void store_output(const sa_attn_params& p, const float (&o)[DP / 2],
                                              const OnlineSoftmax<kBN, PV_FP8>& sm, size_t bhq, size_t bhk, int b,
-                                             int h, int row0, int tig) {
-  OutT* ob = reinterpret_cast<OutT*>(p.out) + (size_t)b * p.out_stride_batch + (size_t)h * p.out_stride_head;
-  const float inv0 = 1.f / sm.l[0], inv1 = 1.f / sm.l[1];
+                                             int h, int row0, int tig, int q_len) {
+  // Output rows of batch b: from q_seq_start[b] (packed), else from batch b's origin.
+  const int64_t orow0 =
+      p.q_seq_start != nullptr ? (int64_t)p.q_seq_start[b] * p.out_stride_seq : (int64_t)b * p.out_stride_batch;
+  OutT* ob = reinterpret_cast<OutT*>(p.out) + orow0 + (int64_t)h * p.out_stride_head;
+  // A batch element without keys writes zeros (and an LSE of -inf).
+  const float inv0 = sm.l[0] > 0.f ? 1.f / sm.l[0] : 0.f, inv1 = sm.l[1] > 0.f ? 1.f / sm.l[1] : 0.f;
   const int row1 = row0 + 8;
   // The fp8 path's per-channel V scale and mean, all loaded before the first
   // store (read-only loads: nothing orders them after the output's stores).
@@ -33,18 +37,18 @@ __device__ __forceinline__ void store_output(const sa_attn_params& p, const floa
   for (int j = 0; j < DP / 8; ++j) {
     const int d = j * 8 + tig * 2;
     if (d < p.head_dim) {
-      if (row0 < p.q_len)
+      if (row0 < q_len)
         store2<OutT>(ob + (size_t)row0 * p.out_stride_seq + d, fmaf(o[4 * j + 0] * inv0, vs[j].x, vm[j].x),
                      fmaf(o[4 * j + 1] * inv0, vs[j].y, vm[j].y));
-      if (row1 < p.q_len)
+      if (row1 < q_len)
         store2<OutT>(ob + (size_t)row1 * p.out_stride_seq + d, fmaf(o[4 * j + 2] * inv1, vs[j].x, vm[j].x),
                      fmaf(o[4 * j + 3] * inv1, vs[j].y, vm[j].y));
     }
   }
   if (p.lse != nullptr && tig == 0) {
     const float off = PV_FP8 ? cfg::kLog2Fp8Max : 0.f;
-    if (row0 < p.q_len) p.lse[bhq * p.q_len + row0] = (sm.m[0] + __log2f(sm.l[0]) - off) * cfg::kLn2;
-    if (row1 < p.q_len) p.lse[bhq * p.q_len + row1] = (sm.m[1] + __log2f(sm.l[1]) - off) * cfg::kLn2;
+    if (row0 < q_len) p.lse[bhq * p.q_len + row0] = (sm.m[0] + __log2f(sm.l[0]) - off) * cfg::kLn2;
+    if (row1 < q_len) p.lse[bhq * p.q_len + row1] = (sm.m[1] + __log2f(sm.l[1]) - off) * cfg::kLn2;
   }
 }
 

@@ -77,6 +77,7 @@ __device__ __forceinline__ void produce(const Params& prm, const Ring<DP, PV_FP8
   ptx::prefetch_tensormap(&prm.tm_v);
   ptx::prefetch_tensormap(&prm.tm_ks);
   RingPos pos;
+  int loaded = 0;  // work tiles with loads so far: they take the Q slots in turn
   const int group = p.q_heads / p.kv_heads;
   for (int round = 0;; ++round) {
       const int w = work_slot(prm, round);
@@ -84,9 +85,11 @@ __device__ __forceinline__ void produce(const Params& prm, const Ring<DP, PV_FP8
     const Work wk = decode_work<CAUSAL>(prm, w);
     const int hk = wk.h / group;
     const int bhq = wk.b * p.q_heads + wk.h, bhk = wk.b * p.kv_heads + hk;
-    const int n_tiles = key_tiles<L::kBN, CAUSAL>(p, wk.qt);
+    const Span span = work_span<L::kBN, CAUSAL>(p, wk);
+    if (span.skipped(wk.qt) || !span.loads()) continue;
+    const int n_tiles = span.n_tiles;
 
-    const QSlot qs(round);
+    const QSlot qs(loaded++);
     ptx::mbarrier_wait_parity(ring.q_empty(qs.slot), qs.phase ^ 1u);  // the consumers are done with that slot
     ptx::mbarrier_arrive_expect_tx(ring.q_full(qs.slot), L::kQBytes);
     ptx::tma_load_3d(ring.q(qs.slot), &prm.tm_q, ring.q_full(qs.slot), 0, wk.qt * kRows, bhq);
