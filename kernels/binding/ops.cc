@@ -332,6 +332,29 @@ std::tuple<at::Tensor, at::Tensor> attn_pv_fp8(const at::Tensor& q_int8, const a
   return res;
 }
 
+// The whole forward of a dense batch (tensor_layout 0 or 1; key padding by
+// kv_seq_start / kv_seq_len): the ops above, composed here so a call costs one
+// dispatch.  The fp16 path wants v in float16 (the Python layer converts).
+std::tuple<at::Tensor, at::Tensor> attn(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, int64_t layout,
+                                        bool is_causal, int64_t gran, double sm_scale, bool smooth_k, bool smooth_v,
+                                        bool pv_fp8, bool return_lse, const OptTensor& kv_seq_start,
+                                        const OptTensor& kv_seq_len) {
+  TORCH_CHECK(layout == 0 || layout == 1, "sageattention: attn takes tensor_layout 0 (HND) or 1 (NHD), got ", layout);
+  TORCH_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4, "sageattention: q, k, v must be 4-D");
+  const int nd = layout == 0 ? 2 : 1;
+  const int64_t q_len = q.size(nd), kv_len = k.size(nd);
+  auto [q_int8, q_scale] = quant_q(q, layout, gran, {}, {}, 0);
+  auto [k_int8, k_scale] = quant_k(k, layout, gran, smooth_k, kv_seq_start, kv_seq_len, 0);
+  if (pv_fp8) {
+    auto [v_fp8, v_scale, v_mean] = quant_v_fp8(v, layout, smooth_v, kv_seq_start, kv_seq_len, 0);
+    return attn_pv_fp8(q_int8, q_scale, k_int8, k_scale, v_fp8, v_scale, smooth_v ? OptTensor(v_mean) : OptTensor(),
+                       layout, q_len, kv_len, v.size(3), is_causal, sm_scale, return_lse, q.scalar_type(), {}, {},
+                       kv_seq_len, 0);
+  }
+  return attn_pv_fp16(q_int8, q_scale, k_int8, k_scale, v, layout, q_len, is_causal, sm_scale, return_lse,
+                      q.scalar_type(), {}, {}, kv_seq_start, kv_seq_len, 0, 0);
+}
+
 }  // namespace
 
 TORCH_LIBRARY(sageattention, m) {
@@ -357,6 +380,12 @@ TORCH_LIBRARY(sageattention, m) {
       "Tensor? v_mean, int tensor_layout, int q_len, int kv_len, int head_dim, bool is_causal, float sm_scale, "
       "bool return_lse, ScalarType out_dtype, Tensor? q_seq_start=None, Tensor? q_seq_len=None, "
       "Tensor? kv_seq_len=None, int q_total=0) -> (Tensor out, Tensor lse)");
+  // The whole forward in one call (what sageattn runs): quantization and
+  // attention without a trip through Python between the kernels.
+  m.def(
+      "attn(Tensor q, Tensor k, Tensor v, int tensor_layout, bool is_causal, int granularity, float sm_scale, "
+      "bool smooth_k, bool smooth_v, bool pv_fp8, bool return_lse, Tensor? kv_seq_start=None, "
+      "Tensor? kv_seq_len=None) -> (Tensor out, Tensor lse)");
 }
 
 TORCH_LIBRARY_IMPL(sageattention, CUDA, m) {
@@ -365,6 +394,7 @@ TORCH_LIBRARY_IMPL(sageattention, CUDA, m) {
   m.impl("quant_v_fp8", &quant_v_fp8);
   m.impl("attn_pv_fp16", &attn_pv_fp16);
   m.impl("attn_pv_fp8", &attn_pv_fp8);
+  m.impl("attn", &attn);
 }
 
 // CPU tensors reach the same checks, which reject them naming the argument.
@@ -374,6 +404,7 @@ TORCH_LIBRARY_IMPL(sageattention, CPU, m) {
   m.impl("quant_v_fp8", &quant_v_fp8);
   m.impl("attn_pv_fp16", &attn_pv_fp16);
   m.impl("attn_pv_fp8", &attn_pv_fp8);
+  m.impl("attn", &attn);
 }
 
 // Minimal limited-API module: importing sageattention._C loads this library,

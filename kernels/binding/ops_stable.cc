@@ -434,6 +434,28 @@ std::tuple<Tensor, Tensor> attn_pv_fp8(Tensor q_int8, Tensor q_scale, Tensor k_i
   return res;
 }
 
+// The whole forward of a dense batch (tensor_layout 0 or 1; key padding by
+// kv_seq_start / kv_seq_len): the ops above, composed here so a call costs one
+// dispatch.  The fp16 path wants v in float16 (the Python layer converts).
+std::tuple<Tensor, Tensor> attn(Tensor q, Tensor k, Tensor v, int64_t layout, bool is_causal, int64_t gran,
+                                double sm_scale, bool smooth_k, bool smooth_v, bool pv_fp8, bool return_lse,
+                                OptTensor kv_seq_start, OptTensor kv_seq_len) {
+  check(layout == kHND || layout == kNHD, "sageattention: attn takes tensor_layout 0 (HND) or 1 (NHD), got ", layout);
+  check(q.dim() == 4 && k.dim() == 4 && v.dim() == 4, "sageattention: q, k, v must be 4-D");
+  const int nd = layout == kHND ? 2 : 1;
+  const int64_t q_len = q.size(nd), kv_len = k.size(nd);
+  auto [q_int8, q_scale] = quant_q(q, layout, gran, {}, {}, 0);
+  auto [k_int8, k_scale] = quant_k(k, layout, gran, smooth_k, kv_seq_start, kv_seq_len, 0);
+  if (pv_fp8) {
+    auto [v_fp8, v_scale, v_mean] = quant_v_fp8(v, layout, smooth_v, kv_seq_start, kv_seq_len, 0);
+    return attn_pv_fp8(q_int8, q_scale, k_int8, k_scale, v_fp8, v_scale, smooth_v ? OptTensor(v_mean) : OptTensor(),
+                       layout, q_len, kv_len, v.size(3), is_causal, sm_scale, return_lse, q.scalar_type(), {}, {},
+                       kv_seq_len, 0);
+  }
+  return attn_pv_fp16(q_int8, q_scale, k_int8, k_scale, v, layout, q_len, is_causal, sm_scale, return_lse,
+                      q.scalar_type(), {}, {}, kv_seq_start, kv_seq_len, 0, 0);
+}
+
 }  // namespace
 
 STABLE_TORCH_LIBRARY(sageattention, m) {
@@ -459,6 +481,12 @@ STABLE_TORCH_LIBRARY(sageattention, m) {
       "Tensor? v_mean, int tensor_layout, int q_len, int kv_len, int head_dim, bool is_causal, float sm_scale, "
       "bool return_lse, ScalarType out_dtype, Tensor? q_seq_start=None, Tensor? q_seq_len=None, "
       "Tensor? kv_seq_len=None, int q_total=0) -> (Tensor out, Tensor lse)");
+  // The whole forward in one call (what sageattn runs): quantization and
+  // attention without a trip through Python between the kernels.
+  m.def(
+      "attn(Tensor q, Tensor k, Tensor v, int tensor_layout, bool is_causal, int granularity, float sm_scale, "
+      "bool smooth_k, bool smooth_v, bool pv_fp8, bool return_lse, Tensor? kv_seq_start=None, "
+      "Tensor? kv_seq_len=None) -> (Tensor out, Tensor lse)");
 }
 
 STABLE_TORCH_LIBRARY_IMPL(sageattention, CUDA, m) {
@@ -467,6 +495,7 @@ STABLE_TORCH_LIBRARY_IMPL(sageattention, CUDA, m) {
   m.impl("quant_v_fp8", TORCH_BOX(&quant_v_fp8));
   m.impl("attn_pv_fp16", TORCH_BOX(&attn_pv_fp16));
   m.impl("attn_pv_fp8", TORCH_BOX(&attn_pv_fp8));
+  m.impl("attn", TORCH_BOX(&attn));
 }
 
 // CPU tensors reach the same checks, which reject them naming the argument.
@@ -476,6 +505,7 @@ STABLE_TORCH_LIBRARY_IMPL(sageattention, CPU, m) {
   m.impl("quant_v_fp8", TORCH_BOX(&quant_v_fp8));
   m.impl("attn_pv_fp16", TORCH_BOX(&attn_pv_fp16));
   m.impl("attn_pv_fp8", TORCH_BOX(&attn_pv_fp8));
+  m.impl("attn", TORCH_BOX(&attn));
 }
 
 // Minimal limited-API module: importing sageattention._C loads this library,

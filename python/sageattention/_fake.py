@@ -79,3 +79,15 @@ def _attn_pv_fp8(q_int8, q_scale, k_int8, k_scale, v_fp8, v_scale, v_mean, tenso
                  q_total=0):
     torch._check(q_int8.shape[1] % k_int8.shape[1] == 0)
     return _out(q_int8, tensor_layout, q_len, head_dim, return_lse, out_dtype, q_total)
+
+
+@torch.library.register_fake("sageattention::attn")
+def _attn(q, k, v, tensor_layout, is_causal, granularity, sm_scale, smooth_k, smooth_v, pv_fp8, return_lse,
+          kv_seq_start=None, kv_seq_len=None):
+    torch._check(tensor_layout in (0, 1), lambda: "attn takes tensor_layout 0 (HND) or 1 (NHD)")
+    b, hq, nq, _ = _bhnd(q, tensor_layout)
+    _, hk, _, _ = _bhnd(k, tensor_layout)
+    torch._check(hq % hk == 0)
+    o = q.new_empty(q.shape[:3] + (v.shape[3],), dtype=q.dtype)
+    lse = q.new_empty((b, hq, nq) if return_lse else (0,), dtype=torch.float32)
+    return o, lse

@@ -33,6 +33,8 @@ except Exception as e:  # pragma: no cover - depends on the install
 
 if _C is not None:
     from . import _fake  # noqa: F401  (fake/meta implementations for torch.compile)
+# An extension with the one-call forward (sageattention::attn); older dev builds have only the steps.
+_FUSED = _C is not None and hasattr(torch.ops.sageattention, "attn")
 
 
 def extension_error() -> Optional[BaseException]:
@@ -226,6 +228,12 @@ def _mask_padding(mask, q, k, tensor_layout) -> Optional[KeyPadding]:
     return key_padding(mask, q.shape[0], q.shape[hd], q.shape[sd], k.shape[sd])
 
 
+def _rows_per_batch(t, tensor_layout):
+    """Rows of the seq axis between batch elements (what _absolute_starts counts in)."""
+    sd = 2 if tensor_layout == "HND" else 1
+    return t.stride(0) // t.stride(sd) if t.stride(sd) else None
+
+
 def _absolute_starts(t, start, tensor_layout):
     """(t, starts): the sa_view seq_start of a dense tensor, rows counted from its data pointer (stride_batch unused)."""
     sd = 2 if tensor_layout == "HND" else 1
@@ -279,6 +287,13 @@ def _run_dense(path, q, k, v, tensor_layout, is_causal, gran, sm_scale, smooth_k
     k_start = None
     if kp is not None and kp.left:
         k, k_start = _absolute_starts(k, kp.start, tensor_layout)
+    if _FUSED:  # the whole forward in one op: one dispatch, no Python between the kernels
+        vv = v if path == "fp8" or v.dtype == torch.float16 else v.to(torch.float16)
+        if kp is not None and kp.left:
+            vv, _ = _absolute_starts(vv, kp.start, tensor_layout)
+        if k_start is None or _rows_per_batch(vv, tensor_layout) == _rows_per_batch(k, tensor_layout):
+            return ops.attn(q, k, vv, lay, bool(is_causal), g, sm_scale, bool(smooth_k), bool(smooth_v),
+                            path == "fp8", bool(return_lse), k_start, kv_n)
     q_int8, q_scale = ops.quant_q(q, lay, g)
     k_int8, k_scale = ops.quant_k(k, lay, g, bool(smooth_k), k_start, kv_n)
     if path == "fp16":

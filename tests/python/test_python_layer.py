@@ -131,7 +131,7 @@ def test_fake_tensor_mode_and_compile_trace():
 
     gm, _ = torch._dynamo.export(f)(meta(1, 4, 130, 64), meta(1, 4, 130, 64), meta(1, 4, 130, 64))
     targets = [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
-    assert any("sageattention.attn_pv_fp16" in t for t in targets), targets
+    assert any(t.split(".")[:2] == ["sageattention", "attn"] for t in targets), targets
 
 
 def test_emulation_cpu_close_to_fp64():
