@@ -214,7 +214,14 @@ sa_status launch(const AttnArgs& a, cudaStream_t stream) {
   st = sm_count(&sms);
   if (st != SA_OK) return st;
   auto kern = attn_sm90_kernel<DP, CAUSAL, PV_FP8, OutT>;
-  SA_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kTotal));
+  // The shared-memory opt-in, once per device for this instance (it costs microseconds per call otherwise).
+  static bool opted_in[64] = {};
+  int dev = 0;
+  SA_CUDA_CHECK(cudaGetDevice(&dev));
+  if (dev < 0 || dev >= 64 || !opted_in[dev]) {
+    SA_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kTotal));
+    if (dev >= 0 && dev < 64) opted_in[dev] = true;
+  }
   const int grid = prm.total < sms ? prm.total : sms;
   kern<<<grid, kThreads, L::kTotal, stream>>>(prm);
   SA_LAUNCH_CHECK(PV_FP8 ? "attn_sm90_qk_int8_pv_fp8" : "attn_sm90_qk_int8_pv_fp16");
