@@ -55,7 +55,8 @@ def fn(name, ptx, n, acc_t, acc_c, a_regs, trans_b=0):
 parts = []
 for n in (64, 128):
     parts.append(fn(f"wgmma_m64n{n}k32_s8_ss", f"wgmma.mma_async.sync.aligned.m64n{n}k32.s32.s8.s8", n, "int32_t", "r", False))
-for n in (64, 128):
+# n72 / n136: the fp8 P.V with an extra 8-row group of V^T (a row of ones: the row sums of P)
+for n in (64, 72, 128, 136):
     parts.append(fn(f"wgmma_m64n{n}k32_e4m3_rs", f"wgmma.mma_async.sync.aligned.m64n{n}k32.f32.e4m3.e4m3", n, "float", "f", True))
 for n in (64, 128):
     parts.append(fn(f"wgmma_m64n{n}k16_f16_rs", f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.f16.f16", n, "float", "f", True))

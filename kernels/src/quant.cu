@@ -89,18 +89,26 @@ __device__ __forceinline__ void atomic_min_float(float* addr, float v) {
   }
 }
 
-// One CTA quantizes ROWS rows (128 for Q, 64 for K) of one (batch, head).
+// Rows one quantization CTA covers: K 64 (its scale tile); Q 128 for the
+// per-block granularity (its group), else 64 (twice the CTAs, and the pass
+// reaches the bandwidth of the K pass: its groups are 16 rows or fewer).
+template <bool IS_Q, int GRAN>
+__host__ __device__ constexpr int quant_rows() {
+  return IS_Q ? (GRAN == SA_GRAN_PER_BLOCK ? cfg::kBlockQ : 64) : cfg::kBlockK;
+}
+
+// One CTA quantizes ROWS rows (quant_rows) of one (batch, head).
 // Each thread keeps its 8-element chunks in registers between the amax pass
 // and the quantize pass, so the input is read exactly once.
 template <typename T, bool IS_Q, int GRAN, int DP>
 __global__ void __launch_bounds__(cfg::kQuantThreads) quant_qk_kernel(sa_view x, const float* __restrict__ sum,
                                                                      int8_t* __restrict__ out,
                                                                      float* __restrict__ scale, int n_pad) {
-  constexpr int ROWS = IS_Q ? cfg::kBlockQ : cfg::kBlockK;
+  constexpr int ROWS = quant_rows<IS_Q, GRAN>();
   constexpr int CPR = DP / 8;  // 16-byte chunks per row (input) / 8-byte chunks (output)
   constexpr int PER = ROWS * CPR / cfg::kQuantThreads;
   static_assert(PER >= 1 && (ROWS * CPR) % cfg::kQuantThreads == 0, "tile/thread mismatch");
-  constexpr int NG = IS_Q ? 64 : 4;
+  constexpr int NG = IS_Q ? ROWS / 2 : 4;  // Q: at most 8 groups per 16-row slice
   __shared__ float gmax[NG];
   __shared__ float mean_s[DP];
 
@@ -158,7 +166,7 @@ __global__ void __launch_bounds__(cfg::kQuantThreads) quant_qk_kernel(sa_view x,
     *reinterpret_cast<uint2*>(obase + (size_t)r * DP + col) = make_uint2(w[0], w[1]);
   }
   if (IS_Q) {
-    if (tid < 64) {  // 8 slices x 8 groups, replicated for coarse granularities
+    if (tid < ROWS / 2) {  // ROWS/16 slices x 8 groups, replicated for coarse granularities
       const int slice = tid >> 3, g = tid & 7;
       scale[(((size_t)b * x.heads + h) * (n_pad / 16) + r0 / 16) * 8 + tid] = gmax[quant_group<IS_Q, GRAN>(slice * 16 + g)] / 127.f;
     }
@@ -353,10 +361,10 @@ sa_status sa_quant_q(const sa_quant_q_params* p, cudaStream_t stream) {
   const int dp = sa_padded_head_dim(p->q.dim);
   const int n_pad = (int)sa_round_up(p->q.seq, cfg::kBlockQ);
   SA_CHECK_ARG(p->q.heads <= 65535 && p->q.batch <= 65535, "q: too many heads/batches for the grid");
-  dim3 grid(n_pad / cfg::kBlockQ, p->q.heads, p->q.batch);
   return dispatch_dtype(p->q.dtype, [&](auto dt) {
     using T = typename DType<decltype(dt)::value>::T;
     return dispatch_gran(p->granularity, [&](auto g) {
+      const dim3 grid(n_pad / quant_rows<true, decltype(g)::value>(), p->q.heads, p->q.batch);
       return dispatch_head_dim(dp, [&](auto d) {
         quant_qk_kernel<T, true, decltype(g)::value, decltype(d)::value>
             <<<grid, cfg::kQuantThreads, 0, stream>>>(p->q, nullptr, p->q_int8, p->q_scale, n_pad);

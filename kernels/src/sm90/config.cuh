@@ -27,6 +27,9 @@
 #ifndef SA90_LPT_MAX_QTILES
 #define SA90_LPT_MAX_QTILES 32  // causal runs with at most this many query tiles per head: LPT schedule
 #endif
+#ifndef SA90_ROWSUM_MMA
+#define SA90_ROWSUM_MMA 1  // fp8 path: P's row sums from the P.V MMA (a row of ones under V^T)
+#endif
 #ifndef SA90_CONSUMER_REGS
 #define SA90_CONSUMER_REGS 240
 #endif
@@ -61,13 +64,19 @@ struct Tile {
   static constexpr int kVRow = kBN;              // fp8 path: bytes per V^T row
   static constexpr int kKsBytes = kSub * 16;     // the stage's K scales: 4 floats per 64 keys
   static constexpr int kTxBytes = kKBytes + kVBytes + kKsBytes;  // what the TMA copies of a stage land
+  // fp8 path (SA90_ROWSUM_MMA): under each stage's V^T, one more 8-row group
+  // (1 KiB, written once) whose first row is ones: the P.V MMA then also yields
+  // P's row sums (N = DP + 8), and the softmax adds none.
+  static constexpr bool kRowSumMma = PV_FP8 && SA90_ROWSUM_MMA != 0;
+  static constexpr int kVStride = kVBytes + (kRowSumMma ? 1024 : 0);  // bytes between stages' V buffers
+  static constexpr int kAccN = DP / 2 + (kRowSumMma ? 4 : 0);       // P.V accumulators per thread
   // Two Q slots: the next work tile's Q lands while the current one still runs.
   static constexpr int kQSlots = 2;
   // Layout (offsets from a 1 KiB-aligned base): Q[2] | K[stages] | V[stages] | Ks[stages] | barriers.
   static constexpr int kOffQ = 0;
   static constexpr int kOffK = kOffQ + kQSlots * kQBytes;
   static constexpr int kOffV = kOffK + kStages * kKBytes;
-  static constexpr int kOffKs = kOffV + kStages * kVBytes;
+  static constexpr int kOffKs = kOffV + kStages * kVStride;
   static constexpr int kOffBar = kOffKs + kStages * 128;  // K-scale slots 128-byte aligned (TMA)
   // barriers: full[stages], empty[stages], q_full[2], q_empty[2]
   static constexpr int kBarBytes = (2 * kStages + 2 * kQSlots) * 8;

@@ -25,13 +25,14 @@ namespace sa {
 namespace sm90 {
 
 constexpr int kTurnBarrier = 1;  // named barriers 1, 2: consumer warpgroup 0's and 1's turn
+constexpr int kOnesBarrier = 3;  // the row of ones is written (SA90_ROWSUM_MMA)
 
 template <int DP, bool CAUSAL, bool PV_FP8, typename OutT>
 struct Consumer {
   using L = Tile<DP, PV_FP8>;
   static constexpr int kBN = L::kBN;
   static constexpr int kSub = L::kSub;
-  using Softmax = OnlineSoftmax<kBN, PV_FP8>;
+  using Softmax = OnlineSoftmax<kBN, PV_FP8, L::kRowSumMma>;
   using Frag = PFragment<kBN, PV_FP8>;
 
   const Params& prm;
@@ -80,13 +81,34 @@ struct Consumer {
       o[4 * j + 3] *= corr[1];
     }
   }
-  __device__ __forceinline__ static void fold(float (&o)[DP / 2], const float (&acc)[DP / 2], const float (&corr)[2]) {
+  // O = O * corr + acc (fp8 two-level accumulation); with the row of ones, acc's
+  // column DP holds P's row sums (thread tig 0; the others hold zeros there).
+  __device__ __forceinline__ static void fold(float (&o)[DP / 2], Softmax& sm, const float (&acc)[L::kAccN],
+                                              const float (&corr)[2]) {
 #pragma unroll
     for (int j = 0; j < DP / 8; ++j) {
       o[4 * j + 0] = fmaf(o[4 * j + 0], corr[0], acc[4 * j + 0]);
       o[4 * j + 1] = fmaf(o[4 * j + 1], corr[0], acc[4 * j + 1]);
       o[4 * j + 2] = fmaf(o[4 * j + 2], corr[1], acc[4 * j + 2]);
       o[4 * j + 3] = fmaf(o[4 * j + 3], corr[1], acc[4 * j + 3]);
+    }
+    if constexpr (L::kRowSumMma) {
+      sm.l[0] = fmaf(sm.l[0], corr[0], acc[DP / 2 + 0]);
+      sm.l[1] = fmaf(sm.l[1], corr[1], acc[DP / 2 + 2]);
+    }
+  }
+
+  // The row of ones under every stage's V^T (once per CTA, before the first P.V).
+  __device__ __forceinline__ void init_ones() const {
+    if constexpr (L::kRowSumMma) {
+      const int t = threadIdx.x - 128;  // 0 .. 255 over both consumer warpgroups
+#pragma unroll
+      for (int s = 0; s < L::kStages; ++s) {
+        uint32_t* row = reinterpret_cast<uint32_t*>(const_cast<uint8_t*>(smem) + L::kOffV + s * L::kVStride + L::kVBytes);
+        row[t] = t < 32 ? 0x38383838u : 0u;  // e4m3 1.0 = 0x38: the group's first row (128 bytes), zeros after
+      }
+      ptx::fence_proxy_async_shared();
+      ptx::named_barrier_sync(kOnesBarrier, kConsumerThreads);
     }
   }
 
@@ -95,6 +117,7 @@ struct Consumer {
     RingPos pos;
     int loaded = 0;  // work tiles with loads so far (their Q slots, as the producer counts them)
     const int group = p.q_heads / p.kv_heads;
+    init_ones();
     if (SA90_PINGPONG && cw == 1) pass_turn();  // consumer 0 goes first
     for (int round = 0;; ++round) {
       const int w = work_slot(prm, round);
@@ -144,23 +167,24 @@ struct Consumer {
       float corr[2];
       Frag frag;
       softmax(sm, frag, s_int, s, t, qs, wrow0, kv_len, corr);
-      pv(o, frag, s, corr);
+      pv(o, sm, frag, s, corr);
       ptx::mbarrier_arrive(ring.empty(s));
       pos.template advance<L::kStages>();
     }
   }
 
   // PV of stage s with P in frag; O rescaled by corr (issue, pass the turn, wait).
-  __device__ __forceinline__ void pv(float (&o)[DP / 2], const Frag& frag, int s, const float (&corr)[2]) const {
+  __device__ __forceinline__ void pv(float (&o)[DP / 2], Softmax& sm, const Frag& frag, int s,
+                                     const float (&corr)[2]) const {
     if constexpr (PV_FP8) {
-      float acc[DP / 2];
+      float acc[L::kAccN];
       ptx::wgmma_fence();
       issue_pv<DP, kBN, true, false>(acc, frag.a, ring.v(s));
       ptx::wgmma_commit();
       pass_turn();
       ptx::wgmma_wait<0>();
       ptx::pin_registers(acc);
-      fold(o, acc, corr);
+      fold(o, sm, acc, corr);
     } else {
       scale_o(o, corr);
       ptx::pin_registers(o);
@@ -198,7 +222,7 @@ struct Consumer {
       ptx::mbarrier_wait_parity(ring.full(s), pos.phase);
       take_turn();
       int32_t s_int[kBN / 2];
-      float acc[DP / 2];
+      float acc[L::kAccN];
       if constexpr (!PV_FP8) {
         scale_o(o, corr);
         ptx::pin_registers(o);
@@ -222,7 +246,7 @@ struct Consumer {
       ptx::pin_registers(frag.a);  // P_{t-1} stays in its registers until its P.V is done
       if constexpr (PV_FP8) {
         ptx::pin_registers(acc);
-        fold(o, acc, corr);
+        fold(o, sm, acc, corr);
       } else {
         ptx::pin_registers(o);
       }
@@ -235,7 +259,7 @@ struct Consumer {
     }
     // the last tile's P.V
     take_turn();
-    pv(o, frag, prev.stage, corr);
+    pv(o, sm, frag, prev.stage, corr);
     ptx::mbarrier_arrive(ring.empty(prev.stage));
   }
 };

@@ -7,9 +7,8 @@
 namespace sa {
 namespace sm90 {
 
-template <int DP, int kBN, bool PV_FP8, typename OutT>
-__device__ __forceinline__ void store_output(const sa_attn_params& p, const float (&o)[DP / 2],
-                                             const OnlineSoftmax<kBN, PV_FP8>& sm, size_t bhq, size_t bhk, int b,
+template <int DP, int kBN, bool PV_FP8, typename OutT, typename Softmax>
+__device__ __forceinline__ void store_output(const sa_attn_params& p, const float (&o)[DP / 2], const Softmax& sm, size_t bhq, size_t bhk, int b,
                                              int h, int row0, int tig, int q_len) {
   // Output rows of batch b: from q_seq_start[b] (packed), else from batch b's origin.
   const int64_t orow0 =

@@ -23,6 +23,12 @@ __device__ __forceinline__ void mma_e4m3(float (&d)[32], const uint32_t (&a)[4],
 __device__ __forceinline__ void mma_e4m3(float (&d)[64], const uint32_t (&a)[4], uint64_t db, int acc) {
   ptx::wgmma_m64n128k32_e4m3_rs(d, a, db, acc);
 }
+__device__ __forceinline__ void mma_e4m3(float (&d)[36], const uint32_t (&a)[4], uint64_t db, int acc) {
+  ptx::wgmma_m64n72k32_e4m3_rs(d, a, db, acc);
+}
+__device__ __forceinline__ void mma_e4m3(float (&d)[68], const uint32_t (&a)[4], uint64_t db, int acc) {
+  ptx::wgmma_m64n136k32_e4m3_rs(d, a, db, acc);
+}
 __device__ __forceinline__ void mma_f16_mn(float (&d)[32], const uint32_t (&a)[4], uint64_t db, int acc) {
   ptx::wgmma_m64n64k16_f16_rs_tb(d, a, db, acc);
 }
@@ -40,8 +46,9 @@ __device__ __forceinline__ void issue_qk(int32_t (&s)[kBN / 2], uint32_t sq, uin
 
 // acc (+)= P V.  ACCUMULATE: add from the first k-step on (O as the
 // accumulator); else the first k-step overwrites acc.
-template <int DP, int kBN, bool PV_FP8, bool ACCUMULATE, int KSTEPS>
-__device__ __forceinline__ void issue_pv(float (&acc)[DP / 2], const uint32_t (&pa)[KSTEPS][4], uint32_t sv) {
+// NACC: DP/2 accumulators, or DP/2 + 4 when V^T carries the row of ones (N = DP + 8).
+template <int DP, int kBN, bool PV_FP8, bool ACCUMULATE, int KSTEPS, int NACC>
+__device__ __forceinline__ void issue_pv(float (&acc)[NACC], const uint32_t (&pa)[KSTEPS][4], uint32_t sv) {
 #pragma unroll
   for (int kk = 0; kk < KSTEPS; ++kk) {
     const int add = ACCUMULATE ? 1 : kk;

@@ -22,7 +22,7 @@ struct Ring {
 
   __device__ __forceinline__ uint32_t q(int slot) const { return base + L::kOffQ + slot * L::kQBytes; }
   __device__ __forceinline__ uint32_t k(int s) const { return base + L::kOffK + s * L::kKBytes; }
-  __device__ __forceinline__ uint32_t v(int s) const { return base + L::kOffV + s * L::kVBytes; }
+  __device__ __forceinline__ uint32_t v(int s) const { return base + L::kOffV + s * L::kVStride; }
   __device__ __forceinline__ uint32_t ks(int s) const { return base + L::kOffKs + s * 128; }
   __device__ __forceinline__ uint32_t full(int s) const { return base + L::kOffBar + 8 * s; }
   __device__ __forceinline__ uint32_t empty(int s) const { return base + L::kOffBar + 8 * (L::kStages + s); }

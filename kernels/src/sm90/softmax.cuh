@@ -17,7 +17,7 @@
 namespace sa {
 namespace sm90 {
 
-template <int kBN, bool PV_FP8>
+template <int kBN, bool PV_FP8, bool ROWSUM_MMA = false>
 struct OnlineSoftmax {
   static constexpr int kSub = kBN / 64;
   static constexpr int NJ = kBN / 8;  // n8 column chunks of the tile
@@ -26,7 +26,8 @@ struct OnlineSoftmax {
 
   // s: the tile's scores (int32 converted to float), masked here when MASK,
   // turned into P in place.  c: dequantization factor per 64-key group.
-  // corr: the factor by which the rows' earlier O and l must be scaled.
+  // corr: the factor by which the rows' earlier O and l must be scaled.  With
+  // ROWSUM_MMA the row sums come from the P.V MMA: l is updated when it is folded.
   template <bool MASK, bool CAUSAL>
   __device__ __forceinline__ void step(float (&s)[kBN / 2], const float (&c)[kSub], int key0, int kv_len, int row0,
                                        int tig, float (&corr)[2]) {
@@ -73,11 +74,15 @@ struct OnlineSoftmax {
       s[4 * j + 1] = ptx::ex2_approx(fmaf(s[4 * j + 1], cj, -sh[0]));
       s[4 * j + 2] = ptx::ex2_approx(fmaf(s[4 * j + 2], cj, -sh[1]));
       s[4 * j + 3] = ptx::ex2_approx(fmaf(s[4 * j + 3], cj, -sh[1]));
-      rs0 += s[4 * j + 0] + s[4 * j + 1];
-      rs1 += s[4 * j + 2] + s[4 * j + 3];
+      if constexpr (!ROWSUM_MMA) {
+        rs0 += s[4 * j + 0] + s[4 * j + 1];
+        rs1 += s[4 * j + 2] + s[4 * j + 3];
+      }
     }
-    l[0] = l[0] * corr[0] + rs0;
-    l[1] = l[1] * corr[1] + rs1;
+    if constexpr (!ROWSUM_MMA) {
+      l[0] = l[0] * corr[0] + rs0;
+      l[1] = l[1] * corr[1] + rs1;
+    }
   }
 
   // The quad's row sums (once, before the epilogue).
