@@ -107,9 +107,11 @@ def quantize_v_fp8(v, smooth_v=False):
 
 def sageattn_emulated(q, k, v, tensor_layout="HND", is_causal=False, sm_scale=None, pv="fp8",
                       qk_quant_gran="per_thread", smooth_k=True, smooth_v=False, return_lse=False,
-                      block_k=BLOCK_K):
+                      block_k=BLOCK_K, rowsum_rounded_p=False):
     """Emulate sageattn_qk_int8_pv_{fp16,fp8}_cuda step by step (fp32 scores, fp64 P.V sums).
 
+    ``rowsum_rounded_p``: the row sums l add up P as rounded for the P.V (the sm90 fp8 kernel
+    takes them from the P.V MMA), not P before rounding.
     ``block_k`` is the kernel's key tile (64; the sm90 fp8 kernel uses 128 for head dims
     above 64): the online softmax's running max, hence how P is rounded, changes per tile.
     """
@@ -162,11 +164,11 @@ def sageattn_emulated(q, k, v, tensor_layout="HND", is_causal=False, sm_scale=No
         corr = torch.exp2(m - mu)
         m = mx
         p = torch.exp2(st - (mu - off)[..., None])
-        l = l * corr + p.sum(-1)
         if pv == "fp16":
             pq = p.to(torch.float16).double()
         else:
             pq = p.clamp(max=FP8_MAX).to(torch.float8_e4m3fn).double()
+        l = l * corr + (pq.sum(-1).float() if rowsum_rounded_p else p.sum(-1))
         o = o * corr[..., None].double() + torch.matmul(pq, vv[:, :, t * block_k:(t + 1) * block_k])
     o = o / l[..., None].double()
     if pv == "fp8":

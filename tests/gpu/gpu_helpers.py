@@ -32,7 +32,9 @@ def key_tile(path, d):
 
 def emulate(q, k, v, tensor_layout="HND", pv="fp8", **kw):
     d = q.shape[-1]
-    return ref.sageattn_emulated(q, k, v, tensor_layout=tensor_layout, pv=pv, block_k=key_tile(pv, d), **kw)
+    # the sm90 fp8 kernel's row sums come from its P.V MMA: sums of the e4m3-rounded P
+    return ref.sageattn_emulated(q, k, v, tensor_layout=tensor_layout, pv=pv, block_k=key_tile(pv, d),
+                                 rowsum_rounded_p=SM90_ACTIVE and pv == "fp8", **kw)
 
 
 def run_path(path, q, k, v, **kw):
