@@ -28,7 +28,7 @@ for step in "$@"; do
     variants)
       for v in python .devcarry/v_*; do
         echo "== $v" | tee -a "$OUT/variants.log"
-        PYTHONPATH=$PWD/$v timeout 90 python3 bench/compare.py --tables d128,causal,d64 --seqs 2048,8192,32768 2>&1 \
+        PYTHONPATH=$PWD/$v timeout 90 python3 bench/compare.py --tables d128,causal,d64 --seqs ${SA_VARIANT_SEQS:-2048,8192,32768} 2>&1 \
           | grep -E "^\| (ours|cudnn) " | tee -a "$OUT/variants.log"
       done
       summary+=("variants done");;
@@ -37,12 +37,20 @@ for step in "$@"; do
         PYTHONPATH=$PWD/python timeout 60 python3 bench/profile_e2e.py --seq $n --dim 128 2>&1 | tee -a "$OUT/profile.log" | grep -v "^ *$"
       done;;
     ncu)  # the attention kernel of one call: ncu's full set, the headline lines printed
-      for shape in "fp8 128 8192 0" "fp8 64 8192 0" "fp8 128 2048 1"; do
+      for shape in ${SA_NCU_SHAPES:-"fp8 128 8192 0" "fp8 64 8192 0" "fp8 128 2048 1"}; do
         f="$OUT/ncu_$(echo $shape | tr ' ' _).txt"
         PYTHONPATH=$PWD/python timeout 150 ncu --kernel-name regex:attn_sm90_kernel --launch-skip 2 --launch-count 1 \
           --set full python3 kernels/dev/ncu_one.py $shape > "$f" 2>&1
         echo "== ncu $shape"; grep -E "Duration|Compute \(SM\) Throughput|Memory Throughput|Issue Slots Busy|Issued Warp Per Scheduler|No Eligible|Active Warps Per Scheduler|Eligible Warps|Registers Per Thread|Achieved Occupancy|L2 Hit Rate|DRAM Throughput" "$f" | head -16
         grep -E "^ +(Stall|Warp Cycles)" "$f" | head -4
+      done;;
+    stalls)  # why the attention kernel's warps wait: ncu's stall reasons per issued instruction
+      for shape in ${SA_NCU_SHAPES:-"fp8 128 1024 0"}; do
+        f="$OUT/stalls_$(echo $shape | tr ' ' _).txt"
+        PYTHONPATH=$PWD/python timeout 150 ncu --kernel-name regex:attn_sm90_kernel --launch-skip 2 --launch-count 1 \
+          --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio,gpu__time_duration.sum" \
+          python3 kernels/dev/ncu_one.py $shape > "$f" 2>&1
+        echo "== stalls $shape"; grep -E "stalled|duration" "$f" | awk '$NF+0 > 0.05' | sort -k3 -g -r | head -14
       done;;
     sanitize)
       PYTHONPATH=$PWD/python timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 python3 kernels/dev/sanitize_small.py > "$OUT/memcheck.log" 2>&1; rc1=$?

@@ -30,6 +30,9 @@
 #ifndef SA90_ROWSUM_MMA
 #define SA90_ROWSUM_MMA 1  // fp8 path: P's row sums from the P.V MMA (a row of ones under V^T)
 #endif
+#ifndef SA90_EPI_VEC
+#define SA90_EPI_VEC 1  // 16-byte output stores (quad transpose) where the output's alignment allows
+#endif
 #ifndef SA90_CONSUMER_REGS
 #define SA90_CONSUMER_REGS 240
 #endif
@@ -97,6 +100,7 @@ struct Params {
   int n_qt;           // query tiles per (batch, head)
   int total;          // work tiles
   int lpt, snake;     // schedule (see work_slot / decode_work)
+  int out_vec;        // the output takes 16-byte stores (aligned base and strides)
 };
 
 // The static schedule.  Round i of CTA c takes slot i*G + c (G CTAs), or

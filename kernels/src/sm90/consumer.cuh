@@ -145,7 +145,8 @@ struct Consumer {
           plain(o, sm, pos, sq, q_empty, n_tiles, qs, wrow0, span.kv_len);
       }
       sm.finish();
-      store_output<DP, kBN, PV_FP8, OutT>(p, o, sm, bhq, bhk, wk.b, wk.h, wrow0 + g, tig, span.q_len);
+      store_output<DP, kBN, PV_FP8, OutT>(p, o, sm, bhq, bhk, wk.b, wk.h, wrow0 + g, tig, span.q_len,
+                                          SA90_EPI_VEC && prm.out_vec);
     }
     if (SA90_PINGPONG && cw == 0) take_turn();  // the extra turn consumer 1 passed at the start
   }
