@@ -5,6 +5,7 @@
 #include "sagebuild/binary/fatbin.h"
 #include "sagebuild/binary/pe.h"
 #include "sagebuild/verify/layout.h"
+#include "sagebuild/verify/manylinux_level.h"
 
 namespace sb::verify {
 
@@ -120,6 +121,7 @@ void check_binaries(const BinaryCheckInput& in, Findings& out) {
   std::vector<std::string> members;
   for (const auto& e : in.zip.entries()) members.push_back(e.name);
   std::unique_ptr<binary::FileSource> file;
+  std::vector<BinaryFacts> elves;  // every ELF64 library, for the wheel's manylinux level
   for (const auto& e : in.zip.entries()) {
     if (is_pe_candidate(e)) {
       if (!file) file = binary::FileSource::open(in.wheel_path);
@@ -140,8 +142,10 @@ void check_binaries(const BinaryCheckInput& in, Findings& out) {
       continue;
     }
     surface_reader_findings(structure, e.name, out);  // problems inside a readable ELF64
-    check_one(in, *elf, elf_facts(*elf, e.name), members, out);
+    elves.push_back(elf_facts(*elf, e.name));
+    check_one(in, *elf, elves.back(), members, out);
   }
+  if (in.policy) check_platform_levels(elves, in.filename.platform_tags, {*in.policy, in.allowed_libraries, members}, out);
 }
 
 }  // namespace sb::verify

@@ -158,6 +158,8 @@ void check_needed_libraries(const BinaryFacts& b, const ManylinuxPolicy* policy,
                             Findings& out) {
   if (!policy) return;  // P3 judges manylinux claims (Android, for one, must link libpython)
   for (const auto& lib : b.needed) {
+    // The dynamic loader is glibc's own (as check_symbol_versions exempts its versions).
+    if (starts_with(lib, "ld-linux") || starts_with(lib, "ld64.so")) continue;
     if (starts_with(lib, "libpython")) {
       add(out, "P3", Severity::Strict, b.member, "links " + lib, "no libpython (the interpreter provides its symbols)");
       continue;
