@@ -95,6 +95,7 @@ nlohmann::json row_json(const Row& row) {
           {"wheel_version", row.wheel_version},
           {"wheel_filename", row.wheel_filename},
           {"requires_python", row.requires_python},
+          {"torch_binding", row.torch_binding == wheel::TorchBinding::stable_abi ? "stable-abi" : "classic"},
           {"torch_requirement", row.torch_requirement},
           {"pypi_buildable", row.pypi_buildable},
           {"pypi_variant", row.pypi_variant},

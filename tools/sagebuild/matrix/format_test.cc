@@ -96,12 +96,13 @@ TEST_CASE("json format carries every row field") {
   CHECK(r["ptx_arch"] == "12.0");
   CHECK(r["pypi_buildable"] == true);
   CHECK(r["requires_python"] == ">=3.10");
-  CHECK(r["torch_requirement"] == "torch==2.11.0");
+  CHECK(r["torch_binding"] == "stable-abi");
+  CHECK(r["torch_requirement"] == "torch>=2.10,<3");
   CHECK(r["wheel_filename"] == "sageattention-2.2.0-21100.130-cp310-abi3-linux_x86_64.whl");
   CHECK(r["kernels_manifest"] == "kernels/families.json");
   CHECK(r["pypi_variant"] == true);
   CHECK(r["torch_index"].is_null());
-  CHECK(r.size() == 26);
+  CHECK(r.size() == 27);
 }
 
 TEST_CASE("table format: aligned columns and a summary") {

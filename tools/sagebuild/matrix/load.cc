@@ -220,7 +220,7 @@ std::string optional_version(const YamlMap& map, std::string_view key, std::stri
 
 Package parse_package(const Located& name, const YamlValue& node, const Matrix& m) {
   YamlMap map = node.map({"version", "kernels", "abi", "naming", "archs", "optional_archs",
-                          "min_python", "min_torch", "min_cuda", "platforms"});
+                          "min_python", "min_torch", "min_cuda", "platforms", "stable_abi"});
   Package p;
   p.name = name.text;
   p.where = name.where;
@@ -238,6 +238,14 @@ Package parse_package(const Located& name, const YamlValue& node, const Matrix& 
   p.min_torch = optional_version(map, "min_torch", "torch");
   p.min_cuda = optional_version(map, "min_cuda", "CUDA");
   p.platforms = known_list(map, "platforms", platform_tags(m), "platform");
+  if (auto stable = map.get("stable_abi")) {
+    YamlMap s = stable->map({"min_torch", "target_version"});
+    p.stable_abi_min_torch = version_text(s.required("min_torch").scalar(), "torch");
+    p.stable_abi_target = version_text(s.required("target_version").scalar(), "torch");
+    if (compare_versions(p.stable_abi_min_torch, p.stable_abi_target) < 0)
+      s.self().fail("stable_abi.min_torch " + p.stable_abi_min_torch + " is older than its target_version " +
+                    p.stable_abi_target + ": an extension loads only in torch >= its target");
+  }
   return p;
 }
 

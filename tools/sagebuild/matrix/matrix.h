@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sagebuild/common/error.h"
+#include "sagebuild/wheel/torch_requirement.h"
 
 namespace sb::matrix {
 
@@ -63,7 +64,10 @@ struct Row {
   std::string wheel_version;   // "2.2.0" or "1.0.0+cu128torch2.9.1"
   std::string wheel_filename;  // predicted
   std::string requires_python;    // ">=3.10"
-  std::string torch_requirement;  // "torch>=2.10,<3" or "torch==2.8.*" (torch_requirement.h)
+  // How the extension links torch (the package's stable_abi): which torch
+  // releases it loads in, hence torch_requirement (wheel/torch_requirement.h).
+  wheel::TorchBinding torch_binding = wheel::TorchBinding::classic;
+  std::string torch_requirement;  // "torch>=2.10,<3" (stable ABI) or "torch==2.8.*" (classic)
   // The torch variant is the one PyPI serves for this platform, so a machine
   // that reaches only PyPI can provision it.
   bool pypi_buildable = false;
@@ -124,6 +128,10 @@ struct Package {
   std::vector<SourceLocation> arch_where;  // where each of `archs` is written
   std::vector<Arch> optional_archs;  // built where the row's CUDA can
   std::string min_python, min_torch, min_cuda;  // empty = no minimum
+  // Rows on torch >= stable_abi_min_torch build the binding against the
+  // PyTorch stable ABI of torch stable_abi_target (kernels/families.json,
+  // binding.stable_abi); empty: every row uses the classic binding.
+  std::string stable_abi_min_torch, stable_abi_target;
   std::vector<std::string> platforms;           // empty = every platform
   SourceLocation where;
 };

@@ -3,7 +3,11 @@
 // comes from.
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -167,4 +171,28 @@ TEST_CASE("profile filters default_cuda and newest_torch, and what they refuse")
                           Catch::EndsWith("error: torch_index 'https://example.org/whl' is not an https URL with "
                                           "one {cuda_tag} (the variant's code, cu128), like "
                                           "\"https://download.pytorch.org/whl/{cuda_tag}\""));
+}
+
+TEST_CASE("rows: the torch requirement follows the binding, which agrees with kernels/families.json") {
+  std::ifstream in(std::filesystem::path(SAGEBUILD_SOURCE_DIR) / "kernels" / "families.json");
+  REQUIRE(in);
+  auto stable = nlohmann::json::parse(in)["binding"]["stable_abi"];
+  const Package* sage2 = nullptr;
+  for (const auto& p : real().packages)
+    if (p.name == "sageattention") sage2 = &p;
+  REQUIRE(sage2);
+  // The matrix restates the binding rule the build takes from families.json.
+  CHECK(sage2->stable_abi_min_torch == stable["min_torch"].get<std::string>());
+  CHECK(sage2->stable_abi_target == stable["target_version"].get<std::string>());
+  for (const Row& r : real().rows) {
+    INFO(r.id);
+    bool stable_row = r.package == "sageattention" && compare_versions(r.torch, "2.10") >= 0;
+    CHECK((r.torch_binding == sb::wheel::TorchBinding::stable_abi) == stable_row);
+    if (stable_row)
+      CHECK(r.torch_requirement == "torch>=2.10,<3");
+    else
+      CHECK(r.torch_requirement == "torch==" + r.torch.substr(0, r.torch.rfind('.')) + ".*");
+  }
+  CHECK(find_row(real(), "sageattention-2.2.0-torch2.8.0-cu128-abi3-linux_x86_64")->torch_requirement ==
+        "torch==2.8.*");
 }

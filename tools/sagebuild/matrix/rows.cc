@@ -113,7 +113,9 @@ Row make_row(const Combo& c, std::vector<std::string> pythons, std::vector<Arch>
   // Per-interpreter tags already pin the Python; the floor still says which
   // Pythons the release supports at all, as abi3's does.
   row.requires_python = ">=" + oldest_python;
-  row.torch_requirement = "torch==" + row.torch;
+  bool stable = !c.package.stable_abi_min_torch.empty() && at_least(row.torch, c.package.stable_abi_min_torch);
+  row.torch_binding = stable ? wheel::TorchBinding::stable_abi : wheel::TorchBinding::classic;
+  row.torch_requirement = wheel::torch_requirement(row.torch_binding, row.torch, c.package.stable_abi_target);
   row.pypi_buildable = c.variant.pypi && c.platform.pypi_torch_has_cuda;
   row.pypi_variant = c.variant.pypi;
   row.torch_index = row.pypi_buildable ? std::string() : torch_index_url(c.platform, row.cuda_tag);

@@ -117,7 +117,7 @@ void check_pe(const BinaryCheckInput& in, binary::ByteSource& source, const std:
 
 }  // namespace
 
-void check_binaries(const BinaryCheckInput& in, Findings& out) {
+std::vector<BinaryFacts> check_binaries(const BinaryCheckInput& in, Findings& out) {
   std::vector<std::string> members;
   for (const auto& e : in.zip.entries()) members.push_back(e.name);
   std::unique_ptr<binary::FileSource> file;
@@ -146,6 +146,7 @@ void check_binaries(const BinaryCheckInput& in, Findings& out) {
     check_one(in, *elf, elves.back(), members, out);
   }
   if (in.policy) check_platform_levels(elves, in.filename.platform_tags, {*in.policy, in.allowed_libraries, members}, out);
+  return elves;
 }
 
 }  // namespace sb::verify

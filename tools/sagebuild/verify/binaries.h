@@ -27,7 +27,9 @@ struct BinaryCheckInput {
   const distinfo::BuildInfo* build_info;             // nullptr: not one of ours
 };
 
-void check_binaries(const BinaryCheckInput& in, Findings& out);
+// Returns what the ELF reader found in each ELF64 library (for rules that
+// look at the wheel as a whole, such as the torch requirement's).
+std::vector<BinaryFacts> check_binaries(const BinaryCheckInput& in, Findings& out);
 
 // The ELF reader's view of one library as the plain facts the rules take.
 BinaryFacts elf_facts(const binary::ElfFile& elf, const std::string& member);

@@ -78,6 +78,17 @@ bool is_torch_symbol(std::string_view n) {
 
 }  // namespace
 
+std::optional<wheel::TorchBinding> torch_binding(const BinaryFacts& b) {
+  static const std::set<std::string> cxx = {"at", "c10", "torch", "caffe2"};
+  bool shim = false;
+  for (const auto& s : b.undefined) {
+    if (cxx.count(outer_namespace(s.name))) return wheel::TorchBinding::classic;
+    shim |= starts_with(s.name, "aoti_torch_") || starts_with(s.name, "torch_");
+  }
+  if (shim) return wheel::TorchBinding::stable_abi;
+  return std::nullopt;
+}
+
 bool glob_match(std::string_view p, std::string_view s) {
   if (p.empty()) return s.empty();
   if (p.front() == '*') {

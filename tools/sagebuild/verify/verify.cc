@@ -170,8 +170,20 @@ void check_build_info(Ctx& c) {
   if (!b) return;
   check_build_info_filename(*b, *c.filename, name, c.out());
   check_build_info_tags(*b, *c.filename, c.wheel.tags, name, c.out());
-  check_torch_pin(*b, c.metadata.requires_dist, name, c.out());
   check_python_coverage(*b, name, c.out());
+}
+
+// The one torch binding the wheel's libraries show; nullopt when none shows
+// one (no ELF library: Windows images name only their DLLs) or they disagree.
+std::optional<wheel::TorchBinding> torch_binding_of(const std::vector<BinaryFacts>& binaries) {
+  std::optional<wheel::TorchBinding> found;
+  for (const auto& b : binaries) {
+    auto binding = torch_binding(b);
+    if (!binding) continue;
+    if (found && *found != *binding) return std::nullopt;
+    found = binding;
+  }
+  return found;
 }
 
 // The built-in manylinux policy, or the one in options.policy_dir (loaded
@@ -184,11 +196,16 @@ const PolicyTable& policy_for(const Options& o) {
   return it->second;
 }
 
+// Then B4, which needs to know how the extension links torch.
 void check_native_code(Ctx& c) {
-  if (!c.filename || !c.layout.has_native_code) return;
-  BinaryCheckInput in{c.report.path, c.zip, *c.filename, &policy_for(c.options), c.options.allowed_libraries,
-                      c.build_info ? &*c.build_info : nullptr};
-  check_binaries(in, c.out());
+  std::vector<BinaryFacts> binaries;
+  if (c.filename && c.layout.has_native_code) {
+    BinaryCheckInput in{c.report.path, c.zip, *c.filename, &policy_for(c.options), c.options.allowed_libraries,
+                        c.build_info ? &*c.build_info : nullptr};
+    binaries = check_binaries(in, c.out());
+  }
+  if (c.build_info)
+    check_torch_pin(*c.build_info, c.metadata.requires_dist, torch_binding_of(binaries), find_build_info(c), c.out());
 }
 
 void check_dist_info(Ctx& c) {
