@@ -128,7 +128,8 @@ std::string format_github(const Plan& plan, const CudaFromPypi& cuda_from_pypi) 
                        {"cuda", row.cuda},
                        {"cuda_provision", provisions(row, cuda_from_pypi) ? "pypi" : "install"},
                        {"torch_index", torch_index_json(row)},
-                       {"python", row.build_python}});
+                       {"python", row.build_python},
+                       {"wheel", row.wheel_filename}});
   // dump() without indent writes no newline at all, inside strings included.
   return nlohmann::json{{"include", include}}.dump();
 }

@@ -48,7 +48,8 @@ TEST_CASE("github format: one line of JSON, one include entry per row") {
       else
         CHECK(entry["torch_index"] == "https://download.pytorch.org/whl/" + row.cuda_tag);
       CHECK(entry["python"] == row.build_python);
-      CHECK(entry.size() == 9);
+      CHECK(entry["wheel"] == row.wheel_filename);
+      CHECK(entry.size() == 10);
     }
   }
 }
