@@ -117,11 +117,14 @@ void check_pe(const BinaryCheckInput& in, binary::ByteSource& source, const std:
 
 }  // namespace
 
-std::vector<BinaryFacts> check_binaries(const BinaryCheckInput& in, Findings& out) {
+WheelBinaries check_binaries(const BinaryCheckInput& in, Findings& out) {
   std::vector<std::string> members;
   for (const auto& e : in.zip.entries()) members.push_back(e.name);
   std::unique_ptr<binary::FileSource> file;
-  std::vector<BinaryFacts> elves;  // every ELF64 library, for the wheel's manylinux level
+  // Every ELF64 library, for the wheel's manylinux level: its symbol versions
+  // and libraries (its undefined symbols are judged per library, then dropped).
+  std::vector<BinaryFacts> elves;
+  std::vector<std::optional<wheel::TorchBinding>> bindings;
   for (const auto& e : in.zip.entries()) {
     if (is_pe_candidate(e)) {
       if (!file) file = binary::FileSource::open(in.wheel_path);
@@ -142,11 +145,22 @@ std::vector<BinaryFacts> check_binaries(const BinaryCheckInput& in, Findings& ou
       continue;
     }
     surface_reader_findings(structure, e.name, out);  // problems inside a readable ELF64
-    elves.push_back(elf_facts(*elf, e.name));
-    check_one(in, *elf, elves.back(), members, out);
+    BinaryFacts facts = elf_facts(*elf, e.name);
+    check_one(in, *elf, facts, members, out);
+    bindings.push_back(torch_binding(facts));
+    facts.undefined = {};
+    elves.push_back(std::move(facts));
   }
   if (in.policy) check_platform_levels(elves, in.filename.platform_tags, {*in.policy, in.allowed_libraries, members}, out);
-  return elves;
+  WheelBinaries summary{elves.size(), std::nullopt};
+  bool disagree = false;
+  for (const auto& b : bindings) {
+    if (!b) continue;
+    disagree |= summary.torch_binding && *summary.torch_binding != *b;
+    summary.torch_binding = b;
+  }
+  if (disagree) summary.torch_binding.reset();
+  return summary;
 }
 
 }  // namespace sb::verify

@@ -173,19 +173,6 @@ void check_build_info(Ctx& c) {
   check_python_coverage(*b, name, c.out());
 }
 
-// The one torch binding the wheel's libraries show; nullopt when none shows
-// one (no ELF library: Windows images name only their DLLs) or they disagree.
-std::optional<wheel::TorchBinding> torch_binding_of(const std::vector<BinaryFacts>& binaries) {
-  std::optional<wheel::TorchBinding> found;
-  for (const auto& b : binaries) {
-    auto binding = torch_binding(b);
-    if (!binding) continue;
-    if (found && *found != *binding) return std::nullopt;
-    found = binding;
-  }
-  return found;
-}
-
 // The built-in manylinux policy, or the one in options.policy_dir (loaded
 // once per process per directory).
 const PolicyTable& policy_for(const Options& o) {
@@ -198,14 +185,14 @@ const PolicyTable& policy_for(const Options& o) {
 
 // Then B4, which needs to know how the extension links torch.
 void check_native_code(Ctx& c) {
-  std::vector<BinaryFacts> binaries;
+  WheelBinaries binaries;
   if (c.filename && c.layout.has_native_code) {
     BinaryCheckInput in{c.report.path, c.zip, *c.filename, &policy_for(c.options), c.options.allowed_libraries,
                         c.build_info ? &*c.build_info : nullptr};
     binaries = check_binaries(in, c.out());
   }
   if (c.build_info)
-    check_torch_pin(*c.build_info, c.metadata.requires_dist, torch_binding_of(binaries), find_build_info(c), c.out());
+    check_torch_pin(*c.build_info, c.metadata.requires_dist, binaries.torch_binding, find_build_info(c), c.out());
 }
 
 void check_dist_info(Ctx& c) {
