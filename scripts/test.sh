@@ -13,6 +13,9 @@ export SAGEBUILD="$ROOT/build/tools/sagebuild/cli/sagebuild"
 echo "==> ctest"
 ctest --test-dir build --output-on-failure -j "${JOBS:-$(nproc)}" 2>&1 | tee build/ctest.log
 ctest_rc=${PIPESTATUS[0]}
+# Tests that need the shared wheel corpus say why they skipped (CTest keeps
+# their output in its log only).
+grep -h '^SKIPPED: ' build/Testing/Temporary/LastTest.log 2>/dev/null | sort | uniq -c | sed 's/^ */ctest: /'
 
 echo "==> pytest"
 python3 -m pytest -q -rs tests 2>&1 | tee build/pytest.log

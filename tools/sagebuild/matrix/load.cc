@@ -105,11 +105,25 @@ void parse_pythons(const YamlValue& node, Matrix& m) {
   std::sort(m.pythons.begin(), m.pythons.end(), version_less);
 }
 
+// "https://download.pytorch.org/whl/{cuda_tag}": where the CUDA builds of
+// torch that PyPI does not serve come from, one index per CUDA.
+std::string torch_index_template(const YamlValue& node) {
+  Located url = node.scalar();
+  const std::string placeholder = "{cuda_tag}";
+  auto at = url.text.find(placeholder);
+  if (url.text.rfind("https://", 0) != 0 || at == std::string::npos ||
+      url.text.find(placeholder, at + 1) != std::string::npos)
+    throw ConfigError(url.where, "torch_index '" + url.text + "' is not an https URL with one {cuda_tag} "
+                                 "(the variant's code, cu128), like \"https://download.pytorch.org/whl/{cuda_tag}\"");
+  return url.text;
+}
+
 void parse_platforms(const YamlValue& node, Matrix& m) {
   for (const auto& [tag, value] : node.named_entries("platform")) {
-    YamlMap map = value.map({"runner", "pypi_torch_has_cuda"});
+    YamlMap map = value.map({"runner", "pypi_torch_has_cuda", "torch_index"});
     m.platforms.push_back(Platform{tag.text, map.required("runner").scalar().text,
-                                   map.required("pypi_torch_has_cuda").boolean(), tag.where});
+                                   map.required("pypi_torch_has_cuda").boolean(),
+                                   torch_index_template(map.required("torch_index")), tag.where});
   }
 }
 
@@ -206,7 +220,7 @@ std::string optional_version(const YamlMap& map, std::string_view key, std::stri
 
 Package parse_package(const Located& name, const YamlValue& node, const Matrix& m) {
   YamlMap map = node.map({"version", "kernels", "abi", "naming", "archs", "optional_archs",
-                          "min_python", "min_torch", "min_cuda", "platforms"});
+                          "min_python", "min_torch", "min_cuda", "platforms", "stable_abi"});
   Package p;
   p.name = name.text;
   p.where = name.where;
@@ -224,6 +238,14 @@ Package parse_package(const Located& name, const YamlValue& node, const Matrix& 
   p.min_torch = optional_version(map, "min_torch", "torch");
   p.min_cuda = optional_version(map, "min_cuda", "CUDA");
   p.platforms = known_list(map, "platforms", platform_tags(m), "platform");
+  if (auto stable = map.get("stable_abi")) {
+    YamlMap s = stable->map({"min_torch", "target_version"});
+    p.stable_abi_min_torch = version_text(s.required("min_torch").scalar(), "torch");
+    p.stable_abi_target = version_text(s.required("target_version").scalar(), "torch");
+    if (compare_versions(p.stable_abi_min_torch, p.stable_abi_target) < 0)
+      s.self().fail("stable_abi.min_torch " + p.stable_abi_min_torch + " is older than its target_version " +
+                    p.stable_abi_target + ": an extension loads only in torch >= its target");
+  }
   return p;
 }
 
@@ -260,10 +282,21 @@ std::vector<std::string> arch_list(const YamlMap& map, std::vector<Located>& loc
   return out;
 }
 
+// A count of at least 1 ("newest_torch: 3").
+int positive_count(const YamlValue& node) {
+  Located value = node.scalar();
+  int n = 0;
+  bool digits = !value.text.empty() && value.text.size() <= 4 &&
+                value.text.find_first_not_of("0123456789") == std::string::npos;
+  if (digits) n = std::stoi(value.text);
+  if (n < 1) throw ConfigError(value.where, "expected a count of at least 1 for " + node.what() + ", got '" + value.text + "'");
+  return n;
+}
+
 std::pair<Profile, ProfileSource> parse_profile(const Located& name, const YamlValue& node,
                                                 const Matrix& m) {
   YamlMap map = node.map({"description", "packages", "torch", "cuda", "pythons", "platforms",
-                          "archs", "newest_python", "pypi_only", "rows"});
+                          "archs", "newest_python", "pypi_only", "default_cuda", "newest_torch", "rows"});
   Profile p;
   ProfileSource s;
   p.name = name.text;
@@ -278,6 +311,8 @@ std::pair<Profile, ProfileSource> parse_profile(const Located& name, const YamlV
   p.archs = arch_list(map, s.archs);
   p.newest_python = optional_bool(map, "newest_python");
   p.pypi_only = optional_bool(map, "pypi_only");
+  p.default_cuda = optional_bool(map, "default_cuda");
+  if (auto newest = map.get("newest_torch")) p.newest_torch = positive_count(*newest);
   if (auto rows = map.get("rows"))
     for (const Located& id : rows->scalar_list()) {
       p.rows.push_back(id.text);
@@ -288,7 +323,8 @@ std::pair<Profile, ProfileSource> parse_profile(const Located& name, const YamlV
 
 bool has_filters(const Profile& p) {
   return !p.packages.empty() || !p.torch.empty() || !p.cuda.empty() || !p.pythons.empty() ||
-         !p.platforms.empty() || !p.archs.empty() || p.newest_python || p.pypi_only;
+         !p.platforms.empty() || !p.archs.empty() || p.newest_python || p.pypi_only ||
+         p.default_cuda || p.newest_torch > 0;
 }
 
 void parse_profiles(const YamlValue& node, Matrix& m) {

@@ -5,6 +5,7 @@
 #include "sagebuild/binary/fatbin.h"
 #include "sagebuild/binary/pe.h"
 #include "sagebuild/verify/layout.h"
+#include "sagebuild/verify/manylinux_level.h"
 
 namespace sb::verify {
 
@@ -116,10 +117,14 @@ void check_pe(const BinaryCheckInput& in, binary::ByteSource& source, const std:
 
 }  // namespace
 
-void check_binaries(const BinaryCheckInput& in, Findings& out) {
+WheelBinaries check_binaries(const BinaryCheckInput& in, Findings& out) {
   std::vector<std::string> members;
   for (const auto& e : in.zip.entries()) members.push_back(e.name);
   std::unique_ptr<binary::FileSource> file;
+  // Every ELF64 library, for the wheel's manylinux level: its symbol versions
+  // and libraries (its undefined symbols are judged per library, then dropped).
+  std::vector<BinaryFacts> elves;
+  std::vector<std::optional<wheel::TorchBinding>> bindings;
   for (const auto& e : in.zip.entries()) {
     if (is_pe_candidate(e)) {
       if (!file) file = binary::FileSource::open(in.wheel_path);
@@ -140,8 +145,22 @@ void check_binaries(const BinaryCheckInput& in, Findings& out) {
       continue;
     }
     surface_reader_findings(structure, e.name, out);  // problems inside a readable ELF64
-    check_one(in, *elf, elf_facts(*elf, e.name), members, out);
+    BinaryFacts facts = elf_facts(*elf, e.name);
+    check_one(in, *elf, facts, members, out);
+    bindings.push_back(torch_binding(facts));
+    facts.undefined = {};
+    elves.push_back(std::move(facts));
   }
+  if (in.policy) check_platform_levels(elves, in.filename.platform_tags, {*in.policy, in.allowed_libraries, members}, out);
+  WheelBinaries summary{elves.size(), std::nullopt};
+  bool disagree = false;
+  for (const auto& b : bindings) {
+    if (!b) continue;
+    disagree |= summary.torch_binding && *summary.torch_binding != *b;
+    summary.torch_binding = b;
+  }
+  if (disagree) summary.torch_binding.reset();
+  return summary;
 }
 
 }  // namespace sb::verify

@@ -27,7 +27,16 @@ struct BinaryCheckInput {
   const distinfo::BuildInfo* build_info;             // nullptr: not one of ours
 };
 
-void check_binaries(const BinaryCheckInput& in, Findings& out);
+// What the wheel's libraries say together, for the rules that judge the
+// wheel as a whole.
+struct WheelBinaries {
+  std::size_t elf_libraries = 0;
+  // How the libraries link torch: the one binding they show; nullopt when
+  // none shows one (Windows images name only their DLLs) or they disagree.
+  std::optional<wheel::TorchBinding> torch_binding;
+};
+
+WheelBinaries check_binaries(const BinaryCheckInput& in, Findings& out);
 
 // The ELF reader's view of one library as the plain facts the rules take.
 BinaryFacts elf_facts(const binary::ElfFile& elf, const std::string& member);

@@ -78,6 +78,17 @@ bool is_torch_symbol(std::string_view n) {
 
 }  // namespace
 
+std::optional<wheel::TorchBinding> torch_binding(const BinaryFacts& b) {
+  static const std::set<std::string> cxx = {"at", "c10", "torch", "caffe2"};
+  bool shim = false;
+  for (const auto& s : b.undefined) {
+    if (cxx.count(outer_namespace(s.name))) return wheel::TorchBinding::classic;
+    shim |= starts_with(s.name, "aoti_torch_") || starts_with(s.name, "torch_");
+  }
+  if (shim) return wheel::TorchBinding::stable_abi;
+  return std::nullopt;
+}
+
 bool glob_match(std::string_view p, std::string_view s) {
   if (p.empty()) return s.empty();
   if (p.front() == '*') {
@@ -158,6 +169,8 @@ void check_needed_libraries(const BinaryFacts& b, const ManylinuxPolicy* policy,
                             Findings& out) {
   if (!policy) return;  // P3 judges manylinux claims (Android, for one, must link libpython)
   for (const auto& lib : b.needed) {
+    // The dynamic loader is glibc's own (as check_symbol_versions exempts its versions).
+    if (starts_with(lib, "ld-linux") || starts_with(lib, "ld64.so")) continue;
     if (starts_with(lib, "libpython")) {
       add(out, "P3", Severity::Strict, b.member, "links " + lib, "no libpython (the interpreter provides its symbols)");
       continue;

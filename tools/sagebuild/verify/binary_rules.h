@@ -11,6 +11,7 @@
 #include "sagebuild/common/finding.h"
 #include "sagebuild/distinfo/build_info.h"
 #include "sagebuild/verify/policy.h"
+#include "sagebuild/wheel/torch_requirement.h"
 
 namespace sb::verify {
 
@@ -76,6 +77,12 @@ void check_cuda_runtime(const BinaryFacts& b, const distinfo::BuildInfo& info, F
 // B8: every undefined symbol comes from torch, CUDA, the C/C++ runtime, or
 // (per-interpreter wheels) libpython.  B9: abi3 wheels use no private _Py symbol.
 void check_symbol_origins(const BinaryFacts& b, bool abi3, Findings& out);
+
+// How the library links torch, from its undefined symbols: C++ symbols of
+// at::, c10::, torch:: or caffe2:: make it classic (torch's C++ ABI); only the
+// stable C shim's (aoti_torch_*, torch_*) make it stable_abi; nullopt when it
+// uses no torch symbol.
+std::optional<wheel::TorchBinding> torch_binding(const BinaryFacts& b);
 
 // Whether a name matches a glob with '*' (the allow-list's syntax).
 bool glob_match(std::string_view pattern, std::string_view name);

@@ -45,16 +45,17 @@ void add_verify_command(CLI::App& app, cli::Context& ctx) {
   cmd->add_flag("--lenient", args->options.lenient, "Fail on Error findings only (Strict ones are reported)");
   cmd->add_flag("--json", args->json, "Print a JSON array of reports instead of text");
   cmd->add_option("--policy-dir", args->policy_dir,
-                  "Directory with manylinux_symbol_limits.tsv and manylinux_lib_whitelist.tsv");
+                  "Directory with a manylinux-policy.json to use instead of the built-in manylinux policy");
   cmd->add_option("--allow-lib", args->allow, "Extra DT_NEEDED glob allowed in manylinux wheels (repeatable)");
   cmd->callback([args, &ctx] {
     args->options.policy_dir =
         args->policy_dir.empty() ? default_policy_dir() : std::filesystem::path(args->policy_dir);
     std::error_code ec;
     if (!args->policy_dir.empty() &&
-        !std::filesystem::exists(args->options.policy_dir / "manylinux_symbol_limits.tsv", ec))
-      throw UsageError("--policy-dir " + args->policy_dir +
-                       ": no manylinux_symbol_limits.tsv there (expected the directory holding the policy tables)");
+        !std::filesystem::exists(args->options.policy_dir / kPolicyFile, ec))
+      throw UsageError("--policy-dir " + args->policy_dir + ": no " + kPolicyFile +
+                       " there (expected a directory holding a policy in the format of "
+                       "tools/sagebuild/verify/manylinux-policy.json)");
     for (const auto& a : args->allow) args->options.allowed_libraries.push_back(a);
     ctx.exit_code = run_verify(args->files, args->options, args->json, std::cout, std::cerr);
   });

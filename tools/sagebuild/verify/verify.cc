@@ -14,10 +14,6 @@
 #include "sagebuild/verify/extension_suffix.h"
 #include "sagebuild/verify/layout.h"
 
-#ifndef SAGEBUILD_POLICY_DIR
-#define SAGEBUILD_POLICY_DIR ""
-#endif
-
 namespace sb::verify {
 
 namespace {
@@ -174,33 +170,29 @@ void check_build_info(Ctx& c) {
   if (!b) return;
   check_build_info_filename(*b, *c.filename, name, c.out());
   check_build_info_tags(*b, *c.filename, c.wheel.tags, name, c.out());
-  check_torch_pin(*b, c.metadata.requires_dist, name, c.out());
   check_python_coverage(*b, name, c.out());
 }
 
-// The manylinux policy, loaded once per process per directory; nullptr when
-// the directory has no tables (an installed sagebuild without its data).
-const PolicyTable* policy_for(const Options& o, Findings& out) {
+// The built-in manylinux policy, or the one in options.policy_dir (loaded
+// once per process per directory).
+const PolicyTable& policy_for(const Options& o) {
+  if (o.policy_dir.empty()) return PolicyTable::embedded();
   static std::map<std::filesystem::path, PolicyTable> cache;
-  std::error_code ec;
-  if (o.policy_dir.empty() || !std::filesystem::exists(o.policy_dir / "manylinux_symbol_limits.tsv", ec))
-    return nullptr;
   auto it = cache.find(o.policy_dir);
-  if (it == cache.end()) it = cache.emplace(o.policy_dir, PolicyTable::load(o.policy_dir)).first;
-  return &it->second;
+  if (it == cache.end()) it = cache.emplace(o.policy_dir, PolicyTable::load(o.policy_dir / kPolicyFile)).first;
+  return it->second;
 }
 
+// Then B4, which needs to know how the extension links torch.
 void check_native_code(Ctx& c) {
-  if (!c.filename || !c.layout.has_native_code) return;
-  const PolicyTable* policy = policy_for(c.options, c.out());
-  bool manylinux = false;
-  for (const auto& p : c.filename->platform_tags) manylinux |= p.rfind("manylinux", 0) == 0;
-  if (!policy && manylinux)
-    add(c.out(), "P2", Severity::Warning, "", "manylinux claim not checked: no policy tables (--policy-dir)",
-        "a directory with manylinux_symbol_limits.tsv and manylinux_lib_whitelist.tsv");
-  BinaryCheckInput in{c.report.path, c.zip, *c.filename, policy, c.options.allowed_libraries,
-                      c.build_info ? &*c.build_info : nullptr};
-  check_binaries(in, c.out());
+  WheelBinaries binaries;
+  if (c.filename && c.layout.has_native_code) {
+    BinaryCheckInput in{c.report.path, c.zip, *c.filename, &policy_for(c.options), c.options.allowed_libraries,
+                        c.build_info ? &*c.build_info : nullptr};
+    binaries = check_binaries(in, c.out());
+  }
+  if (c.build_info)
+    check_torch_pin(*c.build_info, c.metadata.requires_dist, binaries.torch_binding, find_build_info(c), c.out());
 }
 
 void check_dist_info(Ctx& c) {
@@ -216,7 +208,7 @@ void check_dist_info(Ctx& c) {
 
 std::filesystem::path default_policy_dir() {
   if (const char* env = std::getenv("SAGEBUILD_POLICY_DIR"); env && *env) return env;
-  return SAGEBUILD_POLICY_DIR;
+  return {};  // the built-in policy
 }
 
 Report verify_wheel(const std::filesystem::path& path, const Options& options) {
