@@ -138,7 +138,7 @@ static sa_status make_params(const AttnArgs& a, Params* prm) {
   prm->a = a;
   prm->n_qt = a.q_pad / kRows;
   prm->total = prm->n_qt * p.q_heads * p.batch;
-  prm->lpt = prm->snake = p.causal && prm->n_qt <= SA90_LPT_MAX_QTILES;
+  prm->pairs = p.causal ? 1 : 0;
   prm->out_vec = reinterpret_cast<uintptr_t>(p.out) % 16 == 0 && p.out_stride_seq % 8 == 0 &&
                  p.out_stride_head % 8 == 0 && p.out_stride_batch % 8 == 0;
   return SA_OK;
