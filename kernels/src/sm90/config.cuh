@@ -34,7 +34,7 @@
 #define SA90_CONSUMER_REGS 240
 #endif
 #ifndef SA90_PRODUCER_REGS
-#define SA90_PRODUCER_REGS 32
+#define SA90_PRODUCER_REGS 24
 #endif
 
 namespace sa {
@@ -45,7 +45,12 @@ constexpr int kThreads = 128 * (1 + kConsumers);  // + the producer warpgroup
 constexpr int kRows = 64 * kConsumers;           // query rows per CTA
 constexpr int kConsumerThreads = 128 * kConsumers;
 static_assert(kRows == cfg::kBlockQ, "a CTA covers one Q padding / Q scale block");
-static_assert(128 * SA90_PRODUCER_REGS + kConsumerThreads * SA90_CONSUMER_REGS <= 65536, "register file");
+// setmaxnreg moves registers between the warpgroups of the CTA, within what the
+// launch gave it (kThreads x 168: 65536 / 384, rounded down to a multiple of 8):
+// an increase that the decreases do not cover waits forever.
+constexpr int kLaunchRegs = 65536 / kThreads / 8 * 8;
+static_assert(128 * (kLaunchRegs - SA90_PRODUCER_REGS) >= kConsumerThreads * (SA90_CONSUMER_REGS - kLaunchRegs),
+              "the consumers' registers must come from the producer's");
 
 // Shapes and shared memory of one (padded head dim, P.V path) instance.
 template <int DP, bool PV_FP8>
