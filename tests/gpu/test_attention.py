@@ -275,4 +275,9 @@ def test_sm90_matches_mma_sync(sm90_runs, case):
         assert cos >= 0.99999 and l1 <= 0.002, (cos, l1)
     else:
         assert cos >= 0.9999 and l1 <= 0.015, (cos, l1)
-    assert torch.allclose(lse90, lse_mma, rtol=1e-3, atol=1e-3)
+    if path == "fp8":
+        # the sm90 fp8 kernel sums P as rounded to e4m3 (the row sums come from its P.V MMA), so
+        # its LSE is that of the weights O was normalised with: within 1e-2 of the f32 sums'
+        assert torch.allclose(lse90, lse_mma, rtol=0, atol=1e-2)
+    else:
+        assert torch.allclose(lse90, lse_mma, rtol=1e-3, atol=1e-3)
