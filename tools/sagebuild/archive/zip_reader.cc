@@ -1,6 +1,7 @@
 #include "sagebuild/archive/zip_reader.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <vector>
 
 #include "sagebuild/archive/member_source.h"
@@ -32,6 +33,10 @@ class FileReader final : public Reader {
       return;
     }
     detail::check_local_headers(*file_, end, entries_, states_, findings_);
+    // find() is called once per License-File line, script and build-info
+    // lookup: a hash index keeps that linear in a 200,000-member archive.
+    index_.reserve(entries_.size());
+    for (std::size_t i = 0; i < entries_.size(); ++i) index_.emplace(entries_[i].name, i);
     usable_ = true;
   }
 
@@ -102,9 +107,8 @@ class FileReader final : public Reader {
   }
 
   long find(std::string_view name) const override {
-    for (std::size_t i = 0; i < entries_.size(); ++i)
-      if (entries_[i].name == name) return static_cast<long>(i);
-    return -1;
+    auto it = index_.find(name);
+    return it == index_.end() ? -1 : static_cast<long>(it->second);
   }
 
  private:
@@ -136,6 +140,7 @@ class FileReader final : public Reader {
   Limits limits_;
   std::vector<Entry> entries_;
   std::vector<detail::EntryState> states_;
+  std::unordered_map<std::string_view, std::size_t> index_;  // name -> first entry (views into entries_)
   Findings findings_;
   std::uint64_t total_read_ = 0;
   bool usable_ = false;
