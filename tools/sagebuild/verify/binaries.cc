@@ -1,6 +1,5 @@
 #include "sagebuild/verify/binaries.h"
 
-#include "sagebuild/archive/member_source.h"
 #include "sagebuild/binary/elf.h"
 #include "sagebuild/binary/fatbin.h"
 #include "sagebuild/binary/pe.h"
@@ -48,7 +47,7 @@ void surface_reader_findings(const Findings& found, const std::string& member, F
   for (Finding f : found) {
     if (f.severity == Severity::Warning) continue;
     f.member = member;
-    out.push_back(std::move(f));
+    out.keep(std::move(f));
   }
 }
 
@@ -114,26 +113,32 @@ void check_pe(const BinaryCheckInput& in, binary::ByteSource& source, const std:
   surface_reader_findings(fatbin, member, out);
 }
 
+// A member the reader refuses (overlapping, encrypted ...) already has its
+// Z finding; it is not read again here.
+std::unique_ptr<binary::ByteSource> open(const BinaryCheckInput& in, std::size_t i) {
+  std::string ignored;
+  return in.zip.open_member(i, ignored);
+}
+
 }  // namespace
 
 void check_binaries(const BinaryCheckInput& in, Findings& out) {
   std::vector<std::string> members;
   for (const auto& e : in.zip.entries()) members.push_back(e.name);
-  std::unique_ptr<binary::FileSource> file;
-  for (const auto& e : in.zip.entries()) {
+  const auto& entries = in.zip.entries();
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto& e = entries[i];
     if (is_pe_candidate(e)) {
-      if (!file) file = binary::FileSource::open(in.wheel_path);
-      zip::MemberSource source(*file, e, zip::StreamLimits{});
-      check_pe(in, source, e.name, out);
+      if (auto source = open(in, i)) check_pe(in, *source, e.name, out);
       continue;
     }
     if (!is_elf_candidate(e)) continue;
-    if (!file) file = binary::FileSource::open(in.wheel_path);
-    zip::MemberSource source(*file, e, zip::StreamLimits{});
-    auto ident = binary::identify_elf(source);
+    auto source = open(in, i);
+    if (!source) continue;
+    auto ident = binary::identify_elf(*source);
     if (!ident.is_elf) continue;
     Findings structure;  // P8: what the ELF reader found malformed
-    auto elf = binary::ElfFile::parse(source, structure);
+    auto elf = binary::ElfFile::parse(*source, structure);
     if (!elf) {  // another ELF flavour (32-bit, big-endian): its machine is still known
       BinaryFacts only_machine{e.name, ident.machine, {}, {}, {}, {}};
       for (const auto& platform : in.filename.platform_tags) check_machine(only_machine, platform, out);

@@ -20,7 +20,7 @@ namespace sb::verify {
 
 struct BinaryCheckInput {
   const std::filesystem::path& wheel_path;
-  const zip::Reader& zip;
+  zip::Reader& zip;  // members are read through open_member(): its limits and refusals apply
   const wheel::WheelFilename& filename;
   const PolicyTable* policy;                         // nullptr: P2/P3 skipped
   const std::vector<std::string>& allowed_libraries;
