@@ -305,7 +305,7 @@ void parse_profiles(const YamlValue& node, Matrix& m) {
 }  // namespace
 
 Matrix load_matrix(const std::filesystem::path& path) {
-  return parse_matrix(read_file(path), path.string());
+  return parse_matrix(read_yaml_file(path, path.string()), path.string());
 }
 
 Matrix parse_matrix(const std::string& text, const std::string& file) {
