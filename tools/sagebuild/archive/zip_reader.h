@@ -72,6 +72,8 @@ class Reader {
   // reports everything; usable() says whether members can be read at all.
   // Throws IoError only when the file cannot be opened or read.
   static std::unique_ptr<Reader> open(const std::filesystem::path& path, Limits limits = {});
+  // The same over bytes from anywhere (a buffer: the fuzz harnesses).
+  static std::unique_ptr<Reader> open(std::unique_ptr<binary::ByteSource> source, Limits limits = {});
 
   virtual ~Reader() = default;
   virtual bool usable() const = 0;                 // central directory parsed

@@ -86,7 +86,7 @@ void check_version(Ctx& c) {
   std::string why;
   auto v = wheel::parse_version(f->value, &why);
   if (!v)
-    add(c.out, "M4", Severity::Error, c.m, "Version '" + clip(f->value) + "' is not PEP 440: " + clip(why), "a PEP 440 version");
+    add(c.out, "M4", Severity::Error, c.m, "Version '" + clip(f->value) + "' is not PEP 440: " + why, "a PEP 440 version");
   else if (c.exp.filename_version && !(*v == *c.exp.filename_version))
     add(c.out, "M4", Severity::Error, c.m, "Version " + clip(f->value) + " differs from the file name's version",
         c.exp.filename_version->str());
@@ -116,10 +116,10 @@ void check_requirements(Ctx& c) {
     if (iequals(f.name, "Requires-Dist")) {
       c.info.requires_dist.push_back(f.value);
       if (!wheel::parse_requirement(f.value, &why))
-        add(c.out, "M6", Severity::Error, c.m, "Requires-Dist '" + clip(f.value) + "' is not PEP 508: " + clip(why),
+        add(c.out, "M6", Severity::Error, c.m, "Requires-Dist '" + clip(f.value) + "' is not PEP 508: " + why,
             "name [extras] (specifiers) [; marker]");
     } else if (iequals(f.name, "Requires-Python") && !wheel::parse_specifier_set(f.value, &why)) {
-      add(c.out, "M6", Severity::Strict, c.m, "Requires-Python '" + clip(f.value) + "' is not a specifier set: " + clip(why),
+      add(c.out, "M6", Severity::Strict, c.m, "Requires-Python '" + clip(f.value) + "' is not a specifier set: " + why,
           "e.g. >=3.9");
     } else if (iequals(f.name, "Dynamic")) {
       for (std::string_view bad : {"Name", "Version", "Metadata-Version"})

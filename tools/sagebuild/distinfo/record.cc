@@ -220,7 +220,8 @@ Findings check_record(const std::vector<RecordRow>& rows, const ArchiveListing& 
   }
   for (const auto& f : archive.files) {
     if (listed.count(f) || is_signature_file(f, archive.record_path)) continue;
-    add(out, "R3", Severity::Error, f, "archive member '" + clip(f) + "' is not listed in RECORD",
+    if (out.skip("R3", Severity::Error)) continue;
+    add(out, "R3", Severity::Error, std::string(f), "archive member '" + clip(f) + "' is not listed in RECORD",
         "every file listed (RECORD itself included)");
   }
   return out;

@@ -54,7 +54,7 @@ std::optional<RecordHash> check_row_hash(const RecordRow& row, Findings& out);
 
 // What the archive holds, for the cross-checks.
 struct ArchiveListing {
-  std::vector<std::string> files;  // member names, directories excluded
+  std::vector<std::string_view> files;  // member names, directories excluded (views: 200k names)
   std::string record_path;         // "<dist-info>/RECORD"
 };
 

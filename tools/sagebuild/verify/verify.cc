@@ -111,6 +111,7 @@ void check_record_member(Ctx& c) {
     return;
   }
   auto parsed = distinfo::parse_record(*text, name, c.members.size() + kRecordRowSlack);
+  text.reset();  // the rows hold what is needed; RECORD may be 30 MB
   c.out().merge(parsed.findings);
   c.record = std::move(parsed.rows);
   distinfo::ArchiveListing listing{{}, name};
