@@ -12,7 +12,10 @@ MemberSource::MemberSource(binary::ByteSource& file, const Entry& entry, StreamL
     : file_(file),
       entry_(entry),
       limits_(limits),
-      window_size_(std::max<std::size_t>(window, 4096)),
+      // A small member gets a small window: zeroing 256 KiB for each of
+      // 100,000 tiny libraries would cost seconds.
+      window_size_(static_cast<std::size_t>(
+          std::max<std::uint64_t>(std::min<std::uint64_t>(window, entry.uncompressed_size + 1), 4096))),
       head_limit_(head),
       spacing_(std::max(kMinCheckpointSpacing, entry.uncompressed_size / kMaxCheckpoints + 1)) {
   // The declared size is what the budget scales with; the stream itself

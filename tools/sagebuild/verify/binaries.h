@@ -29,7 +29,9 @@ struct BinaryCheckInput {
 
 void check_binaries(const BinaryCheckInput& in, Findings& out);
 
-// The ELF reader's view of one library as the plain facts the rules take.
+// The ELF reader's view of one library as the plain facts the rules take:
+// distinct DT_NEEDED entries (at most kMaxNeeded) and rpaths (kMaxRpaths).
+constexpr std::size_t kMaxNeeded = 1024, kMaxRpaths = 64;
 BinaryFacts elf_facts(const binary::ElfFile& elf, const std::string& member);
 // The fatbin reader's coverage per arch: SASS kernels by arch number, plain PTX archs.
 CudaCode cuda_code(const binary::CudaCoverage& coverage);
