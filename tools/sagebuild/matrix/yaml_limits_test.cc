@@ -76,3 +76,16 @@ TEST_CASE("a mapping with many keys is checked for duplicates in linear time") {
 TEST_CASE("the real build matrix is well inside the limits") {
   CHECK_NOTHROW(load_matrix(real_matrix_path()));
 }
+
+TEST_CASE("a package version that is not PEP 440 is a ConfigError at the value, not an internal error") {
+  // Found by fuzz_matrix: the wheel namer threw std::logic_error on it.
+  std::string text = kBase;
+  text.replace(text.find("version: 2.2.0"), 14, "version: 2\xae" "2.0");
+  std::string file;
+  std::string message = load_error("bad-version.yaml", text, &file);
+  CHECK(message == file + ":15:14: error: version '2\xae" "2.0' of package 'sageattention' is not a PEP 440 version; "
+                          "expected a version like 2.2.0");
+  text = kBase;
+  text.replace(text.find("version: 2.2.0"), 14, "version: 2.2.0+cu128");
+  CHECK(load_error("local.yaml", text).find("carries a local label") != std::string::npos);
+}
