@@ -6,8 +6,8 @@ wrote build.ninja, the rows' staging and the smoke test's venv at once (3 of 3
 runs failed: one in ensurepip, the other with its wheel gone).
 
 The default profile as it is (all its archs), from an empty cache: about one
-full build plus a packing, verify and smoke test (141 s on the 2-core machine,
-2026-11-24).  Needs nvcc 13.0.
+full build plus a packing, verify and smoke test (62 s on the 2-core machine,
+141 s with other builds running beside it, 2026-11-24).  Needs nvcc 13.0.
 """
 import json
 import subprocess
