@@ -62,9 +62,9 @@ if [ -n "$NVCC" ] && "$NVCC" -shared -Xcompiler -fPIC -gencode arch=compute_90,c
      -o "$SEEDS/libs/seed_kernels.so" 2>/dev/null; then
   LIBS+=("$SEEDS/libs/seed_kernels.so")
 fi
-# The default wheel, when the main job (scripts/main-job.sh) left one in dist/.
+# The default wheel, when the main job (scripts/main-job.sh) left one in
+# dist/, and every wheel that once took verify down (../shared/fuzz-findings).
 shopt -s nullglob
-# And every wheel that once took verify down (../shared/fuzz-findings).
 WHEELS=(dist/sageattention-*.whl "$SHARED"/fuzz-findings/*/*.whl ${FUZZ_SEED_WHEELS:-})
 shopt -u nullglob
 CORPUS_DIR="$SHARED/wheel-corpus"
