@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <thread>
 #include <variant>
@@ -181,6 +182,14 @@ int run_build(BuildOptions o, ProcessRunner& runner, std::ostream& out) {
   std::vector<std::string> launcher = resolve_launcher(o.launcher, o.toolchain.path_env);
   out << "sagebuild: " << prep.rows.size() << " row(s) of " << prep.name << "; cache " << o.cache_dir.string()
       << "; build dir " << work.string() << "\n";
+  // Builds sharing a cache share <cache>/work/<profile or row> (build.ninja,
+  // ninja's log, each row's staging and smoke-test venv): one at a time uses
+  // it; the next waits, then finds the objects already built.
+  std::optional<FileLock> work_lock;
+  if (!o.dry_run)
+    work_lock.emplace(work.string() + ".lock", [&] {
+      out << "sagebuild: waiting for another build using " << work.string() << " to finish\n" << std::flush;
+    });
 
   std::vector<RowResult> results(prep.rows.size());
   std::vector<bool> alive(prep.rows.size(), true);

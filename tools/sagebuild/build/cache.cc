@@ -14,11 +14,13 @@ namespace sb::build {
 
 namespace fs = std::filesystem;
 
-FileLock::FileLock(const fs::path& lock_file) {
+FileLock::FileLock(const fs::path& lock_file, const std::function<void()>& on_wait) {
   std::error_code ec;
   fs::create_directories(lock_file.parent_path(), ec);
   fd_ = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0) throw IoError("cannot open lock file " + lock_file.string() + ": " + std::strerror(errno));
+  if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
+  if (errno == EWOULDBLOCK && on_wait) on_wait();
   while (::flock(fd_, LOCK_EX) != 0) {
     if (errno == EINTR) continue;
     int e = errno;

@@ -3,7 +3,8 @@
 //   <root>/objects/<key>.o           torch-free kernel objects (object_key.h)
 //   <root>/torch/<version>-<cuda>-<wheel sha>/   unpacked torch headers + libraries
 //   <root>/cuda/<X.Y>/               a CUDA home assembled from NVIDIA's wheels
-//   <root>/work/<name>/              build.ninja and per-row outputs
+//   <root>/work/<name>/              build.ninja and per-row outputs; one build at a
+//                                    time, under an flock on "<root>/work/<name>.lock"
 //
 // Entries are filled once: under an flock on "<entry>.lock", into a
 // temporary directory beside the entry, renamed into place when complete.
@@ -19,7 +20,9 @@ namespace sb::build {
 // Exclusive advisory lock on a file (created if needed), released on destruction.
 class FileLock {
  public:
-  explicit FileLock(const std::filesystem::path& lock_file);  // blocks; throws IoError
+  // Blocks until the lock is ours; throws IoError.  When another process
+  // holds it, calls `on_wait` once before blocking (to say whom we wait for).
+  explicit FileLock(const std::filesystem::path& lock_file, const std::function<void()>& on_wait = {});
   ~FileLock();
   FileLock(const FileLock&) = delete;
   FileLock& operator=(const FileLock&) = delete;

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <thread>
 #include <zip.h>
 
@@ -102,4 +103,23 @@ TEST_CASE("unpack_wheel extracts the chosen prefixes, strips, keeps exec bits, r
   CHECK_THROWS_WITH(unpack_wheel(evil, root / "e", {{"torch/", ""}}), Catch::Contains("unsafe"));
   CHECK_FALSE(fs::exists(root / "escape.txt"));
   fs::remove_all(root);
+}
+
+TEST_CASE("FileLock says once that it waits for another holder, then gets the lock") {
+  fs::path lock = fresh("sb-build-lock-test") / "work" / "default.lock";
+  std::atomic<bool> held{false}, waited{false};
+  std::optional<FileLock> first(std::in_place, lock);
+  std::thread second([&] {
+    FileLock l(lock, [&] { waited = true; });
+    held = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  CHECK_FALSE(held);  // the first still holds it
+  first.reset();
+  second.join();
+  CHECK(waited);
+  CHECK(held);
+  bool called = false;
+  FileLock free_lock(lock, [&] { called = true; });  // nobody holds it: no message
+  CHECK_FALSE(called);
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "sagebuild/common/fs.h"
+#include "sagebuild/common/text.h"
 #include "sagebuild/matrix/arch.h"
 #include "sagebuild/matrix/lookup.h"
 #include "sagebuild/matrix/matrix.h"
@@ -14,6 +15,8 @@
 #include "sagebuild/matrix/version.h"
 #include "sagebuild/matrix/wheel_name.h"
 #include "sagebuild/matrix/yaml_reader.h"
+#include "sagebuild/wheel/names.h"
+#include "sagebuild/wheel/pep440.h"
 
 namespace sb::matrix {
 namespace {
@@ -218,13 +221,29 @@ std::string optional_version(const YamlMap& map, std::string_view key, std::stri
   return value ? version_text(value->scalar(), noun) : std::string();
 }
 
+// A package's name and version go into every wheel name: a project name and
+// a PEP 440 version without a local label (local-version naming adds one).
+void check_package_identity(const Located& name, const Located& version) {
+  if (!wheel::is_valid_project_name(name.text))
+    throw ConfigError(name.where, "package '" + clip(name.text, 80) +
+                                      "' is not a valid project name; use letters, digits, '.', '_', '-'");
+  auto v = wheel::parse_version(version.text);
+  if (!v || !v->local.empty())
+    throw ConfigError(version.where, "version '" + clip(version.text, 80) + "' of package '" + name.text + "' " +
+                                         (v ? "carries a local label (+...), which the naming scheme adds"
+                                            : "is not a PEP 440 version") +
+                                         "; expected a version like 2.2.0");
+}
+
 Package parse_package(const Located& name, const YamlValue& node, const Matrix& m) {
   YamlMap map = node.map({"version", "kernels", "abi", "naming", "archs", "optional_archs",
                           "min_python", "min_torch", "min_cuda", "platforms", "stable_abi"});
   Package p;
   p.name = name.text;
   p.where = name.where;
-  p.version = map.required("version").scalar().text;
+  Located version = map.required("version").scalar();
+  check_package_identity(name, version);
+  p.version = version.text;
   p.kernels = map.required("kernels").scalar().text;
   p.abi_mode = parse_choice<AbiMode>(map.required("abi"), {{"abi3", AbiMode::abi3},
                                                            {"per-interpreter", AbiMode::per_interpreter}});
@@ -341,7 +360,7 @@ void parse_profiles(const YamlValue& node, Matrix& m) {
 }  // namespace
 
 Matrix load_matrix(const std::filesystem::path& path) {
-  return parse_matrix(read_file(path), path.string());
+  return parse_matrix(read_yaml_file(path, path.string()), path.string());
 }
 
 Matrix parse_matrix(const std::string& text, const std::string& file) {

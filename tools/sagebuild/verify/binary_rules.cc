@@ -52,7 +52,7 @@ bool shipped_and_reachable(const BinaryFacts& b, const std::string& lib, const s
     if (rp.find("$ORIGIN") == std::string::npos && rp.find("${ORIGIN}") == std::string::npos) continue;
     std::string dir = resolve_origin(b.member, rp);
     std::string want = dir.empty() ? lib : dir + "/" + lib;
-    if (std::find(members.begin(), members.end(), want) != members.end()) return true;
+    if (std::binary_search(members.begin(), members.end(), want)) return true;
   }
   return false;
 }
@@ -89,14 +89,25 @@ std::optional<wheel::TorchBinding> torch_binding(const BinaryFacts& b) {
   return std::nullopt;
 }
 
+// Iterative, backtracking only to the last '*': O(pattern x name) and no
+// recursion (the name comes from the library, up to 64 KiB).
 bool glob_match(std::string_view p, std::string_view s) {
-  if (p.empty()) return s.empty();
-  if (p.front() == '*') {
-    for (std::size_t i = 0; i <= s.size(); ++i)
-      if (glob_match(p.substr(1), s.substr(i))) return true;
-    return false;
+  std::size_t pi = 0, si = 0, star = std::string_view::npos, resume = 0;
+  while (si < s.size()) {
+    if (pi < p.size() && p[pi] == '*') {
+      star = pi++;
+      resume = si;
+    } else if (pi < p.size() && p[pi] == s[si]) {
+      ++pi, ++si;
+    } else if (star != std::string_view::npos) {
+      pi = star + 1;
+      si = ++resume;
+    } else {
+      return false;
+    }
   }
-  return !s.empty() && p.front() == s.front() && glob_match(p.substr(1), s.substr(1));
+  while (pi < p.size() && p[pi] == '*') ++pi;
+  return pi == p.size();
 }
 
 std::string outer_namespace(std::string_view m) {

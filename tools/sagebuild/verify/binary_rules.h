@@ -57,7 +57,8 @@ void check_pe_cuda_runtime(const std::string& member, const std::vector<std::str
 void check_symbol_versions(const BinaryFacts& b, const ManylinuxPolicy& policy, const std::string& arch,
                            Findings& out);
 // P3 (manylinux claims only; nullptr policy = nothing to check): DT_NEEDED on the policy's whitelist, on the allow-list, or shipped in
-// the wheel and reachable through $ORIGIN.  Never libpython.
+// the wheel and reachable through $ORIGIN.  Never libpython.  `wheel_members` is sorted
+// (looked up by binary search: a wheel has up to 200,000 members).
 void check_needed_libraries(const BinaryFacts& b, const ManylinuxPolicy* policy,
                             const std::vector<std::string>& allowed_patterns,
                             const std::vector<std::string>& wheel_members, Findings& out);
