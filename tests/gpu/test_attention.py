@@ -276,8 +276,10 @@ def test_sm90_matches_mma_sync(sm90_runs, case):
     else:
         assert cos >= 0.9999 and l1 <= 0.015, (cos, l1)
     if path == "fp8":
-        # the sm90 fp8 kernel sums P as rounded to e4m3 (the row sums come from its P.V MMA), so
-        # its LSE is that of the weights O was normalised with: within 1e-2 of the f32 sums'
-        assert torch.allclose(lse90, lse_mma, rtol=0, atol=1e-2)
+        # The sm90 fp8 kernel sums P as rounded to e4m3 (its row sums come from its P.V MMA), so its
+        # LSE is that of the weights O was normalised with.  e4m3 rounds each P by at most 2^-4
+        # relative, so the sums differ by at most log(1 + 2^-4) = 0.061 (rows with few keys come
+        # closest: measured up to 0.019 on the H100, 2026-11-24).
+        assert torch.allclose(lse90, lse_mma, rtol=0, atol=0.0625)
     else:
         assert torch.allclose(lse90, lse_mma, rtol=1e-3, atol=1e-3)
