@@ -14,19 +14,19 @@
 #include <vector>
 
 #include "sagebuild/common/error.h"
+#include "sagebuild/wheel/tags.h"
 
 namespace sb::matrix {
 
 // One abi3 wheel serves every CPython >= its minimum; per-interpreter wheels
-// (cpXY-cpXY) are built once per Python.
-enum class AbiMode { abi3, per_interpreter };
+// (cpXY-cpXY) are built once per Python (wheel/tags.h).
+using wheel::AbiMode;
 
 // How the wheel records the torch/CUDA it was built for (wheel/build_tag.h):
 // a build tag ("280.129", PyPI-compatible) or a local version
 // ("+cu128torch2.9.1", own index only).
 enum class NamingScheme { build_tag, local_version };
 
-std::string_view to_string(AbiMode mode);         // "abi3", "per-interpreter"
 std::string_view to_string(NamingScheme scheme);  // "build-tag", "local-version"
 
 // A CUDA compilation target: "8.6" (sm_86), or "9.0a" (sm_90a: arch-specific

@@ -63,7 +63,7 @@ void check_one(const BinaryCheckInput& in, binary::ElfFile& elf, const BinaryFac
   }
   if (in.build_info) {
     check_cuda_runtime(facts, *in.build_info, out);
-    check_symbol_origins(facts, in.build_info->abi_mode == "abi3", out);
+    check_symbol_origins(facts, in.build_info->abi_mode == wheel::AbiMode::abi3, out);
     if (elf.section(".nv_fatbin")) {
       Findings fatbin;  // P12: a fatbin the reader could not walk
       check_cuda_coverage(cuda_code(binary::cuda_coverage(elf, fatbin)), *in.build_info, facts.member, out);

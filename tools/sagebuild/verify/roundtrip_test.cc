@@ -44,7 +44,7 @@ distinfo::BuildInfo build_info(bool abi3) {
   distinfo::BuildInfo b;
   b.package = "sageattention";
   b.version = "2.2.0";
-  b.abi_mode = abi3 ? "abi3" : "cpython";
+  b.abi_mode = abi3 ? sb::wheel::AbiMode::abi3 : sb::wheel::AbiMode::per_interpreter;
   b.pythons = abi3 ? std::vector<std::string>{"3.9", "3.10", "3.11", "3.12", "3.13"} : std::vector<std::string>{"3.12"};
   b.wheel = {abi3 ? std::optional<std::string>("21100.130") : std::nullopt,
              abi3 ? std::nullopt : std::optional<std::string>("cu128torch2.9.0"), abi3 ? "cp39" : "cp312",
