@@ -10,6 +10,7 @@
 
 #include <zlib.h>
 
+#include "sagebuild/common/os.h"
 #include "sagebuild/archive/zip_reader.h"
 #include "sagebuild/archive/zip_writer.h"
 #include "sagebuild/binary/le.h"
@@ -26,7 +27,7 @@ struct TempDir {
   TempDir() {
     static int n = 0;
     path = fs::temp_directory_path() /
-           ("sb-writer-test-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
+           ("sb-writer-test-" + std::to_string(sb::process_id()) + "-" + std::to_string(n++));
     fs::create_directories(path);
   }
   ~TempDir() {

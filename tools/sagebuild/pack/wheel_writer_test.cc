@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "sagebuild/common/os.h"
 #include "sagebuild/archive/zip_reader.h"
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
@@ -15,7 +16,7 @@ namespace fs = std::filesystem;
 namespace {
 
 struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("sb-pack-test-" + std::to_string(::getpid()) + "-" +
+  fs::path path = fs::temp_directory_path() / ("sb-pack-test-" + std::to_string(sb::process_id()) + "-" +
                                                std::to_string(reinterpret_cast<std::uintptr_t>(this)));
   TempDir() { fs::create_directories(path); }
   ~TempDir() { fs::remove_all(path); }

@@ -13,6 +13,7 @@
 //   bytes            fixed bytes on stdout ("a\r\nb\n\0c") and stderr ("err\n")
 //   flood N          N times 64 KiB of 'o' to stdout and of 'e' to stderr
 //   exit N           ExitProcess(N)
+//   write FILE ARG   writes ARG (UTF-8) to FILE, creating it; then the argv lines
 #ifndef WIN32_LEAN_AND_MEAN
 #define WIN32_LEAN_AND_MEAN
 #endif
@@ -105,6 +106,13 @@ int wmain(int argc, wchar_t** argv) {
       put(STD_OUTPUT_HANDLE, o);
       put(STD_ERROR_HANDLE, e);
     }
+  } else if (mode == L"write" && argc == 4) {
+    HANDLE f = CreateFileW(argv[2], GENERIC_WRITE, 0, nullptr, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
+    if (f == INVALID_HANDLE_VALUE) return 92;
+    std::string text = utf8(argv[3]);
+    DWORD wrote = 0;
+    WriteFile(f, text.data(), static_cast<DWORD>(text.size()), &wrote, nullptr);
+    CloseHandle(f);
   } else if (mode == L"exit" && argc == 3) {
     ExitProcess(static_cast<UINT>(_wtoi(argv[2])));
   } else {

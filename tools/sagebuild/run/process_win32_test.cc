@@ -12,6 +12,9 @@
 #include <windows.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -263,6 +266,31 @@ TEST_CASE("a windows_command_line goes to CreateProcess as it is") {
   CHECK(lines(r.out) == hex_lines({"a b", "c\\d e"}));
   auto words = sb::run::split_command_line(*c.windows_command_line);
   CHECK(lines(r.out) == hex_lines(std::vector<std::string>(words.begin() + 2, words.end())));
+}
+
+TEST_CASE("a build step's atomic output: cmd.exe runs the command, then move /y (cmd_run_then_move)") {
+  WindowsProcessRunner runner;
+  // Paths with what cmd.exe would otherwise split or redirect on.
+  std::string dir = sb::run::win_join(sb::run::win_parent(child_path()), "step dir (a,b;c=d&e)");
+  CreateDirectoryW(std::filesystem::path(dir).c_str(), nullptr);
+  std::string temp = sb::run::win_join(dir, ".out.tmp"), output = sb::run::win_join(dir, "out.obj");
+  DeleteFileW(std::filesystem::path(output).c_str());
+  Command c;
+  c.argv = {"cmd.exe"};
+  c.windows_command_line = sb::run::cmd_run_then_move({child_path(), "write", temp, "text with spaces\\"}, temp, output);
+  Result r = runner.run(c);
+  INFO(*c.windows_command_line << "\n" << r.out << r.err);
+  REQUIRE(r.ok());
+  CHECK(GetFileAttributesW(std::filesystem::path(temp).c_str()) == INVALID_FILE_ATTRIBUTES);  // renamed
+  std::ifstream in(std::filesystem::path(output), std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text == "text with spaces\\");  // the trailing backslash reached the program
+  // A failing command leaves no output: move never runs.
+  DeleteFileW(std::filesystem::path(output).c_str());
+  c.windows_command_line = sb::run::cmd_run_then_move({child_path(), "exit", "3"}, temp, output);
+  r = runner.run(c);
+  CHECK(r.exit_code == 3);
+  CHECK(GetFileAttributesW(std::filesystem::path(output).c_str()) == INVALID_FILE_ATTRIBUTES);
 }
 
 TEST_CASE("batch files are refused in argv form, by name") {

@@ -2,7 +2,7 @@
 // scripted, the files it looks at are real (in a temporary directory).
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
+#include "sagebuild/common/os.h"
 
 #include <filesystem>
 #include <functional>
@@ -18,14 +18,14 @@ namespace fs = std::filesystem;
 namespace {
 
 // Answers by program file name; records every command.
-class FakeRunner : public ProcessRunner {
+class FakeRunner : public sb::run::ProcessRunner {
  public:
   std::map<std::string, std::function<Result(const Command&)>> answers;
   std::vector<Command> seen;
   Result run(const Command& cmd) override {
     seen.push_back(cmd);
     auto it = answers.find(fs::path(cmd.argv.at(0)).filename().string());
-    if (it == answers.end()) return Result{127, "", "fake: unexpected " + display(cmd), true, 0};
+    if (it == answers.end()) return Result{127, "", "fake: unexpected " + sb::run::display(cmd), true, 0};
     return it->second(cmd);
   }
 };
@@ -35,7 +35,7 @@ Result ok(std::string out) { return Result{0, std::move(out), "", true, 0}; }
 struct Machine {
   // Per process: CTest runs each test case as its own process, in parallel,
   // and other checkouts on the machine run the same tests.
-  fs::path root = fs::temp_directory_path() / ("sb-build-toolchain-test-" + std::to_string(::getpid()));
+  fs::path root = fs::temp_directory_path() / ("sb-build-toolchain-test-" + std::to_string(sb::process_id()));
   FakeRunner runner;
   ToolchainOptions opt;
 
@@ -88,26 +88,29 @@ sb::matrix::Row row() {
 
 TEST_CASE("a complete toolchain is resolved from what the tools answer") {
   Machine m;
-  ToolchainResolver res(m.runner, m.opt);
-  Toolchain tc = res.resolve(row());
-  CHECK(tc.cuda.version.str() == "13.0.88");
-  CHECK(tc.cuda.origin == "--cuda-home");
+  GnuResolver res(m.runner, m.opt);
+  RowToolchain tc = res.resolve(row(), std::nullopt);
+  CHECK(tc.nvcc_version == "13.0.88");
   CHECK(tc.torch.version == "2.11.0+cu130");
-  CHECK(tc.torch.cuda == "13.0");
-  CHECK(tc.host.id == "gcc");
-  CHECK(tc.torch_python.has_value());  // the smoke test can import torch
-  auto view = tc.planner_view();
-  CHECK(view.nvcc_version == "13.0.88");
-  CHECK(view.host_compiler == "gcc 12.2.0");
-  CHECK(view.cxx11_abi);
-  CHECK(view.torch_root == m.root / "site/torch");
+  CHECK(tc.row_torch_cuda == "13.0");
+  CHECK(tc.host->host_compiler().id == "gcc");
+  CHECK(tc.host->identity() == "nvcc 13.0.88 / gcc 12.2.0");
+  CHECK(tc.host->platform_tag() == "linux_x86_64");
+  CHECK(tc.torch_importable);  // the smoke test can import torch
+  CHECK(tc.torch.cxx11_abi);
+  CHECK(tc.torch.root == m.root / "site/torch");
+  CHECK(tc.cuda_include == m.root / "cuda/include");
+  CHECK(&res.build_runner() == &m.runner);
+  bool cuda_from_flag = false;
+  for (const auto& c : tc.checks) cuda_from_flag |= c.what == "CUDA 13.0" && c.found.find("(--cuda-home)") != std::string::npos;
+  CHECK(cuda_from_flag);
 }
 
 TEST_CASE("nvcc of another version is an error that says how to fix it") {
   Machine m("12.8, V12.8.93");
-  ToolchainResolver res(m.runner, m.opt);
+  GnuResolver res(m.runner, m.opt);
   try {
-    res.resolve(row());
+    res.resolve(row(), std::nullopt);
     FAIL("expected UsageError");
   } catch (const sb::UsageError& e) {
     std::string msg = e.what();
@@ -118,20 +121,20 @@ TEST_CASE("nvcc of another version is an error that says how to fix it") {
 
 TEST_CASE("a torch built for another CUDA is refused before anything compiles") {
   Machine m("13.0, V13.0.88", "12.2.0", "12.8");
-  ToolchainResolver res(m.runner, m.opt);
-  CHECK_THROWS_WITH(res.resolve(row()), Catch::Contains("built for CUDA 12.8"));
+  GnuResolver res(m.runner, m.opt);
+  CHECK_THROWS_WITH(res.resolve(row(), std::nullopt), Catch::Contains("built for CUDA 12.8"));
   for (const auto& c : m.runner.seen) CHECK(c.argv.at(0).find("ninja") == std::string::npos);
 }
 
 TEST_CASE("a host compiler newer than the CUDA release supports is refused") {
   Machine m("13.0, V13.0.88", "16.1.0");
-  ToolchainResolver res(m.runner, m.opt);
-  CHECK_THROWS_WITH(res.resolve(row()), Catch::Contains("gcc 16.1.0 is not supported by CUDA 13.0"));
+  GnuResolver res(m.runner, m.opt);
+  CHECK_THROWS_WITH(res.resolve(row(), std::nullopt), Catch::Contains("gcc 16.1.0 is not supported by CUDA 13.0"));
 }
 
 TEST_CASE("doctor lists every check without throwing") {
   Machine m("12.8, V12.8.93");
-  ToolchainResolver res(m.runner, m.opt);
+  GnuResolver res(m.runner, m.opt);
   auto checks = res.diagnose(row());
   int bad = 0;
   for (const auto& c : checks) bad += !c.ok;
@@ -144,6 +147,6 @@ TEST_CASE("per-interpreter rows need that Python's headers") {
   auto r = row();
   r.abi_mode = sb::matrix::AbiMode::per_interpreter;
   r.build_python = "3.12";
-  ToolchainResolver res(m.runner, m.opt);
-  CHECK_THROWS_WITH(res.resolve(r), Catch::Contains("python3.12 not found"));
+  GnuResolver res(m.runner, m.opt);
+  CHECK_THROWS_WITH(res.resolve(r, std::nullopt), Catch::Contains("python3.12 not found"));
 }

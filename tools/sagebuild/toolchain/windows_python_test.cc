@@ -8,11 +8,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include <unistd.h>
+#include "sagebuild/common/os.h"
 
 #include "sagebuild/toolchain/windows_python.h"
 #include "sagebuild/common/error.h"
-#include "sagebuild/toolchain/host_toolchain.h"
+#include "sagebuild/toolchain/torch.h"
 
 using namespace sb::toolchain;
 namespace fs = std::filesystem;
@@ -70,7 +70,7 @@ TEST_CASE("windows python: the answer parsed, torch's version.py read") {
   CHECK(f.torch->cuda == "12.8");
   CHECK(f.torch->lib_dir == R"(C:\py\Lib\site-packages\torch\lib)");
   CHECK(f.torch->include_dirs.size() == 2);
-  CHECK_NOTHROW(check_windows_python(f, row(), sb::toolchain::torch_link_libraries()));
+  CHECK_NOTHROW(check_windows_python(f, row(), sb::toolchain::torch_link_libraries(false)));
   CHECK_THROWS_WITH(parse_windows_python_query("Traceback (most recent call last):\n", "C:\\py\\python.exe"),
                     Catch::Contains("C:\\py\\python.exe") && Catch::Contains("Traceback"));
 }
@@ -82,7 +82,7 @@ TEST_CASE("windows python: every missing piece is named, with its fix") {
   f.torch->cuda = "12.6";
   f.torch->libs = {"c10.lib", "torch.lib"};
   try {
-    check_windows_python(f, row(), sb::toolchain::torch_link_libraries());
+    check_windows_python(f, row(), sb::toolchain::torch_link_libraries(false));
     FAIL("expected a UsageError");
   } catch (const sb::UsageError& e) {
     std::string m = e.what();
@@ -90,7 +90,7 @@ TEST_CASE("windows python: every missing piece is named, with its fix") {
     CHECK(m.find("no python3.lib in C:\\hostedtoolcache") != std::string::npos);
     CHECK(m.find("built for CUDA 12.6; row sageattention-2.2.0-torch2.7.1-cu128-abi3-win_amd64 needs its CUDA 12.8") !=
           std::string::npos);
-    CHECK(m.find("lacks torch_cpu.lib, torch_cuda.lib, c10_cuda.lib") != std::string::npos);
+    CHECK(m.find("lacks c10_cuda.lib, torch_cpu.lib, torch_cuda.lib") != std::string::npos);
   }
   // Per-interpreter rows need python3X.lib of the row's Python, from that Python.
   auto g = parse_windows_python_query(kAnswer, "python");
@@ -125,22 +125,22 @@ TEST_CASE("windows python: the query goes through the runner, failures say which
 }
 
 TEST_CASE("windows python: the query script itself, run by this host's python3 on a torch tree") {
-  auto py = find_program("python3");
+  auto py = sb::run::find_program("python3");
   if (!py) {
     WARN("python3 not on PATH: the query script is not run here");
     return;
   }
-  fs::path site = fs::temp_directory_path() / ("sb-winpy-" + std::to_string(::getpid()));
+  fs::path site = fs::temp_directory_path() / ("sb-winpy-" + std::to_string(sb::process_id()));
   fs::create_directories(site / "torch/lib");
   fs::create_directories(site / "torch/include/torch/csrc/api/include");
   std::ofstream(site / "torch/__init__.py") << "raise ImportError('the query must not import torch')\n";
   std::ofstream(site / "torch/version.py") << "__version__ = '2.7.1+cu128'\ncuda: Optional[str] = '12.8'\n";
   for (const char* lib : {"c10.lib", "C10_CUDA.LIB", "torch.lib", "torch_cpu.lib", "torch_cuda.lib", "c10.dll"})
     std::ofstream(site / "torch/lib" / lib) << "";
-  PosixProcessRunner runner;
-  Command c{{py->string(), "-c", std::string(windows_python_query_script())}};
+  sb::run::HostProcessRunner runner;
+  sb::run::Command c{{py->string(), "-c", std::string(windows_python_query_script())}};
   c.env["PYTHONPATH"] = site.string();
-  Result r = runner.run(c);
+  sb::run::Result r = runner.run(c);
   INFO(r.err);
   REQUIRE(r.ok());
   auto f = parse_windows_python_query(r.out, py->string());

@@ -131,7 +131,12 @@ void check_binaries(const BinaryCheckInput& in, Findings& out) {
     if (!file) file = binary::FileSource::open(in.wheel_path);
     zip::MemberSource source(*file, e, zip::StreamLimits{});
     auto ident = binary::identify_elf(source);
-    if (!ident.is_elf) continue;
+    if (!ident.is_elf) {
+      // In our wheels (a build-info) the .so is the extension: one Linux
+      // cannot load is a P8 error, as a .pyd that is no PE image is.
+      if (in.build_info) add(out, "P8", Severity::Error, e.name, "not an ELF image", "the linked extension, ELF64");
+      continue;
+    }
     Findings structure;  // P8: what the ELF reader found malformed
     auto elf = binary::ElfFile::parse(source, structure);
     if (!elf) {  // another ELF flavour (32-bit, big-endian): its machine is still known

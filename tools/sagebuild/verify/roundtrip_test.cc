@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <set>
-#include <unistd.h>
+#include "sagebuild/common/os.h"
 
 #include "sagebuild/common/fs.h"
 #include "sagebuild/pack/wheel_writer.h"
@@ -18,7 +18,7 @@ namespace {
 
 struct TempDir {
   fs::path path = fs::temp_directory_path() /
-                  ("sb-roundtrip-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
+                  ("sb-roundtrip-" + std::to_string(sb::process_id()) + "-" + std::to_string(counter()++));
   TempDir() { fs::create_directories(path); }
   ~TempDir() { fs::remove_all(path); }
   static int& counter() {

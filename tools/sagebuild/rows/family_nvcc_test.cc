@@ -5,13 +5,15 @@
 // Skipped (with a warning) where /usr/local/cuda/bin/nvcc is missing.
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
+#include "sagebuild/common/os.h"
 
 #include <filesystem>
 
 #include "sagebuild/binary/elf.h"
 #include "sagebuild/binary/fatbin.h"
+#include "sagebuild/matrix/arch.h"
 #include "sagebuild/toolchain/cuda.h"
+#include "sagebuild/toolchain/gnu_toolchain.h"
 #include "sagebuild/plan/plan.h"
 #include "sagebuild/run/process.h"
 #include "sagebuild/rows/stage.h"
@@ -19,6 +21,7 @@
 #include "sagebuild/verify/binary_rules.h"
 
 using namespace sb::plan;
+using sb::run::Command;
 namespace fs = std::filesystem;
 using sb::matrix::Arch;
 
@@ -37,7 +40,7 @@ const char* kManifest = R"({
 })";
 
 struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("sb-family-nvcc-" + std::to_string(::getpid()));
+  fs::path path = fs::temp_directory_path() / ("sb-family-nvcc-" + std::to_string(sb::process_id()));
   TempDir() { fs::create_directories(path); }
   ~TempDir() {
     std::error_code ec;
@@ -50,7 +53,8 @@ sb::matrix::Row row(std::vector<Arch> archs) {
   r.id = "probe-row";
   r.package = "sageattention";
   r.version = "2.2.0";
-  r.abi_mode = sb::matrix::AbiMode::abi3;
+  r.abi_mode = sb::wheel::AbiMode::abi3;
+  r.torch = "2.11.0";
   r.pythons = {"3.12"};
   r.build_python = "3.12";
   r.cuda = "13.0";
@@ -63,47 +67,47 @@ sb::matrix::Row row(std::vector<Arch> archs) {
 
 TEST_CASE("an archs family built by the real nvcc carries sm_90a SASS only, and B6 accepts it") {
   fs::path nvcc = "/usr/local/cuda/bin/nvcc";
-  auto gxx = find_program("g++");
+  auto gxx = sb::run::find_program("g++");
   if (!fs::exists(nvcc) || !gxx) {
     WARN("skipped: no /usr/local/cuda/bin/nvcc or g++ here");
     return;
   }
-  PosixProcessRunner runner;
-  auto version = query_nvcc(runner, nvcc);
+  sb::run::HostProcessRunner runner;
+  auto version = sb::toolchain::query_nvcc(runner, nvcc);
   TempDir tmp;
   fs::path repo = SAGEBUILD_SOURCE_DIR;
   auto manifest = parse_kernel_manifest(kManifest, "probe families.json");
-  RowToolchain tc;
-  tc.nvcc = nvcc;
+  sb::toolchain::RowToolchain tc;
+  tc.host = std::make_shared<sb::toolchain::GnuToolchain>(
+      sb::toolchain::GnuTools{nvcc, version.str(), *gxx, {"gcc", "12"}});
   tc.nvcc_version = version.str();
-  tc.host_cxx = *gxx;
-  tc.host_compiler = "gcc";
-  tc.torch_version = "none";
+  tc.torch.version = "none";
+  tc.row_torch_cuda = "13.0";
   tc.python_version = "3.12";
   PlanSettings st;
   st.repo_root = repo;
-  st.objects_dir = tmp.path / "objects";
-  st.work_dir = tmp.path / "work";
-  fs::create_directories(st.objects_dir);
-  auto parse_arch = [](const char* s) { return parse_arch_arg(s, "test"); };
+  BuildSite site{repo, tmp.path / "objects", tmp.path / "extensions", tmp.path / "work", {}};
+  fs::create_directories(site.objects);
+  auto parse_arch = [](const char* s) { return sb::matrix::parse_arch_arg(s, "test"); };
+  auto input = [&](const sb::matrix::Row& r) { return RowInput{r, extension_from_families(manifest, r), tc, site}; };
 
   // A row without 9.0 does not build the family.
-  auto without = plan_compile({{row({parse_arch("8.0"), parse_arch("8.9")}), manifest, tc}}, st);
+  auto without = plan_compile({input(row({parse_arch("8.0"), parse_arch("8.9")}))}, st);
   CHECK(without.rows[0].families.empty());
   REQUIRE(without.rows[0].skipped_families.size() == 1);
   CHECK(without.rows[0].skipped_families[0].name == "probe_sm90");
 
   // A row with 9.0 does: run the planner's compile command for the kernel.
   auto r = row({parse_arch("8.0"), parse_arch("9.0")});
-  auto g = plan_compile({{r, manifest, tc}}, st);
+  auto g = plan_compile({input(r)}, st);
   REQUIRE(g.rows[0].kernels.size() == 1);
   const auto& obj = g.rows[0].kernels[0];
-  const Edge* edge = nullptr;
+  const sb::run::Edge* edge = nullptr;
   for (const auto& e : g.edges)
     if (e.output == obj.object) edge = &e;
   REQUIRE(edge);
   auto compiled = runner.run(Command{edge->argv});
-  INFO(display(Command{edge->argv}) << "\n" << compiled.err);
+  INFO(sb::run::display(Command{edge->argv}) << "\n" << compiled.err);
   REQUIRE(compiled.ok());
   fs::path lib = tmp.path / "libprobe.so";
   auto linked = runner.run(Command{{gxx->string(), "-shared", "-o", lib.string(), edge->temp.string()}});
@@ -122,7 +126,7 @@ TEST_CASE("an archs family built by the real nvcc carries sm_90a SASS only, and 
   CHECK(coverage.entries[0].arch_name() == "sm_90a");
   CHECK(coverage.runs_on("_Z17probe_sm90_kernelPi", {90, 0}));
 
-  auto info = make_build_info(r, tc, "gcc", "12", "13.0", version.str(), g.rows[0], manifest, "test");
+  auto info = sb::rows::make_build_info(r, tc, extension_from_families(manifest, r), "test");
   CHECK(info.archs == std::vector<std::string>{"8.0", "9.0"});
   CHECK(info.kernel_families["probe_sm90"] == sb::distinfo::KernelFamily{"", "probe_sm90_kernel", {"9.0a"}});
   auto code = sb::verify::cuda_code(coverage);
