@@ -11,7 +11,7 @@ APT_PACKAGES=(
   cmake ninja-build g++ pkg-config ccache git
   libcli11-dev libyaml-cpp-dev nlohmann-json3-dev
   libzip-dev zipcmp zipmerge ziptool   # libzip's CMake config names its tools
-  libspdlog-dev libfmt-dev libssl-dev zlib1g-dev libdeflate-dev liblz4-dev libzstd-dev
+  libfmt-dev libssl-dev zlib1g-dev libdeflate-dev liblz4-dev libzstd-dev
   catch2
 )
 
@@ -39,7 +39,7 @@ fi
 # itself skipped).  Without recommends: wine64 alone is what a console program
 # needs (about 35 s for both, downloads included, measured on a 2-core Debian 12
 # machine).  A failure here is not fatal: the test then says it was skipped.
-WINE_PACKAGES=(g++-mingw-w64-x86-64 wine64)
+WINE_PACKAGES=(g++-mingw-w64-x86-64 libz-mingw-w64-dev dpkg-dev wine64)
 if [ "${SAGE_WITH_WINE:-0}" = 1 ]; then
   find_missing "${WINE_PACKAGES[@]}"
   if [ "${#missing[@]}" -gt 0 ]; then

@@ -64,6 +64,10 @@ install_windows() {
     12.6) release=12.6.3 ;;
     12.8) release=12.8.1 ;;
     12.9) release=12.9.1 ;;
+    # Not verified here (NVIDIA's site is not reachable from this machine):
+    # the newest 13.x updates known from PyPI's cuda-toolkit wheels.
+    13.0) release=13.0.2 ;;
+    13.2) release=13.2.0 ;;
     *) echo "install-cuda.sh: no Windows installer release known for CUDA $version; add its newest" \
             "update (developer.nvidia.com/cuda-toolkit-archive) to install_windows" >&2; exit 2 ;;
   esac

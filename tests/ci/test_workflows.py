@@ -380,14 +380,18 @@ def test_every_job_command_passes_dry_run(trigger, tmp_path):
         tail = result.stdout[-2000:] + result.stderr[-2000:]
         if runner_os == "Windows":
             # Windows with MSVC: on this Linux host the dry run plans the row
-            # (nvcc driving cl.exe, link.exe -> _C.pyd) with labelled placeholders
-            # (<CUDA_PATH> for the toolkit, whatever --cuda-home says); a real
-            # build is refused by name (tested in C++).  Nothing of it has run on
+            # through the same planner as Linux rows (nvcc driving cl.exe,
+            # link.exe -> _C.pyd, each step renamed into place by cmd.exe's
+            # move) with the toolkit the install step names (--cuda-home) and
+            # labelled placeholders for what only the runner knows; a real build
+            # is refused by name (tested in C++).  Nothing of it has run on
             # Windows or on GitHub Actions yet.
             assert result.returncode == 0, f"{where}\n{tail}"
             assert "Windows (win_amd64) plan" in result.stdout, tail
-            assert "<CUDA_PATH>\\bin\\nvcc.exe" in result.stdout, tail
-            assert "link.exe /nologo /DLL" in result.stdout, tail
+            assert env["CUDA_HOME"] + '\\bin\\nvcc.exe" -c ' in result.stdout, tail
+            assert 'link.exe" /nologo /DLL' in result.stdout, tail
+            assert "&& move /y " in result.stdout, tail
+            assert "<VCToolsInstallDir>" in result.stdout, tail
             continue
         if row["package"] == "sageattn3":
             # Known gap, stated in the matrix: sageattn3's kernels are not in
@@ -413,3 +417,25 @@ def test_every_job_command_passes_dry_run(trigger, tmp_path):
             assert "PyPI has no nvcc" not in result.stdout, tail
             continue
         assert result.returncode == 0, f"{where}\n{tail}"
+
+
+@needs_sagebuild
+@pytest.mark.parametrize("trigger", sorted(TRIGGERS))
+def test_windows_build_jobs_install_what_the_row_needs(trigger):
+    # A Windows row's job: its CUDA toolkit (sagebuild provisions CUDA from
+    # PyPI on Linux only), then the row's own CUDA build of torch and ninja into
+    # the build Python, then the same command as a Linux row.
+    for profile, row in trigger_rows(trigger):
+        if not row["os"].startswith("windows"):
+            continue
+        where = f"{profile}/{row['id']}"
+        assert row["cuda_provision"] == "install", where
+        job = build_job(row)
+        names = [step[0] for step in job]
+        torch_steps = [step for step in job if "download.pytorch.org/whl/" in step[1]]
+        assert len(torch_steps) == 1, f"{where}: {names}"
+        _, script, env = torch_steps[0]
+        assert env == {"TORCH": row["torch"], "CUDA": row["cuda"]}, where
+        assert 'torch==$TORCH' in script and "cu${CUDA//./}" in script and "ninja" in script, script
+        assert job.index(install_steps(job)[0]) < job.index(torch_steps[0]) < job.index(build_step(job)), where
+        assert build_step(job)[1] == row["command"] + ' --cuda-home "$CUDA_HOME"', where

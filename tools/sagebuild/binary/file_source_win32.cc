@@ -14,7 +14,8 @@ std::unique_ptr<FileSource> FileSource::open(const std::filesystem::path& path) 
   HANDLE h = CreateFileW(path.c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_DELETE, nullptr, OPEN_EXISTING,
                          FILE_ATTRIBUTE_NORMAL, nullptr);
   if (h == INVALID_HANDLE_VALUE)
-    throw IoError("cannot open " + path.string() + " for reading (Windows error " + std::to_string(GetLastError()) + ")");
+    throw IoError("cannot open " + path.string() + " for reading (Windows error " + std::to_string(GetLastError()) +
+                  ")");
   LARGE_INTEGER size{};
   if (GetFileType(h) != FILE_TYPE_DISK || !GetFileSizeEx(h, &size)) {
     CloseHandle(h);

@@ -104,7 +104,7 @@ std::string format_github(const Plan& plan, const CudaFromPypi& cuda_from_pypi) 
                        {"package", row.package},
                        {"torch", row.torch},
                        {"cuda", row.cuda},
-                       {"cuda_provision", cuda_from_pypi(row.cuda) ? "pypi" : "install"},
+                       {"cuda_provision", cuda_from_pypi(row.cuda, row.platform) ? "pypi" : "install"},
                        {"python", row.build_python}});
   // dump() without indent writes no newline at all, inside strings included.
   return nlohmann::json{{"include", include}}.dump();

@@ -22,7 +22,7 @@ const Matrix& real() {
 
 // A stand-in for the toolchain's rule (build/cuda.h), which this unit does not
 // link: here CUDA 13 comes from PyPI and nothing else does.
-bool only_13(const std::string& cuda) { return cuda.rfind("13.", 0) == 0; }
+bool only_13(const std::string& cuda, const std::string& = "") { return cuda.rfind("13.", 0) == 0; }
 }  // namespace
 
 TEST_CASE("github format: one line of JSON, one include entry per row") {
@@ -51,7 +51,7 @@ TEST_CASE("github format: one line of JSON, one include entry per row") {
 TEST_CASE("github format: cuda_provision asks the rule it is given, per row's CUDA") {
   Plan plan = expand(real(), "sage2-all");
   std::set<std::string> asked;
-  auto rule = [&](const std::string& cuda) {
+  auto rule = [&](const std::string& cuda, const std::string&) {
     asked.insert(cuda);
     return cuda == "12.8";
   };

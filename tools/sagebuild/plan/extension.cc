@@ -19,7 +19,8 @@ bool starts_with(const std::string& s, std::string_view p) { return s.rfind(p, 0
 CxxStandard parse_standard(const std::string& flag, const std::string& origin) {
   if (flag == "-std=c++17") return CxxStandard::cxx17;
   if (flag == "-std=c++20") return CxxStandard::cxx20;
-  throw UsageError(origin + ": " + flag + " is not a standard sagebuild builds with (expected -std=c++17 or -std=c++20)");
+  throw UsageError(origin + ": " + flag +
+                   " is not a standard sagebuild builds with (expected -std=c++17 or -std=c++20)");
 }
 
 // "-Xcompiler=-fPIC,-O2" -> {-fPIC, -O2}; empty when `flag` passes none.
@@ -46,12 +47,16 @@ std::string sm_name(const Arch& a) { return std::to_string(a.sm) + (a.arch_speci
 CompileFlags split_nvcc_flags(const std::vector<std::string>& flags, const std::string& origin) {
   CompileFlags f;
   for (const auto& flag : flags) {
-    if (starts_with(flag, "-std=")) f.standard = parse_standard(flag, origin);
-    else if (starts_with(flag, "-D") && flag.size() > 2) f.defines.push_back(flag.substr(2));
-    else if (auto host = host_flags_of(flag); !host.empty()) f.host_flags.insert(f.host_flags.end(), host.begin(), host.end());
+    if (starts_with(flag, "-std="))
+      f.standard = parse_standard(flag, origin);
+    else if (starts_with(flag, "-D") && flag.size() > 2)
+      f.defines.push_back(flag.substr(2));
+    else if (auto host = host_flags_of(flag); !host.empty())
+      f.host_flags.insert(f.host_flags.end(), host.begin(), host.end());
     else if (flag == "-Xcompiler" || flag == "--compiler-options")
       throw UsageError(origin + ": nvcc flag " + flag + " takes its value after '=' here (-Xcompiler=-fPIC)");
-    else f.device_flags.push_back(flag);
+    else
+      f.device_flags.push_back(flag);
   }
   return f;
 }
@@ -59,9 +64,12 @@ CompileFlags split_nvcc_flags(const std::vector<std::string>& flags, const std::
 CompileFlags split_cxx_flags(const std::vector<std::string>& flags, const std::string& origin) {
   CompileFlags f;
   for (const auto& flag : flags) {
-    if (starts_with(flag, "-std=")) f.standard = parse_standard(flag, origin);
-    else if (starts_with(flag, "-D") && flag.size() > 2) f.defines.push_back(flag.substr(2));
-    else f.host_flags.push_back(flag);
+    if (starts_with(flag, "-std="))
+      f.standard = parse_standard(flag, origin);
+    else if (starts_with(flag, "-D") && flag.size() > 2)
+      f.defines.push_back(flag.substr(2));
+    else
+      f.host_flags.push_back(flag);
   }
   return f;
 }
@@ -104,7 +112,8 @@ std::vector<std::string> family_gencode(const KernelFamily& f, const std::vector
                                         const std::optional<Arch>& ptx) {
   if (f.min_arch) return gencode_values(row_archs, ptx, *f.min_arch);
   std::vector<std::string> out;
-  for (const auto& t : family_targets(f, row_archs)) out.push_back("arch=compute_" + sm_name(t) + ",code=sm_" + sm_name(t));
+  for (const auto& t : family_targets(f, row_archs))
+    out.push_back("arch=compute_" + sm_name(t) + ",code=sm_" + sm_name(t));
   return out;
 }
 
@@ -131,9 +140,8 @@ namespace {
 
 std::vector<KernelUnit> kernel_units(const KernelManifest& m, const matrix::Row& row, ExtensionSpec& spec) {
   // Without flags of its own the manifest gets the defaults nvcc builds with.
-  CompileFlags flags = split_nvcc_flags(m.nvcc_flags.empty() ? std::vector<std::string>{"-std=c++17", "-O3"}
-                                                             : m.nvcc_flags,
-                                        m.path.string());
+  CompileFlags flags = split_nvcc_flags(
+      m.nvcc_flags.empty() ? std::vector<std::string>{"-std=c++17", "-O3"} : m.nvcc_flags, m.path.string());
   std::vector<KernelUnit> units;
   for (const auto& fam : m.families) {
     auto gencode = family_gencode(fam, row.archs, row.ptx_arch);
@@ -160,10 +168,9 @@ BindingUnit binding_unit(const KernelManifest& m, const matrix::Row& row) {
                      std::to_string(m.binding_sources.size()) + ")");
   BindingUnit b;
   b.source = stable ? stable->source : m.binding_sources.front();
-  b.flags = split_cxx_flags(m.cxx_flags.empty() ? std::vector<std::string>{"-std=c++17", "-O2", "-fPIC",
-                                                                           "-fvisibility=hidden"}
-                                                : m.cxx_flags,
-                            m.path.string());
+  b.flags = split_cxx_flags(
+      m.cxx_flags.empty() ? std::vector<std::string>{"-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden"} : m.cxx_flags,
+      m.path.string());
   b.flags.defines.push_back("TORCH_EXTENSION_NAME=_C");
   if (stable) {
     b.flags.defines.push_back("TORCH_TARGET_VERSION=" + stable->target_version_macro());

@@ -40,9 +40,9 @@ struct SkippedFamily {
 
 struct KernelUnit {
   std::string family;
-  std::filesystem::path source;              // repository-relative
-  std::vector<matrix::Arch> targets;         // the SASS targets it is built for
-  std::vector<std::string> gencode;          // "arch=compute_89,code=[sm_89,compute_89]"
+  std::filesystem::path source;       // repository-relative
+  std::vector<matrix::Arch> targets;  // the SASS targets it is built for
+  std::vector<std::string> gencode;   // "arch=compute_89,code=[sm_89,compute_89]"
   CompileFlags flags;
 };
 
@@ -56,15 +56,15 @@ struct BindingUnit {
 };
 
 struct ExtensionSpec {
-  std::string origin;                                 // where it was described (messages)
-  std::vector<std::filesystem::path> include_dirs;    // repository-relative
+  std::string origin;                               // where it was described (messages)
+  std::vector<std::filesystem::path> include_dirs;  // repository-relative
   std::vector<KernelUnit> kernels;
   // The families built into this row, in order; an archs family with the
   // exact targets this row builds (what build_info.json records).
   std::vector<KernelFamily> families;
-  std::vector<SkippedFamily> skipped_families;        // no row arch they are built for
+  std::vector<SkippedFamily> skipped_families;  // no row arch they are built for
   BindingUnit binding;
-  std::vector<std::string> torch_libs;                // base names, link order
+  std::vector<std::string> torch_libs;  // base names, link order
   bool cudart_static = false;
 };
 

@@ -65,11 +65,13 @@ Arch family_arch(const nlohmann::json& v, const std::string& src, const std::str
 void read_targets(const nlohmann::json& fam, const std::string& src, const std::string& where, KernelFamily& f) {
   bool has_min = fam.contains("min_arch"), has_archs = fam.contains("archs");
   if (has_min && has_archs)
-    bad(src, where, "gives both min_arch and archs; expected exactly one (min_arch: built for every row arch at "
-                    "or above it; archs: exactly these targets)");
+    bad(src, where,
+        "gives both min_arch and archs; expected exactly one (min_arch: built for every row arch at "
+        "or above it; archs: exactly these targets)");
   if (!has_min && !has_archs)
-    bad(src, where, "missing min_arch or archs; expected exactly one, e.g. \"min_arch\": \"8.0\" or "
-                    "\"archs\": [\"9.0a\"]");
+    bad(src, where,
+        "missing min_arch or archs; expected exactly one, e.g. \"min_arch\": \"8.0\" or "
+        "\"archs\": [\"9.0a\"]");
   if (has_min) {
     f.min_arch = family_arch(fam["min_arch"], src, where + ".min_arch");
     return;
@@ -96,7 +98,8 @@ TorchMinor torch_minor_key(const nlohmann::json& j, const std::string& src, cons
 
 StableAbiBinding parse_stable_abi(const nlohmann::json& j, const std::string& src) {
   if (!j.is_object())
-    bad(src, "binding.stable_abi", "expected an object {sources: [one file], min_torch: \"2.10\", target_version: \"2.10\"}");
+    bad(src, "binding.stable_abi",
+        "expected an object {sources: [one file], min_torch: \"2.10\", target_version: \"2.10\"}");
   for (const auto& [key, value] : j.items())
     if (key != "sources" && key != "min_torch" && key != "target_version")
       bad(src, "binding.stable_abi." + key, "unknown key (expected sources, min_torch, target_version)");
@@ -105,12 +108,14 @@ StableAbiBinding parse_stable_abi(const nlohmann::json& j, const std::string& sr
     bad(src, "binding.stable_abi.sources", "expected exactly one file, got " + std::to_string(sources.size()));
   StableAbiBinding s{sources.front(), torch_minor_key(j, src, "min_torch"), torch_minor_key(j, src, "target_version")};
   if (s.target_version < TorchMinor{2, 10})
-    bad(src, "binding.stable_abi.target_version", s.target_version.str() + " is older than 2.10, the first release "
-        "with stable ABI version targeting (TORCH_TARGET_VERSION)");
+    bad(src, "binding.stable_abi.target_version",
+        s.target_version.str() +
+            " is older than 2.10, the first release "
+            "with stable ABI version targeting (TORCH_TARGET_VERSION)");
   if (s.min_torch < s.target_version)
-    bad(src, "binding.stable_abi.min_torch", s.min_torch.str() + " is older than target_version " +
-        s.target_version.str() + ": an extension targeting " + s.target_version.str() + " does not load on torch " +
-        s.min_torch.str());
+    bad(src, "binding.stable_abi.min_torch",
+        s.min_torch.str() + " is older than target_version " + s.target_version.str() + ": an extension targeting " +
+            s.target_version.str() + " does not load on torch " + s.min_torch.str());
   return s;
 }
 
@@ -144,8 +149,7 @@ KernelManifest parse_kernel_manifest(std::string_view text, const std::string& s
   }
   std::sort(m.families.begin(), m.families.end(),
             [](const KernelFamily& a, const KernelFamily& b) { return a.name < b.name; });
-  if (!j.contains("binding") || !j["binding"].is_object())
-    bad(src, "binding", "expected an object {sources: [...]}");
+  if (!j.contains("binding") || !j["binding"].is_object()) bad(src, "binding", "expected an object {sources: [...]}");
   m.binding_sources = strings(j["binding"], src, "sources", true);
   if (m.binding_sources.empty()) bad(src, "binding.sources", "expected at least one source");
   if (j["binding"].contains("stable_abi")) m.stable_abi = parse_stable_abi(j["binding"]["stable_abi"], src);

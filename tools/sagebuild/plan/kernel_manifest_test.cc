@@ -19,17 +19,26 @@ TEST_CASE("kernel manifests are validated with the key at fault") {
   CHECK(m.families[0].min_arch->sm == 89);
   CHECK(m.families[0].archs.empty());
   CHECK(m.nvcc_flags == std::vector<std::string>{"--use_fast_math"});
-  CHECK_THROWS_WITH(parse_kernel_manifest(R"({"families": {"q": {"sources": ["a.cu"], "min_arch": "eight"}}, "binding": {"sources": ["b.cc"]}})", "f.json"),
-                    Catch::Contains("families.q.min_arch"));
+  CHECK_THROWS_WITH(
+      parse_kernel_manifest(
+          R"({"families": {"q": {"sources": ["a.cu"], "min_arch": "eight"}}, "binding": {"sources": ["b.cc"]}})",
+          "f.json"),
+      Catch::Contains("families.q.min_arch"));
   CHECK_THROWS_WITH(parse_kernel_manifest(R"({"families": {"q": {"sources": ["a.cu"], "min_arch": "8.0"}}})", "f.json"),
                     Catch::Contains("binding"));
   CHECK_THROWS_WITH(parse_kernel_manifest("{", "f.json"), Catch::Contains("f.json"));
   CHECK_FALSE(m.cudart_static);
-  CHECK(parse_kernel_manifest(R"({"families": {"q": {"sources": ["a.cu"], "min_arch": "8.0"}}, "binding": {"sources": ["b.cc"]},
-                                  "link": {"cudart": "static"}})", "f.json").cudart_static);
-  CHECK_THROWS_WITH(parse_kernel_manifest(R"({"families": {"q": {"sources": ["a.cu"], "min_arch": "8.0"}}, "binding": {"sources": ["b.cc"]},
-                                              "link": {"cudart": "dynamic"}})", "f.json"),
-                    Catch::Contains("link.cudart"));
+  CHECK(parse_kernel_manifest(
+            R"({"families": {"q": {"sources": ["a.cu"], "min_arch": "8.0"}}, "binding": {"sources": ["b.cc"]},
+                                  "link": {"cudart": "static"}})",
+            "f.json")
+            .cudart_static);
+  CHECK_THROWS_WITH(
+      parse_kernel_manifest(
+          R"({"families": {"q": {"sources": ["a.cu"], "min_arch": "8.0"}}, "binding": {"sources": ["b.cc"]},
+                                              "link": {"cudart": "dynamic"}})",
+          "f.json"),
+      Catch::Contains("link.cudart"));
   CHECK_THROWS_AS(sb::matrix::parse_arch_arg("9", "--archs"), sb::UsageError);
   CHECK(sb::matrix::parse_arch_arg("9.0a", "--archs").arch_specific);
   CHECK(sb::matrix::parse_arch_arg("12.0", "--archs").sm == 120);
@@ -59,7 +68,8 @@ TEST_CASE("kernel families give min_arch or exact archs, exactly one") {
   CHECK(sm90.archs[0].sm == 90);
   CHECK(sm90.archs[0].arch_specific);
   CHECK(sm90.symbol_marker == "attn_sm90_kernel");
-  auto two = parse_kernel_manifest(manifest_with(R"({"sources": ["a.cu"], "archs": ["9.0a", "10.0a", "12.0"]})"), "f.json");
+  auto two =
+      parse_kernel_manifest(manifest_with(R"({"sources": ["a.cu"], "archs": ["9.0a", "10.0a", "12.0"]})"), "f.json");
   CHECK(two.families[1].archs.size() == 3);
   CHECK(two.families[1].archs[1].sm == 100);
 
@@ -92,8 +102,11 @@ TEST_CASE("kernel families give min_arch or exact archs, exactly one") {
 }
 
 TEST_CASE("kernel manifest: binding.stable_abi names the source, the first torch and the target version") {
-  const std::string head = R"({"families": {"q": {"sources": ["a.cu"], "min_arch": "8.0"}}, "binding": {"sources": ["ops.cc"], )";
-  auto m = parse_kernel_manifest(head + R"("stable_abi": {"sources": ["ops_stable.cc"], "min_torch": "2.11", "target_version": "2.10"}}})", "f.json");
+  const std::string head =
+      R"({"families": {"q": {"sources": ["a.cu"], "min_arch": "8.0"}}, "binding": {"sources": ["ops.cc"], )";
+  auto m = parse_kernel_manifest(
+      head + R"("stable_abi": {"sources": ["ops_stable.cc"], "min_torch": "2.11", "target_version": "2.10"}}})",
+      "f.json");
   REQUIRE(m.stable_abi);
   CHECK(m.stable_abi->source == "ops_stable.cc");
   CHECK(m.stable_abi->min_torch == TorchMinor{2, 11});
@@ -104,11 +117,14 @@ TEST_CASE("kernel manifest: binding.stable_abi names the source, the first torch
   CHECK(m.stable_binding_for("3.0.0") == &*m.stable_abi);
   CHECK_THROWS_AS(m.stable_binding_for("two"), sb::UsageError);
   CHECK_FALSE(parse_kernel_manifest(head + "\"defines\": []}}", "f.json").stable_abi);
-  auto bad = [&](const std::string& stable) { return parse_kernel_manifest(head + "\"stable_abi\": " + stable + "}}", "f.json"); };
+  auto bad = [&](const std::string& stable) {
+    return parse_kernel_manifest(head + "\"stable_abi\": " + stable + "}}", "f.json");
+  };
   CHECK_THROWS_WITH(bad("[]"), Catch::Contains("binding.stable_abi") && Catch::Contains("expected an object"));
   CHECK_THROWS_WITH(bad(R"({"sources": ["a.cc", "b.cc"], "min_torch": "2.10", "target_version": "2.10"})"),
                     Catch::Contains("binding.stable_abi.sources") && Catch::Contains("exactly one"));
-  CHECK_THROWS_WITH(bad(R"({"sources": ["a.cc"], "target_version": "2.10"})"), Catch::Contains("binding.stable_abi.min_torch"));
+  CHECK_THROWS_WITH(bad(R"({"sources": ["a.cc"], "target_version": "2.10"})"),
+                    Catch::Contains("binding.stable_abi.min_torch"));
   CHECK_THROWS_WITH(bad(R"({"sources": ["a.cc"], "min_torch": "2.10", "target_version": 2.10})"),
                     Catch::Contains("binding.stable_abi.target_version"));
   CHECK_THROWS_WITH(bad(R"({"sources": ["a.cc"], "min_torch": "2.10+cu130", "target_version": "2.10"})"),
@@ -120,4 +136,3 @@ TEST_CASE("kernel manifest: binding.stable_abi names the source, the first torch
   CHECK_THROWS_WITH(bad(R"({"sources": ["a.cc"], "min_torch": "2.10", "target_version": "2.10", "min_python": "3.9"})"),
                     Catch::Contains("binding.stable_abi.min_python") && Catch::Contains("unknown key"));
 }
-

@@ -126,19 +126,22 @@ class Planner {
     const auto& b = in.extension.binding;
     const auto& tc = in.toolchain;
     CompileJob job = job_for(SourceKind::cxx, in, b.source, b.flags);
-    job.system_include_dirs = {tc.torch.root / "include", tc.torch.root / "include" / "torch" / "csrc" / "api" / "include",
-                               tc.cuda_include, tc.python_include};
+    job.system_include_dirs = {tc.torch.root / "include",
+                               tc.torch.root / "include" / "torch" / "csrc" / "api" / "include", tc.cuda_include,
+                               tc.python_include};
     job.cxx11_abi = tc.torch.cxx11_abi;
     // A shared object must not name the checkout that compiled it.
     if (b.stable_abi_target) job.relative_to = in.site.source;
-    std::string torch_id = b.stable_abi_target ? "torch stable-abi target " + *b.stable_abi_target : "torch " + tc.torch.version;
+    std::string torch_id =
+        b.stable_abi_target ? "torch stable-abi target " + *b.stable_abi_target : "torch " + tc.torch.version;
     std::string extra = torch_id + " cxx11=" + (tc.torch.cxx11_abi ? "1" : "0") + " cuda " + tc.nvcc_version +
                         " python-headers " + tc.python_version;
     std::string key = object_key(ObjectKeyInput{st_.repo_root / b.source, st_.repo_root, key_include_dirs(in),
                                                 tc.host->identity(), key_flags(b.flags), extra},
                                  st_.read);
-    std::string what = b.stable_abi_target ? "stable ABI " + *b.stable_abi_target + ", headers of torch " + tc.torch.version
-                                           : "torch " + tc.torch.version;
+    std::string what = b.stable_abi_target
+                           ? "stable ABI " + *b.stable_abi_target + ", headers of torch " + tc.torch.version
+                           : "torch " + tc.torch.version;
     return object(in, job, "binding", key, "c++ binding " + b.source.generic_string() + " [" + what + "]", bindings_,
                   g_.bindings_cached, g_.bindings_to_compile);
   }

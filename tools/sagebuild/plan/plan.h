@@ -33,10 +33,10 @@ namespace sb::plan {
 // run of another platform's row, labelled placeholders ("<SOURCE_DIR>") and
 // no launcher.
 struct BuildSite {
-  std::filesystem::path source;      // the checkout
-  std::filesystem::path objects;     // <cache>/objects
-  std::filesystem::path extensions;  // <cache>/extensions (stable-ABI links)
-  std::filesystem::path work;        // build.ninja and rows/<id>/
+  std::filesystem::path source;       // the checkout
+  std::filesystem::path objects;      // <cache>/objects
+  std::filesystem::path extensions;   // <cache>/extensions (stable-ABI links)
+  std::filesystem::path work;         // build.ninja and rows/<id>/
   std::vector<std::string> launcher;  // {"/usr/bin/ccache"} or empty
 };
 

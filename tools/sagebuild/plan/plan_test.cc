@@ -156,9 +156,9 @@ Kind each_kind() { return GENERATE(Kind::gnu, Kind::msvc); }
 
 TEST_CASE("gencode values per family min_arch, with PTX for the PTX arch") {
   std::vector<Arch> archs = {A("8.0"), A("8.9"), A("9.0a")};
-  CHECK(gencode_values(archs, A("8.9"), A("8.0")) ==
-        std::vector<std::string>{"arch=compute_80,code=sm_80", "arch=compute_89,code=[sm_89,compute_89]",
-                                 "arch=compute_90a,code=sm_90a"});
+  CHECK(gencode_values(archs, A("8.9"), A("8.0")) == std::vector<std::string>{"arch=compute_80,code=sm_80",
+                                                                              "arch=compute_89,code=[sm_89,compute_89]",
+                                                                              "arch=compute_90a,code=sm_90a"});
   CHECK(gencode_values(archs, A("8.9"), A("8.9")).size() == 2);
   // The PTX arch not among the SASS archs gets compute_XX alone.
   CHECK(gencode_values({A("9.0a")}, A("8.0"), A("8.0")) ==
@@ -175,8 +175,9 @@ TEST_CASE("Py_LIMITED_API as the row's oldest Python") {
 TEST_CASE("object keys follow the source, its headers and the flags, nothing else") {
   FakeRepo repo;
   auto read = repo.reader();
-  ObjectKeyInput in{"/repo/kernels/src/quant.cu", "/repo", {"/repo/kernels/include"}, "nvcc 13.0.88 / gcc 12.2.0",
-                    {"-O3", "arch=compute_80,code=sm_80"}, ""};
+  ObjectKeyInput in{
+      "/repo/kernels/src/quant.cu",          "/repo", {"/repo/kernels/include"}, "nvcc 13.0.88 / gcc 12.2.0",
+      {"-O3", "arch=compute_80,code=sm_80"}, ""};
   auto k0 = object_key(in, read);
   CHECK(k0.size() == 64);
   CHECK(object_key(in, read) == k0);
@@ -218,7 +219,8 @@ TEST_CASE("object keys follow the source, its headers and the flags, nothing els
 }
 
 TEST_CASE("includes are scanned from #include lines") {
-  CHECK(scan_includes("#include \"a.h\"\n  #  include <b/c.h>\n// #include \"no\" is still a line? no: comment\n#define X\n") ==
+  CHECK(scan_includes(
+            "#include \"a.h\"\n  #  include <b/c.h>\n// #include \"no\" is still a line? no: comment\n#define X\n") ==
         std::vector<std::string>{"a.h", "b/c.h"});
 }
 
@@ -313,7 +315,9 @@ TEST_CASE("every toolchain: the binding's limited API, torch headers and key") {
   tc.torch.cxx11_abi = false;
   auto old_abi = plan_compile({input(kind, row(kind, "2.9.1"), manifest(), tc)}, repo.settings());
   CHECK(old_abi.rows[0].binding.key != g.rows[0].binding.key);
-  if (kind == Kind::gnu) CHECK(joined(edge_for(old_abi, old_abi.rows[0].binding.object)->argv).find("-D_GLIBCXX_USE_CXX11_ABI=0") != std::string::npos);
+  if (kind == Kind::gnu)
+    CHECK(joined(edge_for(old_abi, old_abi.rows[0].binding.object)->argv).find("-D_GLIBCXX_USE_CXX11_ABI=0") !=
+          std::string::npos);
 }
 
 TEST_CASE("every toolchain: the launcher prefixes compiles, not links") {
@@ -381,7 +385,8 @@ TEST_CASE("an archs family gets SASS for its exact targets, never PTX") {
   CHECK(family_gencode(f, {A("8.0"), A("8.9"), A("12.0")}, A("12.0")).empty());
   CHECK(family_targets(f, {A("8.9"), A("12.0")}).empty());
   f.archs = {A("9.0a"), A("10.0a")};
-  CHECK(family_gencode(f, {A("8.0"), A("10.0")}, A("10.0")) == std::vector<std::string>{"arch=compute_100a,code=sm_100a"});
+  CHECK(family_gencode(f, {A("8.0"), A("10.0")}, A("10.0")) ==
+        std::vector<std::string>{"arch=compute_100a,code=sm_100a"});
   CHECK(family_gencode(f, {A("9.0"), A("10.0")}, A("10.0")) ==
         std::vector<std::string>{"arch=compute_90a,code=sm_90a", "arch=compute_100a,code=sm_100a"});
   CHECK(skip_reason(f) == "the row lists none of 9.0, 9.0a, 10.0, 10.0a (for its archs 9.0a, 10.0a)");
@@ -451,8 +456,8 @@ TEST_CASE("every toolchain: a shared extension already in the cache is not linke
   for (const auto& k : g.rows[0].kernels) repo.objects.insert(k.object);
   repo.objects.insert(g.rows[0].binding.object);
   repo.objects.insert(g.rows[0].extension);
-  auto again = plan_compile({input(kind, row(kind, "2.12.1"), stable_manifest(), toolchain(kind, "2.11.0"))},
-                            repo.settings());
+  auto again =
+      plan_compile({input(kind, row(kind, "2.12.1"), stable_manifest(), toolchain(kind, "2.11.0"))}, repo.settings());
   CHECK(again.edges.empty());
   CHECK(again.links_cached == 1);
   CHECK(again.rows[0].extension_cached);

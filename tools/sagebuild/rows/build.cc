@@ -43,7 +43,9 @@ std::vector<std::string> resolve_launcher(const std::string& launcher, const std
   }
   if (launcher == "ccache" || launcher == "sccache") {
     auto p = run::find_program(launcher, path_env);
-    if (!p) throw UsageError("--launcher " + launcher + ": " + launcher + " is not on PATH; install it or use --launcher none");
+    if (!p)
+      throw UsageError("--launcher " + launcher + ": " + launcher +
+                       " is not on PATH; install it or use --launcher none");
     return {p->string()};
   }
   throw UsageError("--launcher: \"" + launcher + "\" is not one of ccache, sccache, none, auto");
@@ -103,7 +105,9 @@ void select_rows(Session& s) {
   matrix::Matrix m = matrix::load_matrix(matrix_path);
   for (const auto& id : o.rows) s.rows.push_back(row_by_id(m, id, matrix_path));
   if (o.rows.empty()) s.rows = matrix::expand(m, o.profile).rows;
-  s.name = o.rows.empty() ? o.profile : o.rows.size() == 1 ? o.rows.front() : "rows-" + hex(sha256(o.rows.front())).substr(0, 8);
+  s.name = o.rows.empty()       ? o.profile
+           : o.rows.size() == 1 ? o.rows.front()
+                                : "rows-" + hex(sha256(o.rows.front())).substr(0, 8);
   if (!o.archs.empty()) {
     std::vector<matrix::Arch> archs;
     for (const auto& a : o.archs) archs.push_back(matrix::parse_arch_arg(a, "--archs"));
@@ -133,8 +137,8 @@ std::string source_revision(run::ProcessRunner& runner, const fs::path& source) 
   run::Result r = runner.run(run::Command({"git", "-C", source.string(), "rev-parse", "HEAD"}));
   if (!r.ok()) return "unknown";
   std::string rev = r.out.substr(0, r.out.find('\n'));
-  run::Result d = runner.run(run::Command({"git", "-C", source.string(), "status", "--porcelain",
-                                           "--untracked-files=no", "--", "kernels", "python"}));
+  run::Result d = runner.run(run::Command(
+      {"git", "-C", source.string(), "status", "--porcelain", "--untracked-files=no", "--", "kernels", "python"}));
   if (d.ok() && !d.out.empty()) rev += "-dirty";
   return rev;
 }
@@ -149,7 +153,8 @@ const plan::KernelManifest& manifest_of(Session& s, const matrix::Row& row) {
   for (const auto& f : it->second.families)
     if (f.symbol_marker.empty()) missing += (missing.empty() ? "" : ", ") + ("families." + f.name + ".symbol_marker");
   if (!missing.empty())
-    throw UsageError(row.kernels_manifest + ": " + missing + " missing; build_info.json needs, per family, a "
+    throw UsageError(row.kernels_manifest + ": " + missing +
+                     " missing; build_info.json needs, per family, a "
                      "substring of its kernel names that verify looks for in each arch's SASS "
                      "(e.g. \"symbol_marker\": \"quant_qk_kernel\")");
   return it->second;
@@ -172,12 +177,16 @@ class Resolvers {
       return *windows_;
     }
     if (row.platform == "win_amd64")
-      throw UsageError("row " + row.id + " is for win_amd64: building it needs a Windows host with Visual Studio "
-                       "(the C++ x64 tools) and the CUDA toolkit; this host builds " + host +
+      throw UsageError("row " + row.id +
+                       " is for win_amd64: building it needs a Windows host with Visual Studio "
+                       "(the C++ x64 tools) and the CUDA toolkit; this host builds " +
+                       host +
                        " rows (`--dry-run` prints the row's Windows plan here; its CI job runs on a windows runner: "
                        "`sagebuild matrix --format github` names it)");
-    throw UsageError("row " + row.id + " is for " + row.platform + "; this host builds " + host + " rows (run this "
-                     "row's job on a " + row.platform + " runner: `sagebuild matrix --format github` names it)");
+    throw UsageError("row " + row.id + " is for " + row.platform + "; this host builds " + host +
+                     " rows (run this "
+                     "row's job on a " +
+                     row.platform + " runner: `sagebuild matrix --format github` names it)");
   }
   // Runs ninja: the host resolver's runner (vcvars64's environment on Windows).
   run::ProcessRunner& build_runner() { return host_ ? host_->build_runner() : runner_; }
@@ -193,7 +202,8 @@ class Resolvers {
 plan::BuildSite site_for(const Session& s, const matrix::Row& row, const std::vector<std::string>& launcher) {
   if (row.platform == toolchain::host_platform_tag())
     return {s.source, s.o.cache_dir / "objects", s.o.cache_dir / "extensions", s.work, launcher};
-  return {"<SOURCE_DIR>", fs::path("<CACHE_DIR>") / "objects", fs::path("<CACHE_DIR>") / "extensions", "<BUILD_DIR>", {}};
+  return {
+      "<SOURCE_DIR>", fs::path("<CACHE_DIR>") / "objects", fs::path("<CACHE_DIR>") / "extensions", "<BUILD_DIR>", {}};
 }
 
 struct Resolved {
@@ -220,7 +230,8 @@ Resolved resolve_rows(Session& s, Resolvers& resolvers, std::ostream& out) {
       const plan::StableAbiBinding* stable = manifest.stable_binding_for(row.torch);
       auto tc = resolver.resolve(row, stable ? std::optional(stable->min_torch) : std::nullopt);
       print_checks(tc.checks, out);
-      r.inputs.push_back({row, plan::extension_from_families(manifest, row), std::move(tc), site_for(s, row, launcher)});
+      r.inputs.push_back(
+          {row, plan::extension_from_families(manifest, row), std::move(tc), site_for(s, row, launcher)});
       r.row_of.push_back(i);
     } catch (const ConfigError& e) {
       s.fail(i, "toolchain", e.what());
@@ -245,9 +256,9 @@ plan::CompileGraph plan_rows(Session& s, const Resolved& r, std::ostream& out) {
     for (auto i : r.row_of) s.fail(i, "plan", e.what());
     return {};
   }
-  out << "kernels: " << g.kernels_cached << " objects cached, " << g.kernels_to_compile << " to compile; bindings: "
-      << g.bindings_cached << " cached, " << g.bindings_to_compile << " to compile; links: " << g.links << " ("
-      << g.links_cached << " shared extensions cached)\n";
+  out << "kernels: " << g.kernels_cached << " objects cached, " << g.kernels_to_compile
+      << " to compile; bindings: " << g.bindings_cached << " cached, " << g.bindings_to_compile
+      << " to compile; links: " << g.links << " (" << g.links_cached << " shared extensions cached)\n";
   for (const auto& rg : g.rows) {
     out << "  " << rg.row_id << ": families " << (rg.families.empty() ? "none" : "");
     for (const auto& f : rg.families) out << f << " ";
@@ -286,8 +297,8 @@ void run_pipeline(Session& s, const Resolved& r, const plan::CompileGraph& g, Re
   if (g.rows.empty() || s.stopped()) return;
   std::vector<RowResult*> results;
   for (auto i : r.row_of) results.push_back(&s.results[i]);
-  PipelineSettings ps{s.source, s.work, s.o.out_dir, s.o.jobs, s.o.keep_going, s.o.smoke,
-                      source_revision(runner, s.source)};
+  PipelineSettings ps{
+      s.source, s.work, s.o.out_dir, s.o.jobs, s.o.keep_going, s.o.smoke, source_revision(runner, s.source)};
   run_rows(g, r.inputs, results, ps, resolvers.build_runner(), runner, out);
 }
 
@@ -327,13 +338,15 @@ int run_doctor(BuildOptions o, run::ProcessRunner& runner, std::ostream& out) {
   const auto& path = s.o.toolchain.path_env;
   bool ok = true;
   auto line = [&](bool good, const std::string& what, const std::string& found, const std::string& fix) {
-    out << (good ? "\u2713 " : "\u2717 ") << what << ": " << found << (good || fix.empty() ? "" : "\n    fix: " + fix) << "\n";
+    out << (good ? "\u2713 " : "\u2717 ") << what << ": " << found << (good || fix.empty() ? "" : "\n    fix: " + fix)
+        << "\n";
   };
   auto ninja = run::find_program("ninja", path);
   line(ninja.has_value(), "ninja", ninja ? ninja->string() : "not on PATH", "install ninja-build");
   ok = ok && ninja;
   auto launcher = resolve_launcher("auto", path);
-  line(true, "compiler launcher", launcher.empty() ? "none (builds still work, without ccache/sccache)" : launcher.front(), "");
+  line(true, "compiler launcher",
+       launcher.empty() ? "none (builds still work, without ccache/sccache)" : launcher.front(), "");
   line(true, "cache", s.o.cache_dir.string(), "");
   Resolvers resolvers(s, runner);
   for (const auto& row : s.rows) {

@@ -16,17 +16,17 @@ namespace sb::rows {
 
 struct BuildOptions {
   std::string profile = "default";
-  std::vector<std::string> rows;          // --row: build exactly these (a CI job passes one)
+  std::vector<std::string> rows;  // --row: build exactly these (a CI job passes one)
   std::filesystem::path out_dir = "dist";
-  int jobs = 0;                           // 0: the number of CPUs
+  int jobs = 0;  // 0: the number of CPUs
   bool keep_going = false;
   bool dry_run = false;
-  bool smoke = true;                      // --no-smoke-test turns it off
-  std::filesystem::path cache_dir;        // empty: default_cache_dir()
-  std::filesystem::path build_dir;        // empty: <cache>/work/<profile or row>
-  std::filesystem::path matrix_path;      // empty: <source>/matrix/build-matrix.yaml
-  std::filesystem::path source_dir;       // empty: found upward from the current directory
-  std::string launcher = "auto";          // ccache | sccache | none | auto
+  bool smoke = true;                  // --no-smoke-test turns it off
+  std::filesystem::path cache_dir;    // empty: default_cache_dir()
+  std::filesystem::path build_dir;    // empty: <cache>/work/<profile or row>
+  std::filesystem::path matrix_path;  // empty: <source>/matrix/build-matrix.yaml
+  std::filesystem::path source_dir;   // empty: found upward from the current directory
+  std::string launcher = "auto";      // ccache | sccache | none | auto
   std::filesystem::path json_path;
   std::vector<std::string> archs;         // --archs: override every row's arch list (development)
   toolchain::ToolchainOptions toolchain;  // cache_dir and path_env are filled in by run_build

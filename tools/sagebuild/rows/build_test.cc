@@ -50,8 +50,10 @@ TEST_CASE("sagebuild build --dry-run plans a win_amd64 row on Linux with placeho
   CHECK(r.calls == 0);
   CHECK(s.find("Windows (win_amd64) plan") != std::string::npos);
   CHECK(s.find(R"(cmd.exe /d /s /c ""<CUDA_PATH>\bin\nvcc.exe" -c "<SOURCE_DIR>\kernels\src\)") != std::string::npos);
-  CHECK(s.find(R"(-ccbin "<VCToolsInstallDir>\bin\Hostx64\x64" "-std=c++17" -Xcompiler /O2 -Xcompiler /MD)") != std::string::npos);
-  CHECK(s.find(R"("<VCToolsInstallDir>\bin\Hostx64\x64\cl.exe" /nologo /c "<SOURCE_DIR>\kernels\binding\ops.cc")") != std::string::npos);
+  CHECK(s.find(R"(-ccbin "<VCToolsInstallDir>\bin\Hostx64\x64" "-std=c++17" -Xcompiler /O2 -Xcompiler /MD)") !=
+        std::string::npos);
+  CHECK(s.find(R"("<VCToolsInstallDir>\bin\Hostx64\x64\cl.exe" /nologo /c "<SOURCE_DIR>\kernels\binding\ops.cc")") !=
+        std::string::npos);
   CHECK(s.find("&& move /y ") != std::string::npos);
   CHECK(s.find(R"(\_C.pyd)") != std::string::npos);
   CHECK(s.find(R"(<PYTHON_PREFIX>\libs\python3.lib)") != std::string::npos);
@@ -77,4 +79,3 @@ TEST_CASE("sagebuild build of a win_amd64 row on Linux fails by name before any 
   CHECK_FALSE(fs::exists(cache / "dist"));
   fs::remove_all(cache);
 }
-

@@ -45,8 +45,10 @@ void add_selection(CLI::App* app, CliState& s) {
   app->add_option("--row", s.opt.rows, "build exactly this row id (repeatable; what one CI job runs)");
   app->add_option("--matrix", s.opt.matrix_path, "the build matrix (default: <source>/matrix/build-matrix.yaml)");
   app->add_option("--source-dir", s.opt.source_dir, "the SageAttention source tree (default: found upward from here)");
-  app->add_option("--cache-dir", s.opt.cache_dir, "cache directory (default: $XDG_CACHE_HOME/sagebuild or ~/.cache/sagebuild)");
-  app->add_option("--cuda-home", s.cuda_home, "CUDA toolkit to use (default: $CUDA_HOME, nvcc on PATH, or provisioned)");
+  app->add_option("--cache-dir", s.opt.cache_dir,
+                  "cache directory (default: $XDG_CACHE_HOME/sagebuild or ~/.cache/sagebuild)");
+  app->add_option("--cuda-home", s.cuda_home,
+                  "CUDA toolkit to use (default: $CUDA_HOME, nvcc on PATH, or provisioned)");
   app->add_option("--python", s.python, "a Python to find torch and headers in (default: python3 on PATH)");
   app->add_option("--host-compiler", s.host_compiler, "host C++ compiler for nvcc and the link (default: c++ on PATH)");
   app->add_option("--torch-wheel", s.torch_wheels, "a local torch wheel to use instead of downloading (repeatable)")
@@ -57,7 +59,8 @@ void add_selection(CLI::App* app, CliState& s) {
 void add_build_options(CLI::App* app, CliState& s) {
   add_selection(app, s);
   app->add_option("--out", s.opt.out_dir, "where finished wheels go (default: dist/)");
-  app->add_option("-j,--jobs", s.opt.jobs, "parallel compile jobs (default: number of CPUs)")->check(CLI::PositiveNumber);
+  app->add_option("-j,--jobs", s.opt.jobs, "parallel compile jobs (default: number of CPUs)")
+      ->check(CLI::PositiveNumber);
   app->add_flag("-k,--keep-going", s.opt.keep_going, "build the other rows when one fails");
   app->add_flag("-n,--dry-run", s.opt.dry_run, "print the plan and the exact commands; compile nothing");
   app->add_option("--build-dir", s.opt.build_dir, "where build.ninja goes (default: <cache>/work/<profile or row>)");
@@ -83,7 +86,8 @@ void add_build_command(CLI::App& app, cli::Context& ctx) {
     ctx.exit_code = run_build(sub->finish(), runner, std::cout);
   });
 
-  CLI::App* doctor = app.add_subcommand("doctor", "show what a build of each row would use, what is missing, how to fix it");
+  CLI::App* doctor =
+      app.add_subcommand("doctor", "show what a build of each row would use, what is missing, how to fix it");
   add_selection(doctor, *doc);
   doctor->callback([doc, &ctx] {
     run::HostProcessRunner runner;

@@ -12,11 +12,11 @@
 #include "sagebuild/binary/elf.h"
 #include "sagebuild/binary/fatbin.h"
 #include "sagebuild/matrix/arch.h"
+#include "sagebuild/plan/plan.h"
+#include "sagebuild/rows/stage.h"
+#include "sagebuild/run/process.h"
 #include "sagebuild/toolchain/cuda.h"
 #include "sagebuild/toolchain/gnu_toolchain.h"
-#include "sagebuild/plan/plan.h"
-#include "sagebuild/run/process.h"
-#include "sagebuild/rows/stage.h"
 #include "sagebuild/verify/binaries.h"
 #include "sagebuild/verify/binary_rules.h"
 
@@ -78,8 +78,8 @@ TEST_CASE("an archs family built by the real nvcc carries sm_90a SASS only, and 
   fs::path repo = SAGEBUILD_SOURCE_DIR;
   auto manifest = parse_kernel_manifest(kManifest, "probe families.json");
   sb::toolchain::RowToolchain tc;
-  tc.host = std::make_shared<sb::toolchain::GnuToolchain>(
-      sb::toolchain::GnuTools{nvcc, version.str(), *gxx, {"gcc", "12"}});
+  tc.host =
+      std::make_shared<sb::toolchain::GnuToolchain>(sb::toolchain::GnuTools{nvcc, version.str(), *gxx, {"gcc", "12"}});
   tc.nvcc_version = version.str();
   tc.torch.version = "none";
   tc.row_torch_cuda = "13.0";

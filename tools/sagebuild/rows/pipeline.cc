@@ -5,7 +5,6 @@
 #include <chrono>
 #include <ostream>
 
-
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
 #include "sagebuild/rows/smoke_test.h"
@@ -53,8 +52,8 @@ void smoke(const plan::RowInput& in, const plan::RowGraph& rg, const fs::path& w
     res.smoke = "not run: no Python here to install the wheel with";
     return;
   }
-  SmokeRequest sr{wheel, in.row.package, rg.extension_name, in.row.torch, *tc.smoke_python, tc.torch_importable,
-                  row_dir / "smoke"};
+  SmokeRequest sr{
+      wheel, in.row.package, rg.extension_name, in.row.torch, *tc.smoke_python, tc.torch_importable, row_dir / "smoke"};
   fs::create_directories(sr.scratch);
   SmokeResult r = smoke_test(runner, sr);
   res.smoke = r.message;
@@ -73,7 +72,8 @@ void complete_row(const plan::RowInput& in, const plan::RowGraph& rg, const Pipe
   fs::create_directories(dist);
   res.stage = "pack";
   auto info = make_build_info(in.row, in.toolchain, in.extension, s.source_revision);
-  auto payload = stage_payload(s.source_dir / "python" / in.row.package, in.row.package, rg.extension, rg.extension_name);
+  auto payload =
+      stage_payload(s.source_dir / "python" / in.row.package, in.row.package, rg.extension, rg.extension_name);
   std::string stamp = row_stamp(payload, info, s.source_dir / "LICENSE", s.smoke);
   fs::path stamp_file = row_dir / "stamp.json";
   if (up_to_date(stamp_file, s.out_dir / in.row.wheel_filename, stamp, res)) return;
@@ -83,8 +83,10 @@ void complete_row(const plan::RowInput& in, const plan::RowGraph& rg, const Pipe
     res.stage = "verify";
     verify_row_wheel(built, res);
     res.stage = "smoke";
-    if (s.smoke) smoke(in, rg, built, row_dir, runner, res);
-    else res.smoke = "skipped (--no-smoke-test)";
+    if (s.smoke)
+      smoke(in, rg, built, row_dir, runner, res);
+    else
+      res.smoke = "skipped (--no-smoke-test)";
     finish_row(built, s.out_dir, res);
   } catch (...) {
     fs::remove(built, ec);  // a failed row leaves no wheel behind
@@ -131,8 +133,8 @@ void run_rows(const plan::CompileGraph& graph, const std::vector<plan::RowInput>
     // Compiles are shared between rows: a row's time runs from the start.
     res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     out << "[" << rg.row_id << "] "
-        << (res.ok ? (res.smoke.rfind("up to date", 0) == 0 ? "up to date: " : "ok: ") + res.wheel.string() +
-                         " (" + res.smoke + ")"
+        << (res.ok ? (res.smoke.rfind("up to date", 0) == 0 ? "up to date: " : "ok: ") + res.wheel.string() + " (" +
+                         res.smoke + ")"
                    : "FAILED in " + res.stage)
         << "\n";
   }

@@ -61,7 +61,9 @@ struct Fixture {
     tc.python_include = dir / "py/include";
     tc.python_lib_dir = dir / "py/libs";
     tc.python_version = "3.12";
-    input = {*row, sb::plan::extension_from_families(manifest, *row), tc,
+    input = {*row,
+             sb::plan::extension_from_families(manifest, *row),
+             tc,
              {src, dir / "cache/objects", dir / "cache/extensions", dir / "work", {}}};
   }
   ~Fixture() { fs::remove_all(dir); }

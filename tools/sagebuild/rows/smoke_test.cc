@@ -57,11 +57,21 @@ SmokeResult smoke_test(run::ProcessRunner& runner, const SmokeRequest& req) {
     // Importing the package loads the extension, whose import registers the ops.
     std::string code =
         "import importlib, torch\n"
-        "pkg = importlib.import_module('" + req.package + "')\n"
-        "importlib.import_module('" + req.package + "._C')\n"
-        "ops = [n for n in torch._C._dispatch_get_all_op_names() if n.startswith('" + req.package + "::')]\n"
-        "assert ops, 'no " + req.package + "::* ops registered'\n"
-        "assert hasattr(torch.ops." + req.package + ", ops[0].split('::')[1])\n"
+        "pkg = importlib.import_module('" +
+        req.package +
+        "')\n"
+        "importlib.import_module('" +
+        req.package +
+        "._C')\n"
+        "ops = [n for n in torch._C._dispatch_get_all_op_names() if n.startswith('" +
+        req.package +
+        "::')]\n"
+        "assert ops, 'no " +
+        req.package +
+        "::* ops registered'\n"
+        "assert hasattr(torch.ops." +
+        req.package +
+        ", ops[0].split('::')[1])\n"
         "print(len(ops))\n";
     r = runner.run(run::Command({py.string(), "-c", code}));
     if (!r.ok()) {
@@ -76,8 +86,12 @@ SmokeResult smoke_test(run::ProcessRunner& runner, const SmokeRequest& req) {
   // No torch here: check what pip installed instead of importing.
   std::string code =
       "import os, sysconfig\n"
-      "d = os.path.join(sysconfig.get_paths()['platlib'], '" + req.package + "')\n"
-      "for f in ('__init__.py', '" + req.extension_name + "', 'build_info.json'):\n"
+      "d = os.path.join(sysconfig.get_paths()['platlib'], '" +
+      req.package +
+      "')\n"
+      "for f in ('__init__.py', '" +
+      req.extension_name +
+      "', 'build_info.json'):\n"
       "    assert os.path.isfile(os.path.join(d, f)), 'not installed: ' + f\n";
   r = runner.run(run::Command({py.string(), "-c", code}));
   if (!r.ok()) {

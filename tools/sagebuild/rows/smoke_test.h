@@ -20,12 +20,12 @@ struct SmokeResult {
 
 struct SmokeRequest {
   std::filesystem::path wheel;
-  std::string package;                 // "sageattention" (module and ops namespace)
-  std::string extension_name;          // "_C.abi3.so"
-  std::string torch_version;           // the row's torch
-  toolchain::PythonInfo python;                   // makes the venv
-  bool torch_importable = false;       // `python` imports the row's torch
-  std::filesystem::path scratch;       // an empty directory for the venv
+  std::string package;            // "sageattention" (module and ops namespace)
+  std::string extension_name;     // "_C.abi3.so"
+  std::string torch_version;      // the row's torch
+  toolchain::PythonInfo python;   // makes the venv
+  bool torch_importable = false;  // `python` imports the row's torch
+  std::filesystem::path scratch;  // an empty directory for the venv
 };
 
 SmokeResult smoke_test(run::ProcessRunner& runner, const SmokeRequest& req);

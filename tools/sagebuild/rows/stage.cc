@@ -1,7 +1,7 @@
 #include "sagebuild/rows/stage.h"
 
-#include <cstdlib>
 #include <algorithm>
+#include <cstdlib>
 
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
@@ -49,7 +49,8 @@ distinfo::BuildInfo make_build_info(const matrix::Row& row, const toolchain::Row
     k.symbol_marker = f.symbol_marker;
     // An archs family records the exact targets this row built ("9.0a"),
     // which verify's B6 then demands as SASS.
-    if (f.min_arch) k.min_arch = f.min_arch->name;
+    if (f.min_arch)
+      k.min_arch = f.min_arch->name;
     else
       for (const auto& t : f.archs) k.archs.push_back(t.name);
     b.kernel_families[f.name] = std::move(k);
@@ -88,8 +89,7 @@ std::vector<pack::PayloadFile> stage_payload(const fs::path& package_dir, const 
   return out;
 }
 
-pack::WheelSpec wheel_spec(const matrix::Row& row, distinfo::BuildInfo info,
-                           const std::filesystem::path& source_dir) {
+pack::WheelSpec wheel_spec(const matrix::Row& row, distinfo::BuildInfo info, const std::filesystem::path& source_dir) {
   pack::WheelSpec s;
   s.name = row.package;
   std::string why;
@@ -112,8 +112,7 @@ pack::WheelSpec wheel_spec(const matrix::Row& row, distinfo::BuildInfo info,
   // Project-URL: the repository the wheel was built from, when CI says which.
   const char* server = std::getenv("GITHUB_SERVER_URL");
   const char* repo = std::getenv("GITHUB_REPOSITORY");
-  if (server && repo && *server && *repo)
-    s.project_urls = {{"Source", std::string(server) + "/" + repo}};
+  if (server && repo && *server && *repo) s.project_urls = {{"Source", std::string(server) + "/" + repo}};
   return s;
 }
 
@@ -145,8 +144,9 @@ void verify_row_wheel(const fs::path& wheel, RowResult& res) {
   vo.policy_dir = verify::default_policy_dir();
   verify::Report rep = verify::verify_wheel(wheel, vo);
   for (const auto& f : rep.findings)
-    res.findings.push_back(f.rule + " " + std::string(to_string(f.severity)) + (f.member.empty() ? "" : " [" + f.member + "]") +
-                           ": " + f.message + (f.expected.empty() ? "" : "; expected " + f.expected));
+    res.findings.push_back(f.rule + " " + std::string(to_string(f.severity)) +
+                           (f.member.empty() ? "" : " [" + f.member + "]") + ": " + f.message +
+                           (f.expected.empty() ? "" : "; expected " + f.expected));
   if (rep.failed(false)) {
     std::string first;
     for (const auto& line : res.findings)

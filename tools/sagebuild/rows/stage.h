@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "sagebuild/distinfo/build_info.h"
+#include "sagebuild/pack/wheel_writer.h"
 #include "sagebuild/plan/kernel_manifest.h"
 #include "sagebuild/plan/plan.h"
 #include "sagebuild/rows/summary.h"
 #include "sagebuild/toolchain/gnu_resolver.h"
-#include "sagebuild/distinfo/build_info.h"
-#include "sagebuild/pack/wheel_writer.h"
 
 namespace sb::rows {
 
@@ -22,12 +22,10 @@ distinfo::BuildInfo make_build_info(const matrix::Row& row, const toolchain::Row
 // python/<package>/ without bytecode caches and without extension modules a
 // developer build left there (the row's own extension is added instead).
 std::vector<pack::PayloadFile> stage_payload(const std::filesystem::path& package_dir, const std::string& package,
-                                             const std::filesystem::path& extension,
-                                             const std::string& extension_name);
+                                             const std::filesystem::path& extension, const std::string& extension_name);
 
 // The wheel's metadata for a row; the licence is read from <source_dir>/LICENSE.
-pack::WheelSpec wheel_spec(const matrix::Row& row, distinfo::BuildInfo info,
-                           const std::filesystem::path& source_dir);
+pack::WheelSpec wheel_spec(const matrix::Row& row, distinfo::BuildInfo info, const std::filesystem::path& source_dir);
 
 // Moves a finished wheel into `out_dir` (--out): a rename when on the same
 // file system, else a copy under a temporary name and a rename.  Returns

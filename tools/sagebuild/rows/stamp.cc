@@ -24,8 +24,10 @@ std::string row_stamp(const std::vector<pack::PayloadFile>& payload, const disti
   field("sagebuild-row-stamp-1");
   for (const auto& f : payload) {
     field(f.archive_name);
-    if (const auto* path = std::get_if<fs::path>(&f.data)) field(hex(sha256_file(*path)));
-    else field(hex(sha256(std::get<std::string>(f.data))));
+    if (const auto* path = std::get_if<fs::path>(&f.data))
+      field(hex(sha256_file(*path)));
+    else
+      field(hex(sha256(std::get<std::string>(f.data))));
   }
   nlohmann::json j;
   distinfo::to_json(j, info);

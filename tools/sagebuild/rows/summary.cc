@@ -7,10 +7,14 @@ namespace sb::rows {
 
 std::string human_size(std::uint64_t b) {
   char buf[32];
-  if (b < 1024) std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(b));
-  else if (b < (1u << 20)) std::snprintf(buf, sizeof buf, "%.1f KiB", b / 1024.0);
-  else if (b < (1ull << 30)) std::snprintf(buf, sizeof buf, "%.1f MiB", b / 1048576.0);
-  else std::snprintf(buf, sizeof buf, "%.2f GiB", b / 1073741824.0);
+  if (b < 1024)
+    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(b));
+  else if (b < (1u << 20))
+    std::snprintf(buf, sizeof buf, "%.1f KiB", b / 1024.0);
+  else if (b < (1ull << 30))
+    std::snprintf(buf, sizeof buf, "%.1f MiB", b / 1048576.0);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f GiB", b / 1073741824.0);
   return buf;
 }
 
@@ -32,8 +36,7 @@ std::vector<std::vector<std::string>> cells(const std::vector<RowResult>& rows) 
   std::vector<std::vector<std::string>> out;
   for (const auto& r : rows)
     out.push_back({r.row_id, r.ok ? r.wheel.filename().string() : "-", r.ok ? human_size(r.size) : "-",
-                   join(r.archs, " "), seconds(r.seconds),
-                   r.ok ? "ok" : "FAILED (" + r.stage + ")"});
+                   join(r.archs, " "), seconds(r.seconds), r.ok ? "ok" : "FAILED (" + r.stage + ")"});
   return out;
 }
 
@@ -85,11 +88,20 @@ nlohmann::json to_json(const std::vector<RowResult>& rows, const std::string& pr
   j["ok"] = std::all_of(rows.begin(), rows.end(), [](const RowResult& r) { return r.ok; });
   j["rows"] = nlohmann::json::array();
   for (const auto& r : rows) {
-    nlohmann::json o = {{"row", r.row_id}, {"ok", r.ok}, {"stage", r.stage}, {"error", r.error},
-                        {"wheel", r.wheel.string()}, {"size", r.size}, {"sha256", r.sha256},
-                        {"archs", r.archs}, {"kernel_families", r.families}, {"seconds", r.seconds},
-                        {"kernels_cached", r.kernels_cached}, {"kernels_compiled", r.kernels_compiled},
-                        {"smoke", r.smoke}, {"findings", r.findings}};
+    nlohmann::json o = {{"row", r.row_id},
+                        {"ok", r.ok},
+                        {"stage", r.stage},
+                        {"error", r.error},
+                        {"wheel", r.wheel.string()},
+                        {"size", r.size},
+                        {"sha256", r.sha256},
+                        {"archs", r.archs},
+                        {"kernel_families", r.families},
+                        {"seconds", r.seconds},
+                        {"kernels_cached", r.kernels_cached},
+                        {"kernels_compiled", r.kernels_compiled},
+                        {"smoke", r.smoke},
+                        {"findings", r.findings}};
     j["rows"].push_back(std::move(o));
   }
   return j;

@@ -41,7 +41,7 @@ std::string ninja_escape_value(std::string_view value);
 std::string ninja_file(const std::vector<Edge>& edges, const std::vector<Target>& targets);
 
 struct NinjaRun {
-  std::filesystem::path dir;      // holds build.ninja
+  std::filesystem::path dir;  // holds build.ninja
   int jobs = 1;
   bool keep_going = false;
   std::string program = "ninja";  // looked up on the runner's PATH

@@ -23,8 +23,9 @@ TEST_CASE("ninja: one build line per edge, a phony target per row, deterministic
   e.description = "nvcc quant";
   std::string text = ninja_file({e}, {{"row-1", "/w/rows/row-1/_C.abi3.so"}});
   CHECK(text.find("rule run\n  command = $cmd\n  description = $desc\n") != std::string::npos);
-  CHECK(text.find("build /c/objects/k.o: run /src/a$ b.cu\n  cmd = nvcc -o $$tmp && mv -f t o\n  desc = nvcc quant\n") !=
-        std::string::npos);
+  CHECK(
+      text.find("build /c/objects/k.o: run /src/a$ b.cu\n  cmd = nvcc -o $$tmp && mv -f t o\n  desc = nvcc quant\n") !=
+      std::string::npos);
   CHECK(text.find("build row-1: phony /w/rows/row-1/_C.abi3.so\n") != std::string::npos);
   CHECK(text.find("\ndefault row-1\n") != std::string::npos);
   CHECK(ninja_file({e}, {{"row-1", "/w/rows/row-1/_C.abi3.so"}}) == text);
@@ -33,8 +34,9 @@ TEST_CASE("ninja: one build line per edge, a phony target per row, deterministic
 TEST_CASE("atomic commands: sh's mv -f, cmd.exe's move /y") {
   CHECK(shell_run_then_move({"nvcc", "-o", "/o/.x.tmp.o", "code=[sm_89,compute_89]"}, "/o/.x.tmp.o", "/o/x.o") ==
         "nvcc -o /o/.x.tmp.o 'code=[sm_89,compute_89]' && mv -f /o/.x.tmp.o /o/x.o");
-  std::string line = cmd_run_then_move({R"(C:\CUDA\bin\nvcc.exe)", "-o", R"(C:\o dir\.x.tmp.obj)", "-DA=1", R"(-IC:\inc\)"},
-                                       R"(C:\o dir\.x.tmp.obj)", R"(C:\o dir\x.obj)");
+  std::string line =
+      cmd_run_then_move({R"(C:\CUDA\bin\nvcc.exe)", "-o", R"(C:\o dir\.x.tmp.obj)", "-DA=1", R"(-IC:\inc\)"},
+                        R"(C:\o dir\.x.tmp.obj)", R"(C:\o dir\x.obj)");
   // The program and every argument cmd.exe could split are quoted; a quoted
   // argument's trailing backslash is doubled for the program's C runtime.
   CHECK(line == R"(cmd.exe /d /s /c ""C:\CUDA\bin\nvcc.exe" -o "C:\o dir\.x.tmp.obj" "-DA=1" -IC:\inc\ && )"
@@ -76,7 +78,7 @@ TEST_CASE("run_ninja: the targets, -j and -k, and which targets it did not finis
   ninja.done = {"a"};
   CHECK(run_ninja(ninja, {"/w", 1, false, "ninja"}, {"a", "b"}) == std::vector<std::string>{"b"});
   ninja.spawned = false;
-  CHECK_THROWS_WITH(run_ninja(ninja, {"/w", 1, false, "ninja-x"}, {"a"}),
-                    Catch::Contains("cannot run ninja-x") && Catch::Contains("ninja-build") &&
-                        Catch::Contains("pip install ninja"));
+  CHECK_THROWS_WITH(run_ninja(ninja, {"/w", 1, false, "ninja-x"}, {"a"}), Catch::Contains("cannot run ninja-x") &&
+                                                                              Catch::Contains("ninja-build") &&
+                                                                              Catch::Contains("pip install ninja"));
 }

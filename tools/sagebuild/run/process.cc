@@ -20,8 +20,10 @@ std::string shell_quote(const std::string& arg) {
   if (plain) return arg;
   std::string q = "'";
   for (char c : arg) {
-    if (c == '\'') q += "'\\''";
-    else q += c;
+    if (c == '\'')
+      q += "'\\''";
+    else
+      q += c;
   }
   return q + "'";
 }
@@ -30,8 +32,10 @@ std::string display(const Command& cmd) {
   std::string s;
   if (!cmd.cwd.empty()) s += "cd " + shell_quote(cmd.cwd.string()) + " && ";
   for (const auto& [k, v] : cmd.env) {
-    if (v) s += k + "=" + shell_quote(*v) + " ";
-    else s += "env -u " + k + " ";
+    if (v)
+      s += k + "=" + shell_quote(*v) + " ";
+    else
+      s += "env -u " + k + " ";
   }
   for (std::size_t i = 0; i < cmd.argv.size(); ++i) {
     if (i) s += ' ';

@@ -24,9 +24,9 @@ namespace sb::run {
 struct Command {
   Command() = default;
   Command(std::vector<std::string> args) : argv(std::move(args)) {}  // NOLINT: implicit on purpose
-  std::vector<std::string> argv;                             // argv[0] is looked up on PATH
-  std::map<std::string, std::optional<std::string>> env;     // overrides; nullopt unsets
-  std::filesystem::path cwd;                                 // empty: inherit
+  std::vector<std::string> argv;                                     // argv[0] is looked up on PATH
+  std::map<std::string, std::optional<std::string>> env;             // overrides; nullopt unsets
+  std::filesystem::path cwd;                                         // empty: inherit
   bool stream_output = false;  // also copy stdout/stderr to ours as it arrives (ninja progress)
   // Windows runners: hand this line to CreateProcess as is instead of joining
   // argv (cmd.exe lines such as vcvars', which argv quoting would break).
@@ -35,10 +35,10 @@ struct Command {
 };
 
 struct Result {
-  int exit_code = -1;          // the process's exit status; 128+N when killed by signal N
-  std::string out;             // captured stdout
-  std::string err;             // captured stderr
-  bool spawned = false;        // false: the program could not be started (see err)
+  int exit_code = -1;    // the process's exit status; 128+N when killed by signal N
+  std::string out;       // captured stdout
+  std::string err;       // captured stderr
+  bool spawned = false;  // false: the program could not be started (see err)
   double seconds = 0;
   bool ok() const { return spawned && exit_code == 0; }
 };
@@ -96,8 +96,7 @@ std::string shell_run_then_move(const std::vector<std::string>& argv, const std:
 // The first executable named `name` in the PATH directories (or `name`
 // itself when it contains a '/'); nullopt when none.  On Windows: PATH is
 // ';'-separated and bare names get .exe/.com (run::win_search_path).
-std::optional<std::filesystem::path> find_program(const std::string& name,
-                                                  const std::string& path_env);
+std::optional<std::filesystem::path> find_program(const std::string& name, const std::string& path_env);
 std::optional<std::filesystem::path> find_program(const std::string& name);
 
 }  // namespace sb::run

@@ -38,8 +38,10 @@ std::vector<std::string> make_env(const Command& cmd) {
     env[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
   for (const auto& [k, v] : cmd.env) {
-    if (v) env[k] = *v;
-    else env.erase(k);
+    if (v)
+      env[k] = *v;
+    else
+      env.erase(k);
   }
   std::vector<std::string> out;
   for (const auto& [k, v] : env) out.push_back(k + "=" + v);
@@ -55,8 +57,7 @@ std::string path_of(const Command& cmd) {
 
 }  // namespace
 
-std::optional<std::filesystem::path> find_program(const std::string& name,
-                                                  const std::string& path_env) {
+std::optional<std::filesystem::path> find_program(const std::string& name, const std::string& path_env) {
   if (name.empty()) return std::nullopt;
   if (name.find('/') != std::string::npos) {
     if (::access(name.c_str(), X_OK) == 0) return std::filesystem::path(name);
@@ -65,13 +66,11 @@ std::optional<std::filesystem::path> find_program(const std::string& name,
   std::size_t start = 0;
   while (start <= path_env.size()) {
     auto colon = path_env.find(':', start);
-    std::string dir = path_env.substr(start, colon == std::string::npos ? std::string::npos
-                                                                         : colon - start);
+    std::string dir = path_env.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
     if (dir.empty()) dir = ".";
     std::filesystem::path candidate = std::filesystem::path(dir) / name;
     struct stat st {};
-    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-        ::access(candidate.c_str(), X_OK) == 0)
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0)
       return candidate;
     if (colon == std::string::npos) break;
     start = colon + 1;
@@ -167,8 +166,10 @@ Result PosixProcessRunner::run(const Command& cmd) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  else if (WIFSIGNALED(status)) r.exit_code = 128 + WTERMSIG(status);
+  if (WIFEXITED(status))
+    r.exit_code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status))
+    r.exit_code = 128 + WTERMSIG(status);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

@@ -21,8 +21,8 @@
 #include <cwchar>
 #include <thread>
 
-#include "sagebuild/run/process.h"
 #include "sagebuild/common/error.h"
+#include "sagebuild/run/process.h"
 #include "sagebuild/run/win_cmdline.h"
 #include "sagebuild/run/win_path.h"
 
@@ -37,7 +37,8 @@ std::wstring widen(std::string_view s) {
   if (s.empty()) return {};
   int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s.data(), static_cast<int>(s.size()), nullptr, 0);
   if (n <= 0)
-    throw UsageError("'" + std::string(s) + "' is not valid UTF-8; expected UTF-8 text for a Windows path, "
+    throw UsageError("'" + std::string(s) +
+                     "' is not valid UTF-8; expected UTF-8 text for a Windows path, "
                      "argument or environment value");
   std::wstring w(static_cast<std::size_t>(n), L'\0');
   MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s.data(), static_cast<int>(s.size()), w.data(), n);
@@ -133,7 +134,8 @@ void drain(HANDLE pipe, std::string* sink, std::FILE* echo) {
 // An anonymous pipe whose write end (only) the child may inherit.
 bool child_writes_to(Handle& read, Handle& write, std::string& why) {
   SECURITY_ATTRIBUTES sa{sizeof sa, nullptr, FALSE};
-  if (!CreatePipe(&read.h, &write.h, &sa, 0) || !SetHandleInformation(write.h, HANDLE_FLAG_INHERIT, HANDLE_FLAG_INHERIT)) {
+  if (!CreatePipe(&read.h, &write.h, &sa, 0) ||
+      !SetHandleInformation(write.h, HANDLE_FLAG_INHERIT, HANDLE_FLAG_INHERIT)) {
     why = "CreatePipe: " + error_text(GetLastError());
     return false;
   }
@@ -176,7 +178,8 @@ Result WindowsProcessRunner::run(const Command& cmd) {
         return r;
       }
       if (ends_with_icase(*exe, ".bat") || ends_with_icase(*exe, ".cmd")) {
-        r.err = "refusing to run " + *exe + " with an argument vector: cmd.exe parses a batch file's arguments again "
+        r.err = "refusing to run " + *exe +
+                " with an argument vector: cmd.exe parses a batch file's arguments again "
                 "(see win_cmdline.h); give the command a windows_command_line built with cmd_batch_line()";
         return r;
       }
@@ -184,8 +187,9 @@ Result WindowsProcessRunner::run(const Command& cmd) {
       narrow_line = run::join_command_line(cmd.argv);
     }
     if (narrow_line.size() >= kMaxCommandLine) {
-      r.err = "the command line has " + std::to_string(narrow_line.size()) + " characters; CreateProcess takes at most " +
-              std::to_string(kMaxCommandLine - 1) + " (" + narrow_line.substr(0, 200) + "...)";
+      r.err = "the command line has " + std::to_string(narrow_line.size()) +
+              " characters; CreateProcess takes at most " + std::to_string(kMaxCommandLine - 1) + " (" +
+              narrow_line.substr(0, 200) + "...)";
       return r;
     }
     line = widen(narrow_line);

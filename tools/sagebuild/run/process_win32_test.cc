@@ -277,7 +277,8 @@ TEST_CASE("a build step's atomic output: cmd.exe runs the command, then move /y 
   DeleteFileW(std::filesystem::path(output).c_str());
   Command c;
   c.argv = {"cmd.exe"};
-  c.windows_command_line = sb::run::cmd_run_then_move({child_path(), "write", temp, "text with spaces\\"}, temp, output);
+  c.windows_command_line =
+      sb::run::cmd_run_then_move({child_path(), "write", temp, "text with spaces\\"}, temp, output);
   Result r = runner.run(c);
   INFO(*c.windows_command_line << "\n" << r.out << r.err);
   REQUIRE(r.ok());

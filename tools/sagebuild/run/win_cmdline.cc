@@ -144,8 +144,7 @@ std::string cmd_argument(std::string_view arg) {
   return quote ? "\"" + std::string(arg) + "\"" : std::string(arg);
 }
 
-std::string cmd_batch_line(std::string_view batch, const std::vector<std::string>& args,
-                           std::string_view tail) {
+std::string cmd_batch_line(std::string_view batch, const std::vector<std::string>& args, std::string_view tail) {
   // The batch path is always quoted: cmd's /s rule then strips only the
   // outer quotes we add around the whole command.
   if (auto why = cmd_unsafe_reason(batch)) {

@@ -41,8 +41,7 @@ enum class FirstWord { Program, Argument };
 // The inverse: splits as the MSVC runtime does.  With FirstWord::Program the
 // first word ends at the first blank outside quotes and backslashes in it are
 // literal (CommandLineToArgvW's rule).
-std::vector<std::string> split_command_line(std::string_view line,
-                                            FirstWord first = FirstWord::Program);
+std::vector<std::string> split_command_line(std::string_view line, FirstWord first = FirstWord::Program);
 
 // Why `arg` cannot pass through cmd.exe safely (it has '"', '%', '!', a
 // newline or a NUL), or nullopt when it can.
@@ -59,8 +58,7 @@ std::string cmd_argument(std::string_view arg);
 // the outer pair of quotes, so the batch path keeps its own quotes; /d skips
 // AutoRun commands from the registry, which would otherwise print into the
 // output we parse.  The batch path and args go through cmd_argument().
-std::string cmd_batch_line(std::string_view batch, const std::vector<std::string>& args,
-                           std::string_view tail);
+std::string cmd_batch_line(std::string_view batch, const std::vector<std::string>& args, std::string_view tail);
 
 // The line that runs `argv` under cmd.exe and, when it succeeds, moves `temp`
 // over `output` (`move /y`): how a build step writes its output atomically on
@@ -69,7 +67,6 @@ std::string cmd_batch_line(std::string_view batch, const std::vector<std::string
 // then the program's C runtime as quote_argument() would (backslashes before a
 // closing quote are doubled).  Throws sb::UsageError, as cmd_argument() does,
 // for an argument cmd.exe cannot pass.
-std::string cmd_run_then_move(const std::vector<std::string>& argv, std::string_view temp,
-                              std::string_view output);
+std::string cmd_run_then_move(const std::vector<std::string>& argv, std::string_view temp, std::string_view output);
 
 }  // namespace sb::run

@@ -21,8 +21,7 @@ TEST_CASE("quote_argument follows the MSVC runtime rules") {
   CHECK(quote_argument("C:\\a dir\\") == "\"C:\\a dir\\\\\"");
   // and a run before an embedded quote becomes 2n+1.
   CHECK(quote_argument("a\\\"b") == "\"a\\\\\\\"b\"");
-  CHECK(quote_argument("/LIBPATH:C:\\Program Files\\torch\\lib") ==
-        "\"/LIBPATH:C:\\Program Files\\torch\\lib\"");
+  CHECK(quote_argument("/LIBPATH:C:\\Program Files\\torch\\lib") == "\"/LIBPATH:C:\\Program Files\\torch\\lib\"");
 }
 
 TEST_CASE("split_command_line reads the documented examples") {
@@ -45,8 +44,8 @@ TEST_CASE("the program name takes backslashes literally") {
 }
 
 TEST_CASE("join_command_line quotes the program and each argument") {
-  Argv argv{"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.9\\bin\\nvcc.exe",
-            "-Xcompiler", "/Zc:preprocessor", "-DNAME=\"x y\"", ""};
+  Argv argv{"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.9\\bin\\nvcc.exe", "-Xcompiler",
+            "/Zc:preprocessor", "-DNAME=\"x y\"", ""};
   std::string line = join_command_line(argv);
   CHECK(line ==
         "\"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.9\\bin\\nvcc.exe\" "
@@ -58,8 +57,8 @@ TEST_CASE("join_command_line quotes the program and each argument") {
 
 TEST_CASE("quote then split gives back any argv (property)") {
   // Characters that matter to the rules, plus ordinary and non-ASCII bytes.
-  const std::vector<std::string> pieces{"\\", "\\\\", "\"", " ", "\t", "a", "Z", "\xc3\xa9",
-                                        "%", "&", "^", "'", "\"\"", "\\\"", "x y"};
+  const std::vector<std::string> pieces{"\\", "\\\\", "\"", " ", "\t",   "a",    "Z",  "\xc3\xa9",
+                                        "%",  "&",    "^",  "'", "\"\"", "\\\"", "x y"};
   std::mt19937 rng(12345);
   std::uniform_int_distribution<std::size_t> pick(0, pieces.size() - 1), len(0, 8), count(0, 5);
   for (int trial = 0; trial < 5000; ++trial) {

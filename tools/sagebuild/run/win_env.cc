@@ -25,8 +25,7 @@ const std::string* Environment::get(std::string_view name) const {
 }
 
 bool Environment::remove(std::string_view name) {
-  auto it = std::find_if(vars_.begin(), vars_.end(),
-                         [&](const Var& v) { return win_iequals(v.name, name); });
+  auto it = std::find_if(vars_.begin(), vars_.end(), [&](const Var& v) { return win_iequals(v.name, name); });
   if (it == vars_.end()) return false;
   vars_.erase(it);
   return true;
@@ -42,14 +41,15 @@ Environment environment_from_entries(const std::vector<std::string>& entries) {
   return env;
 }
 
-Environment apply_overrides(Environment base,
-                            const std::map<std::string, std::optional<std::string>>& overrides) {
+Environment apply_overrides(Environment base, const std::map<std::string, std::optional<std::string>>& overrides) {
   for (const auto& [name, value] : overrides) {
     if (name.empty() || name.find('=') != std::string::npos)
       throw UsageError("environment variable name '" + name +
                        "' cannot be passed to a Windows process: expected a non-empty name without '='");
-    if (value) base.set(name, *value);
-    else base.remove(name);
+    if (value)
+      base.set(name, *value);
+    else
+      base.remove(name);
   }
   return base;
 }

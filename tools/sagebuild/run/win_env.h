@@ -42,8 +42,7 @@ Environment environment_from_entries(const std::vector<std::string>& entries);
 // `base` with a command's overrides applied: a value sets the variable, a
 // nullopt removes it.  Throws sb::UsageError when a name is empty or contains
 // '=' (it would not survive the block), naming it.
-Environment apply_overrides(Environment base,
-                            const std::map<std::string, std::optional<std::string>>& overrides);
+Environment apply_overrides(Environment base, const std::map<std::string, std::optional<std::string>>& overrides);
 
 // The entries of the environment block, "NAME=VALUE" each, in the order the
 // block must have: sorted by name, case-insensitively (names compared

@@ -30,9 +30,7 @@ bool win_iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
-static std::size_t last_separator(std::string_view path) {
-  return path.find_last_of("\\/");
-}
+static std::size_t last_separator(std::string_view path) { return path.find_last_of("\\/"); }
 
 std::string win_parent(std::string_view path) {
   std::size_t sep = last_separator(path);

@@ -20,8 +20,7 @@ fs::path fill_once(const fs::path& entry, const std::function<void(const fs::pat
   if (fs::exists(entry)) return entry;
   FileLock lock(entry.string() + ".lock");
   if (fs::exists(entry)) return entry;
-  fs::path tmp = entry.parent_path() /
-                 ("." + entry.filename().string() + ".tmp-" + std::to_string(process_id()));
+  fs::path tmp = entry.parent_path() / ("." + entry.filename().string() + ".tmp-" + std::to_string(process_id()));
   std::error_code ec;
   fs::remove_all(tmp, ec);
   fs::create_directories(tmp);

@@ -1,15 +1,15 @@
 #include <catch2/catch.hpp>
 
+#include <zip.h>
 #include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <thread>
-#include <zip.h>
 
-#include "sagebuild/toolchain/cache.h"
-#include "sagebuild/toolchain/wheel_unpack.h"
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
+#include "sagebuild/toolchain/cache.h"
+#include "sagebuild/toolchain/wheel_unpack.h"
 
 using namespace sb::toolchain;
 namespace fs = std::filesystem;
@@ -52,10 +52,11 @@ TEST_CASE("a fill that throws leaves no entry and no temporary") {
   fs::path root = fresh("sb-build-cache-throw");
   fs::path entry = root / "cuda" / "13.0";
   fs::create_directories(entry.parent_path());
-  CHECK_THROWS_AS(fill_once(entry, [](const fs::path& tmp) {
-                    sb::write_file_atomic(tmp / "half", "x");
-                    throw sb::IoError("download failed");
-                  }),
+  CHECK_THROWS_AS(fill_once(entry,
+                            [](const fs::path& tmp) {
+                              sb::write_file_atomic(tmp / "half", "x");
+                              throw sb::IoError("download failed");
+                            }),
                   sb::IoError);
   CHECK_FALSE(fs::exists(entry));
   for (const auto& e : fs::directory_iterator(entry.parent_path()))

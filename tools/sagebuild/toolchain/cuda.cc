@@ -8,9 +8,7 @@ namespace sb::toolchain {
 
 namespace fs = std::filesystem;
 
-std::string NvccVersion::short_str() const {
-  return std::to_string(major) + "." + std::to_string(minor);
-}
+std::string NvccVersion::short_str() const { return std::to_string(major) + "." + std::to_string(minor); }
 std::string NvccVersion::str() const { return short_str() + "." + std::to_string(patch); }
 
 std::optional<NvccVersion> parse_nvcc_version(std::string_view text) {
@@ -36,12 +34,11 @@ fs::path CudaToolkit::lib_dir() const {
 NvccVersion query_nvcc(ProcessRunner& runner, const fs::path& nvcc) {
   Result r = runner.run(Command{{nvcc.string(), "--version"}});
   if (!r.ok())
-    throw UsageError(nvcc.string() + " --version failed (exit " + std::to_string(r.exit_code) +
-                     "): " + r.err);
+    throw UsageError(nvcc.string() + " --version failed (exit " + std::to_string(r.exit_code) + "): " + r.err);
   auto v = parse_nvcc_version(r.out);
   if (!v)
-    throw UsageError(nvcc.string() + " --version printed no \"release X.Y, VX.Y.Z\" line; got: " +
-                     r.out.substr(0, 200));
+    throw UsageError(nvcc.string() +
+                     " --version printed no \"release X.Y, VX.Y.Z\" line; got: " + r.out.substr(0, 200));
   return *v;
 }
 
@@ -59,8 +56,7 @@ CudaFound find_cuda(ProcessRunner& runner, const CudaSearch& search, const std::
     } else {
       try {
         c.version = query_nvcc(runner, nvcc);
-        if (c.version->short_str() != want)
-          c.problem = "nvcc " + c.version->str() + ", the row needs CUDA " + want;
+        if (c.version->short_str() != want) c.problem = "nvcc " + c.version->str() + ", the row needs CUDA " + want;
       } catch (const UsageError& e) {
         c.problem = e.what();
       }
@@ -86,22 +82,24 @@ std::string cuda_provision_blocker(const std::string& want) {
     // Read off the wheels themselves (2026-11-23): nvidia-cuda-nvcc-cu12 12.8.93 and 12.9.86
     // hold bin/ptxas, nvvm/lib64/libnvvm.so and the headers, but no bin/nvcc and no cicc,
     // and there is no nvidia-nvvm-cu12; nvidia-cuda-runtime-cu12 has no libcudart_static.a.
-    return "PyPI has no nvcc for CUDA " + want + ": NVIDIA's CUDA 12 wheels (nvidia-cuda-nvcc-cu12) carry "
+    return "PyPI has no nvcc for CUDA " + want +
+           ": NVIDIA's CUDA 12 wheels (nvidia-cuda-nvcc-cu12) carry "
            "ptxas and libNVVM only, not the nvcc driver or cicc";
   return "only CUDA 13.x can be provisioned from PyPI, not CUDA " + want;
 }
 
-bool cuda_provisioned_from_pypi(const std::string& want) { return cuda_provision_blocker(want).empty(); }
+bool cuda_provisioned_from_pypi(const std::string& want, const std::string& platform) {
+  return platform.rfind("linux_", 0) == 0 && cuda_provision_blocker(want).empty();
+}
 
 std::vector<std::string> cuda_wheel_names(const std::string& want) {
   const std::string blocker = cuda_provision_blocker(want);
   if (!blocker.empty())
-    throw UsageError("cannot provision CUDA " + want + " from PyPI: " + blocker +
-                     "; install the CUDA " + want + " toolkit and pass --cuda-home (or set CUDA_HOME)");
+    throw UsageError("cannot provision CUDA " + want + " from PyPI: " + blocker + "; install the CUDA " + want +
+                     " toolkit and pass --cuda-home (or set CUDA_HOME)");
   const std::string major = want.substr(0, want.find('.'));
   if (major == "13")
-    return {"nvidia-cuda-nvcc", "nvidia-cuda-runtime", "nvidia-cuda-cccl", "nvidia-cuda-crt",
-            "nvidia-nvvm"};
+    return {"nvidia-cuda-nvcc", "nvidia-cuda-runtime", "nvidia-cuda-cccl", "nvidia-cuda-crt", "nvidia-nvvm"};
   throw UsageError("cannot provision CUDA " + want +
                    " from PyPI: only CUDA 12.x and 13.x wheels are known; install it and pass "
                    "--cuda-home");

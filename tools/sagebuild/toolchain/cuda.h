@@ -30,7 +30,7 @@ struct CudaToolkit {
   std::filesystem::path home;  // contains bin/nvcc, include/, lib64/ (or lib/)
   std::filesystem::path nvcc;
   NvccVersion version;
-  std::string origin;          // "--cuda-home", "CUDA_HOME", "PATH", "cache (PyPI wheels)"
+  std::string origin;                     // "--cuda-home", "CUDA_HOME", "PATH", "cache (PyPI wheels)"
   std::filesystem::path lib_dir() const;  // where libcudart.so is
 };
 
@@ -49,8 +49,8 @@ struct CudaCandidate {
 };
 
 struct CudaFound {
-  std::optional<CudaToolkit> toolkit;        // one whose major.minor == want
-  std::vector<CudaCandidate> candidates;     // every place looked at
+  std::optional<CudaToolkit> toolkit;     // one whose major.minor == want
+  std::vector<CudaCandidate> candidates;  // every place looked at
 };
 
 // Asks each candidate nvcc for its version and picks the first matching `want` ("13.0").
@@ -63,10 +63,12 @@ NvccVersion query_nvcc(ProcessRunner& runner, const std::filesystem::path& nvcc)
 // when it can (13.x: nvidia-cuda-nvcc carries the whole compiler).
 std::string cuda_provision_blocker(const std::string& want);
 
-// Whether `sagebuild build` provisions CUDA `want` from PyPI by itself (no
-// blocker above). `sagebuild matrix --format github` tells the workflow so per
-// row, and the workflow installs the toolkit of the rows where it cannot.
-bool cuda_provisioned_from_pypi(const std::string& want);
+// Whether `sagebuild build` provisions CUDA `want` from PyPI by itself for a
+// row of `platform`: a Linux row with no blocker above (NVIDIA's wheels are
+// unpacked into a Linux CUDA home; a Windows row uses an installed toolkit).
+// `sagebuild matrix --format github` tells the workflow so per row, and the
+// workflow installs the toolkit of the rows where it cannot.
+bool cuda_provisioned_from_pypi(const std::string& want, const std::string& platform);
 
 // The PyPI distributions that make up a CUDA home for `want` ("13.0" -> the
 // CUDA 13 names); throws UsageError (with cuda_provision_blocker's reason and the

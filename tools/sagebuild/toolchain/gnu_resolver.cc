@@ -16,8 +16,7 @@ void GnuResolver::Found::fail(Check c) {
   checks.push_back(std::move(c));
 }
 
-GnuResolver::GnuResolver(ProcessRunner& runner, ToolchainOptions options)
-    : runner_(runner), opt_(std::move(options)) {}
+GnuResolver::GnuResolver(ProcessRunner& runner, ToolchainOptions options) : runner_(runner), opt_(std::move(options)) {}
 
 std::optional<PythonInfo> GnuResolver::python_named(const std::string& exe) {
   auto it = pythons_.find(exe);
@@ -46,8 +45,8 @@ void GnuResolver::find_python(const matrix::Row& row, Found& f) {
     const auto& py = *f.pip_python;
     if (py.major == 3 && py.minor >= 9 && py.has_headers) {
       f.python = py;
-      f.checks.push_back({true, "Python headers (abi3)", py.executable.string() + " " + py.version() + " " +
-                                                             py.include_dir.string(), ""});
+      f.checks.push_back({true, "Python headers (abi3)",
+                          py.executable.string() + " " + py.version() + " " + py.include_dir.string(), ""});
     } else {
       f.fail({false, "Python headers (abi3)",
               py.executable.string() + " " + py.version() + (py.has_headers ? "" : " without Python.h"),
@@ -71,16 +70,18 @@ void GnuResolver::find_python(const matrix::Row& row, Found& f) {
 // CUDA: nvcc of the row's version from --cuda-home, CUDA_HOME or PATH, else
 // the cache's, else provisioned (or, in a dry run, planned) from PyPI.
 void GnuResolver::find_cuda(const matrix::Row& row, bool provision, Found& f) {
-  CudaFound found = toolchain::find_cuda(runner_, CudaSearch{opt_.cuda_home, opt_.cuda_home_env, opt_.path_env}, row.cuda);
+  CudaFound found =
+      toolchain::find_cuda(runner_, CudaSearch{opt_.cuda_home, opt_.cuda_home_env, opt_.path_env}, row.cuda);
   fs::path cached = opt_.cache_dir / "cuda" / row.cuda / "bin/nvcc";
   if (found.toolkit) {
     f.cuda = found.toolkit;
-    f.checks.push_back({true, "CUDA " + row.cuda, f.cuda->nvcc.string() + " " + f.cuda->version.str() + " (" +
-                                                      f.cuda->origin + ")", ""});
+    f.checks.push_back({true, "CUDA " + row.cuda,
+                        f.cuda->nvcc.string() + " " + f.cuda->version.str() + " (" + f.cuda->origin + ")", ""});
   } else if (!opt_.cuda_home && fs::exists(cached)) {
     auto v = query_nvcc(runner_, cached);
     f.cuda = CudaToolkit{cached.parent_path().parent_path(), cached, v, "cache (PyPI wheels)"};
-    f.checks.push_back({v.short_str() == row.cuda, "CUDA " + row.cuda, cached.string() + " " + v.str() + " (cache)", ""});
+    f.checks.push_back(
+        {v.short_str() == row.cuda, "CUDA " + row.cuda, cached.string() + " " + v.str() + " (cache)", ""});
   } else {
     std::string tried;
     for (const auto& c : found.candidates) tried += (tried.empty() ? "" : "; ") + c.origin + ": " + c.problem;
@@ -107,13 +108,16 @@ void GnuResolver::provision_or_plan_cuda(const matrix::Row& row, bool provision,
     fs::path home = opt_.cache_dir / "cuda" / row.cuda;
     auto v = parse_nvcc_version("release " + row.cuda + ", V" + row.cuda + ".0");
     f.cuda = CudaToolkit{home, home / "bin/nvcc", v.value_or(NvccVersion{}), "to be provisioned from PyPI"};
-    f.checks.push_back({true, what, f.cuda->nvcc.string() + " (dry run: " + tried +
-                                        "; `build` provisions it from NVIDIA's PyPI wheels)", ""});
+    f.checks.push_back(
+        {true, what,
+         f.cuda->nvcc.string() + " (dry run: " + tried + "; `build` provisions it from NVIDIA's PyPI wheels)", ""});
   } else {
     f.fail({false, what, tried,
             opt_.cuda_home ? "point --cuda-home at a CUDA " + row.cuda + " toolkit"
-                           : "install CUDA " + row.cuda + " and pass --cuda-home, or let `sagebuild build` provision "
-                             "it from PyPI into " + (opt_.cache_dir / "cuda" / row.cuda).string()});
+                           : "install CUDA " + row.cuda +
+                                 " and pass --cuda-home, or let `sagebuild build` provision "
+                                 "it from PyPI into " +
+                                 (opt_.cache_dir / "cuda" / row.cuda).string()});
   }
 }
 
@@ -157,9 +161,11 @@ void GnuResolver::find_torch(const matrix::Row& row, bool provision, const std::
     if (same_release)
       other = "; the Python has torch " + py_torch->version + " built for CUDA " +
               (py_torch->cuda.empty() ? "none (CPU)" : py_torch->cuda) + ", the row needs CUDA " + row.cuda;
-    f.fail({false, "torch " + row.torch + " (CUDA " + row.cuda + ")", "not importable from the Python and not in the cache" + other,
-            "`sagebuild build` downloads it (pip download torch==" + row.torch + "); or pass --python with a Python "
-            "that has it, or --torch-wheel FILE"});
+    f.fail({false, "torch " + row.torch + " (CUDA " + row.cuda + ")",
+            "not importable from the Python and not in the cache" + other,
+            "`sagebuild build` downloads it (pip download torch==" + row.torch +
+                "); or pass --python with a Python "
+                "that has it, or --torch-wheel FILE"});
   }
 }
 
@@ -169,8 +175,8 @@ void GnuResolver::use_stable_abi_torch(const matrix::Row& row, bool provision, T
   f.torch = headers;
   if (!provision) {  // dry run: no network; `build` reads it
     f.row_torch_cuda = row.cuda;
-    f.row_torch_check = "dry run: `build` reads torch/version.py of the index's torch " + row.torch +
-                        " wheel with HTTP ranges";
+    f.row_torch_check =
+        "dry run: `build` reads torch/version.py of the index's torch " + row.torch + " wheel with HTTP ranges";
     return;
   }
   try {
@@ -203,8 +209,10 @@ void GnuResolver::use_torch(const matrix::Row& row, TorchInstall t, Found& f) {
 
 void GnuResolver::find_host_compiler(const matrix::Row& row, Found& f) {
   std::vector<std::string> names;
-  if (opt_.host_compiler) names.push_back(opt_.host_compiler->string());
-  else names = {"c++", "g++", "clang++"};
+  if (opt_.host_compiler)
+    names.push_back(opt_.host_compiler->string());
+  else
+    names = {"c++", "g++", "clang++"};
   for (const auto& n : names) {
     auto path = run::find_program(n, opt_.path_env);
     if (!path) continue;
@@ -234,8 +242,9 @@ void GnuResolver::find_host_compiler(const matrix::Row& row, Found& f) {
   else if (auto msg = check_range(*f.host, *range, row.cuda); !msg.empty())
     f.fail({false, what, found, msg});
   else
-    f.checks.push_back({true, what, found + ", supported " + std::to_string(range->min_major) + "-" +
-                                        std::to_string(range->max_major), ""});
+    f.checks.push_back(
+        {true, what, found + ", supported " + std::to_string(range->min_major) + "-" + std::to_string(range->max_major),
+         ""});
 }
 
 GnuResolver::Found GnuResolver::discover(const matrix::Row& row, bool provision,
@@ -256,11 +265,14 @@ GnuResolver::Found GnuResolver::discover(const matrix::Row& row, bool provision,
   }
   if (f.torch) {
     bool other_release = f.torch->public_version() != row.torch;
-    if (other_release) f.checks.push_back({true, "torch " + row.torch + " for CUDA " + row.cuda, f.row_torch_check, ""});
-    f.checks.push_back({true, std::string(other_release ? "stable-ABI headers: " : "") + "torch " +
-                                  f.torch->public_version() + " for CUDA " + row.cuda,
+    if (other_release)
+      f.checks.push_back({true, "torch " + row.torch + " for CUDA " + row.cuda, f.row_torch_check, ""});
+    f.checks.push_back({true,
+                        std::string(other_release ? "stable-ABI headers: " : "") + "torch " +
+                            f.torch->public_version() + " for CUDA " + row.cuda,
                         f.torch->root.string() + " " + f.torch->version + ", cxx11 abi " +
-                            (f.torch->cxx11_abi ? "1" : "0") + " (" + f.torch->abi_source + "; " + f.torch->origin + ")",
+                            (f.torch->cxx11_abi ? "1" : "0") + " (" + f.torch->abi_source + "; " + f.torch->origin +
+                            ")",
                         ""});
   }
   find_host_compiler(row, f);

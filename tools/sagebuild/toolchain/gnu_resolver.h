@@ -26,8 +26,8 @@ class GnuResolver final : public RowResolver {
  private:
   // What has been found for one row so far; each step adds to it.
   struct Found {
-    std::optional<PythonInfo> pip_python;  // --python or python3: answers for pip and torch
-    std::optional<PythonInfo> python;      // the headers' Python
+    std::optional<PythonInfo> pip_python;    // --python or python3: answers for pip and torch
+    std::optional<PythonInfo> python;        // the headers' Python
     std::optional<PythonInfo> torch_python;  // imports the row's torch
     std::optional<CudaToolkit> cuda;
     std::optional<TorchInstall> torch;

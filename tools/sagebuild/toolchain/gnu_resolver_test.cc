@@ -8,9 +8,9 @@
 #include <functional>
 #include <map>
 
-#include "sagebuild/toolchain/gnu_resolver.h"
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
+#include "sagebuild/toolchain/gnu_resolver.h"
 
 using namespace sb::toolchain;
 namespace fs = std::filesystem;
@@ -50,7 +50,8 @@ struct Machine {
     fs::path t = root / "site/torch";
     fs::create_directories(t / "include/torch");
     fs::create_directories(t / "lib");
-    sb::write_file_atomic(t / "version.py", "__version__ = '2.11.0+cu130'\ncuda: Optional[str] = '" + torch_cuda + "'\n");
+    sb::write_file_atomic(t / "version.py",
+                          "__version__ = '2.11.0+cu130'\ncuda: Optional[str] = '" + torch_cuda + "'\n");
     sb::write_file_atomic(t / "include/torch/library.h", "\n");
     sb::write_file_atomic(t / "lib/libc10.so", "NSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE");
     runner.answers["nvcc"] = [nvcc_release](const Command&) {
@@ -59,9 +60,11 @@ struct Machine {
     runner.answers["c++"] = [gcc](const Command&) { return ok("c++ (Debian " + gcc + "-14) " + gcc + "\n"); };
     std::string tdir = t.string();
     runner.answers["python3"] = [tdir, torch_cuda](const Command&) {
-      return ok("{\"version\": [3, 11], \"include\": \"/usr/include/python3.11\", \"has_headers\": true, "
-                "\"ext_suffix\": \".cpython-311-x86_64-linux-gnu.so\", \"torch\": {\"version\": \"2.11.0+cu130\", "
-                "\"cuda\": \"" + torch_cuda + "\", \"cxx11_abi\": true, \"dir\": \"" + tdir + "\"}}\n");
+      return ok(
+          "{\"version\": [3, 11], \"include\": \"/usr/include/python3.11\", \"has_headers\": true, "
+          "\"ext_suffix\": \".cpython-311-x86_64-linux-gnu.so\", \"torch\": {\"version\": \"2.11.0+cu130\", "
+          "\"cuda\": \"" +
+          torch_cuda + "\", \"cxx11_abi\": true, \"dir\": \"" + tdir + "\"}}\n");
     };
     opt.cuda_home = root / "cuda";
     opt.python = root / "bin/python3";
@@ -102,7 +105,8 @@ TEST_CASE("a complete toolchain is resolved from what the tools answer") {
   CHECK(tc.cuda_include == m.root / "cuda/include");
   CHECK(&res.build_runner() == &m.runner);
   bool cuda_from_flag = false;
-  for (const auto& c : tc.checks) cuda_from_flag |= c.what == "CUDA 13.0" && c.found.find("(--cuda-home)") != std::string::npos;
+  for (const auto& c : tc.checks)
+    cuda_from_flag |= c.what == "CUDA 13.0" && c.found.find("(--cuda-home)") != std::string::npos;
   CHECK(cuda_from_flag);
 }
 

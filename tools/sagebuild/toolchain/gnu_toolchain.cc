@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "sagebuild/run/process.h"
-
 namespace sb::toolchain {
 
 namespace {
@@ -21,11 +19,6 @@ std::vector<std::string> with_pic(std::vector<std::string> flags) {
 
 std::string GnuToolchain::identity() const {
   return "nvcc " + tools_.nvcc_version + " / " + tools_.compiler.id + " " + tools_.compiler.version;
-}
-
-std::string GnuToolchain::extension_filename(wheel::AbiMode abi, const PythonVersion& python) const {
-  if (abi == wheel::AbiMode::abi3) return "_C.abi3.so";
-  return "_C.cpython-" + python.nodot() + "-" + tools_.arch + "-linux-gnu.so";
 }
 
 std::vector<std::string> GnuToolchain::compile_command(const CompileJob& job) const {
@@ -71,15 +64,12 @@ std::vector<std::string> GnuToolchain::link_command(const LinkJob& job) const {
   for (const auto& lib : job.torch_libs) argv.push_back("-l" + lib);
   argv.push_back("-Wl,--no-as-needed");
   argv.push_back("-L" + job.cuda_lib_dir.string());
-  if (job.cudart_static) argv.insert(argv.end(), {"-l:libcudart_static.a", "-ldl", "-lrt", "-lpthread"});
-  else argv.push_back("-lcudart");
+  if (job.cudart_static)
+    argv.insert(argv.end(), {"-l:libcudart_static.a", "-ldl", "-lrt", "-lpthread"});
+  else
+    argv.push_back("-lcudart");
   // No libpython: the interpreter provides its symbols when it loads us.
   return argv;
-}
-
-std::string GnuToolchain::run_then_move(const std::vector<std::string>& argv, const std::filesystem::path& temp,
-                                        const std::filesystem::path& output) const {
-  return run::shell_run_then_move(argv, temp.string(), output.string());
 }
 
 }  // namespace sb::toolchain

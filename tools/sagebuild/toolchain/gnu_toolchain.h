@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "sagebuild/run/process.h"
 #include "sagebuild/toolchain/host_toolchain.h"
 
 namespace sb::toolchain {
@@ -25,12 +26,17 @@ class GnuToolchain final : public HostToolchain {
   std::string identity() const override;
   std::string object_suffix() const override { return ".o"; }
   // abi3: "_C.abi3.so"; per-interpreter: "_C.cpython-312-x86_64-linux-gnu.so".
-  std::string extension_filename(wheel::AbiMode abi, const PythonVersion& python) const override;
+  std::string extension_filename(wheel::AbiMode abi, const PythonVersion& python) const override {
+    return abi == wheel::AbiMode::abi3 ? "_C.abi3.so"
+                                       : "_C.cpython-" + python.nodot() + "-" + tools_.arch + "-linux-gnu.so";
+  }
   std::vector<std::string> compile_command(const CompileJob& job) const override;
   std::vector<std::string> link_command(const LinkJob& job) const override;
   // argv, then `mv -f temp output`, as ninja's /bin/sh runs it.
   std::string run_then_move(const std::vector<std::string>& argv, const std::filesystem::path& temp,
-                            const std::filesystem::path& output) const override;
+                            const std::filesystem::path& output) const override {
+    return run::shell_run_then_move(argv, temp.string(), output.string());
+  }
 
  private:
   std::vector<std::string> nvcc_command(const CompileJob& job) const;

@@ -16,9 +16,12 @@ std::optional<CompilerId> parse_compiler_version(std::string_view text) {
   CompilerId c;
   static const std::regex clang_re(R"(clang version (\d+)\.(\d+)(?:\.(\d+))?)");
   static const std::regex gcc_re(R"(^(?:g\+\+|c\+\+|gcc|x86_64[\w-]*g\+\+)(?:-\d+)? \(.*\) (\d+)\.(\d+)(?:\.(\d+))?)");
-  if (std::regex_search(first, m, clang_re)) c.id = "clang";
-  else if (std::regex_search(first, m, gcc_re)) c.id = "gcc";
-  else return std::nullopt;
+  if (std::regex_search(first, m, clang_re))
+    c.id = "clang";
+  else if (std::regex_search(first, m, gcc_re))
+    c.id = "gcc";
+  else
+    return std::nullopt;
   c.major = std::stoi(m[1].str());
   c.minor = std::stoi(m[2].str());
   c.patch = m[3].matched ? std::stoi(m[3].str()) : 0;

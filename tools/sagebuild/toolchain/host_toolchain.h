@@ -27,9 +27,9 @@ struct CompileJob {
   CxxStandard standard = CxxStandard::cxx17;
   std::vector<std::filesystem::path> include_dirs;         // the project's own headers
   std::vector<std::filesystem::path> system_include_dirs;  // torch, CUDA, Python
-  std::vector<std::string> defines;       // "NAME" or "NAME=VALUE"
-  std::vector<std::string> gencode;       // cuda: "arch=compute_90a,code=sm_90a"
-  std::vector<std::string> device_flags;  // cuda: nvcc's own flags (-O3, --use_fast_math, -Xptxas=...)
+  std::vector<std::string> defines;                        // "NAME" or "NAME=VALUE"
+  std::vector<std::string> gencode;                        // cuda: "arch=compute_90a,code=sm_90a"
+  std::vector<std::string> device_flags;                   // cuda: nvcc's own flags (-O3, --use_fast_math, -Xptxas=...)
   // Host compiler flags in GCC's spelling, as the manifest writes them
   // ("-O2", "-fPIC"); each toolchain translates or refuses them.
   std::vector<std::string> host_flags;
@@ -49,16 +49,16 @@ struct PythonVersion {
 
 struct LinkJob {
   std::vector<std::filesystem::path> objects;
-  std::filesystem::path output;            // what the command writes (a temporary name)
+  std::filesystem::path output;  // what the command writes (a temporary name)
   wheel::AbiMode abi = wheel::AbiMode::abi3;
-  PythonVersion python;                    // per-interpreter: the interpreter linked for
-  std::filesystem::path torch_lib_dir;     // <torch>/lib
-  std::vector<std::string> torch_libs;     // base names in link order ("torch_cpu", "torch_cuda")
-  std::filesystem::path cuda_lib_dir;      // where cudart's library is
+  PythonVersion python;                 // per-interpreter: the interpreter linked for
+  std::filesystem::path torch_lib_dir;  // <torch>/lib
+  std::vector<std::string> torch_libs;  // base names in link order ("torch_cpu", "torch_cuda")
+  std::filesystem::path cuda_lib_dir;   // where cudart's library is
   // The CUDA runtime linked in statically (families.json "link": {"cudart":
   // "static"}): the extension then needs no cudart DLL / .so of its own.
   bool cudart_static = false;
-  std::filesystem::path python_lib_dir;    // Windows: <prefix>\libs (python3.lib); unused on Linux
+  std::filesystem::path python_lib_dir;  // Windows: <prefix>\libs (python3.lib); unused on Linux
 };
 
 // The host compiler as build_info.json records it.

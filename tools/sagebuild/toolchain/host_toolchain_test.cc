@@ -16,7 +16,8 @@ using Argv = std::vector<std::string>;
 
 namespace {
 
-const char* kMsvcBin = R"(C:\Program Files\Microsoft Visual Studio\2022\Enterprise\VC\Tools\MSVC\14.44.35207\bin\HostX64\x64)";
+const char* kMsvcBin =
+    R"(C:\Program Files\Microsoft Visual Studio\2022\Enterprise\VC\Tools\MSVC\14.44.35207\bin\HostX64\x64)";
 
 MsvcToolchain msvc(bool allow_unsupported = false) {
   std::string bin = kMsvcBin;
@@ -120,17 +121,17 @@ TEST_CASE("GNU: the binding gets torch's libstdc++ ABI, system headers and a rel
   job.relative_to = "/src";
   CHECK(gnu().compile_command(job) ==
         Argv{"/usr/bin/g++", "-c", "/src/kernels/binding/ops.cc", "-std=c++20", "-O2", "-fvisibility=hidden", "-fPIC",
-             "-D_GLIBCXX_USE_CXX11_ABI=0", "-DTORCH_EXTENSION_NAME=_C", "-ffile-prefix-map=/src/=",
-             "-isystem/torch/include", "-o", "/cache/objects/.b.tmp"});
+             "-D_GLIBCXX_USE_CXX11_ABI=0", "-DTORCH_EXTENSION_NAME=_C",
+             "-ffile-prefix-map=/src/=", "-isystem/torch/include", "-o", "/cache/objects/.b.tmp"});
 }
 
 TEST_CASE("GNU: the link, libstdc++ first, torch's libraries as needed, no libpython") {
   LinkJob job = link_job();
   job.cudart_static = true;
-  CHECK(gnu().link_command(job) ==
-        Argv{"/usr/bin/g++", "-shared", "-o", "/work/rows/r/._C.tmp", "/cache/objects/k.o", "/cache/objects/b.o",
-             "-lstdc++", "-L/torch/lib", "-Wl,--as-needed", "-ltorch_cpu", "-ltorch_cuda", "-Wl,--no-as-needed",
-             "-L/cuda/lib64", "-l:libcudart_static.a", "-ldl", "-lrt", "-lpthread"});
+  CHECK(gnu().link_command(job) == Argv{"/usr/bin/g++", "-shared", "-o", "/work/rows/r/._C.tmp", "/cache/objects/k.o",
+                                        "/cache/objects/b.o", "-lstdc++", "-L/torch/lib", "-Wl,--as-needed",
+                                        "-ltorch_cpu", "-ltorch_cuda", "-Wl,--no-as-needed", "-L/cuda/lib64",
+                                        "-l:libcudart_static.a", "-ldl", "-lrt", "-lpthread"});
   CHECK(gnu().extension_filename(AbiMode::abi3, {3, 9}) == "_C.abi3.so");
   CHECK(gnu().extension_filename(AbiMode::per_interpreter, {3, 12}) == "_C.cpython-312-x86_64-linux-gnu.so");
   CHECK(gnu().platform_tag() == "linux_x86_64");
@@ -172,12 +173,12 @@ TEST_CASE("MSVC: cl.exe compiles the binding with torch's runtime; untranslatabl
   job.include_dirs = {R"(C:\src dir\include)"};
   job.system_include_dirs = {R"(C:\Program Files\Python312\Include)"};
   job.defines = {"Py_LIMITED_API=0x03090000"};
-  job.cxx11_abi = true;       // libstdc++'s: no meaning here
+  job.cxx11_abi = true;  // libstdc++'s: no meaning here
   job.relative_to = "C:\\src";
-  CHECK(msvc().compile_command(job) ==
-        Argv{std::string(kMsvcBin) + R"(\cl.exe)", "/nologo", "/c", R"(C:\src dir\binding.cpp)",
-             R"(/FoC:\out dir\binding.obj)", "/O2", "/MD", "/EHsc", "/std:c++20", "/Zc:preprocessor",
-             R"(/IC:\src dir\include)", R"(/IC:\Program Files\Python312\Include)", "/DPy_LIMITED_API=0x03090000"});
+  CHECK(msvc().compile_command(job) == Argv{std::string(kMsvcBin) + R"(\cl.exe)", "/nologo", "/c",
+                                            R"(C:\src dir\binding.cpp)", R"(/FoC:\out dir\binding.obj)", "/O2", "/MD",
+                                            "/EHsc", "/std:c++20", "/Zc:preprocessor", R"(/IC:\src dir\include)",
+                                            R"(/IC:\Program Files\Python312\Include)", "/DPy_LIMITED_API=0x03090000"});
   job.host_flags = {"-march=native"};
   job.flags_origin = "kernels/families.json";
   CHECK_THROWS_WITH(msvc().compile_command(job),
@@ -192,11 +193,11 @@ TEST_CASE("MSVC: link.exe, import libraries by full path, python3.lib for abi3, 
   job.torch_libs = {"c10", "torch_cpu"};
   job.cuda_lib_dir = R"(C:\CUDA\v12.9\lib\x64)";
   job.python_lib_dir = R"(C:\py\libs)";
-  CHECK(msvc().link_command(job) ==
-        Argv{std::string(kMsvcBin) + R"(\link.exe)", "/nologo", "/DLL", "/NOIMPLIB", "/NOEXP",
-             R"(/OUT:C:\b\rows\r\._C.pyd.tmp)", R"(C:\b\qk.obj)", R"(C:\b\binding.obj)",
-             R"(C:\py\Lib\site-packages\torch\lib\c10.lib)", R"(C:\py\Lib\site-packages\torch\lib\torch_cpu.lib)",
-             R"(C:\CUDA\v12.9\lib\x64\cudart.lib)", R"(C:\py\libs\python3.lib)"});
+  CHECK(msvc().link_command(job) == Argv{std::string(kMsvcBin) + R"(\link.exe)", "/nologo", "/DLL", "/NOIMPLIB",
+                                         "/NOEXP", R"(/OUT:C:\b\rows\r\._C.pyd.tmp)", R"(C:\b\qk.obj)",
+                                         R"(C:\b\binding.obj)", R"(C:\py\Lib\site-packages\torch\lib\c10.lib)",
+                                         R"(C:\py\Lib\site-packages\torch\lib\torch_cpu.lib)",
+                                         R"(C:\CUDA\v12.9\lib\x64\cudart.lib)", R"(C:\py\libs\python3.lib)"});
   job.abi = AbiMode::per_interpreter;
   job.python = {3, 13};
   CHECK(msvc().link_command(job).back() == R"(C:\py\libs\python313.lib)");

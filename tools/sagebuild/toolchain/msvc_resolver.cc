@@ -77,12 +77,16 @@ WindowsToolchainFacts discover_windows_toolchain(ProcessRunner& runner, const st
 }
 
 WindowsToolchainFacts discover_windows_row(ProcessRunner& runner, WindowsToolchainFacts f, const matrix::Row& row,
-                                           const std::string& python, bool stable_abi) {
-  // NVIDIA's installer sets CUDA_PATH to the last toolkit installed and
-  // CUDA_PATH_V12_8 (say) for each one.
+                                           const std::string& python, bool stable_abi,
+                                           const std::optional<std::string>& cuda_home) {
+  // --cuda-home names the toolkit; else NVIDIA's installer's variables:
+  // CUDA_PATH is the last toolkit installed, CUDA_PATH_V12_8 (say) each one.
   std::string per_version = "CUDA_PATH_V" + row.cuda;
   std::replace(per_version.begin(), per_version.end(), '.', '_');
-  if (auto it = f.env.find(per_version); it != f.env.end() && !it->second.empty()) {
+  if (cuda_home) {
+    f.cuda_path = *cuda_home;
+    f.nvcc = win_join(f.cuda_path, "bin\\nvcc.exe");
+  } else if (auto it = f.env.find(per_version); it != f.env.end() && !it->second.empty()) {
     f.cuda_path = it->second;
     f.nvcc = win_join(f.cuda_path, "bin\\nvcc.exe");
   }
@@ -111,7 +115,8 @@ Environment windows_build_environment(const WindowsToolchainFacts& facts) {
   return env;
 }
 
-RowToolchain msvc_row_toolchain(const WindowsToolchainFacts& f, const matrix::Row& row, bool allow_unsupported_compiler) {
+RowToolchain msvc_row_toolchain(const WindowsToolchainFacts& f, const matrix::Row& row,
+                                bool allow_unsupported_compiler) {
   RowToolchain t;
   t.host = std::make_shared<MsvcToolchain>(
       MsvcTools{f.nvcc, f.nvcc_version, f.cl, f.link, f.msvc_version, allow_unsupported_compiler});
@@ -162,15 +167,20 @@ WindowsToolchainFacts MsvcResolver::facts_for(const matrix::Row& row, bool stabl
   find_visual_studio();
   if (vs_->placeholders) {
     checks.push_back({false, "Windows toolchain", vs_problem_, "the plan shows <placeholders> for what it would find"});
-    return *vs_;
+    WindowsToolchainFacts f = *vs_;
+    if (auto home = cuda_home()) {  // the toolkit the job installed, as it names it
+      f.cuda_path = *home;
+      f.nvcc = win_join(*home, "bin\\nvcc.exe");
+    }
+    return f;
   }
   std::string python = opt_.python ? opt_.python->string() : "python";
   try {
-    return discover_windows_row(*vc_runner_, *vs_, row, python, stable_abi);
+    return discover_windows_row(*vc_runner_, *vs_, row, python, stable_abi, cuda_home());
   } catch (const UsageError& e) {
     if (!opt_.plan_only) throw;
-    checks.push_back({false, "CUDA " + row.cuda + " and torch " + row.torch, e.what(),
-                      "the plan shows <placeholders> for them"});
+    checks.push_back(
+        {false, "CUDA " + row.cuda + " and torch " + row.torch, e.what(), "the plan shows <placeholders> for them"});
     WindowsToolchainFacts f = placeholder_windows_facts();
     f.cl = vs_->cl;
     f.link = vs_->link;
@@ -179,9 +189,15 @@ WindowsToolchainFacts MsvcResolver::facts_for(const matrix::Row& row, bool stabl
   }
 }
 
+std::optional<std::string> MsvcResolver::cuda_home() const {
+  if (!opt_.cuda_home) return std::nullopt;
+  return opt_.cuda_home->string();
+}
+
 RowToolchain MsvcResolver::resolve(const matrix::Row& row, const std::optional<TorchMinor>& stable_min_torch) {
   if (row.platform != "win_amd64")
-    throw UsageError("row " + row.id + " is for " + row.platform + ", not win_amd64: the MSVC toolchain cannot build it");
+    throw UsageError("row " + row.id + " is for " + row.platform +
+                     ", not win_amd64: the MSVC toolchain cannot build it");
   std::vector<Check> checks;
   WindowsToolchainFacts f = facts_for(row, stable_min_torch.has_value(), checks);
   RowToolchain t = msvc_row_toolchain(f, row, opt_.allow_unsupported_compiler);

@@ -26,21 +26,21 @@ namespace sb::toolchain {
 
 // What a Windows build needs to know of the machine (Windows path strings).
 struct WindowsToolchainFacts {
-  std::string cuda_path;       // %CUDA_PATH%
-  std::string nvcc;            // <CUDA_PATH>\bin\nvcc.exe
-  std::string nvcc_version;    // "12.8.93", or a placeholder
-  std::string cl;              // <VCToolsInstallDir>\bin\Hostx64\x64\cl.exe
-  std::string link;            // link.exe beside cl.exe
-  std::string msvc_version;    // %VCToolsVersion%, or a placeholder
-  std::string torch_root;      // <site-packages>\torch
-  std::string torch_version;   // the build Python's torch ("2.7.1+cu128"), or a placeholder
-  std::string torch_cuda;      // the CUDA it was built for ("12.8"), or a placeholder
-  std::string python;          // the build Python's executable
+  std::string cuda_path;      // %CUDA_PATH%
+  std::string nvcc;           // <CUDA_PATH>\bin\nvcc.exe
+  std::string nvcc_version;   // "12.8.93", or a placeholder
+  std::string cl;             // <VCToolsInstallDir>\bin\Hostx64\x64\cl.exe
+  std::string link;           // link.exe beside cl.exe
+  std::string msvc_version;   // %VCToolsVersion%, or a placeholder
+  std::string torch_root;     // <site-packages>\torch
+  std::string torch_version;  // the build Python's torch ("2.7.1+cu128"), or a placeholder
+  std::string torch_cuda;     // the CUDA it was built for ("12.8"), or a placeholder
+  std::string python;         // the build Python's executable
   int python_major = 0, python_minor = 0;
-  std::string python_include;  // <python>\include
-  std::string python_lib_dir;  // <python>\libs (python3.lib, python312.lib)
+  std::string python_include;              // <python>\include
+  std::string python_lib_dir;              // <python>\libs (python3.lib, python312.lib)
   std::map<std::string, std::string> env;  // what vcvars64 set (empty for placeholders)
-  bool placeholders = false;   // some facts are placeholders: plan only, never build
+  bool placeholders = false;               // some facts are placeholders: plan only, never build
 };
 
 // Every fact a labelled placeholder.
@@ -51,12 +51,14 @@ WindowsToolchainFacts placeholder_windows_facts();
 WindowsToolchainFacts discover_windows_toolchain(ProcessRunner& runner, const std::string& program_files_x86,
                                                  bool allow_prerelease_vs = false);
 
-// The row's facts on top of discover_windows_toolchain()'s: its CUDA (whose
+// The row's facts on top of discover_windows_toolchain()'s: its CUDA
+// (`cuda_home`, else %CUDA_PATH_V<x>_<y>%, else %CUDA_PATH%; its
 // `nvcc --version` must say the row's version) and `python` with the row's
 // torch and the import libraries its binding links (stable_abi: the C shim's
 // only).  `runner` runs in vcvars64's environment.  Throws UsageError.
 WindowsToolchainFacts discover_windows_row(ProcessRunner& runner, WindowsToolchainFacts toolchain,
-                                           const matrix::Row& row, const std::string& python, bool stable_abi);
+                                           const matrix::Row& row, const std::string& python, bool stable_abi,
+                                           const std::optional<std::string>& cuda_home = std::nullopt);
 
 // vcvars64.bat's environment, as captured in `facts.env`.
 run::Environment windows_build_environment(const WindowsToolchainFacts& facts);
@@ -83,6 +85,7 @@ class MsvcResolver final : public RowResolver {
  private:
   WindowsToolchainFacts facts_for(const matrix::Row& row, bool stable_abi, std::vector<Check>& checks);
   void find_visual_studio();
+  std::optional<std::string> cuda_home() const;  // --cuda-home
 
   ProcessRunner& runner_;
   ToolchainOptions opt_;

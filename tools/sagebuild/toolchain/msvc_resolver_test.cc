@@ -54,7 +54,8 @@ const char* kVswhere = R"([{"installationPath": "C:\\Program Files\\Microsoft Vi
 std::string set_output(bool with_cuda) {
   std::string s =
       "INCLUDE=C:\\VS\\include\r\nLIB=C:\\VS\\lib\r\nLIBPATH=C:\\VS\\lib\r\nPath=C:\\VS\\bin;C:\\Windows\r\n"
-      "VCToolsInstallDir=C:\\Program Files\\Microsoft Visual Studio\\2022\\Enterprise\\VC\\Tools\\MSVC\\14.44.35207\\\r\n"
+      "VCToolsInstallDir=C:\\Program Files\\Microsoft Visual "
+      "Studio\\2022\\Enterprise\\VC\\Tools\\MSVC\\14.44.35207\\\r\n"
       "VCToolsVersion=14.44.35207\r\nWindowsSdkDir=C:\\Program Files (x86)\\Windows Kits\\10\\\r\n";
   if (with_cuda) s += "CUDA_PATH=C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.8\r\n";
   return s;
@@ -64,11 +65,13 @@ std::string set_output(bool with_cuda) {
 
 TEST_CASE("windows discovery: vswhere then vcvars64 through the runner (recorded output)") {
   FakeRunner r;
-  r.answers[R"(C:\Program Files (x86)\Microsoft Visual Studio\Installer\vswhere.exe)"] = Result{0, kVswhere, "", true, 0};
+  r.answers[R"(C:\Program Files (x86)\Microsoft Visual Studio\Installer\vswhere.exe)"] =
+      Result{0, kVswhere, "", true, 0};
   r.answers["cmd.exe"] = Result{0, set_output(true), "", true, 0};
   auto f = discover_windows_toolchain(r, R"(C:\Program Files (x86))");
   CHECK_FALSE(f.placeholders);
-  CHECK(f.cl == R"(C:\Program Files\Microsoft Visual Studio\2022\Enterprise\VC\Tools\MSVC\14.44.35207\bin\Hostx64\x64\cl.exe)");
+  CHECK(f.cl ==
+        R"(C:\Program Files\Microsoft Visual Studio\2022\Enterprise\VC\Tools\MSVC\14.44.35207\bin\Hostx64\x64\cl.exe)");
   CHECK(f.nvcc == R"(C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.8\bin\nvcc.exe)");
   CHECK(f.msvc_version == "14.44.35207");
   CHECK(f.torch_root == "<TORCH_DIR>");  // not discovered yet: stays a placeholder
@@ -91,17 +94,20 @@ namespace {
 // The build Python's answer (windows_python.h's script), written by hand in
 // its format; not recorded on a Windows machine.
 std::string python_answer(const std::string& torch_version, const std::string& cuda) {
-  nlohmann::json j = {
-      {"executable", "C:\\py\\python.exe"}, {"version", {3, 12}}, {"include", "C:\\py\\Include"},
-      {"libs_dir", "C:\\py\\libs"}, {"has_python_h", true}, {"libs", {"python3.lib", "python312.lib"}},
-      {"torch",
-       {{"root", "C:\\py\\Lib\\site-packages\\torch"},
-        {"lib_dir", "C:\\py\\Lib\\site-packages\\torch\\lib"},
-        {"version_py", "__version__ = '" + torch_version + "'\ncuda: Optional[str] = '" + cuda + "'\n"},
-        {"libs", {"c10.lib", "c10_cuda.lib", "torch.lib", "torch_cpu.lib", "torch_cuda.lib"}},
-        {"include_dirs",
-         {"C:\\py\\Lib\\site-packages\\torch\\include",
-          "C:\\py\\Lib\\site-packages\\torch\\include\\torch\\csrc\\api\\include"}}}}};
+  nlohmann::json j = {{"executable", "C:\\py\\python.exe"},
+                      {"version", {3, 12}},
+                      {"include", "C:\\py\\Include"},
+                      {"libs_dir", "C:\\py\\libs"},
+                      {"has_python_h", true},
+                      {"libs", {"python3.lib", "python312.lib"}},
+                      {"torch",
+                       {{"root", "C:\\py\\Lib\\site-packages\\torch"},
+                        {"lib_dir", "C:\\py\\Lib\\site-packages\\torch\\lib"},
+                        {"version_py", "__version__ = '" + torch_version + "'\ncuda: Optional[str] = '" + cuda + "'\n"},
+                        {"libs", {"c10.lib", "c10_cuda.lib", "torch.lib", "torch_cpu.lib", "torch_cuda.lib"}},
+                        {"include_dirs",
+                         {"C:\\py\\Lib\\site-packages\\torch\\include",
+                          "C:\\py\\Lib\\site-packages\\torch\\include\\torch\\csrc\\api\\include"}}}}};
   return j.dump() + "\n";
 }
 
@@ -110,7 +116,8 @@ const char* kNvcc128 =
     "Cuda compilation tools, release 12.8, V12.8.93\r\nBuild cuda_12.8.r12.8/compiler.35583870_0\r\n";
 
 WindowsToolchainFacts vs_facts(FakeRunner& r) {
-  r.answers[R"(C:\Program Files (x86)\Microsoft Visual Studio\Installer\vswhere.exe)"] = Result{0, kVswhere, "", true, 0};
+  r.answers[R"(C:\Program Files (x86)\Microsoft Visual Studio\Installer\vswhere.exe)"] =
+      Result{0, kVswhere, "", true, 0};
   r.answers["cmd.exe"] = Result{0, set_output(true) + "CUDA_PATH_V12_8=D:\\CUDA\\v12.8\r\n", "", true, 0};
   return discover_windows_toolchain(r, R"(C:\Program Files (x86))");
 }

@@ -28,7 +28,8 @@ std::vector<std::string> msvc_cl_flags(CxxStandard standard) {
 std::vector<std::string> msvc_host_flags(const std::vector<std::string>& gcc_flags, const std::string& origin) {
   for (const auto& f : gcc_flags)
     if (f != "-O2" && f != "-O3" && f != "-fPIC" && f != "-fvisibility=hidden")
-      throw UsageError(origin + ": host compiler flag " + f + " has no cl.exe translation in sagebuild (known: -O2, -O3, "
+      throw UsageError(origin + ": host compiler flag " + f +
+                       " has no cl.exe translation in sagebuild (known: -O2, -O3, "
                        "-fPIC, -fvisibility=hidden); give it only to the Linux toolchain or drop it");
   return {};
 }
@@ -36,11 +37,6 @@ std::vector<std::string> msvc_host_flags(const std::vector<std::string>& gcc_fla
 std::string MsvcToolchain::identity() const {
   return "nvcc " + tools_.nvcc_version + " / msvc " + tools_.msvc_version +
          (tools_.allow_unsupported_compiler ? " allow-unsupported-compiler" : "");
-}
-
-std::string MsvcToolchain::extension_filename(wheel::AbiMode abi, const PythonVersion& python) const {
-  if (abi == wheel::AbiMode::abi3) return "_C.pyd";
-  return "_C.cp" + python.nodot() + "-" + platform_tag() + ".pyd";
 }
 
 std::vector<std::string> MsvcToolchain::compile_command(const CompileJob& job) const {
@@ -93,11 +89,6 @@ std::vector<std::string> MsvcToolchain::link_command(const LinkJob& job) const {
   std::string python_lib = job.abi == wheel::AbiMode::abi3 ? "python3.lib" : "python" + job.python.nodot() + ".lib";
   argv.push_back(win(job.python_lib_dir / python_lib));
   return argv;
-}
-
-std::string MsvcToolchain::run_then_move(const std::vector<std::string>& argv, const std::filesystem::path& temp,
-                                         const std::filesystem::path& output) const {
-  return run::cmd_run_then_move(argv, win(temp), win(output));
 }
 
 }  // namespace sb::toolchain

@@ -6,16 +6,18 @@
 
 #include <string>
 
+#include "sagebuild/run/win_cmdline.h"
+#include "sagebuild/run/win_path.h"
 #include "sagebuild/toolchain/host_toolchain.h"
 
 namespace sb::toolchain {
 
 struct MsvcTools {
-  std::string nvcc;           // ...\CUDA\v12.9\bin\nvcc.exe
-  std::string nvcc_version;   // "12.9.86"
-  std::string cl;             // ...\VC\Tools\MSVC\14.44.35207\bin\HostX64\x64\cl.exe
-  std::string link;           // link.exe beside cl.exe
-  std::string msvc_version;   // %VCToolsVersion%: "14.44.35207"
+  std::string nvcc;          // ...\CUDA\v12.9\bin\nvcc.exe
+  std::string nvcc_version;  // "12.9.86"
+  std::string cl;            // ...\VC\Tools\MSVC\14.44.35207\bin\HostX64\x64\cl.exe
+  std::string link;          // link.exe beside cl.exe
+  std::string msvc_version;  // %VCToolsVersion%: "14.44.35207"
   // nvcc refuses an MSVC newer than the CUDA release knows; only a build
   // that asks for it (--allow-unsupported-compiler) passes
   // -allow-unsupported-compiler.
@@ -30,12 +32,16 @@ class MsvcToolchain final : public HostToolchain {
   std::string identity() const override;
   std::string object_suffix() const override { return ".obj"; }
   // abi3: "_C.pyd"; per-interpreter: "_C.cp312-win_amd64.pyd".
-  std::string extension_filename(wheel::AbiMode abi, const PythonVersion& python) const override;
+  std::string extension_filename(wheel::AbiMode abi, const PythonVersion& python) const override {
+    return abi == wheel::AbiMode::abi3 ? "_C.pyd" : "_C.cp" + python.nodot() + "-win_amd64.pyd";
+  }
   std::vector<std::string> compile_command(const CompileJob& job) const override;
   std::vector<std::string> link_command(const LinkJob& job) const override;
   // cmd.exe runs argv, then `move /y temp output` (win_cmdline.h).
   std::string run_then_move(const std::vector<std::string>& argv, const std::filesystem::path& temp,
-                            const std::filesystem::path& output) const override;
+                            const std::filesystem::path& output) const override {
+    return run::cmd_run_then_move(argv, run::to_backslashes(temp.string()), run::to_backslashes(output.string()));
+  }
 
  private:
   std::vector<std::string> nvcc_command(const CompileJob& job) const;

@@ -18,8 +18,8 @@ using run::Result;
 
 std::vector<std::string> pip_platforms(const std::string& tag) {
   if (tag == "linux_x86_64")
-    return {"manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64",
-            "manylinux_2_12_x86_64", "manylinux2010_x86_64"};
+    return {"manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_17_x86_64",
+            "manylinux2014_x86_64",  "manylinux_2_12_x86_64", "manylinux2010_x86_64"};
   if (tag == "linux_aarch64")
     return {"manylinux_2_28_aarch64", "manylinux_2_27_aarch64", "manylinux_2_17_aarch64", "manylinux2014_aarch64"};
   throw UsageError("provisioning from PyPI is implemented for linux_x86_64 and linux_aarch64 rows, not " + tag +
@@ -28,12 +28,11 @@ std::vector<std::string> pip_platforms(const std::string& tag) {
 
 namespace {
 
-Result pip_download(ProcessRunner& runner, const PythonInfo& py, const matrix::Row& row,
-                    const fs::path& dest, const std::vector<std::string>& requirements,
-                    const std::string& python_version) {
-  std::vector<std::string> argv = {py.executable.string(), "-m", "pip", "download", "--no-deps",
-                                   "--only-binary=:all:", "--python-version", python_version,
-                                   "--dest", dest.string()};
+Result pip_download(ProcessRunner& runner, const PythonInfo& py, const matrix::Row& row, const fs::path& dest,
+                    const std::vector<std::string>& requirements, const std::string& python_version) {
+  std::vector<std::string> argv = {
+      py.executable.string(), "-m",           "pip",    "download",   "--no-deps", "--only-binary=:all:",
+      "--python-version",     python_version, "--dest", dest.string()};
   for (const auto& p : pip_platforms(row.platform)) {
     argv.push_back("--platform");
     argv.push_back(p);
@@ -60,8 +59,8 @@ std::optional<fs::path> cached_torch(const fs::path& cache_dir, const matrix::Ro
   std::string prefix = row.torch + "-" + row.cuda_tag + "-";
   for (const auto& e : fs::directory_iterator(dir)) {
     std::string name = e.path().filename().string();
-    if (name.rfind(prefix, 0) == 0 && name.find(".tmp") == std::string::npos && name.find(".lock") == std::string::npos &&
-        fs::exists(e.path() / "torch/version.py"))
+    if (name.rfind(prefix, 0) == 0 && name.find(".tmp") == std::string::npos &&
+        name.find(".lock") == std::string::npos && fs::exists(e.path() / "torch/version.py"))
       return e.path() / "torch";
   }
   return std::nullopt;
@@ -77,10 +76,9 @@ std::string check_version_py(const std::string& vpy, const std::string& what, co
   if (!wver || wver->substr(0, wver->find('+')) != row.torch)
     throw UsageError(what + " is torch " + wver.value_or("?") + ", the row needs torch " + row.torch);
   if (wcuda.value_or("") != row.cuda)
-    throw UsageError(what + " is torch " + *wver + " built for CUDA " + wcuda.value_or("none") +
-                     ", but row " + row.id + " needs CUDA " + row.cuda +
-                     "; fix: use the torch build for CUDA " + row.cuda + " (PyTorch's index https://download.pytorch.org/whl/" +
-                     row.cuda_tag + ") via --torch-wheel");
+    throw UsageError(what + " is torch " + *wver + " built for CUDA " + wcuda.value_or("none") + ", but row " + row.id +
+                     " needs CUDA " + row.cuda + "; fix: use the torch build for CUDA " + row.cuda +
+                     " (PyTorch's index https://download.pytorch.org/whl/" + row.cuda_tag + ") via --torch-wheel");
   return *wcuda;
 }
 
@@ -166,7 +164,8 @@ TorchInstall provision_torch(ProcessRunner& runner, const ToolchainOptions& opt,
       Result r = pip_download(runner, py, row, downloads, {"torch==" + row.torch}, pyver);
       if (!r.ok())
         throw UsageError("cannot download torch " + row.torch + " for " + row.platform + " (pip exit " +
-                         std::to_string(r.exit_code) + "): " + r.err.substr(r.err.size() > 600 ? r.err.size() - 600 : 0) +
+                         std::to_string(r.exit_code) +
+                         "): " + r.err.substr(r.err.size() > 600 ? r.err.size() - 600 : 0) +
                          "\n  fix: pass --python with a Python that has torch " + row.torch +
                          ", or --torch-wheel FILE with the wheel");
       have = wheels_in(downloads);
@@ -180,8 +179,8 @@ TorchInstall provision_torch(ProcessRunner& runner, const ToolchainOptions& opt,
   check_version_py(read_wheel_member(wheel, "torch/version.py"), wheel.string(), row);
   fs::create_directories(entry.parent_path());
   fill_once(entry, [&](const fs::path& tmp) {
-    unpack_wheel(wheel, tmp, {{"torch/include/", ""}, {"torch/lib/", ""}, {"torch/share/cmake/", ""},
-                              {"torch/version.py", ""}});
+    unpack_wheel(wheel, tmp,
+                 {{"torch/include/", ""}, {"torch/lib/", ""}, {"torch/share/cmake/", ""}, {"torch/version.py", ""}});
   });
   TorchInstall t = read_torch_dir(entry / "torch");
   t.origin = "cache, from " + wheel.filename().string();
@@ -202,8 +201,8 @@ fs::path provision_cuda(ProcessRunner& runner, const ToolchainOptions& opt, cons
     Result r = pip_download(runner, py, linux_row, dl, reqs, "3.12");
     if (!r.ok())
       throw UsageError("cannot download CUDA " + cuda + " from PyPI (pip exit " + std::to_string(r.exit_code) +
-                       "): " + r.err.substr(r.err.size() > 600 ? r.err.size() - 600 : 0) +
-                       "\n  fix: install CUDA " + cuda + " and pass --cuda-home DIR");
+                       "): " + r.err.substr(r.err.size() > 600 ? r.err.size() - 600 : 0) + "\n  fix: install CUDA " +
+                       cuda + " and pass --cuda-home DIR");
     std::string major = cuda.substr(0, cuda.find('.'));
     for (const auto& w : wheels_in(dl)) {
       // CUDA 13 wheels put everything under nvidia/cu13/; CUDA 12 ones under

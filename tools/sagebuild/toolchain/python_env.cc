@@ -61,8 +61,8 @@ PythonInfo parse_python_query(std::string_view text, const std::filesystem::path
     }
     return p;
   } catch (const nlohmann::json::exception& e) {
-    throw UsageError(exe.string() + " gave an unexpected answer to the interpreter query (" +
-                     e.what() + "): " + std::string(text.substr(0, 300)));
+    throw UsageError(exe.string() + " gave an unexpected answer to the interpreter query (" + e.what() +
+                     "): " + std::string(text.substr(0, 300)));
   }
 }
 
@@ -70,8 +70,8 @@ PythonInfo query_python(ProcessRunner& runner, const std::filesystem::path& pyth
   Result r = runner.run(Command{{python.string(), "-c", std::string(python_query_script())}});
   if (!r.spawned) throw UsageError("cannot run Python " + python.string() + ": " + r.err + " (pass --python PATH)");
   if (r.exit_code != 0)
-    throw UsageError(python.string() + " failed the interpreter query (exit " +
-                     std::to_string(r.exit_code) + "): " + r.err);
+    throw UsageError(python.string() + " failed the interpreter query (exit " + std::to_string(r.exit_code) +
+                     "): " + r.err);
   return parse_python_query(r.out, python);
 }
 

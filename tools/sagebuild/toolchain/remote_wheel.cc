@@ -127,7 +127,8 @@ std::string read_zip_member(RangeSource& src, const std::string& name, std::uint
   if (it == entries.end()) throw IoError("no member " + name);
   if (!states[it - entries.begin()].refuse.empty()) throw IoError(name + ": " + states[it - entries.begin()].refuse);
   if (it->uncompressed_size > max_bytes)
-    throw IoError(name + " is " + std::to_string(it->uncompressed_size) + " bytes, more than " + std::to_string(max_bytes));
+    throw IoError(name + " is " + std::to_string(it->uncompressed_size) + " bytes, more than " +
+                  std::to_string(max_bytes));
   // The local header: fixed 30 bytes, then its own name and extra lengths.
   std::uint8_t lh[30];
   if (!src.read(it->local_header_offset, lh, sizeof lh)) throw IoError(why(name + ": local header out of range"));
@@ -153,8 +154,8 @@ std::string read_zip_member(RangeSource& src, const std::string& name, std::uint
 namespace {
 
 Command curl(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {"curl", "--silent", "--show-error", "--location", "--retry", "2",
-                                   "--connect-timeout", "20", "--max-time", "120"};
+  std::vector<std::string> argv = {"curl", "--silent",          "--show-error", "--location", "--retry",
+                                   "2",    "--connect-timeout", "20",           "--max-time", "120"};
   argv.insert(argv.end(), args.begin(), args.end());
   return Command(argv);
 }
@@ -184,8 +185,9 @@ RangeFetch http_range_fetch(ProcessRunner& runner, const std::string& url, const
     std::string code = r.out.substr(0, 3);
     if (r.exit_code == 63 || (r.ok() && code != "206"))
       throw RangeNotSupported(url + " does not answer range requests (HTTP " + code + ")");
-    if (!r.ok()) throw IoError("range " + range + " of " + url + " failed (curl exit " + std::to_string(r.exit_code) +
-                               "): " + r.err);
+    if (!r.ok())
+      throw IoError("range " + range + " of " + url + " failed (curl exit " + std::to_string(r.exit_code) +
+                    "): " + r.err);
     std::string bytes = read_file(body);
     if (bytes.size() != length)
       throw RangeNotSupported(url + ": asked for bytes " + range + ", got " + std::to_string(bytes.size()));

@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "sagebuild/binary/byte_source.h"
-#include "sagebuild/run/process.h"
 #include "sagebuild/common/error.h"
+#include "sagebuild/run/process.h"
 
 namespace sb::toolchain {
 
@@ -32,8 +32,8 @@ using run::Result;
 
 struct IndexFile {
   std::string filename;
-  std::string url;          // absolute
-  std::uint64_t size = 0;   // 0 when the page does not say (PEP 700)
+  std::string url;         // absolute
+  std::uint64_t size = 0;  // 0 when the page does not say (PEP 700)
 };
 
 // The files of a PEP 691 JSON project page; relative URLs are resolved

@@ -30,7 +30,8 @@ std::string big_wheel() {
   m.push_back(sb::zip::testing::member("torch/lib/libtorch_cpu.so", filler, false));
   for (int i = 0; i < 2000; ++i)
     m.push_back(sb::zip::testing::member("torch/include/h" + std::to_string(i) + ".h", "#pragma once\n", true));
-  m.push_back(sb::zip::testing::member("torch/version.py", "__version__ = '2.12.1+cu130'\ncuda: Optional[str] = '13.0'\n", true));
+  m.push_back(sb::zip::testing::member("torch/version.py",
+                                       "__version__ = '2.12.1+cu130'\ncuda: Optional[str] = '13.0'\n", true));
   m.push_back(sb::zip::testing::member("torch/lib/libc10.so", filler, false));
   return sb::zip::testing::build_zip(sb::zip::testing::TestZip(m));
 }
@@ -71,5 +72,6 @@ TEST_CASE("PEP 691 project pages: files, sizes, relative URLs; the wheel for the
   REQUIRE(w);
   CHECK(w->filename == "torch-2.12.1-cp314-cp314-manylinux_2_28_x86_64.whl");
   CHECK_FALSE(pick_wheel(files, "torch", "2.12.0", {"cp314"}, {"manylinux_2_28_x86_64"}));
-  CHECK_THROWS_WITH(parse_simple_index_json("<html></html>", "https://x/simple/torch/"), Catch::Contains("not a PEP 691"));
+  CHECK_THROWS_WITH(parse_simple_index_json("<html></html>", "https://x/simple/torch/"),
+                    Catch::Contains("not a PEP 691"));
 }

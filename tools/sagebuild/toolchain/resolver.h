@@ -64,13 +64,13 @@ struct RowToolchain {
   std::filesystem::path cuda_include;         // <CUDA>/include
   std::filesystem::path cuda_lib;             // where cudart's library is
   TorchHeaders torch;
-  std::string row_torch_cuda;                 // the CUDA of the row's own torch release, as checked
-  std::filesystem::path python_include;       // Python.h's directory
-  std::filesystem::path python_lib_dir;       // Windows: python3.lib's directory
-  std::string python_version;                 // of those headers: "3.12"
-  std::optional<PythonInfo> smoke_python;     // makes the smoke test's venv
-  bool torch_importable = false;              // smoke_python imports the row's torch
-  std::vector<Check> checks;                  // what was found where
+  std::string row_torch_cuda;              // the CUDA of the row's own torch release, as checked
+  std::filesystem::path python_include;    // Python.h's directory
+  std::filesystem::path python_lib_dir;    // Windows: python3.lib's directory
+  std::string python_version;              // of those headers: "3.12"
+  std::optional<PythonInfo> smoke_python;  // makes the smoke test's venv
+  bool torch_importable = false;           // smoke_python imports the row's torch
+  std::vector<Check> checks;               // what was found where
   // Some facts are labelled placeholders (a dry run where they cannot be
   // discovered): the plan prints, nothing builds.
   bool placeholders = false;

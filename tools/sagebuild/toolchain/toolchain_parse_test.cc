@@ -5,13 +5,13 @@
 
 #include <filesystem>
 
+#include "sagebuild/common/error.h"
+#include "sagebuild/common/fs.h"
+#include "sagebuild/matrix/matrix.h"
 #include "sagebuild/toolchain/cuda.h"
 #include "sagebuild/toolchain/host_compiler.h"
 #include "sagebuild/toolchain/python_env.h"
 #include "sagebuild/toolchain/torch.h"
-#include "sagebuild/common/error.h"
-#include "sagebuild/common/fs.h"
-#include "sagebuild/matrix/matrix.h"
 
 using namespace sb::toolchain;
 
@@ -71,14 +71,16 @@ TEST_CASE("CUDA wheel names per major") {
 }
 
 TEST_CASE("which CUDA versions sagebuild provisions from PyPI, as the workflow is told") {
-  CHECK(cuda_provisioned_from_pypi("13.0"));
-  CHECK(cuda_provisioned_from_pypi("13.2"));
-  CHECK_FALSE(cuda_provisioned_from_pypi("12.4"));
-  CHECK_FALSE(cuda_provisioned_from_pypi("12.9"));
-  CHECK_FALSE(cuda_provisioned_from_pypi("11.8"));
+  CHECK(cuda_provisioned_from_pypi("13.0", "linux_x86_64"));
+  CHECK(cuda_provisioned_from_pypi("13.2", "linux_aarch64"));
+  CHECK_FALSE(cuda_provisioned_from_pypi("12.4", "linux_x86_64"));
+  CHECK_FALSE(cuda_provisioned_from_pypi("12.9", "linux_x86_64"));
+  CHECK_FALSE(cuda_provisioned_from_pypi("11.8", "linux_x86_64"));
+  // A Windows row compiles with an installed toolkit, whatever its CUDA.
+  CHECK_FALSE(cuda_provisioned_from_pypi("13.0", "win_amd64"));
   // The same rule as the build's: provisioned exactly where nothing blocks it.
   for (const char* v : {"11.8", "12.4", "12.6", "12.8", "12.9", "13.0", "13.2"})
-    CHECK(cuda_provisioned_from_pypi(v) == cuda_provision_blocker(v).empty());
+    CHECK(cuda_provisioned_from_pypi(v, "linux_x86_64") == cuda_provision_blocker(v).empty());
 }
 
 // torch/version.py of the torch 2.11.0 manylinux_2_28 wheel.
@@ -104,8 +106,11 @@ TEST_CASE("the C++ ABI from cmake files or library symbols") {
   CHECK(parse_cmake_cxx11_abi("  set(TORCH_CXX_FLAGS \"-D_GLIBCXX_USE_CXX11_ABI=0\")") == false);
   CHECK(parse_cmake_cxx11_abi("set(TORCH_CXX_FLAGS \"-D_GLIBCXX_USE_CXX11_ABI=1\")") == true);
   CHECK_FALSE(parse_cmake_cxx11_abi("if(TORCH_CXX_FLAGS)\n"));
-  CHECK(cxx11_abi_from_library_bytes(std::string("..._ZN3c106detail14torchCheckFailEPKcS2_jRKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE\0", 96)) == true);
-  CHECK(cxx11_abi_from_library_bytes("_ZN3c106detail14torchCheckFailEPKcS2_jRKSs NSt12basic_stringIcSt11char_traitsIcESaIcEE") == false);
+  CHECK(cxx11_abi_from_library_bytes(std::string(
+            "..._ZN3c106detail14torchCheckFailEPKcS2_jRKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE\0", 96)) ==
+        true);
+  CHECK(cxx11_abi_from_library_bytes(
+            "_ZN3c106detail14torchCheckFailEPKcS2_jRKSs NSt12basic_stringIcSt11char_traitsIcESaIcEE") == false);
   CHECK_FALSE(cxx11_abi_from_library_bytes("no strings here"));
 }
 

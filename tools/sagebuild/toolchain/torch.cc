@@ -55,7 +55,8 @@ TorchInstall read_torch_dir(const fs::path& dir) {
   t.root = dir;
   fs::path vpy = dir / "version.py";
   if (!fs::exists(vpy))
-    throw UsageError(dir.string() + " is not a torch installation: no version.py (expected the "
+    throw UsageError(dir.string() +
+                     " is not a torch installation: no version.py (expected the "
                      "`torch` package directory with include/ and lib/)");
   std::string v = read_file(vpy);
   auto ver = parse_version_py(v, "__version__");
@@ -63,7 +64,8 @@ TorchInstall read_torch_dir(const fs::path& dir) {
   t.version = *ver;
   t.cuda = parse_version_py(v, "cuda").value_or("");
   if (!fs::exists(dir / "include/torch/library.h"))
-    throw UsageError(dir.string() + " has no include/torch/library.h: this torch install lacks "
+    throw UsageError(dir.string() +
+                     " has no include/torch/library.h: this torch install lacks "
                      "its C++ headers");
   for (const char* cfg : {"share/cmake/Torch/TorchConfig.cmake", "share/cmake/Caffe2/Caffe2Config.cmake"}) {
     if (!fs::exists(dir / cfg)) continue;

@@ -22,14 +22,13 @@ struct TorchMinor {
 // "2.10", "2.11.0", "2.12.1+cu130" -> {2, 10} ...; nullopt when malformed.
 std::optional<TorchMinor> parse_torch_minor(std::string_view version);
 
-
 struct TorchInstall {
   std::filesystem::path root;  // the `torch` package directory: include/, lib/, version.py
   std::string version;         // torch.__version__ as written ("2.11.0+cu130")
   std::string cuda;            // torch.version.cuda ("13.0"); empty for a CPU build
   bool cxx11_abi = true;
-  std::string abi_source;      // which file told us the ABI
-  std::string origin;          // "python /usr/bin/python3", "cache (torch wheel ...)"
+  std::string abi_source;  // which file told us the ABI
+  std::string origin;      // "python /usr/bin/python3", "cache (torch wheel ...)"
 
   std::string public_version() const;  // "2.11.0" (local label dropped)
   std::filesystem::path include_dir() const { return root / "include"; }

@@ -94,7 +94,7 @@ std::vector<EnvChange> diff_environment(const Environment& base, const Environme
 }
 
 const std::vector<std::string>& vcvars_required_names() {
-  static const std::vector<std::string> names{"INCLUDE", "LIB", "LIBPATH", "PATH",
+  static const std::vector<std::string> names{"INCLUDE",           "LIB",          "LIBPATH", "PATH",
                                               "VCToolsInstallDir", "WindowsSdkDir"};
   return names;
 }

@@ -40,7 +40,7 @@ SetOutput parse_set_output(std::string_view text);
 
 struct EnvChange {
   std::string name;
-  std::string value;              // the new value (empty when removed)
+  std::string value;  // the new value (empty when removed)
   bool removed = false;
   // For ';'-separated lists (PATH, INCLUDE, LIB, LIBPATH): the entries the
   // new value has and the old one lacked, in order; compared

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "sagebuild/toolchain/vcvars.h"
 #include "sagebuild/run/win_cmdline.h"
+#include "sagebuild/toolchain/vcvars.h"
 
 using namespace sb::toolchain;
 
@@ -61,11 +61,9 @@ TEST_CASE("parse_set_output: names are case-insensitive, values keep '=' and spa
 }
 
 TEST_CASE("parse_set_output keeps what is not a variable, for the error message") {
-  SetOutput out = parse_set_output(
-      "[ERROR:vcvars.bat] Invalid argument found : x86_oops\n\n=C:=C:\\work\nA=1\nB=\n");
+  SetOutput out = parse_set_output("[ERROR:vcvars.bat] Invalid argument found : x86_oops\n\n=C:=C:\\work\nA=1\nB=\n");
   CHECK(out.other_lines ==
-        std::vector<std::string>{"[ERROR:vcvars.bat] Invalid argument found : x86_oops",
-                                 "=C:=C:\\work"});
+        std::vector<std::string>{"[ERROR:vcvars.bat] Invalid argument found : x86_oops", "=C:=C:\\work"});
   CHECK(*out.env.get("A") == "1");
   CHECK(out.env.get("B")->empty());
   CHECK(missing_vcvars_names(out.env) == vcvars_required_names());
@@ -88,15 +86,13 @@ TEST_CASE("diff_environment yields what vcvars added") {
   auto changes = diff_environment(before, after);
   std::vector<std::string> names;
   for (const auto& c : changes) names.push_back(c.name);
-  CHECK(names == std::vector<std::string>{"DevEnvDir", "INCLUDE", "LIB", "LIBPATH", "PATH",
-                                          "VCToolsInstallDir", "VSCMD_ARG_app_plat",
-                                          "WindowsSdkDir", "__VSCMD_PREINIT_PATH", "TEMP"});
+  CHECK(names == std::vector<std::string>{"DevEnvDir", "INCLUDE", "LIB", "LIBPATH", "PATH", "VCToolsInstallDir",
+                                          "VSCMD_ARG_app_plat", "WindowsSdkDir", "__VSCMD_PREINIT_PATH", "TEMP"});
   const EnvChange& path = changes[4];
   // C:\WINDOWS\system32 and ...\Git\cmd (without its trailing '\') were
   // there before: only the MSVC bin directory is new.
-  CHECK(path.added_entries ==
-        std::vector<std::string>{"C:\\Program Files\\Microsoft Visual Studio\\2022\\Enterprise\\"
-                                 "VC\\Tools\\MSVC\\14.44.35207\\bin\\HostX64\\x64"});
+  CHECK(path.added_entries == std::vector<std::string>{"C:\\Program Files\\Microsoft Visual Studio\\2022\\Enterprise\\"
+                                                       "VC\\Tools\\MSVC\\14.44.35207\\bin\\HostX64\\x64"});
   CHECK(changes[1].added_entries.size() == 2);  // INCLUDE: the trailing ';' adds nothing
   CHECK(changes[0].added_entries.empty());      // DevEnvDir is not a list
   CHECK(changes.back().removed);                // TEMP vanished in this recording

@@ -14,8 +14,8 @@ std::string default_vswhere_path(std::string_view program_files_x86) {
 }
 
 std::vector<std::string> vswhere_argv(std::string_view vswhere_exe) {
-  return {std::string(vswhere_exe), "-latest", "-products", "*", "-requires",
-          std::string(kVcToolsComponent), "-format", "json", "-utf8"};
+  return {std::string(vswhere_exe),       "-latest", "-products", "*",    "-requires",
+          std::string(kVcToolsComponent), "-format", "json",      "-utf8"};
 }
 
 namespace {
@@ -40,18 +40,18 @@ std::vector<VsInstall> parse_vswhere_json(std::string_view json, std::string_vie
   SourceLocation where{std::string(origin)};
   nlohmann::json doc = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) {
-    throw ConfigError(where, "vswhere did not print valid JSON; expected the output of "
-                             "`vswhere -format json`, a JSON array of installs");
+    throw ConfigError(where,
+                      "vswhere did not print valid JSON; expected the output of "
+                      "`vswhere -format json`, a JSON array of installs");
   }
   if (!doc.is_array()) {
-    throw ConfigError(where, "expected a JSON array of installs, found a JSON " +
-                                 std::string(doc.type_name()));
+    throw ConfigError(where, "expected a JSON array of installs, found a JSON " + std::string(doc.type_name()));
   }
   std::vector<VsInstall> out;
   for (const auto& item : doc) {
     if (!item.is_object()) {
-      throw ConfigError(where, "expected every install to be a JSON object, found a JSON " +
-                                   std::string(item.type_name()));
+      throw ConfigError(where,
+                        "expected every install to be a JSON object, found a JSON " + std::string(item.type_name()));
     }
     VsInstall vs;
     vs.installation_path = string_field(item, "installationPath");
@@ -90,13 +90,11 @@ int compare_dotted_versions(std::string_view a, std::string_view b) {
   return 0;
 }
 
-std::optional<VsInstall> choose_install(const std::vector<VsInstall>& installs,
-                                        bool allow_prerelease) {
+std::optional<VsInstall> choose_install(const std::vector<VsInstall>& installs, bool allow_prerelease) {
   std::optional<VsInstall> best;
   for (const auto& vs : installs) {
     if (!vs.is_complete || (vs.is_prerelease && !allow_prerelease)) continue;
-    if (!best || compare_dotted_versions(vs.installation_version, best->installation_version) > 0)
-      best = vs;
+    if (!best || compare_dotted_versions(vs.installation_version, best->installation_version) > 0) best = vs;
   }
   return best;
 }

@@ -45,10 +45,8 @@ const char* kThreeInstalls = R"json([
 TEST_CASE("vswhere_argv asks for the newest install with the x64 C++ tools as JSON") {
   auto argv = vswhere_argv("C:\\Program Files (x86)\\Microsoft Visual Studio\\Installer\\vswhere.exe");
   CHECK(argv == std::vector<std::string>{
-                    "C:\\Program Files (x86)\\Microsoft Visual Studio\\Installer\\vswhere.exe",
-                    "-latest", "-products", "*", "-requires",
-                    "Microsoft.VisualStudio.Component.VC.Tools.x86.x64", "-format", "json",
-                    "-utf8"});
+                    "C:\\Program Files (x86)\\Microsoft Visual Studio\\Installer\\vswhere.exe", "-latest", "-products",
+                    "*", "-requires", "Microsoft.VisualStudio.Component.VC.Tools.x86.x64", "-format", "json", "-utf8"});
   CHECK(default_vswhere_path("C:\\Program Files (x86)") ==
         "C:\\Program Files (x86)\\Microsoft Visual Studio\\Installer\\vswhere.exe");
 }
@@ -56,8 +54,7 @@ TEST_CASE("vswhere_argv asks for the newest install with the x64 C++ tools as JS
 TEST_CASE("parse_vswhere_json reads path, version and name") {
   auto installs = parse_vswhere_json(kThreeInstalls);
   REQUIRE(installs.size() == 3);
-  CHECK(installs[0].installation_path ==
-        "C:\\Program Files (x86)\\Microsoft Visual Studio\\2019\\BuildTools");
+  CHECK(installs[0].installation_path == "C:\\Program Files (x86)\\Microsoft Visual Studio\\2019\\BuildTools");
   CHECK(installs[0].installation_version == "16.11.34931.43");
   CHECK(installs[0].display_name == "Visual Studio Build Tools 2019");
   CHECK_FALSE(installs[0].is_prerelease);
@@ -88,8 +85,7 @@ TEST_CASE("dotted versions compare numerically, not as text") {
 TEST_CASE("parse_vswhere_json: empty result, odd entries, bad input") {
   CHECK(parse_vswhere_json("[]").empty());
   // No installationPath: nothing to use.  0/1 booleans from old vswhere.
-  auto odd = parse_vswhere_json(
-      R"([{"installationVersion":"17.0"},{"installationPath":"C:\\VS","isPrerelease":1}])");
+  auto odd = parse_vswhere_json(R"([{"installationVersion":"17.0"},{"installationPath":"C:\\VS","isPrerelease":1}])");
   REQUIRE(odd.size() == 1);
   CHECK(odd[0].is_prerelease);
   CHECK_THROWS_WITH(parse_vswhere_json("Error 0x57: bad argument", "vswhere.exe"),

@@ -42,8 +42,7 @@ bool safe_name(const std::string& n) {
 
 }  // namespace
 
-std::size_t unpack_wheel(const fs::path& wheel, const fs::path& dest,
-                         const std::vector<UnpackRule>& rules) {
+std::size_t unpack_wheel(const fs::path& wheel, const fs::path& dest, const std::vector<UnpackRule>& rules) {
   auto z = open_zip(wheel);
   zip_int64_t n = zip_get_num_entries(z.get(), 0);
   std::size_t written = 0;
@@ -77,9 +76,10 @@ std::size_t unpack_wheel(const fs::path& wheel, const fs::path& dest,
     zip_uint32_t attr = 0;
     if (zip_file_get_external_attributes(z.get(), static_cast<zip_uint64_t>(i), 0, &opsys, &attr) == 0 &&
         opsys == ZIP_OPSYS_UNIX && ((attr >> 16) & 0111))
-      std::filesystem::permissions(out, std::filesystem::perms::owner_exec | std::filesystem::perms::group_exec |
-                                            std::filesystem::perms::others_exec,
-                                   std::filesystem::perm_options::add);
+      std::filesystem::permissions(
+          out,
+          std::filesystem::perms::owner_exec | std::filesystem::perms::group_exec | std::filesystem::perms::others_exec,
+          std::filesystem::perm_options::add);
     ++written;
   }
   return written;

@@ -9,8 +9,8 @@
 namespace sb::toolchain {
 
 struct UnpackRule {
-  std::string prefix;       // members starting with this are extracted ("torch/include/")
-  std::string strip;        // removed from the front of the name ("nvidia/cu13/"), may be empty
+  std::string prefix;  // members starting with this are extracted ("torch/include/")
+  std::string strip;   // removed from the front of the name ("nvidia/cu13/"), may be empty
 };
 
 // Extracts every file member matching a rule to dest/<name without strip>,

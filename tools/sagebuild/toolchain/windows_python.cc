@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sagebuild/toolchain/torch.h"
 #include "sagebuild/common/error.h"
 #include "sagebuild/run/win_path.h"
+#include "sagebuild/toolchain/torch.h"
 
 namespace sb::toolchain {
 
@@ -101,13 +101,14 @@ void check_windows_python(const WindowsPythonFacts& f, const sb::matrix::Row& ro
                        " (install Python from python.org or actions/setup-python, which ship the headers)");
   bool abi3 = row.abi_mode == sb::matrix::AbiMode::abi3;
   if (!abi3 && f.version() != row.build_python)
-    problems.push_back(py + " is Python " + f.version() + "; row " + row.id + " builds for Python " +
-                       row.build_python + " (pass --python with that interpreter)");
+    problems.push_back(py + " is Python " + f.version() + "; row " + row.id + " builds for Python " + row.build_python +
+                       " (pass --python with that interpreter)");
   std::string nodot = row.build_python;
   nodot.erase(std::remove(nodot.begin(), nodot.end(), '.'), nodot.end());
   std::string pylib = abi3 ? "python3.lib" : "python" + nodot + ".lib";
   if (!has_lib(f.libs, pylib))
-    problems.push_back(py + ": no " + pylib + " in " + f.libs_dir + " (the import library the extension links; "
+    problems.push_back(py + ": no " + pylib + " in " + f.libs_dir +
+                       " (the import library the extension links; "
                        "python.org's installer and actions/setup-python put it there)");
   if (!f.torch) {
     problems.push_back(py + " has no torch package: install torch " + row.torch + ", its CUDA " + row.cuda +
@@ -119,8 +120,8 @@ void check_windows_python(const WindowsPythonFacts& f, const sb::matrix::Row& ro
     else if (public_version(t.version) != row.torch)
       problems.push_back("torch in " + t.root + " is " + t.version + "; row " + row.id + " needs torch " + row.torch);
     if (t.cuda.empty())
-      problems.push_back("torch " + t.version + " in " + t.root + " is a CPU build; row " + row.id + " needs its CUDA " +
-                         row.cuda + " build");
+      problems.push_back("torch " + t.version + " in " + t.root + " is a CPU build; row " + row.id +
+                         " needs its CUDA " + row.cuda + " build");
     else if (t.cuda != row.cuda)
       problems.push_back("torch " + t.version + " in " + t.root + " is built for CUDA " + t.cuda + "; row " + row.id +
                          " needs its CUDA " + row.cuda + " build");

@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "sagebuild/run/process.h"
 #include "sagebuild/matrix/matrix.h"
+#include "sagebuild/run/process.h"
 
 namespace sb::toolchain {
 
@@ -31,12 +31,12 @@ struct WindowsTorchFacts {
 };
 
 struct WindowsPythonFacts {
-  std::string executable;            // sys.executable
+  std::string executable;  // sys.executable
   int major = 0, minor = 0;
-  std::string include_dir;           // sysconfig's "include" (<base prefix>\Include)
+  std::string include_dir;  // sysconfig's "include" (<base prefix>\Include)
   bool has_python_h = false;
-  std::string libs_dir;              // <sys.base_prefix>\libs
-  std::vector<std::string> libs;     // the .lib files there ("python3.lib", "python312.lib")
+  std::string libs_dir;           // <sys.base_prefix>\libs
+  std::vector<std::string> libs;  // the .lib files there ("python3.lib", "python312.lib")
   std::optional<WindowsTorchFacts> torch;
   std::string version() const { return std::to_string(major) + "." + std::to_string(minor); }
 };

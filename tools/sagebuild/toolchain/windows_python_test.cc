@@ -10,9 +10,9 @@
 
 #include "sagebuild/common/os.h"
 
-#include "sagebuild/toolchain/windows_python.h"
 #include "sagebuild/common/error.h"
 #include "sagebuild/toolchain/torch.h"
+#include "sagebuild/toolchain/windows_python.h"
 
 using namespace sb::toolchain;
 namespace fs = std::filesystem;
@@ -148,7 +148,8 @@ TEST_CASE("windows python: the query script itself, run by this host's python3 o
   CHECK(fs::path(f.torch->root) == site / "torch");
   CHECK(f.torch->version == "2.7.1+cu128");
   CHECK(f.torch->cuda == "12.8");
-  CHECK(f.torch->libs == std::vector<std::string>{"C10_CUDA.LIB", "c10.lib", "torch.lib", "torch_cpu.lib", "torch_cuda.lib"});
+  CHECK(f.torch->libs ==
+        std::vector<std::string>{"C10_CUDA.LIB", "c10.lib", "torch.lib", "torch_cpu.lib", "torch_cuda.lib"});
   CHECK(f.torch->include_dirs.size() == 2);
   CHECK(f.major == 3);
   fs::remove_all(site);

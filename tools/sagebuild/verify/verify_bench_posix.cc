@@ -80,8 +80,8 @@ void print_breakdown(const fs::path& wheel) {
   for (int i = 0; i < 512; ++i) sha.update(chunk);
   sha.finish();
   double sha_s = seconds_since(t);
-  std::printf("breakdown: reader alone (inflate + CRC-32) %.0f MB/s; SHA-256 alone %.0f MB/s\n",
-              bytes / 1e6 / read_s, 512.0 * (1 << 20) / 1e6 / sha_s);
+  std::printf("breakdown: reader alone (inflate + CRC-32) %.0f MB/s; SHA-256 alone %.0f MB/s\n", bytes / 1e6 / read_s,
+              512.0 * (1 << 20) / 1e6 / sha_s);
 }
 
 double cpu_seconds(const rusage& u) {
@@ -115,11 +115,12 @@ int main(int argc, char** argv) {
     ::getrusage(RUSAGE_SELF, &after);
     double s = std::chrono::duration<double>(Clock::now() - t1).count();
     double cpu = cpu_seconds(after) - cpu_seconds(before);
-    std::printf("verify: %s (%zu findings), %llu bytes hashed in %.3f s wall = %.0f MB/s; "
-                "%.3f s CPU (one thread) = %.0f MB/s per core\n",
-                report.failed(false) ? "FAIL" : "OK", report.findings.size(),
-                static_cast<unsigned long long>(report.hashed_bytes), s, report.hashed_bytes / 1e6 / s, cpu,
-                report.hashed_bytes / 1e6 / cpu);
+    std::printf(
+        "verify: %s (%zu findings), %llu bytes hashed in %.3f s wall = %.0f MB/s; "
+        "%.3f s CPU (one thread) = %.0f MB/s per core\n",
+        report.failed(false) ? "FAIL" : "OK", report.findings.size(),
+        static_cast<unsigned long long>(report.hashed_bytes), s, report.hashed_bytes / 1e6 / s, cpu,
+        report.hashed_bytes / 1e6 / cpu);
     std::fflush(stdout);
     std::_Exit(report.failed(false) ? 1 : 0);
   }

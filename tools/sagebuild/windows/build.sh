@@ -42,8 +42,8 @@ fetch_sources() {
   mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$out/src"
   codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
   printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
-    "$codename" > "$apt/sources"
-  set -- -o Dir::Etc::SourceList="$apt/sources" -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$apt/lists" \
+    "$codename" > "$apt/debian.sources"
+  set -- -o Dir::Etc::SourceList="$apt/debian.sources" -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$apt/lists" \
     -o Dir::Cache="$apt/cache" -o Debug::NoLocking=1 -qq
   apt-get "$@" update
   # shellcheck disable=SC2086  # the package names are words
