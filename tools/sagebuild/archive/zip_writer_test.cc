@@ -83,13 +83,11 @@ TEST_CASE("the same inputs give byte-identical archives; another mtime does not"
   CHECK(a == sb::read_file(dir.path / "b.whl"));
   // Neither the machine's time zone nor the source file's own mtime leaks in.
   const char* old_tz = std::getenv("TZ");
-  std::string saved = old_tz ? old_tz : "";
-  ::setenv("TZ", "Asia/Kolkata", 1);
-  ::tzset();
+  std::optional<std::string> saved = old_tz ? std::optional<std::string>(old_tz) : std::nullopt;
+  sb::set_environment_variable("TZ", "Asia/Kolkata");
   fs::last_write_time(blob, fs::last_write_time(blob) - std::chrono::hours(30));
   write_sample(dir.path / "b.whl", 1700000000, blob);
-  if (old_tz) ::setenv("TZ", saved.c_str(), 1); else ::unsetenv("TZ");
-  ::tzset();
+  sb::set_environment_variable("TZ", saved);
   CHECK(a == sb::read_file(dir.path / "b.whl"));
   CHECK(a != sb::read_file(dir.path / "c.whl"));
   // Nothing but the three archives and the blob: no temporaries left over.

@@ -1,12 +1,18 @@
 // What sagebuild asks of the operating system beyond the C++ library: its
-// process id, and an exclusive lock on a file.  One implementation per OS:
+// process id, its environment, and an exclusive lock on a file.  One implementation per OS:
 // os_posix.cc (flock) and os_win32.cc (LockFileEx).
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
+#include <string>
 
 namespace sb {
+
+// Sets (value) or removes (nullopt) an environment variable of this process,
+// and makes the C library re-read TZ (tests change the time zone).
+void set_environment_variable(const std::string& name, const std::optional<std::string>& value);
 
 // This process's id: unique among the processes running now (temporary names).
 long process_id();

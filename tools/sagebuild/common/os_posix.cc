@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/os.h"
@@ -12,6 +14,14 @@
 namespace sb {
 
 long process_id() { return static_cast<long>(::getpid()); }
+
+void set_environment_variable(const std::string& name, const std::optional<std::string>& value) {
+  if (value)
+    ::setenv(name.c_str(), value->c_str(), 1);
+  else
+    ::unsetenv(name.c_str());
+  ::tzset();
+}
 
 FileLock::FileLock(const std::filesystem::path& lock_file) {
   std::error_code ec;

@@ -4,6 +4,8 @@
 #endif
 #include <windows.h>
 
+#include <cstdlib>
+#include <ctime>
 #include <string>
 
 #include "sagebuild/common/error.h"
@@ -27,6 +29,11 @@ std::string last_error() {
 }  // namespace
 
 long process_id() { return static_cast<long>(GetCurrentProcessId()); }
+
+void set_environment_variable(const std::string& name, const std::optional<std::string>& value) {
+  _putenv_s(name.c_str(), value ? value->c_str() : "");  // "" removes it
+  _tzset();
+}
 
 FileLock::FileLock(const std::filesystem::path& lock_file) {
   std::error_code ec;

@@ -79,7 +79,9 @@ struct Plan {
 
 // ---- The model, as read from the YAML file --------------------------------
 
-struct CudaToolkit {
+// A CUDA release as the matrix knows it (toolchain/cuda.h's CudaToolkit is an
+// installed one).
+struct CudaRelease {
   std::string version;       // "12.8"
   std::vector<Arch> archs;   // every arch this nvcc can compile
   SourceLocation where;
@@ -144,7 +146,7 @@ struct Matrix {
   std::filesystem::path path;  // as given to load_matrix (or parse_matrix's file_name)
   std::vector<std::string> pythons;
   std::vector<Platform> platforms;
-  std::vector<CudaToolkit> cuda;
+  std::vector<CudaRelease> cuda;
   std::vector<TorchRelease> torch;
   std::vector<Package> packages;
   std::vector<Exclusion> exclusions;

@@ -88,13 +88,13 @@ TEST_CASE("pack: the same inputs give a byte-identical wheel; another time does 
 }
 
 TEST_CASE("pack: timestamps come from SOURCE_DATE_EPOCH or 2020-01-01") {
-  ::unsetenv("SOURCE_DATE_EPOCH");
+  sb::set_environment_variable("SOURCE_DATE_EPOCH", std::nullopt);
   CHECK(timestamp_from_environment() == kDefaultTimestamp);
-  ::setenv("SOURCE_DATE_EPOCH", "1234567890", 1);
+  sb::set_environment_variable("SOURCE_DATE_EPOCH", "1234567890");
   CHECK(timestamp_from_environment() == 1234567890);
-  ::setenv("SOURCE_DATE_EPOCH", "yesterday", 1);
+  sb::set_environment_variable("SOURCE_DATE_EPOCH", "yesterday");
   CHECK_THROWS_AS(timestamp_from_environment(), UsageError);
-  ::unsetenv("SOURCE_DATE_EPOCH");
+  sb::set_environment_variable("SOURCE_DATE_EPOCH", std::nullopt);
 }
 
 TEST_CASE("pack: bad payloads are refused with the reason") {

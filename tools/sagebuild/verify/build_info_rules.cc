@@ -25,7 +25,7 @@ bool same_release(const wheel::Version& v, const std::string& text) {
   return parsed && *parsed == v;
 }
 
-void check_decoded(const wheel::BuildInfo& decoded, const BuildInfo& b, const std::string& scheme,
+void check_decoded(const wheel::TorchCudaVersions& decoded, const BuildInfo& b, const std::string& scheme,
                    const std::string& member, Findings& out) {
   if (!same_release(decoded.torch, b.torch.version))
     add(out, "B2", Severity::Error, member, scheme + " encodes torch " + decoded.torch.str(),

@@ -112,8 +112,8 @@ cmake -S "$src" -B "$out/sagebuild" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$toolchain"
   tail -30 "$out/sagebuild.log"
   exit 1
 }
-cmake --build "$out/sagebuild" -j "$jobs" >>"$out/sagebuild.log" 2>&1 || {
-  grep -E "error|FAILED" "$out/sagebuild.log" | head -30
+cmake --build "$out/sagebuild" -j "$jobs" -- -k 0 >>"$out/sagebuild.log" 2>&1 || {
+  grep -E "error:|FAILED:" "$out/sagebuild.log" | head -40
   echo "(log: $out/sagebuild.log)"
   exit 1
 }
