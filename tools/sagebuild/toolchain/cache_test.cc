@@ -69,7 +69,7 @@ TEST_CASE("unpack_wheel extracts the chosen prefixes, strips, keeps exec bits, r
   fs::path whl = root / "nvidia_cuda_nvcc-13.0.88-py3-none-manylinux_2_17_x86_64.whl";
   {
     int err = 0;
-    zip_t* z = zip_open(whl.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err);
+    zip_t* z = zip_open(reinterpret_cast<const char*>(whl.u8string().c_str()), ZIP_CREATE | ZIP_TRUNCATE, &err);
     REQUIRE(z);
     auto add = [&](const char* name, const char* text, unsigned mode) {
       zip_source_t* s = zip_source_buffer(z, text, std::strlen(text), 0);
@@ -95,7 +95,7 @@ TEST_CASE("unpack_wheel extracts the chosen prefixes, strips, keeps exec bits, r
   fs::path evil = root / "evil.whl";
   {
     int err = 0;
-    zip_t* z = zip_open(evil.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err);
+    zip_t* z = zip_open(reinterpret_cast<const char*>(evil.u8string().c_str()), ZIP_CREATE | ZIP_TRUNCATE, &err);
     zip_source_t* s = zip_source_buffer(z, "x", 1, 0);
     zip_file_add(z, "torch/../../escape.txt", s, 0);
     zip_close(z);

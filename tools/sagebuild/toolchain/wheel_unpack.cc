@@ -22,7 +22,8 @@ struct FileCloser {
 
 std::unique_ptr<zip_t, ZipCloser> open_zip(const fs::path& wheel) {
   int err = 0;
-  zip_t* z = zip_open(wheel.c_str(), ZIP_RDONLY, &err);
+  // libzip takes the path as UTF-8 on every platform.
+  zip_t* z = zip_open(reinterpret_cast<const char*>(wheel.u8string().c_str()), ZIP_RDONLY, &err);
   if (!z) {
     zip_error_t ze;
     zip_error_init_with_code(&ze, err);

@@ -71,8 +71,9 @@ verify)
   for w in $wheels; do
     "$linux" verify --json "$w" >"$tmp/linux" 2>&1
     lrc=$?
-    "$wine" "$sagebuild_exe" verify --json "$w" 2>&1 | tr -d '\r' >"$tmp/windows"
+    "$wine" "$sagebuild_exe" verify --json "$w" >"$tmp/windows.crlf" 2>&1
     wrc=$?
+    tr -d '\r' <"$tmp/windows.crlf" >"$tmp/windows"
     n=$((n + 1))
     if [ $lrc != $wrc ] || ! cmp -s "$tmp/linux" "$tmp/windows"; then
       echo "$w: Linux exit $lrc, Windows exit $wrc"
