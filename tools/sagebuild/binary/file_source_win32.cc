@@ -17,7 +17,9 @@ std::unique_ptr<FileSource> FileSource::open(const std::filesystem::path& path) 
     throw IoError("cannot open " + path.string() + " for reading (Windows error " + std::to_string(GetLastError()) +
                   ")");
   LARGE_INTEGER size{};
-  if (GetFileType(h) != FILE_TYPE_DISK || !GetFileSizeEx(h, &size)) {
+  BY_HANDLE_FILE_INFORMATION info{};
+  if (GetFileType(h) != FILE_TYPE_DISK || !GetFileInformationByHandle(h, &info) ||
+      (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) || !GetFileSizeEx(h, &size)) {
     CloseHandle(h);
     throw IoError("cannot read " + path.string() + ": expected a regular file");
   }

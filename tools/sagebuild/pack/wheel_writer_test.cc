@@ -112,7 +112,7 @@ TEST_CASE("pack: bad payloads are refused with the reason") {
   CHECK(fs::is_empty(dir.path));  // nothing half-written
 }
 
-TEST_CASE("pack: collect_staged walks a directory and refuses symlinks") {
+TEST_CASE("pack: collect_staged walks a directory and refuses symlinks", "[posix]") {
   TempDir dir;
   fs::create_directories(dir.path / "pkg" / "sub");
   write_file_atomic(dir.path / "pkg" / "sub" / "m.py", "");

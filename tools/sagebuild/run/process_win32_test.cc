@@ -283,9 +283,11 @@ TEST_CASE("a build step's atomic output: cmd.exe runs the command, then move /y 
   INFO(*c.windows_command_line << "\n" << r.out << r.err);
   REQUIRE(r.ok());
   CHECK(GetFileAttributesW(std::filesystem::path(temp).c_str()) == INVALID_FILE_ATTRIBUTES);  // renamed
-  std::ifstream in(std::filesystem::path(output), std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  CHECK(text == "text with spaces\\");  // the trailing backslash reached the program
+  {
+    std::ifstream in(std::filesystem::path(output), std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(text == "text with spaces\\");  // the trailing backslash reached the program
+  }  // closed: Windows deletes no open file
   // A failing command leaves no output: move never runs.
   DeleteFileW(std::filesystem::path(output).c_str());
   c.windows_command_line = sb::run::cmd_run_then_move({child_path(), "exit", "3"}, temp, output);

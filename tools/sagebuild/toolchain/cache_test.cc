@@ -64,7 +64,7 @@ TEST_CASE("a fill that throws leaves no entry and no temporary") {
   fs::remove_all(root);
 }
 
-TEST_CASE("unpack_wheel extracts the chosen prefixes, strips, keeps exec bits, refuses ..") {
+TEST_CASE("unpack_wheel extracts the chosen prefixes, strips, keeps exec bits, refuses ..", "[posix]") {
   fs::path root = fresh("sb-build-unpack");
   fs::path whl = root / "nvidia_cuda_nvcc-13.0.88-py3-none-manylinux_2_17_x86_64.whl";
   {

@@ -1,4 +1,5 @@
-// The toolchain resolver with a fake runner: what each tool answers is
+// The Linux toolchain resolver with a fake runner ([posix]: it looks for
+// programs on a POSIX PATH, so the Windows run of the suites leaves it out): what each tool answers is
 // scripted, the files it looks at are real (in a temporary directory).
 #include <catch2/catch.hpp>
 
@@ -89,7 +90,7 @@ sb::matrix::Row row() {
 
 }  // namespace
 
-TEST_CASE("a complete toolchain is resolved from what the tools answer") {
+TEST_CASE("a complete toolchain is resolved from what the tools answer", "[posix]") {
   Machine m;
   GnuResolver res(m.runner, m.opt);
   RowToolchain tc = res.resolve(row(), std::nullopt);
@@ -110,7 +111,7 @@ TEST_CASE("a complete toolchain is resolved from what the tools answer") {
   CHECK(cuda_from_flag);
 }
 
-TEST_CASE("nvcc of another version is an error that says how to fix it") {
+TEST_CASE("nvcc of another version is an error that says how to fix it", "[posix]") {
   Machine m("12.8, V12.8.93");
   GnuResolver res(m.runner, m.opt);
   try {
@@ -123,20 +124,20 @@ TEST_CASE("nvcc of another version is an error that says how to fix it") {
   }
 }
 
-TEST_CASE("a torch built for another CUDA is refused before anything compiles") {
+TEST_CASE("a torch built for another CUDA is refused before anything compiles", "[posix]") {
   Machine m("13.0, V13.0.88", "12.2.0", "12.8");
   GnuResolver res(m.runner, m.opt);
   CHECK_THROWS_WITH(res.resolve(row(), std::nullopt), Catch::Contains("built for CUDA 12.8"));
   for (const auto& c : m.runner.seen) CHECK(c.argv.at(0).find("ninja") == std::string::npos);
 }
 
-TEST_CASE("a host compiler newer than the CUDA release supports is refused") {
+TEST_CASE("a host compiler newer than the CUDA release supports is refused", "[posix]") {
   Machine m("13.0, V13.0.88", "16.1.0");
   GnuResolver res(m.runner, m.opt);
   CHECK_THROWS_WITH(res.resolve(row(), std::nullopt), Catch::Contains("gcc 16.1.0 is not supported by CUDA 13.0"));
 }
 
-TEST_CASE("doctor lists every check without throwing") {
+TEST_CASE("doctor lists every check without throwing", "[posix]") {
   Machine m("12.8, V12.8.93");
   GnuResolver res(m.runner, m.opt);
   auto checks = res.diagnose(row());
@@ -146,7 +147,7 @@ TEST_CASE("doctor lists every check without throwing") {
   CHECK(checks.size() == 4);
 }
 
-TEST_CASE("per-interpreter rows need that Python's headers") {
+TEST_CASE("per-interpreter rows need that Python's headers", "[posix]") {
   Machine m;
   auto r = row();
   r.abi_mode = sb::matrix::AbiMode::per_interpreter;

@@ -41,7 +41,7 @@ TEST_CASE("nvcc --version text is parsed") {
   CHECK_FALSE(parse_nvcc_version("Cuda compilation tools, release 13.0, V12.8.93"));  // inconsistent
 }
 
-TEST_CASE("the real nvcc answers with its version") {
+TEST_CASE("the real nvcc answers with its version", "[posix]") {
   std::filesystem::path nvcc = "/usr/local/cuda/bin/nvcc";
   if (!std::filesystem::exists(nvcc)) {
     WARN("no nvcc at /usr/local/cuda: real-nvcc check not run here");
@@ -209,7 +209,7 @@ TEST_CASE("every CUDA of the build matrix has a host compiler range") {
   }
 }
 
-TEST_CASE("the toolkit's own host_config.h gives the enforced maximum") {
+TEST_CASE("the toolkit's own host_config.h gives the enforced maximum", "[posix]") {
   std::string text =
       "#if defined(__GNUC__)\n#if __GNUC__ > 15\n#error -- unsupported GNU version!\n#endif\n"
       "#if (__clang_major__ >= 21) || (__clang_major__ < 3)\n#error -- unsupported clang\n#endif\n";

@@ -92,7 +92,7 @@ std::string listing(const verify::Report& r) { return verify::format_human(r, fa
 
 }  // namespace
 
-TEST_CASE("round trip: abi3 wheel with build tag passes with no errors or strict findings") {
+TEST_CASE("round trip: abi3 wheel with build tag passes with no errors or strict findings", "[posix]") {
   if (host_library().empty()) FAIL("no C compiler (cc) to build the sample extension");
   TempDir dir;
   write_file_atomic(dir.path / "LICENSE", "Apache License\n");
@@ -105,7 +105,7 @@ TEST_CASE("round trip: abi3 wheel with build tag passes with no errors or strict
   CHECK(r.hashed_bytes > host_library().size());
 }
 
-TEST_CASE("round trip: per-interpreter wheel with local version passes too") {
+TEST_CASE("round trip: per-interpreter wheel with local version passes too", "[posix]") {
   if (host_library().empty()) FAIL("no C compiler (cc) to build the sample extension");
   TempDir dir;
   write_file_atomic(dir.path / "LICENSE", "Apache License\n");
@@ -117,7 +117,7 @@ TEST_CASE("round trip: per-interpreter wheel with local version passes too") {
   CHECK(r.count(Severity::Strict) == 0);
 }
 
-TEST_CASE("round trip: B rules catch parts that disagree") {
+TEST_CASE("round trip: B rules catch parts that disagree", "[posix]") {
   TempDir dir;
   write_file_atomic(dir.path / "LICENSE", "L\n");
   auto rules_of = [](const verify::Report& r) {

@@ -33,7 +33,9 @@ trap 'rm -rf "$tmp"' EXIT
 
 case "$mode" in
 suite)
-  exec "$wine" "$exe_dir/$1/sb_$1_tests.exe"
+  # Test cases tagged [posix] drive the Linux host's tools (cc, sh scripts on
+  # a POSIX PATH) or POSIX file semantics (exec bits, unprivileged symlinks).
+  exec "$wine" "$exe_dir/$1/sb_$1_tests.exe" "~[posix]"
   ;;
 matrix)
   linux=$1
