@@ -6,6 +6,7 @@
 import argparse
 import os
 import sys
+import time
 
 import torch
 from torch.profiler import ProfilerActivity, profile
@@ -45,6 +46,15 @@ def main():
         e_.record()
         e_.synchronize()
         print(f"  e2e {s.elapsed_time(e_) / 20 * 1000:.1f} us per call (events, 20 back to back)")
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(20):
+            fn(q, k, v)
+        t1 = time.perf_counter()
+        torch.cuda.synchronize()
+        print(f"  host {(t1 - t0) / 20 * 1e6:.1f} us per call to issue (no sync in the loop)")
+        kernels = sum(us for us, n, key in rows)
+        print(f"  GPU kernels {kernels:.1f} us per call in all")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,9 @@ APT_PACKAGES=(
   libzip-dev zipcmp zipmerge ziptool   # libzip's CMake config names its tools
   libfmt-dev libssl-dev zlib1g-dev libdeflate-dev liblz4-dev libzstd-dev
   catch2
+  # The fuzz step (scripts/fuzz.sh): clang, and libFuzzer with the sanitizer
+  # runtimes (Debian 12: libclang-rt-dev -> libclang-rt-14-dev).
+  clang libclang-rt-dev
 )
 
 # Sets `missing` to those of the named packages that are not installed.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs CUDA toolkit VERSION (e.g. 12.8) on a GitHub runner, for a row whose
-# CUDA sagebuild cannot provision from PyPI (`sagebuild matrix --format github`
-# gives it cuda_provision "install"; today every CUDA 12 row).  Only what a
-# row compiles and links with:
+# CUDA sagebuild does not provision itself (`sagebuild matrix --format github`
+# gives it cuda_provision "install": every Linux CUDA 12 row, whose PyPI wheels
+# have no nvcc, and every Windows row, whose build only finds a toolkit).
+# Only what a row compiles and links with:
 #   - nvcc, with cicc, ptxas, fatbinary and its crt/ headers;
 #   - the CUDA runtime: headers (cuda_fp16.h, cuda_bf16.h, cuda_fp8.h, ...),
 #     libcudart_static.a on Linux, cudart.lib on Windows;
@@ -12,7 +13,8 @@
 #          installed in /usr/local/cuda-X.Y.
 # Windows: NVIDIA's network installer, silent (-s), no reboot (-n), only the
 #          sub-packages nvcc_X.Y cudart_X.Y thrust_X.Y (thrust = the CCCL
-#          headers), installed in the default C:\Program Files\...\CUDA\vX.Y.
+#          headers), plus crt_X.Y nvvm_X.Y from CUDA 13 on (where NVIDIA split
+#          them out of nvcc), installed in the default C:\Program Files\...\CUDA\vX.Y.
 # Then appends CUDA_HOME (and on Windows CUDA_PATH) to $GITHUB_ENV: the build
 # step passes it to sagebuild as --cuda-home.
 # DRY_RUN=1 prints the commands instead of running them (tests/ci runs it so);
@@ -59,13 +61,15 @@ install_windows() {
   # The network installer is published per update release; the newest update
   # of each minor the matrix builds on Windows (NVIDIA's CUDA Toolkit archive).
   local release
+  # 13.0.2: the update torch 2.11's cuda-toolkit==13.0.2 requirement names;
+  # 13.2.0: its network installer is published (developer.download.nvidia.com).
+  # (NVIDIA's site is not reachable from the machine the tests run on: these
+  # URLs are checked by the Windows jobs themselves, not by tests/ci.)
   case "$version" in
     12.4) release=12.4.1 ;;
     12.6) release=12.6.3 ;;
     12.8) release=12.8.1 ;;
     12.9) release=12.9.1 ;;
-    # Not verified here (NVIDIA's site is not reachable from this machine):
-    # the newest 13.x updates known from PyPI's cuda-toolkit wheels.
     13.0) release=13.0.2 ;;
     13.2) release=13.2.0 ;;
     *) echo "install-cuda.sh: no Windows installer release known for CUDA $version; add its newest" \
@@ -75,8 +79,10 @@ install_windows() {
   local tmp="${RUNNER_TEMP:-/tmp}"
   if command -v cygpath >/dev/null; then tmp="$(cygpath -u "$tmp")"; fi  # Git Bash: D:\a\_temp -> /d/a/_temp
   local installer="$tmp/cuda_${release}_windows_network.exe"
+  local packages=("nvcc_$version" "cudart_$version" "thrust_$version")
+  if [ "${version%%.*}" -ge 13 ]; then packages+=("crt_$version" "nvvm_$version"); fi
   run curl -fsSL --retry 3 -o "$installer" "$url"
-  run "$installer" -s -n "nvcc_$version" "cudart_$version" "thrust_$version"
+  run "$installer" -s -n "${packages[@]}"
   home="C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v$version"
   run "${home//\\//}/bin/nvcc.exe" --version
   { echo "CUDA_HOME=$home"; echo "CUDA_PATH=$home"; } >> "$GITHUB_ENV"

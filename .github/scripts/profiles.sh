@@ -1,27 +1,34 @@
 #!/usr/bin/env bash
 # Which build-matrix profiles a workflow trigger builds (space-separated), so
 # the choice lives in one place that tests/ci/test_workflows.py can run:
-#   pull_request         -> default     (one quick row: is the change sane?)
-#   push to main         -> stable      (newest Python per supported torch)
-#   push of a tag v*     -> sage2-all sage3   (everything we release)
+#   pull_request         -> default default-windows  (one row per platform: is the change sane?)
+#   push to main         -> stable      (the newest torch releases, one wheel each per platform)
+#   push of a tag v*     -> release     (every wheel a release publishes)
 #   workflow_dispatch    -> the `profile` input
+# sageattn3's kernels are not in this repository yet, so its profiles (sage3,
+# sage3-all) cannot build: no trigger builds them, and a manual run refuses them.
 # Usage: profiles.sh EVENT_NAME REF [DISPATCH_PROFILE]
 set -euo pipefail
 event="${1:?usage: profiles.sh EVENT_NAME REF [DISPATCH_PROFILE]}"
 ref="${2:?usage: profiles.sh EVENT_NAME REF [DISPATCH_PROFILE]}"
 dispatch_profile="${3:-}"
 case "$event" in
-  pull_request) echo "default" ;;
+  pull_request) echo "default default-windows" ;;
   push)
     case "$ref" in
-      refs/tags/v*) echo "sage2-all sage3" ;;
+      refs/tags/v*) echo "release" ;;
       refs/heads/main) echo "stable" ;;
       *) echo "profiles.sh: no profile for a push to $ref; expected refs/heads/main or refs/tags/v*" >&2; exit 2 ;;
     esac ;;
   workflow_dispatch)
     if [ -z "$dispatch_profile" ]; then
-      echo "profiles.sh: workflow_dispatch needs the profile input (e.g. default, stable, hopper)" >&2; exit 2
+      echo "profiles.sh: workflow_dispatch needs the profile input (e.g. default, stable, pytorch211)" >&2; exit 2
     fi
+    case "$dispatch_profile" in
+      sage3*) echo "profiles.sh: profile '$dispatch_profile' holds sageattn3 rows, which cannot build until its" \
+                   "kernels are in this repository (kernels/sageattn3/families.json); plan them locally with" \
+                   "sagebuild matrix --profile $dispatch_profile" >&2; exit 2 ;;
+    esac
     echo "$dispatch_profile" ;;
   *) echo "profiles.sh: unexpected event '$event'; expected pull_request, push or workflow_dispatch" >&2; exit 2 ;;
 esac

@@ -29,49 +29,90 @@
 
 namespace {
 
-constexpr int64_t kHND = 0, kNHD = 1;
+constexpr int64_t kHND = 0, kNHD = 1, kPacked = 2;  // kPacked: [total, heads, head_dim], sequences by seq_start / seq_len
 
 void check_status(sa_status s, const char* what) {
   TORCH_CHECK(s == SA_OK, "sageattention: ", what, " failed (", sa_status_string(s), "): ", sa_last_error_message());
 }
 
-const char* layout_name(int64_t layout) { return layout == kHND ? "HND [batch, heads, seq, head_dim]" : "NHD [batch, seq, heads, head_dim]"; }
-
-void check_layout(int64_t layout) {
-  TORCH_CHECK(layout == kHND || layout == kNHD, "sageattention: tensor_layout must be 0 (HND) or 1 (NHD), got ", layout);
+const char* layout_name(int64_t layout) {
+  return layout == kHND   ? "HND [batch, heads, seq, head_dim]"
+         : layout == kNHD ? "NHD [batch, seq, heads, head_dim]"
+                          : "packed [total, heads, head_dim]";
 }
 
-// [B, H, N, D] view of a user tensor in the given layout.
-sa_view make_view(const at::Tensor& t, int64_t layout, const char* name) {
+void check_layout(int64_t layout) {
+  TORCH_CHECK(layout == kHND || layout == kNHD || layout == kPacked,
+              "sageattention: tensor_layout must be 0 (HND), 1 (NHD) or 2 (packed), got ", layout);
+}
+
+// A per-batch int32 array (sequence starts or lengths): 1-D, contiguous, on `like`'s device; NULL when absent.
+const int32_t* batch_array(const std::optional<at::Tensor>& t, int64_t batch, const char* name, const at::Tensor& like) {
+  if (!t.has_value()) return nullptr;
+  TORCH_CHECK(t->device() == like.device(), "sageattention: ", name, " is on ", t->device(), " but the data is on ",
+              like.device());
+  TORCH_CHECK(t->scalar_type() == at::kInt && t->dim() == 1 && t->numel() == batch && t->is_contiguous(),
+              "sageattention: ", name, " must be a contiguous 1-D int32 tensor of ", batch, " entries (one per batch), got ",
+              t->scalar_type(), " ", t->sizes());
+  return t->data_ptr<int32_t>();
+}
+
+// [B, H, N, D] view of a user tensor in the given layout.  Packed (layout 2):
+// t is [total, H, D]; sequence b is rows seq_start[b] .. + seq_len[b] (both
+// required), max_seq the longest.  Dense layouts take optional seq_start
+// (absolute rows of the seq axis: stride_batch is then unused) and seq_len.
+sa_view make_view(const at::Tensor& t, int64_t layout, const char* name, const std::optional<at::Tensor>& seq_start = {},
+                  const std::optional<at::Tensor>& seq_len = {}, int64_t max_seq = 0) {
   TORCH_CHECK(t.defined(), "sageattention: ", name, " is undefined");
   TORCH_CHECK(t.is_cuda(), "sageattention: ", name, " must be a CUDA tensor, got device ", t.device());
-  TORCH_CHECK(t.dim() == 4, "sageattention: ", name, " must be 4-D in layout ", layout_name(layout), ", got ", t.dim(),
-              "-D with shape ", t.sizes());
+  const int64_t rank = layout == kPacked ? 3 : 4;
+  TORCH_CHECK(t.dim() == rank, "sageattention: ", name, " must be ", rank, "-D in layout ", layout_name(layout), ", got ",
+              t.dim(), "-D with shape ", t.sizes());
   TORCH_CHECK(t.scalar_type() == at::kHalf || t.scalar_type() == at::kBFloat16, "sageattention: ", name,
               " must be float16 or bfloat16, got ", t.scalar_type());
-  TORCH_CHECK(t.stride(3) == 1, "sageattention: ", name, " must be contiguous in its last (head_dim) dimension, got stride ",
-              t.stride(3));
-  const int64_t d = t.size(3);
+  TORCH_CHECK(t.stride(rank - 1) == 1, "sageattention: ", name,
+              " must be contiguous in its last (head_dim) dimension, got stride ", t.stride(rank - 1));
+  const int64_t d = t.size(rank - 1);
   TORCH_CHECK(d > 0 && d <= 128 && d % 8 == 0, "sageattention: ", name,
               " head_dim must be a multiple of 8 and at most 128 here (pad in Python), got ", d);
-  TORCH_CHECK(reinterpret_cast<uintptr_t>(t.data_ptr()) % 16 == 0 && t.stride(0) % 8 == 0 && t.stride(1) % 8 == 0 &&
-                  t.stride(2) % 8 == 0,
-              "sageattention: ", name, " must be 16-byte aligned with strides that are multiples of 8 elements, got strides ",
-              t.strides());
-  const int hd = layout == kHND ? 1 : 2, nd = layout == kHND ? 2 : 1;
-  TORCH_CHECK(t.size(0) > 0 && t.size(hd) > 0 && t.size(nd) > 0, "sageattention: ", name, " has an empty dimension: ", t.sizes());
-  TORCH_CHECK(t.size(nd) < (1LL << 31) && t.size(hd) <= 65535 && t.size(0) <= 65535, "sageattention: ", name, " is too large: ",
-              t.sizes());
-  sa_view v;
+  bool strides_ok = reinterpret_cast<uintptr_t>(t.data_ptr()) % 16 == 0;
+  for (int64_t i = 0; i + 1 < rank; ++i) strides_ok = strides_ok && t.stride(i) % 8 == 0;
+  TORCH_CHECK(strides_ok, "sageattention: ", name,
+              " must be 16-byte aligned with strides that are multiples of 8 elements, got strides ", t.strides());
+  sa_view v{};
   v.data = t.data_ptr();
   v.dtype = t.scalar_type() == at::kHalf ? SA_DTYPE_F16 : SA_DTYPE_BF16;
-  v.batch = (int)t.size(0);
-  v.heads = (int)t.size(hd);
-  v.seq = (int)t.size(nd);
   v.dim = (int)d;
-  v.stride_batch = t.stride(0);
-  v.stride_head = t.stride(hd);
-  v.stride_seq = t.stride(nd);
+  if (layout == kPacked) {
+    TORCH_CHECK(seq_start.has_value() && seq_len.has_value() && max_seq > 0, "sageattention: ", name,
+                " in the packed layout needs seq_start, seq_len (int32, one per sequence) and max_seq > 0");
+    TORCH_CHECK(t.size(0) > 0 && t.size(1) > 0, "sageattention: ", name, " has an empty dimension: ", t.sizes());
+    TORCH_CHECK(max_seq < (1LL << 31) && t.size(1) <= 65535 && seq_len->numel() <= 65535 && seq_len->numel() > 0,
+                "sageattention: ", name, " is too large or has no sequence: ", t.sizes(), ", ", seq_len->numel(),
+                " sequences, max_seq ", max_seq);
+    v.batch = (int)seq_len->numel();
+    v.heads = (int)t.size(1);
+    v.seq = (int)max_seq;
+    v.stride_batch = 0;
+    v.stride_head = t.stride(1);
+    v.stride_seq = t.stride(0);
+  } else {
+    const int hd = layout == kHND ? 1 : 2, nd = layout == kHND ? 2 : 1;
+    TORCH_CHECK(t.size(0) > 0 && t.size(hd) > 0 && t.size(nd) > 0, "sageattention: ", name, " has an empty dimension: ",
+                t.sizes());
+    TORCH_CHECK(t.size(nd) < (1LL << 31) && t.size(hd) <= 65535 && t.size(0) <= 65535, "sageattention: ", name,
+                " is too large: ", t.sizes());
+    TORCH_CHECK(max_seq == 0 || max_seq == t.size(nd), "sageattention: max_seq (", max_seq, ") of ", name,
+                " is for the packed layout; in layout ", layout_name(layout), " it must be 0 or ", t.size(nd));
+    v.batch = (int)t.size(0);
+    v.heads = (int)t.size(hd);
+    v.seq = (int)t.size(nd);
+    v.stride_batch = t.stride(0);
+    v.stride_head = t.stride(hd);
+    v.stride_seq = t.stride(nd);
+  }
+  v.seq_start = batch_array(seq_start, v.batch, "seq_start", t);
+  v.seq_len = batch_array(seq_len, v.batch, "seq_len", t);
   return v;
 }
 
@@ -89,9 +130,12 @@ void check_internal(const at::Tensor& t, const char* name, at::ScalarType dt, at
   TORCH_CHECK(t.is_contiguous(), "sageattention: ", name, " must be contiguous");
 }
 
-std::tuple<at::Tensor, at::Tensor> quant_q(const at::Tensor& q, int64_t layout, int64_t gran) {
+using OptTensor = std::optional<at::Tensor>;
+
+std::tuple<at::Tensor, at::Tensor> quant_q(const at::Tensor& q, int64_t layout, int64_t gran, const OptTensor& seq_start,
+                                           const OptTensor& seq_len, int64_t max_seq) {
   check_layout(layout);
-  sa_view v = make_view(q, layout, "q");
+  sa_view v = make_view(q, layout, "q", seq_start, seq_len, max_seq);
   c10::cuda::CUDAGuard guard(q.device());
   const int64_t dp = sa_padded_head_dim(v.dim), n_pad = sa_round_up(v.seq, SA_BLOCK_Q);
   auto q_int8 = at::empty({v.batch, v.heads, n_pad, dp}, q.options().dtype(at::kChar));
@@ -101,9 +145,10 @@ std::tuple<at::Tensor, at::Tensor> quant_q(const at::Tensor& q, int64_t layout, 
   return {q_int8, q_scale};
 }
 
-std::tuple<at::Tensor, at::Tensor> quant_k(const at::Tensor& k, int64_t layout, int64_t gran, bool smooth_k) {
+std::tuple<at::Tensor, at::Tensor> quant_k(const at::Tensor& k, int64_t layout, int64_t gran, bool smooth_k,
+                                           const OptTensor& seq_start, const OptTensor& seq_len, int64_t max_seq) {
   check_layout(layout);
-  sa_view v = make_view(k, layout, "k");
+  sa_view v = make_view(k, layout, "k", seq_start, seq_len, max_seq);
   c10::cuda::CUDAGuard guard(k.device());
   auto stream = c10::cuda::getCurrentCUDAStream();
   const int64_t dp = sa_padded_head_dim(v.dim), n_pad = sa_round_up(v.seq, SA_BLOCK_K);
@@ -121,9 +166,11 @@ std::tuple<at::Tensor, at::Tensor> quant_k(const at::Tensor& k, int64_t layout, 
   return {k_int8, k_scale};
 }
 
-std::tuple<at::Tensor, at::Tensor, at::Tensor> quant_v_fp8(const at::Tensor& v_in, int64_t layout, bool smooth_v) {
+std::tuple<at::Tensor, at::Tensor, at::Tensor> quant_v_fp8(const at::Tensor& v_in, int64_t layout, bool smooth_v,
+                                                           const OptTensor& seq_start, const OptTensor& seq_len,
+                                                           int64_t max_seq) {
   check_layout(layout);
-  sa_view v = make_view(v_in, layout, "v");
+  sa_view v = make_view(v_in, layout, "v", seq_start, seq_len, max_seq);
   c10::cuda::CUDAGuard guard(v_in.device());
   auto stream = c10::cuda::getCurrentCUDAStream();
   const int64_t dp = sa_padded_head_dim(v.dim), n_pad = sa_round_up(v.seq, SA_BLOCK_K);
@@ -185,18 +232,35 @@ sa_attn_params base_params(const QKInfo& i, const at::Tensor& q_int8, const at::
   return p;
 }
 
+// The per-batch query arrays of the attention ops: q_seq_start (packed layout
+// only, required there: where batch b's output rows start), q_seq_len.
+void set_query_rows(sa_attn_params& p, int64_t layout, const OptTensor& q_seq_start, const OptTensor& q_seq_len,
+                    int64_t q_total, const at::Tensor& like) {
+  if (layout == kPacked) {
+    TORCH_CHECK(q_seq_start.has_value() && q_seq_len.has_value() && q_total > 0,
+                "sageattention: the packed layout needs q_seq_start, q_seq_len and q_total > 0 (rows of the output)");
+  } else {
+    TORCH_CHECK(!q_seq_start.has_value() && q_total == 0,
+                "sageattention: q_seq_start and q_total are for the packed layout (2) only");
+  }
+  p.q_seq_start = batch_array(q_seq_start, p.batch, "q_seq_start", like);
+  p.q_seq_len = batch_array(q_seq_len, p.batch, "q_seq_len", like);
+}
+
+// Output [B, Hq, Nq, D] / [B, Nq, Hq, D], or packed [q_total, Hq, D]; lse [B, Hq, Nq] (Nq the longest sequence).
 std::tuple<at::Tensor, at::Tensor> make_out(sa_attn_params& p, const at::Tensor& like, int64_t layout, at::ScalarType out_dtype,
-                                            bool return_lse) {
+                                            bool return_lse, int64_t q_total) {
   TORCH_CHECK(out_dtype == at::kHalf || out_dtype == at::kBFloat16, "sageattention: out_dtype must be float16 or bfloat16, got ",
               out_dtype);
   auto opt = like.options().dtype(out_dtype);
-  at::Tensor out = layout == kHND ? at::empty({p.batch, p.q_heads, p.q_len, p.head_dim}, opt)
-                                  : at::empty({p.batch, p.q_len, p.q_heads, p.head_dim}, opt);
+  at::Tensor out = layout == kHND   ? at::empty({p.batch, p.q_heads, p.q_len, p.head_dim}, opt)
+                   : layout == kNHD ? at::empty({p.batch, p.q_len, p.q_heads, p.head_dim}, opt)
+                                    : at::empty({q_total, p.q_heads, p.head_dim}, opt);
   p.out = out.data_ptr();
   p.out_dtype = out_dtype == at::kHalf ? SA_DTYPE_F16 : SA_DTYPE_BF16;
-  p.out_stride_batch = out.stride(0);
-  p.out_stride_head = out.stride(layout == kHND ? 1 : 2);
-  p.out_stride_seq = out.stride(layout == kHND ? 2 : 1);
+  p.out_stride_batch = layout == kPacked ? 0 : out.stride(0);
+  p.out_stride_head = out.stride(layout == kNHD ? 2 : 1);
+  p.out_stride_seq = out.stride(layout == kHND ? 2 : layout == kNHD ? 1 : 0);
   at::Tensor lse = return_lse ? at::empty({p.batch, p.q_heads, p.q_len}, like.options().dtype(at::kFloat))
                               : at::empty({0}, like.options().dtype(at::kFloat));
   p.lse = return_lse ? lse.data_ptr<float>() : nullptr;
@@ -205,11 +269,15 @@ std::tuple<at::Tensor, at::Tensor> make_out(sa_attn_params& p, const at::Tensor&
 
 std::tuple<at::Tensor, at::Tensor> attn_pv_fp16(const at::Tensor& q_int8, const at::Tensor& q_scale, const at::Tensor& k_int8,
                                                 const at::Tensor& k_scale, const at::Tensor& v, int64_t layout, int64_t q_len,
-                                                bool is_causal, double sm_scale, bool return_lse, at::ScalarType out_dtype) {
+                                                bool is_causal, double sm_scale, bool return_lse, at::ScalarType out_dtype,
+                                                const OptTensor& q_seq_start, const OptTensor& q_seq_len,
+                                                const OptTensor& kv_seq_start, const OptTensor& kv_seq_len, int64_t q_total,
+                                                int64_t kv_len) {
   TORCH_CHECK(&sa_attn_qk_int8_pv_fp16 != nullptr,
               "sageattention: this build does not contain the pv_fp16 kernel family (see sageattention/build_info.json)");
   check_layout(layout);
-  sa_view vv = make_view(v, layout, "v");
+  // V as the kernel reads it: kv_seq_start / kv_seq_len place its sequences (and kv_seq_len masks the keys).
+  sa_view vv = make_view(v, layout, "v", kv_seq_start, kv_seq_len, kv_len);
   TORCH_CHECK(v.scalar_type() == at::kHalf, "sageattention: v must be float16 for the fp16 PV path, got ", v.scalar_type());
   const QKInfo i = check_qk(q_int8, q_scale, k_int8, k_scale, q_len, vv.seq);
   TORCH_CHECK(v.device() == q_int8.device(), "sageattention: v is on ", v.device(), " but q is on ", q_int8.device());
@@ -219,7 +287,9 @@ std::tuple<at::Tensor, at::Tensor> attn_pv_fp16(const at::Tensor& q_int8, const 
   c10::cuda::CUDAGuard guard(q_int8.device());
   sa_attn_params p = base_params(i, q_int8, q_scale, k_int8, k_scale, q_len, vv.seq, vv.dim, is_causal, sm_scale);
   p.v = vv;
-  auto res = make_out(p, q_int8, layout, out_dtype, return_lse);
+  p.kv_seq_len = vv.seq_len;
+  set_query_rows(p, layout, q_seq_start, q_seq_len, q_total, q_int8);
+  auto res = make_out(p, q_int8, layout, out_dtype, return_lse, q_total);
   // Scratch the kernel needs (V^T on sm90) comes from torch's allocator, so torch
   // accounts for it; freed here, it is reused in the current stream's order.
   const int64_t ws_bytes = sa_attn_qk_int8_pv_fp16_workspace_bytes(&p);
@@ -238,7 +308,8 @@ std::tuple<at::Tensor, at::Tensor> attn_pv_fp8(const at::Tensor& q_int8, const a
                                                const at::Tensor& k_scale, const at::Tensor& v_fp8, const at::Tensor& v_scale,
                                                const std::optional<at::Tensor>& v_mean, int64_t layout, int64_t q_len,
                                                int64_t kv_len, int64_t head_dim, bool is_causal, double sm_scale,
-                                               bool return_lse, at::ScalarType out_dtype) {
+                                               bool return_lse, at::ScalarType out_dtype, const OptTensor& q_seq_start,
+                                               const OptTensor& q_seq_len, const OptTensor& kv_seq_len, int64_t q_total) {
   TORCH_CHECK(&sa_attn_qk_int8_pv_fp8 != nullptr,
               "sageattention: this build does not contain the pv_fp8 kernel family (sm89+; see sageattention/build_info.json)");
   check_layout(layout);
@@ -254,24 +325,67 @@ std::tuple<at::Tensor, at::Tensor> attn_pv_fp8(const at::Tensor& q_int8, const a
   p.v_fp8 = reinterpret_cast<const uint8_t*>(v_fp8.data_ptr());
   p.v_scale = v_scale.data_ptr<float>();
   p.v_mean = v_mean.has_value() ? v_mean->data_ptr<float>() : nullptr;
-  auto res = make_out(p, q_int8, layout, out_dtype, return_lse);
+  p.kv_seq_len = batch_array(kv_seq_len, p.batch, "kv_seq_len", q_int8);
+  set_query_rows(p, layout, q_seq_start, q_seq_len, q_total, q_int8);
+  auto res = make_out(p, q_int8, layout, out_dtype, return_lse, q_total);
   check_status(sa_attn_qk_int8_pv_fp8(&p, c10::cuda::getCurrentCUDAStream()), "attn_pv_fp8");
   return res;
+}
+
+// The whole forward of a dense batch (tensor_layout 0 or 1; key padding by
+// kv_seq_start / kv_seq_len): the ops above, composed here so a call costs one
+// dispatch.  The fp16 path wants v in float16 (the Python layer converts).
+std::tuple<at::Tensor, at::Tensor> attn(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, int64_t layout,
+                                        bool is_causal, int64_t gran, double sm_scale, bool smooth_k, bool smooth_v,
+                                        bool pv_fp8, bool return_lse, const OptTensor& kv_seq_start,
+                                        const OptTensor& kv_seq_len) {
+  TORCH_CHECK(layout == 0 || layout == 1, "sageattention: attn takes tensor_layout 0 (HND) or 1 (NHD), got ", layout);
+  TORCH_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4, "sageattention: q, k, v must be 4-D");
+  const int nd = layout == 0 ? 2 : 1;
+  const int64_t q_len = q.size(nd), kv_len = k.size(nd);
+  auto [q_int8, q_scale] = quant_q(q, layout, gran, {}, {}, 0);
+  auto [k_int8, k_scale] = quant_k(k, layout, gran, smooth_k, kv_seq_start, kv_seq_len, 0);
+  if (pv_fp8) {
+    auto [v_fp8, v_scale, v_mean] = quant_v_fp8(v, layout, smooth_v, kv_seq_start, kv_seq_len, 0);
+    return attn_pv_fp8(q_int8, q_scale, k_int8, k_scale, v_fp8, v_scale, smooth_v ? OptTensor(v_mean) : OptTensor(),
+                       layout, q_len, kv_len, v.size(3), is_causal, sm_scale, return_lse, q.scalar_type(), {}, {},
+                       kv_seq_len, 0);
+  }
+  return attn_pv_fp16(q_int8, q_scale, k_int8, k_scale, v, layout, q_len, is_causal, sm_scale, return_lse,
+                      q.scalar_type(), {}, {}, kv_seq_start, kv_seq_len, 0, 0);
 }
 
 }  // namespace
 
 TORCH_LIBRARY(sageattention, m) {
-  m.def("quant_q(Tensor q, int tensor_layout, int granularity) -> (Tensor q_int8, Tensor q_scale)");
-  m.def("quant_k(Tensor k, int tensor_layout, int granularity, bool smooth_k) -> (Tensor k_int8, Tensor k_scale)");
-  m.def("quant_v_fp8(Tensor v, int tensor_layout, bool smooth_v) -> (Tensor v_fp8, Tensor v_scale, Tensor v_mean)");
+  // tensor_layout: 0 HND, 1 NHD, 2 packed [total, heads, head_dim].  The trailing
+  // Tensor? arguments are int32 [batch] sequence starts / lengths (sageattn.h):
+  // varlen batches and key-padding masks; their defaults keep dense calls short.
+  m.def(
+      "quant_q(Tensor q, int tensor_layout, int granularity, Tensor? seq_start=None, Tensor? seq_len=None, "
+      "int max_seq=0) -> (Tensor q_int8, Tensor q_scale)");
+  m.def(
+      "quant_k(Tensor k, int tensor_layout, int granularity, bool smooth_k, Tensor? seq_start=None, "
+      "Tensor? seq_len=None, int max_seq=0) -> (Tensor k_int8, Tensor k_scale)");
+  m.def(
+      "quant_v_fp8(Tensor v, int tensor_layout, bool smooth_v, Tensor? seq_start=None, Tensor? seq_len=None, "
+      "int max_seq=0) -> (Tensor v_fp8, Tensor v_scale, Tensor v_mean)");
   m.def(
       "attn_pv_fp16(Tensor q_int8, Tensor q_scale, Tensor k_int8, Tensor k_scale, Tensor v, int tensor_layout, "
-      "int q_len, bool is_causal, float sm_scale, bool return_lse, ScalarType out_dtype) -> (Tensor out, Tensor lse)");
+      "int q_len, bool is_causal, float sm_scale, bool return_lse, ScalarType out_dtype, Tensor? q_seq_start=None, "
+      "Tensor? q_seq_len=None, Tensor? kv_seq_start=None, Tensor? kv_seq_len=None, int q_total=0, int kv_len=0) "
+      "-> (Tensor out, Tensor lse)");
   m.def(
       "attn_pv_fp8(Tensor q_int8, Tensor q_scale, Tensor k_int8, Tensor k_scale, Tensor v_fp8, Tensor v_scale, "
       "Tensor? v_mean, int tensor_layout, int q_len, int kv_len, int head_dim, bool is_causal, float sm_scale, "
-      "bool return_lse, ScalarType out_dtype) -> (Tensor out, Tensor lse)");
+      "bool return_lse, ScalarType out_dtype, Tensor? q_seq_start=None, Tensor? q_seq_len=None, "
+      "Tensor? kv_seq_len=None, int q_total=0) -> (Tensor out, Tensor lse)");
+  // The whole forward in one call (what sageattn runs): quantization and
+  // attention without a trip through Python between the kernels.
+  m.def(
+      "attn(Tensor q, Tensor k, Tensor v, int tensor_layout, bool is_causal, int granularity, float sm_scale, "
+      "bool smooth_k, bool smooth_v, bool pv_fp8, bool return_lse, Tensor? kv_seq_start=None, "
+      "Tensor? kv_seq_len=None) -> (Tensor out, Tensor lse)");
 }
 
 TORCH_LIBRARY_IMPL(sageattention, CUDA, m) {
@@ -280,6 +394,7 @@ TORCH_LIBRARY_IMPL(sageattention, CUDA, m) {
   m.impl("quant_v_fp8", &quant_v_fp8);
   m.impl("attn_pv_fp16", &attn_pv_fp16);
   m.impl("attn_pv_fp8", &attn_pv_fp8);
+  m.impl("attn", &attn);
 }
 
 // CPU tensors reach the same checks, which reject them naming the argument.
@@ -289,6 +404,7 @@ TORCH_LIBRARY_IMPL(sageattention, CPU, m) {
   m.impl("quant_v_fp8", &quant_v_fp8);
   m.impl("attn_pv_fp16", &attn_pv_fp16);
   m.impl("attn_pv_fp8", &attn_pv_fp8);
+  m.impl("attn", &attn);
 }
 
 // Minimal limited-API module: importing sageattention._C loads this library,

@@ -9,11 +9,12 @@ def regs(lo, n):
     return ",".join(f"%{i}" for i in range(lo, lo + n))
 
 
-def fn(name, ptx, n, acc_t, acc_c, a_regs):
+def fn(name, ptx, n, acc_t, acc_c, a_regs, trans_b=0):
     na = n // 2  # accumulators per thread for m64nN
     out = []
     sig_a = "const uint32_t (&a)[4], " if a_regs else "uint64_t desc_a, "
-    out.append(f"// {ptx}: m64n{n}, {'A from registers' if a_regs else 'A from shared memory'}, B from shared memory;")
+    bdesc = "B from shared memory, MN-major (imm-trans-b 1)" if trans_b else "B from shared memory"
+    out.append(f"// {ptx}: m64n{n}, {'A from registers' if a_regs else 'A from shared memory'}, {bdesc};")
     out.append(f"// D += A*B when scale_d != 0, D = A*B otherwise.")
     out.append(f"__device__ __forceinline__ void {name}({acc_t} (&d)[{na}], {sig_a}uint64_t desc_b, int scale_d) {{")
     d = regs(0, na)
@@ -25,7 +26,7 @@ def fn(name, ptx, n, acc_t, acc_c, a_regs):
         a = f"%{na}"
         b = f"%{na + 1}"
         sc = f"%{na + 2}"
-    tail = "p" if ".s32" in ptx else ("p, 1, 1, 0" if ".f16" in ptx else "p, 1, 1")
+    tail = "p" if ".s32" in ptx else (f"p, 1, 1, {trans_b}" if ".f16" in ptx else "p, 1, 1")
     out.append('  asm volatile(')
     out.append('      "{\\n.reg .pred p;\\n"')
     out.append(f'      "setp.ne.b32 p, {sc}, 0;\\n"')
@@ -54,8 +55,12 @@ def fn(name, ptx, n, acc_t, acc_c, a_regs):
 parts = []
 for n in (64, 128):
     parts.append(fn(f"wgmma_m64n{n}k32_s8_ss", f"wgmma.mma_async.sync.aligned.m64n{n}k32.s32.s8.s8", n, "int32_t", "r", False))
-for n in (64, 128):
+# n72 / n136: the fp8 P.V with an extra 8-row group of V^T (a row of ones: the row sums of P)
+for n in (64, 72, 128, 136):
     parts.append(fn(f"wgmma_m64n{n}k32_e4m3_rs", f"wgmma.mma_async.sync.aligned.m64n{n}k32.f32.e4m3.e4m3", n, "float", "f", True))
 for n in (64, 128):
     parts.append(fn(f"wgmma_m64n{n}k16_f16_rs", f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.f16.f16", n, "float", "f", True))
+for n in (64, 128):
+    parts.append(fn(f"wgmma_m64n{n}k16_f16_rs_tb", f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.f16.f16", n, "float", "f",
+                    True, trans_b=1))
 print("\n".join(parts))

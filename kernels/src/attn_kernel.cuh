@@ -105,12 +105,21 @@ __device__ __forceinline__ void attn_body(const AttnArgs& args) {
   const int hk = h / (p.q_heads / p.kv_heads);
   const int q0 = qt * cfg::kCtaRows;
   const int wq0 = q0 + warp * cfg::kRowsPerWarp;  // first row of this warp; m-tile mt starts at wq0 + 16 mt
-
-  int n_tiles = (p.kv_len + BK - 1) / BK;
-  if (CAUSAL) {
-    const int last_row = min(q0 + cfg::kCtaRows, p.q_len) - 1;
-    n_tiles = min(n_tiles, last_row / BK + 1);
-  }
+  // Variable-length batches: this batch's query rows and keys (sageattn.h).
+  const int q_len = batch_len(p.q_seq_len, b, p.q_len);
+  if (q0 >= q_len) return;  // the whole CTA is padding of a shorter sequence
+  const int v_rows = PV_FP8 ? 0 : view_len(p.v, b);  // fp16 path: V's own rows (its view)
+  // kv_end: the keys this CTA visits, both the loop bound and the key mask.
+  // Causal: clipped to the end of the tile of the CTA's last row; the causal
+  // test masks every key past that row, so the clip never hides a valid key.
+  int kv_end = batch_len(p.kv_seq_len, b, p.kv_len);
+  if (CAUSAL) kv_end = min(kv_end, ((min(q0 + cfg::kCtaRows, q_len) - 1) / BK + 1) * BK);
+  // Whether tile t has keys to visit.  The D=128 kernels sit at the register
+  // cap: they test kv_end alone (a tile count live beside it adds spills to the
+  // loop, ptxas); D=64 has room for the count, which keeps its tile addressing
+  // cheaper (fewer integer instructions per tile).
+  const int n_tiles = (kv_end + BK - 1) / BK;
+  auto has_tile = [&](int t) { return DP == 128 ? t * BK < kv_end : t < n_tiles; };
 
   const size_t bhq = (size_t)b * p.q_heads + h;
   const size_t bhk = (size_t)b * p.kv_heads + hk;
@@ -146,8 +155,7 @@ __device__ __forceinline__ void attn_body(const AttnArgs& args) {
       ptx::cp_async_16(sK + r * L::kKStride + c * 16, src + r * DP + c * 16);
     }
     if constexpr (!PV_FP8) {
-      const __half* vb = reinterpret_cast<const __half*>(p.v.data) + (size_t)b * p.v.stride_batch +
-                         (size_t)hk * p.v.stride_head;
+      const __half* vb = view_rows<__half>(p.v, b, hk);
       constexpr int VCH = BK * DP / 8;
       static_assert(VCH % cfg::kThreads == 0, "V tile chunks per thread");
 #pragma unroll
@@ -155,7 +163,9 @@ __device__ __forceinline__ void attn_body(const AttnArgs& args) {
         const int i = it * cfg::kThreads + tid;
         const int r = i / (DP / 8), c = i % (DP / 8);
         const int key = t * BK + r;
-        const bool ok = key < p.kv_len && c * 8 < p.head_dim;
+        // V rows past the view's sequence are zero-filled (never read): keys
+        // masked below get P = 0, which must not meet a NaN of padding.
+        const bool ok = key < v_rows && c * 8 < p.head_dim;
         const __half* s = ok ? vb + (size_t)key * p.v.stride_seq + c * 8 : vb;
         ptx::cp_async_16(sV + r * L::kVStride + c * 16, s, ok);  // zero-fill outside V
       }
@@ -184,17 +194,17 @@ __device__ __forceinline__ void attn_body(const AttnArgs& args) {
 
 #pragma unroll
   for (int s = 0; s < L::kStages - 1; ++s) {
-    if (s < n_tiles) load_tile(s, s);
+    if (has_tile(s)) load_tile(s, s);
     ptx::cp_async_commit();
   }
 
-  for (int t = 0; t < n_tiles; ++t) {
+  for (int t = 0; has_tile(t); ++t) {
     const float kscale = ksbase[t * 4 + tig];
     ptx::cp_async_wait<L::kStages - 2>();
     __syncthreads();  // tile t visible to all; slot of tile t-1 free
     {
       const int nt = t + L::kStages - 1;
-      if (nt < n_tiles) load_tile(nt, nt % L::kStages);
+      if (has_tile(nt)) load_tile(nt, nt % L::kStages);
       ptx::cp_async_commit();
     }
     const uint8_t* sK = smem + (t % L::kStages) * L::kStageBytes;
@@ -239,7 +249,7 @@ __device__ __forceinline__ void attn_body(const AttnArgs& args) {
 #pragma unroll
         for (int e = 0; e < 4; ++e)
           s[j][e] = kMagic ? __int_as_float(acc[mt][j][e]) : static_cast<float>(acc[mt][j][e]);
-      const bool need_mask = (t * BK + BK > p.kv_len) || (CAUSAL && t * BK + BK - 1 > wq0 + mt * 16);
+      const bool need_mask = (t * BK + BK > kv_end) || (CAUSAL && t * BK + BK - 1 > wq0 + mt * 16);
       if (need_mask) {
 #pragma unroll
         for (int j = 0; j < NT; ++j)
@@ -247,7 +257,7 @@ __device__ __forceinline__ void attn_body(const AttnArgs& args) {
           for (int e = 0; e < 4; ++e) {
             const int key = t * BK + j * 8 + tig * 2 + (e & 1);
             const int row = row0 + (e >> 1) * 8;
-            if (key >= p.kv_len || (CAUSAL && key > row)) s[j][e] = -INFINITY;
+            if (key >= kv_end || (CAUSAL && key > row)) s[j][e] = -INFINITY;
           }
       }
       float mx[2] = {-INFINITY, -INFINITY};
@@ -391,7 +401,9 @@ __device__ __forceinline__ void attn_body(const AttnArgs& args) {
   ptx::cp_async_wait<0>();
 
   // ---- epilogue
-  OutT* ob = reinterpret_cast<OutT*>(p.out) + (size_t)b * p.out_stride_batch + (size_t)h * p.out_stride_head;
+  const int64_t orow0 = p.q_seq_start != nullptr ? (int64_t)p.q_seq_start[b] * p.out_stride_seq
+                                                 : (int64_t)b * p.out_stride_batch;
+  OutT* ob = reinterpret_cast<OutT*>(p.out) + orow0 + (size_t)h * p.out_stride_head;
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt) {
     float inv[2];
@@ -401,7 +413,7 @@ __device__ __forceinline__ void attn_body(const AttnArgs& args) {
       v += __shfl_xor_sync(0xffffffffu, v, 1);
       v += __shfl_xor_sync(0xffffffffu, v, 2);
       l[mt][r] = v;
-      inv[r] = 1.f / v;
+      inv[r] = v > 0.f ? 1.f / v : 0.f;  // 0: a batch without keys (varlen) writes zeros
     }
     const int row0 = wq0 + mt * 16 + g, row1 = row0 + 8;
 #pragma unroll
@@ -417,18 +429,18 @@ __device__ __forceinline__ void attn_body(const AttnArgs& args) {
             vm1 = p.v_mean[bhk * DP + d + 1];
           }
         }
-        if (row0 < p.q_len)
+        if (row0 < q_len)
           store2<OutT>(ob + (size_t)row0 * p.out_stride_seq + d, o[mt][n][0] * inv[0] * vs0 + vm0,
                        o[mt][n][1] * inv[0] * vs1 + vm1);
-        if (row1 < p.q_len)
+        if (row1 < q_len)
           store2<OutT>(ob + (size_t)row1 * p.out_stride_seq + d, o[mt][n][2] * inv[1] * vs0 + vm0,
                        o[mt][n][3] * inv[1] * vs1 + vm1);
       }
     }
     if (p.lse != nullptr && tig == 0) {
       const float off = PV_FP8 ? cfg::kLog2Fp8Max : 0.f;
-      if (row0 < p.q_len) p.lse[bhq * p.q_len + row0] = (m[mt][0] + __log2f(l[mt][0]) - off) * cfg::kLn2;
-      if (row1 < p.q_len) p.lse[bhq * p.q_len + row1] = (m[mt][1] + __log2f(l[mt][1]) - off) * cfg::kLn2;
+      if (row0 < q_len) p.lse[bhq * p.q_len + row0] = (m[mt][0] + __log2f(l[mt][0]) - off) * cfg::kLn2;
+      if (row1 < q_len) p.lse[bhq * p.q_len + row1] = (m[mt][1] + __log2f(l[mt][1]) - off) * cfg::kLn2;
     }
   }
 #endif

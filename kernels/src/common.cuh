@@ -49,6 +49,20 @@ inline sa_status check_view(const sa_view& v, const char* name) {
   return SA_OK;
 }
 
+// ---- variable-length batches: where sequence b of a view starts, and its length.
+// A NULL seq_start / seq_len is the dense batch (sageattn.h, sa_view).
+template <typename T>
+__device__ __forceinline__ const T* view_rows(const sa_view& v, int b, int h) {
+  const int64_t row0 = v.seq_start != nullptr ? (int64_t)v.seq_start[b] * v.stride_seq : (int64_t)b * v.stride_batch;
+  return reinterpret_cast<const T*>(v.data) + row0 + (int64_t)h * v.stride_head;
+}
+// Per-batch length from an optional device array, clamped to [0, n] so a bad
+// length never reaches past the padded quantized tensors.
+__device__ __forceinline__ int batch_len(const int32_t* lens, int b, int n) {
+  return lens != nullptr ? min(max(lens[b], 0), n) : n;
+}
+__device__ __forceinline__ int view_len(const sa_view& v, int b) { return batch_len(v.seq_len, b, v.seq); }
+
 // ---- the ONE dispatch point: runtime (head dim, causal, granularity, dtype)
 // ---- values to template arguments.
 template <int V>

@@ -89,36 +89,46 @@ __device__ __forceinline__ void atomic_min_float(float* addr, float v) {
   }
 }
 
-// One CTA quantizes ROWS rows (128 for Q, 64 for K) of one (batch, head).
+// Rows one quantization CTA covers: K 64 (its scale tile); Q 128 for the
+// per-block granularity (its group), else 64 (twice the CTAs, and the pass
+// reaches the bandwidth of the K pass: its groups are 16 rows or fewer).
+template <bool IS_Q, int GRAN>
+__host__ __device__ constexpr int quant_rows() {
+  return IS_Q ? (GRAN == SA_GRAN_PER_BLOCK ? cfg::kBlockQ : 64) : cfg::kBlockK;
+}
+
+// One CTA quantizes ROWS rows (quant_rows) of one (batch, head).
 // Each thread keeps its 8-element chunks in registers between the amax pass
 // and the quantize pass, so the input is read exactly once.
 template <typename T, bool IS_Q, int GRAN, int DP>
 __global__ void __launch_bounds__(cfg::kQuantThreads) quant_qk_kernel(sa_view x, const float* __restrict__ sum,
                                                                      int8_t* __restrict__ out,
                                                                      float* __restrict__ scale, int n_pad) {
-  constexpr int ROWS = IS_Q ? cfg::kBlockQ : cfg::kBlockK;
+  constexpr int ROWS = quant_rows<IS_Q, GRAN>();
   constexpr int CPR = DP / 8;  // 16-byte chunks per row (input) / 8-byte chunks (output)
   constexpr int PER = ROWS * CPR / cfg::kQuantThreads;
   static_assert(PER >= 1 && (ROWS * CPR) % cfg::kQuantThreads == 0, "tile/thread mismatch");
-  constexpr int NG = IS_Q ? 64 : 4;
+  constexpr int NG = IS_Q ? ROWS / 2 : 4;  // Q: at most 8 groups per 16-row slice
   __shared__ float gmax[NG];
   __shared__ float mean_s[DP];
 
   const int tid = threadIdx.x;
   const int b = blockIdx.z, h = blockIdx.y;
   const int r0 = blockIdx.x * ROWS;
+  const int len = view_len(x, b);  // rows past it (padding of a shorter sequence) quantize to zero
   if (tid < NG) gmax[tid] = 0.f;
-  if (tid < DP) mean_s[tid] = (sum != nullptr && tid < x.dim) ? sum[((size_t)b * x.heads + h) * x.dim + tid] / (float)x.seq : 0.f;
+  if (tid < DP)
+    mean_s[tid] = (sum != nullptr && tid < x.dim && len > 0) ? sum[((size_t)b * x.heads + h) * x.dim + tid] / (float)len : 0.f;
   __syncthreads();
 
-  const T* base = reinterpret_cast<const T*>(x.data) + (size_t)b * x.stride_batch + (size_t)h * x.stride_head;
+  const T* base = view_rows<T>(x, b, h);
   float v[PER][8];
 #pragma unroll
   for (int i = 0; i < PER; ++i) {
     const int c = i * cfg::kQuantThreads + tid;
     const int r = c / CPR, col = (c % CPR) * 8;
     const int row = r0 + r;
-    if (row < x.seq && col < x.dim) {
+    if (row < len && col < x.dim) {
       load8(base + (size_t)row * x.stride_seq + col, v[i]);
 #pragma unroll
       for (int e = 0; e < 8; ++e) v[i][e] -= mean_s[col + e];
@@ -156,7 +166,7 @@ __global__ void __launch_bounds__(cfg::kQuantThreads) quant_qk_kernel(sa_view x,
     *reinterpret_cast<uint2*>(obase + (size_t)r * DP + col) = make_uint2(w[0], w[1]);
   }
   if (IS_Q) {
-    if (tid < 64) {  // 8 slices x 8 groups, replicated for coarse granularities
+    if (tid < ROWS / 2) {  // ROWS/16 slices x 8 groups, replicated for coarse granularities
       const int slice = tid >> 3, g = tid & 7;
       scale[(((size_t)b * x.heads + h) * (n_pad / 16) + r0 / 16) * 8 + tid] = gmax[quant_group<IS_Q, GRAN>(slice * 16 + g)] / 127.f;
     }
@@ -191,8 +201,10 @@ __global__ void __launch_bounds__(cfg::kQuantThreads) channel_stats_kernel(sa_vi
   const int cc = tid % TPR, rr = tid / TPR;
   const int b = blockIdx.z, h = blockIdx.y;
   const int r0 = blockIdx.x * cfg::kStatRows;
-  const int nrows = min(cfg::kStatRows, x.seq - r0);
-  const T* base = reinterpret_cast<const T*>(x.data) + (size_t)b * x.stride_batch + (size_t)h * x.stride_head;
+  const int len = view_len(x, b);
+  if (r0 >= len) return;  // past this sequence (CTA-uniform): the initialised outputs stand
+  const int nrows = min(cfg::kStatRows, len - r0);
+  const T* base = view_rows<T>(x, b, h);
   float ls[8], lmx[8], lmn[8];
 #pragma unroll
   for (int e = 0; e < 8; ++e) {
@@ -261,11 +273,12 @@ __global__ void __launch_bounds__(cfg::kQuantThreads) quant_v_fp8_kernel(sa_quan
   const int b = blockIdx.z, h = blockIdx.y;
   const int k0 = blockIdx.x * BK;
   const size_t bh = (size_t)b * x.heads + h;
+  const int len = view_len(x, b);  // keys past it are stored as zeros
   if (tid < DP) {
     float mean = 0.f, inv = 0.f, amax = 0.f;
-    if (tid < x.dim) {
+    if (tid < x.dim && len > 0) {  // an empty sequence: scale 0 (its statistics are +-inf)
       const size_t o = bh * x.dim + tid;
-      mean = p.smooth_v ? p.v_sum[o] / (float)x.seq : 0.f;
+      mean = p.smooth_v ? p.v_sum[o] / (float)len : 0.f;
       amax = fmaxf(fabsf(p.v_max[o] - mean), fabsf(p.v_min[o] - mean));
       inv = amax > 0.f ? cfg::kFp8Max / amax : 0.f;
     }
@@ -276,13 +289,13 @@ __global__ void __launch_bounds__(cfg::kQuantThreads) quant_v_fp8_kernel(sa_quan
       if (p.v_mean) p.v_mean[bh * DP + tid] = mean;
     }
   }
-  const T* base = reinterpret_cast<const T*>(x.data) + (size_t)b * x.stride_batch + (size_t)h * x.stride_head;
+  const T* base = view_rows<T>(x, b, h);
 #pragma unroll
   for (int i = 0; i < BK * CPR / cfg::kQuantThreads; ++i) {
     const int c = i * cfg::kQuantThreads + tid;
     const int r = c / CPR, col = (c % CPR) * 8;
     float v[8];
-    if (k0 + r < x.seq && col < x.dim) {
+    if (k0 + r < len && col < x.dim) {
       load8(base + (size_t)(k0 + r) * x.stride_seq + col, v);
     } else {
 #pragma unroll
@@ -305,7 +318,7 @@ __global__ void __launch_bounds__(cfg::kQuantThreads) quant_v_fp8_kernel(sa_quan
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const int key = grp * 16 + v_key_perm(q * 4 + e);
-        f[e] = (k0 + key < x.seq) ? (tile[key][d] - mean) * inv : 0.f;
+        f[e] = (k0 + key < len) ? (tile[key][d] - mean) * inv : 0.f;
       }
       w[q] = ptx::pack_e4m3x4(f[0], f[1], f[2], f[3]);
     }
@@ -348,10 +361,10 @@ sa_status sa_quant_q(const sa_quant_q_params* p, cudaStream_t stream) {
   const int dp = sa_padded_head_dim(p->q.dim);
   const int n_pad = (int)sa_round_up(p->q.seq, cfg::kBlockQ);
   SA_CHECK_ARG(p->q.heads <= 65535 && p->q.batch <= 65535, "q: too many heads/batches for the grid");
-  dim3 grid(n_pad / cfg::kBlockQ, p->q.heads, p->q.batch);
   return dispatch_dtype(p->q.dtype, [&](auto dt) {
     using T = typename DType<decltype(dt)::value>::T;
     return dispatch_gran(p->granularity, [&](auto g) {
+      const dim3 grid(n_pad / quant_rows<true, decltype(g)::value>(), p->q.heads, p->q.batch);
       return dispatch_head_dim(dp, [&](auto d) {
         quant_qk_kernel<T, true, decltype(g)::value, decltype(d)::value>
             <<<grid, cfg::kQuantThreads, 0, stream>>>(p->q, nullptr, p->q_int8, p->q_scale, n_pad);

@@ -107,9 +107,11 @@ def quantize_v_fp8(v, smooth_v=False):
 
 def sageattn_emulated(q, k, v, tensor_layout="HND", is_causal=False, sm_scale=None, pv="fp8",
                       qk_quant_gran="per_thread", smooth_k=True, smooth_v=False, return_lse=False,
-                      block_k=BLOCK_K):
+                      block_k=BLOCK_K, rowsum_rounded_p=False):
     """Emulate sageattn_qk_int8_pv_{fp16,fp8}_cuda step by step (fp32 scores, fp64 P.V sums).
 
+    ``rowsum_rounded_p``: the row sums l add up P as rounded for the P.V (the sm90 fp8 kernel
+    takes them from the P.V MMA), not P before rounding.
     ``block_k`` is the kernel's key tile (64; the sm90 fp8 kernel uses 128 for head dims
     above 64): the online softmax's running max, hence how P is rounded, changes per tile.
     """
@@ -162,11 +164,11 @@ def sageattn_emulated(q, k, v, tensor_layout="HND", is_causal=False, sm_scale=No
         corr = torch.exp2(m - mu)
         m = mx
         p = torch.exp2(st - (mu - off)[..., None])
-        l = l * corr + p.sum(-1)
         if pv == "fp16":
             pq = p.to(torch.float16).double()
         else:
             pq = p.clamp(max=FP8_MAX).to(torch.float8_e4m3fn).double()
+        l = l * corr + (pq.sum(-1).float() if rowsum_rounded_p else p.sum(-1))
         o = o * corr[..., None].double() + torch.matmul(pq, vv[:, :, t * block_k:(t + 1) * block_k])
     o = o / l[..., None].double()
     if pv == "fp8":
@@ -182,13 +184,17 @@ def sageattn_emulated(q, k, v, tensor_layout="HND", is_causal=False, sm_scale=No
     return (o, lse) if return_lse else o
 
 
-def attention_fp64(q, k, v, tensor_layout="HND", is_causal=False, sm_scale=None, return_lse=False):
-    """Exact attention in float64; causal is top-left aligned (query i sees keys j <= i)."""
+def attention_fp64(q, k, v, tensor_layout="HND", is_causal=False, sm_scale=None, return_lse=False, attn_mask=None):
+    """Exact attention in float64; causal is top-left aligned (query i sees keys j <= i).
+    attn_mask: as torch SDPA's (bool: True = attend; else added to the scores), [B, Hq, Nq, Nk] broadcastable."""
     q, k, v = (_to_hnd(t, tensor_layout).double() for t in (q, k, v))
     hq, hk = q.shape[1], k.shape[1]
     k, v = k.repeat_interleave(hq // hk, 1), v.repeat_interleave(hq // hk, 1)
     scale = 1.0 / math.sqrt(q.shape[-1]) if sm_scale is None else float(sm_scale)
     s = torch.matmul(q, k.transpose(-1, -2)) * scale
+    if attn_mask is not None:
+        m = attn_mask.to(s.device)
+        s = s.masked_fill(~m, float("-inf")) if m.dtype == torch.bool else s + m.double()
     if is_causal:
         nq, nk = s.shape[-2], s.shape[-1]
         mask = torch.ones(nq, nk, dtype=torch.bool, device=s.device).tril()

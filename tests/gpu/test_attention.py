@@ -1,7 +1,6 @@
 """GPU tests of the SageAttention kernels: accuracy vs float64 attention and
 vs the PyTorch emulation of the same quantized algorithm.  Skip cleanly when
 there is no CUDA GPU or the extension cannot be loaded."""
-import math
 import os
 
 import pytest
@@ -16,65 +15,18 @@ if sa.extension_error() is not None:
     pytest.skip(f"sageattention._C unavailable: {sa.extension_error()}", allow_module_level=True)
 
 pytestmark = pytest.mark.gpu
-CAP = torch.cuda.get_device_capability()
-HAS_FP8 = CAP >= (8, 9)
-PATHS = ["fp16"] + (["fp8"] if HAS_FP8 else [])
 
-
-def _extension_has(marker: bytes) -> bool:
-    import sageattention._C as ext
-
-    with open(ext.__file__, "rb") as f:
-        return marker in f.read()
-
-
-# On an H100 the fp8 path runs the sm90 (wgmma) kernel when the build has it,
-# with 128-key tiles for head dims above 64; the emulation follows the same tiles.
-HAS_SM90 = CAP == (9, 0) and _extension_has(b"attn_sm90_kernel")  # the build carries the family, and it can run
-SM90_ACTIVE = HAS_SM90 and os.environ.get("SAGEATTN_SM90") != "0"
-
-
-def key_tile(path, d):
-    return 128 if (path == "fp8" and SM90_ACTIVE and d > 64) else 64
-
-
-def emulate(q, k, v, tensor_layout="HND", pv="fp8", **kw):
-    d = q.shape[-1]
-    return ref.sageattn_emulated(q, k, v, tensor_layout=tensor_layout, pv=pv, block_k=key_tile(pv, d), **kw)
-
-
-def run_path(path, q, k, v, **kw):
-    if path == "fp16":
-        return sa.sageattn_qk_int8_pv_fp16_cuda(q, k, v, **kw)
-    return sa.sageattn_qk_int8_pv_fp8_cuda(q, k, v, **kw)
-
-
-def metrics(o, r):
-    o, r = o.double().flatten(), r.double().flatten()
-    cos = torch.nn.functional.cosine_similarity(o, r, dim=0).item()
-    l1 = ((o - r).abs().sum() / r.abs().sum()).item()
-    return cos, l1
-
-
-def poison_allocator(nbytes=1 << 26):
-    # fill freed blocks of the caching allocator with NaN so unwritten outputs show
-    t = torch.full((nbytes // 2,), float("nan"), dtype=torch.float16, device="cuda")
-    del t
-
-
-def make_qkv(kind, b=2, hq=4, hk=4, nq=1000, nk=1000, d=128, dtype=torch.float16, layout="HND", seed=0):
-    g = torch.Generator(device="cuda").manual_seed(seed)
-
-    def rn(h, n):
-        shape = (b, h, n, d) if layout == "HND" else (b, n, h, d)
-        return torch.randn(shape, generator=g, device="cuda", dtype=torch.float32)
-
-    q, k, v = rn(hq, nq), rn(hk, nk), rn(hk, nk)
-    if kind == "kbias":  # large per-channel bias of K (what smoothing removes)
-        k = k + 8.0 * torch.randn(d, generator=g, device="cuda")
-    elif kind == "sharp":  # sharp softmax
-        q = q * 3.0
-    return q.to(dtype), k.to(dtype), v.to(dtype)
+from gpu_helpers import (  # noqa: E402
+    HAS_FP8,
+    HAS_SM90,
+    PATHS,
+    SM90_ACTIVE,
+    emulate,
+    make_qkv,
+    metrics,
+    poison_allocator,
+    run_path,
+)
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -207,8 +159,8 @@ def test_errors():
         sa.sageattn(q.float(), k.float(), v.float())
     with pytest.raises(ValueError, match="qk_quant_gran"):
         sa.sageattn_qk_int8_pv_fp16_cuda(q, k, v, qk_quant_gran="per_row")
-    with pytest.raises(ValueError, match="not implemented"):
-        sa.sageattn_qk_int8_pv_fp16_cuda(q, k, v, pv_accum_dtype="fp16")
+    with pytest.raises(ValueError, match="pv_accum_dtype"):
+        sa.sageattn_qk_int8_pv_fp16_cuda(q, k, v, pv_accum_dtype="fp32+fp32")  # the FP8 path's value
     # op level: clear TORCH_CHECK messages
     with pytest.raises(RuntimeError, match="q must be a CUDA tensor"):
         torch.ops.sageattention.quant_q(q.cpu(), 0, 2)
@@ -249,10 +201,11 @@ def test_torch_compile_no_graph_break():
     assert expl.graph_break_count == 0
 
 
-@pytest.mark.skipif(not SM90_ACTIVE, reason="the sm90 fp16 kernel's V^T scratch: compute capability 9.0, sm90 family on")
-def test_sm90_fp16_scratch_comes_from_torchs_allocator():
-    # The fp16 sm90 kernel transposes V into a V-sized scratch buffer; the binding
-    # takes it from torch's caching allocator, so torch's memory statistics see it.
+@pytest.mark.skipif(not SM90_ACTIVE, reason="the sm90 fp16 kernel: compute capability 9.0, sm90 family on")
+def test_sm90_fp16_needs_no_scratch():
+    # The fp16 sm90 kernel reads the caller's V in place (an MN-major wgmma operand
+    # loaded by TMA): the op allocates its output and nothing else, and frees nothing
+    # it did not allocate.
     b, h, n, d = 2, 4, 4096, 128
     q, k, v = make_qkv("randn", b=b, hq=h, hk=h, nq=n, nk=n, d=d)
     ops = torch.ops.sageattention
@@ -266,9 +219,8 @@ def test_sm90_fp16_scratch_comes_from_torchs_allocator():
     o, _ = call()
     torch.cuda.synchronize()
     grew = torch.cuda.max_memory_allocated() - base
-    out_bytes, vt_bytes = o.numel() * o.element_size(), b * h * d * n * 2
-    assert grew >= out_bytes + vt_bytes, (grew, out_bytes, vt_bytes)
-    assert torch.cuda.memory_allocated() - base == out_bytes  # the scratch went back to torch's cache
+    out_bytes = o.numel() * o.element_size()
+    assert grew == out_bytes, (grew, out_bytes)
 
 
 # ---- the sm90 (wgmma) family against the mma.sync kernels --------------------
@@ -312,16 +264,20 @@ def sm90_runs(tmp_path_factory):
 @pytest.mark.parametrize("case", SM90_CASES, ids=lambda c: "-".join(map(str, c)))
 def test_sm90_matches_mma_sync(sm90_runs, case):
     """Both paths on an H100 run the wgmma kernels; SAGEATTN_SM90=0 keeps them on
-    mma.sync.  Same quantized inputs: with the same key tile the outputs agree to
-    accumulation order; with 128- vs 64-key tiles (fp8, d=128) P is rounded to e4m3
+    mma.sync.  Same quantized inputs; with 128- vs 64-key tiles P is rounded (e4m3 / f16)
     against other running maxima, so they agree to fp8 rounding noise (each is
     checked against its own emulation above)."""
     path, d = case[0], case[1]
     (o90, lse90), (o_mma, lse_mma) = sm90_runs["1"][case], sm90_runs["0"][case]
     assert torch.isfinite(o90).all()
     cos, l1 = metrics(o90, o_mma)
-    if not (path == "fp8" and d > 64):  # the child's sm90 run used 64-key tiles too
+    if path != "fp8":  # f16 P: the tile size changes P's rounding only at f16 precision
         assert cos >= 0.99999 and l1 <= 0.002, (cos, l1)
     else:
         assert cos >= 0.9999 and l1 <= 0.015, (cos, l1)
-    assert torch.allclose(lse90, lse_mma, rtol=1e-3, atol=1e-3)
+    if path == "fp8":
+        # the sm90 fp8 kernel sums P as rounded to e4m3 (the row sums come from its P.V MMA), so
+        # its LSE is that of the weights O was normalised with: within 1e-2 of the f32 sums'
+        assert torch.allclose(lse90, lse_mma, rtol=0, atol=1e-2)
+    else:
+        assert torch.allclose(lse90, lse_mma, rtol=1e-3, atol=1e-3)

@@ -226,3 +226,86 @@ def test_index_explains_a_wheel_it_cannot_place(tmp_path):
     assert result.returncode == 2
     assert "cannot tell which torch and CUDA" in result.stderr
     assert not (tmp_path / "site").exists()
+
+
+def landing_snippet(site):
+    """The landing page's `python -c ...` line, as a user would copy it."""
+    import html
+    import re
+    page = (site / "index.html").read_text()
+    (code,) = [html.unescape(c) for c in re.findall(r"<pre><code>(python -c .*?)</code></pre>", page)]
+    assert code.startswith('python -c "') and code.endswith('"')
+    return code[len('python -c "'):-1]
+
+
+def run_snippet(site, pythonpath=None, python=sys.executable):
+    env = dict(os.environ)
+    if pythonpath:
+        env["PYTHONPATH"] = str(pythonpath)
+    out = subprocess.run([python, "-c", landing_snippet(site)], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+def fake_torch(tmp_path, version, cuda):
+    """A stand-in torch package holding only the two attributes the snippet reads."""
+    pkg = tmp_path / f"torch-{version}" / "torch"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text(f"__version__ = {version!r}\nclass version:\n    cuda = {cuda!r}\n")
+    return pkg.parent
+
+
+@pytest.mark.parametrize("version,cuda,printed", [
+    ("2.9.0+cu130", "13.0", "https://example.invalid/sage/torch2.9-cu130/simple/"),
+    ("2.8.1+cu129", "12.9", "https://example.invalid/sage/torch2.8-cu129/simple/"),
+    ("2.12.0", "12.10", "https://example.invalid/sage/torch2.12-cu1210/simple/"),  # CUDA code MMmm
+    ("2.11.0+cpu", None, "torch 2.11.0+cpu is a CPU build: install a CUDA build of torch first"),
+])
+def test_landing_snippet_prints_the_index_of_the_users_torch(site, tmp_path, version, cuda, printed):
+    assert run_snippet(site, fake_torch(tmp_path, version, cuda)) == printed
+    if cuda:  # an index this site has, where one was built
+        variant = printed.rsplit("/", 3)[1]
+        assert (site / variant / "simple").is_dir() == (variant in ("torch2.8-cu129", "torch2.9-cu130"))
+
+
+def test_landing_snippet_with_the_real_torch(site):
+    probe = subprocess.run([sys.executable, "-c", "import torch; print(torch.__version__, torch.version.cuda)"],
+                           capture_output=True, text=True)
+    if probe.returncode != 0:
+        pytest.skip("no torch importable in this Python (scripts/install-deps.sh installs one)")
+    version, cuda = probe.stdout.split()
+    major, minor = version.split("+")[0].split(".")[:2]
+    expected = (f"https://example.invalid/sage/torch{major}.{minor}-cu{cuda.replace('.', '')}/simple/"
+                if cuda != "None" else f"torch {version} is a CPU build: install a CUDA build of torch first")
+    assert run_snippet(site) == expected
+
+
+@pytest.mark.slow
+def test_the_next_release_keeps_every_earlier_version(site, tmp_path):
+    """Release 1's site linked its wheels where they were served; release 2's
+    index, built from release 2's wheels and release 1's manifest.json, still
+    offers release 1's wheels (pip installs them from their old location)."""
+    first = tmp_path / "first"
+    served = (site / "wheels").as_uri() + "/"  # where release 1's assets "live"
+    result = subprocess.run([str(SAGEBUILD), "index", str(site / "wheels"), "--out", str(first),
+                             "--base-url", "https://example.invalid/sage", "--wheels-url", served],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    dist2 = tmp_path / "dist2"
+    dist2.mkdir()
+    write_wheel(dist2, "2.4.0", "21100.130", "2.11.0", "13.0")
+    second = tmp_path / "second"
+    result = subprocess.run([str(SAGEBUILD), "index", str(dist2), "--out", str(second), "--previous",
+                             str(first / "manifest.json"), "--base-url", "https://example.invalid/sage",
+                             "--wheels-url", (dist2.as_uri() + "/")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "(1 new, 4 from the previous index)" in result.stdout
+    manifest = json.loads((second / "manifest.json").read_text())
+    assert [v["name"] for v in manifest["variants"]] == ["torch2.8-cu129", "torch2.9-cu130", "torch2.11-cu130"]
+    python = fresh_venv(tmp_path / "venv")
+    old = pip_install(python, "--index-url", (second / "torch2.8-cu129" / "simple").as_uri() + "/")
+    assert old.returncode == 0, old.stdout + old.stderr
+    assert installed(python) == ("2.2.0", "2.8.0")
+    new = pip_install(python, "--upgrade", "--index-url", (second / "torch2.11-cu130" / "simple").as_uri() + "/")
+    assert new.returncode == 0, new.stdout + new.stderr
+    assert installed(python) == ("2.4.0", "2.11.0")

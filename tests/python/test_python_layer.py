@@ -32,14 +32,6 @@ def test_bad_string_args(fn):
         fn(q, q, q, no_such_option=1)
 
 
-def test_upstream_values_not_implemented_are_clear():
-    q = torch.zeros(1, 2, 8, 64, dtype=torch.float16)
-    with pytest.raises(ValueError, match="not implemented.*fp32"):
-        sa.sageattn_qk_int8_pv_fp16_cuda(q, q, q, pv_accum_dtype="fp16+fp32")
-    with pytest.raises(ValueError, match="not implemented.*fp32\\+fp32"):
-        sa.sageattn_qk_int8_pv_fp8_cuda(q, q, q, pv_accum_dtype="fp32+fp16")
-
-
 def test_cpu_tensors_rejected():
     q = torch.zeros(1, 2, 8, 64, dtype=torch.float16)
     with pytest.raises(ValueError, match="CUDA"):
@@ -139,7 +131,7 @@ def test_fake_tensor_mode_and_compile_trace():
 
     gm, _ = torch._dynamo.export(f)(meta(1, 4, 130, 64), meta(1, 4, 130, 64), meta(1, 4, 130, 64))
     targets = [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
-    assert any("sageattention.attn_pv_fp16" in t for t in targets), targets
+    assert any(t.split(".")[:2] == ["sageattention", "attn"] for t in targets), targets
 
 
 def test_emulation_cpu_close_to_fp64():

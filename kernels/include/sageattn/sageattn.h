@@ -19,6 +19,15 @@
  * Dp = 64 if head_dim <= 64, else 128 (head_dim > 128 is rejected).
  * Coarser granularities (per-warp, per-block) are stored in the same layout
  * with the scale replicated, so the attention kernels have one code path.
+ *
+ * Variable-length batches (packed sequences, key-padding masks): a view's
+ * seq_start / seq_len (device int32 [batch]) place sequence b anywhere on the
+ * seq axis with its own length; the quantized tensors stay dense, padded per
+ * batch to the maximum (Nq = the view's seq), rows past a sequence's length
+ * zero.  K smoothing and the V statistics cover each sequence's own rows.  The
+ * attention takes per-batch query / key lengths (sa_attn_params) and writes
+ * output rows of batch b from q_seq_start[b]; causal masking stays top-left
+ * aligned per sequence.  Lengths are clamped to [0, seq]; starts are trusted.
  */
 #ifndef SAGEATTN_SAGEATTN_H_
 #define SAGEATTN_SAGEATTN_H_
@@ -30,7 +39,7 @@
 extern "C" {
 #endif
 
-#define SA_ABI_VERSION 1
+#define SA_ABI_VERSION 2 /* 2: per-batch sequence starts and lengths */
 #define SA_BLOCK_Q 128 /* Q padding and per-block Q scale granularity (rows) */
 #define SA_BLOCK_K 64  /* keys per tile */
 
@@ -55,6 +64,15 @@ typedef struct sa_view {
   sa_dtype dtype;
   int batch, heads, seq, dim;
   int64_t stride_batch, stride_head, stride_seq; /* elements */
+  /* Device int32 [batch], or NULL: sequence b starts at row 0 of batch b
+   * (stride_batch).  Else it starts at row seq_start[b] of the seq axis
+   * (data + seq_start[b] * stride_seq) and stride_batch is not used: packed
+   * sequences [total, heads, dim], or a left-padded batch. */
+  const int32_t* seq_start;
+  /* Device int32 [batch], or NULL: every sequence has `seq` rows.  Else
+   * sequence b has seq_len[b] (clamped to [0, seq]); `seq` is the maximum,
+   * which sizes the grids and the padded quantized layouts. */
+  const int32_t* seq_len;
 } sa_view;
 
 /* Q -> int8 with per-group scales (one pass over Q). */
@@ -65,8 +83,9 @@ typedef struct sa_quant_q_params {
   float* q_scale;  /* [B,H,Nq_pad/16,8] */
 } sa_quant_q_params;
 
-/* Per (batch, head, channel) sum over the sequence, and optionally max / min.
- * Outputs are fully written (initialised by the call). */
+/* Per (batch, head, channel) sum over the sequence's rows, and optionally
+ * max / min.  Outputs are fully written (initialised by the call; an empty
+ * sequence has sum 0, max -inf, min +inf). */
 typedef struct sa_channel_stats_params {
   sa_view x;
   float* sum; /* [B,H,dim] required */
@@ -74,7 +93,8 @@ typedef struct sa_channel_stats_params {
   float* min; /* [B,H,dim] or NULL */
 } sa_channel_stats_params;
 
-/* K -> int8; when k_sum is given K is smoothed by subtracting k_sum/seq. */
+/* K -> int8; when k_sum is given K is smoothed by subtracting k_sum / (the
+ * sequence's length). */
 typedef struct sa_quant_k_params {
   sa_view k;
   sa_granularity granularity;
@@ -121,6 +141,18 @@ typedef struct sa_attn_params {
    * its own (which an application's allocator does not see). */
   void* workspace;
   int64_t workspace_bytes;
+  /* Variable-length batches (device int32 [batch] each, or NULL).
+   * q_seq_start: output rows of batch b start at row q_seq_start[b] of out
+   *   (out_stride_batch unused); NULL: row 0 of batch b.  Only the output is
+   *   placed by it (Q is the dense padded q_int8); the fp16 path reads V
+   *   through p.v, whose seq_start / seq_len place it.
+   * q_seq_len: valid query rows of batch b (NULL: q_len); rows past it are
+   *   neither computed nor written (lse rows too: lse stays [B, Hq, q_len]).
+   * kv_seq_len: valid keys of batch b (NULL: kv_len); a batch with none
+   *   writes zeros (lse -inf). */
+  const int32_t* q_seq_start;
+  const int32_t* q_seq_len;
+  const int32_t* kv_seq_len;
 } sa_attn_params;
 
 int sa_padded_head_dim(int head_dim); /* 64, 128, or 0 when unsupported */

@@ -12,24 +12,59 @@ MemberSource::MemberSource(binary::ByteSource& file, const Entry& entry, StreamL
     : file_(file),
       entry_(entry),
       limits_(limits),
-      window_size_(std::max<std::size_t>(window, 4096)),
-      head_limit_(head) {
+      // A small member gets a small window: zeroing 256 KiB for each of
+      // 100,000 tiny libraries would cost seconds.
+      window_size_(static_cast<std::size_t>(
+          std::max<std::uint64_t>(std::min<std::uint64_t>(window, entry.uncompressed_size + 1), 4096))),
+      head_limit_(head),
+      spacing_(std::max(kMinCheckpointSpacing, entry.uncompressed_size / kMaxCheckpoints + 1)) {
+  // The declared size is what the budget scales with; the stream itself
+  // fails once a member produces more than it declared.
+  std::uint64_t size = std::min<std::uint64_t>(entry_.uncompressed_size, limits_.max_bytes);
+  budget_ = size > (~0ull - kBudgetSlack) / kBudgetFactor ? ~0ull : kBudgetFactor * size + kBudgetSlack;
   if (entry_.method != format::kStored) stream_ = std::make_unique<MemberStream>(file_, entry_, limits_);
 }
 
-void MemberSource::restart() {
-  stream_ = std::make_unique<MemberStream>(file_, entry_, limits_);
+// Goes back to the last checkpoint at or before `offset` (the start when
+// there is none): a copy, so the checkpoint serves again.
+void MemberSource::resume_before(std::uint64_t offset) {
+  auto it = std::upper_bound(checkpoints_.begin(), checkpoints_.end(), offset,
+                             [](std::uint64_t o, const Checkpoint& c) { return o < c.offset; });
+  if (it == checkpoints_.begin()) {
+    stream_ = std::make_unique<MemberStream>(file_, entry_, limits_);
+    window_start_ = 0;
+  } else {
+    --it;
+    stream_ = it->stream->clone();
+    window_start_ = it->offset;
+  }
   window_.clear();
-  window_start_ = 0;
   ++restarts_;
 }
-// (head_ survives a restart: the same bytes come out again.)
+// (head_ survives: the same bytes come out again.)
+
+// Saves the stream's state when it passes the next spacing boundary beyond
+// the last checkpoint; only ever forward, so the list stays sorted.
+void MemberSource::maybe_checkpoint() {
+  std::uint64_t last = checkpoints_.empty() ? 0 : checkpoints_.back().offset;
+  if (window_start_ < last + spacing_ || checkpoints_.size() >= kMaxCheckpoints) return;
+  checkpoints_.push_back({window_start_, stream_->clone()});
+}
 
 bool MemberSource::advance() {
   window_start_ += window_.size();
+  window_.clear();
+  if (inflated_ >= budget_) {
+    error_ = "reading this member at random needs more than " + std::to_string(budget_) +
+             " bytes of decompression (" + std::to_string(kBudgetFactor) +
+             " times its size): its tables send every read backwards";
+    return false;
+  }
+  maybe_checkpoint();
   window_.resize(window_size_);
   std::size_t got = stream_->next(window_.data(), window_.size());
   window_.resize(got);
+  inflated_ += got;
   if (stream_->failed()) error_ = stream_->error();
   if (window_start_ == head_.size() && head_.size() < head_limit_) {
     std::size_t k = std::min(got, head_limit_ - head_.size());
@@ -59,13 +94,16 @@ bool MemberSource::read(std::uint64_t offset, void* dst, std::size_t n) {
       offset += k;
       n -= k;
     } else if (offset < window_start_) {
-      restart();
+      resume_before(offset);
     } else if (offset < window_end) {
       auto k = static_cast<std::size_t>(std::min<std::uint64_t>(n, window_end - offset));
       std::memcpy(out, window_.data() + (offset - window_start_), k);
       out += k;
       offset += k;
       n -= k;
+    } else if (offset - window_end >= spacing_ && !checkpoints_.empty() &&
+               checkpoints_.back().offset > window_end) {
+      resume_before(offset);  // far ahead, past a checkpoint: jump there
     } else if (!advance()) {
       return false;
     }

@@ -123,3 +123,38 @@ TEST_CASE("the ELF reader sees the same library through a deflated member as in 
   INFO("restarts: " << ms->restarts());
   CHECK(ms->restarts() <= 4);
 }
+
+TEST_CASE("a backward seek resumes from the nearest checkpoint, not the start") {
+  std::string data = pattern(16 << 20);
+  TempFile f(build_zip({{member("d.bin", data, true)}}));
+  auto reader = Reader::open(f.path());
+  std::string error;
+  auto any = reader->open_member(0, error);
+  auto* src = dynamic_cast<MemberSource*>(any.get());
+  REQUIRE(src);
+  char buf[8];
+  REQUIRE(src->read((15 << 20) + 5, buf, 8));  // checkpoints every MiB on the way
+  std::uint64_t before = src->inflated();
+  REQUIRE(src->read((8 << 20) + (1 << 19), buf, 8));  // 8.5 MiB: back to the 8 MiB checkpoint
+  CHECK(std::string(buf, 8) == data.substr((8 << 20) + (1 << 19), 8));
+  CHECK(src->restarts() == 1);
+  CHECK(src->inflated() - before <= (1 << 20));
+}
+
+TEST_CASE("reads at alternating ends stop at the decompression budget, in bounded time") {
+  std::string data = pattern(4 << 20);
+  TempFile f(build_zip({{member("d.bin", data, true)}}));
+  auto reader = Reader::open(f.path());
+  std::string error;
+  auto any = reader->open_member(0, error);
+  auto* src = dynamic_cast<MemberSource*>(any.get());
+  REQUIRE(src);
+  CHECK(src->budget() == MemberSource::kBudgetFactor * data.size() + MemberSource::kBudgetSlack);
+  char buf[8];
+  bool failed = false;
+  for (int i = 0; i < 100'000 && !failed; ++i)
+    failed = !src->read(i % 2 ? (1 << 20) + (3 << 18) : (4 << 20) - 100, buf, 8);
+  CHECK(failed);
+  CHECK(src->error().find("needs more than") != std::string::npos);
+  CHECK(src->inflated() <= src->budget() + (256 << 10));
+}

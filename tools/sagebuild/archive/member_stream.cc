@@ -39,6 +39,30 @@ MemberStream::MemberStream(binary::ByteSource& file, const Entry& entry, StreamL
 
 MemberStream::~MemberStream() = default;
 
+std::unique_ptr<MemberStream> MemberStream::clone() const {
+  auto c = std::make_unique<MemberStream>(file_, entry_, limits_);
+  c->produced_ = produced_;
+  c->crc_ = crc_;
+  c->done_ = done_;
+  c->hit_limit_ = hit_limit_;
+  c->error_ = error_;
+  c->consumed_ = consumed_;
+  if (z_ && z_->ready && c->z_ && c->z_->ready) {
+    inflateEnd(&c->z_->s);
+    c->z_->ready = false;
+    if (inflateCopy(&c->z_->s, const_cast<z_stream*>(&z_->s)) != Z_OK) {
+      c->fail("zlib inflateCopy failed");
+      return c;
+    }
+    c->z_->ready = true;
+    // Input buffered here but not yet consumed is read again by the copy.
+    c->consumed_ -= z_->s.avail_in;
+    c->z_->s.next_in = nullptr;
+    c->z_->s.avail_in = 0;
+  }
+  return c;
+}
+
 void MemberStream::fail(std::string why) {
   if (error_.empty()) error_ = std::move(why);
 }

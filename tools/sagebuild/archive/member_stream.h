@@ -25,13 +25,18 @@ class MemberStream {
  public:
   MemberStream(binary::ByteSource& file, const Entry& entry, StreamLimits limits);
   ~MemberStream();
-  MemberStream(const MemberStream&) = delete;
+  MemberStream(const MemberStream&) = delete;  // clone() copies zlib's state properly
   MemberStream& operator=(const MemberStream&) = delete;
 
   // Writes up to `cap` bytes to `out` and returns how many.  Returns 0 once
   // done() or failed(); when the last bytes come out, the CRC-32 and sizes
   // are checked and a mismatch makes the stream failed().
   std::size_t next(std::uint8_t* out, std::size_t cap);
+
+  // A copy of this stream's state (zlib's included) that goes on from the
+  // same output offset: MemberSource's checkpoints.  The copy re-reads from
+  // the file any input this one had buffered but not consumed.
+  std::unique_ptr<MemberStream> clone() const;
 
   bool done() const { return done_; }
   bool failed() const { return !error_.empty(); }

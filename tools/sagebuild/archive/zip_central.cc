@@ -199,7 +199,7 @@ bool parse_central_directory(binary::ByteSource& file, const EndRecord& end,
     add(out, "Z1", Severity::Error, "", "cannot read the central directory", "a readable file");
     return false;
   }
-  std::uint64_t pos = 0;
+  std::uint64_t pos = 0, name_bytes = 0;
   for (std::uint64_t i = 0; i < end.entries; ++i) {
     const std::uint8_t* p = cd.data() + pos;
     if (cd.size() - pos < kCentralSize || le32(p) != kCentralSig) {
@@ -214,6 +214,12 @@ bool parse_central_directory(binary::ByteSource& file, const EndRecord& end,
       add(out, "Z1", Severity::Error, "",
           "central header " + num(i + 1) + " runs past the end of the central directory",
           "headers inside the central directory's declared size");
+      return false;
+    }
+    if ((name_bytes += n) > limits.max_name_bytes) {
+      add(out, "Z1", Severity::Error, "",
+          "member names total more than " + num(limits.max_name_bytes) + " bytes by entry " + num(i + 1),
+          "at most " + num(limits.max_name_bytes) + " bytes of member names");
       return false;
     }
     Entry e = decode_header(p);

@@ -7,32 +7,16 @@ namespace sb::zip {
 
 namespace {
 
-// Length of the UTF-8 sequence starting at s[i], or 0 when invalid.
-std::size_t utf8_sequence(std::string_view s, std::size_t i) {
-  auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  unsigned char c = b(i);
-  if (c < 0x80) return 1;
-  std::size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
-  if (n == 0 || c > 0xF4 || i + n > s.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k)
-    if ((b(i + k) & 0xC0) != 0x80) return 0;
-  unsigned char c1 = b(i + 1);
-  if (c == 0xE0 && c1 < 0xA0) return 0;  // overlong 3-byte
-  if (c == 0xED && c1 > 0x9F) return 0;  // UTF-16 surrogate
-  if (c == 0xF0 && c1 < 0x90) return 0;  // overlong 4-byte
-  if (c == 0xF4 && c1 > 0x8F) return 0;  // above U+10FFFF
-  return n;
-}
-
 bool has_non_ascii(std::string_view s) {
   for (char c : s)
     if (static_cast<unsigned char>(c) >= 0x80) return true;
   return false;
 }
 
+// A name as messages quote it: control bytes escaped, at most kMaxQuoted bytes.
 std::string shown(std::string_view name) {
-  std::string out = "'";
-  for (char c : name) {
+  std::string out;
+  for (char c : name.substr(0, kMaxQuoted)) {
     auto u = static_cast<unsigned char>(c);
     if (u < 0x20 || u == 0x7F) {
       static const char* hexd = "0123456789abcdef";
@@ -43,7 +27,8 @@ std::string shown(std::string_view name) {
       out += c;
     }
   }
-  return out + "'";
+  if (name.size() > kMaxQuoted) out += "... (" + std::to_string(name.size() - kMaxQuoted) + " more bytes)";
+  return "'" + out + "'";
 }
 
 void check_characters(std::string_view name, bool utf8_flag, Findings& out) {
@@ -107,15 +92,6 @@ std::string ascii_lower(std::string_view s) {
 }
 
 }  // namespace
-
-bool is_valid_utf8(std::string_view s) {
-  for (std::size_t i = 0; i < s.size();) {
-    std::size_t n = utf8_sequence(s, i);
-    if (n == 0) return false;
-    i += n;
-  }
-  return true;
-}
 
 void check_member_name(std::string_view name, bool utf8_flag, Findings& out) {
   check_characters(name, utf8_flag, out);

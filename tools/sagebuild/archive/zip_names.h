@@ -7,11 +7,11 @@
 
 #include "sagebuild/archive/zip_reader.h"
 #include "sagebuild/common/finding.h"
+#include "sagebuild/common/text.h"
 
 namespace sb::zip {
 
-// Strict RFC 3629 UTF-8: no overlongs, no surrogates, nothing above U+10FFFF.
-bool is_valid_utf8(std::string_view s);
+using sb::is_valid_utf8;  // strict RFC 3629 (common/text.h)
 
 // Z6 for one name.  `utf8_flag` is general-purpose bit 11: without it,
 // APPNOTE says the name is CP437, which decodes differently from UTF-8

@@ -29,8 +29,12 @@ struct Limits {
   double max_ratio = 50.0;
   std::uint64_t ratio_applies_above = 64ull << 20;
   // The central directory is parsed in memory; a larger one is refused (Z1)
-  // instead of allocated.  200k members with long names fit easily.
-  std::uint64_t max_central_directory_bytes = 256ull << 20;
+  // instead of allocated.  200k members with 100-byte names take 30 MB.
+  std::uint64_t max_central_directory_bytes = 64ull << 20;
+  // Member names are copied a few times by the checks (layout, RECORD,
+  // binaries), so their sum is capped too: 16 MiB is 80 bytes for each of
+  // 200k members.
+  std::uint64_t max_name_bytes = 16ull << 20;
 };
 
 struct Entry {
@@ -68,6 +72,8 @@ class Reader {
   // reports everything; usable() says whether members can be read at all.
   // Throws IoError only when the file cannot be opened or read.
   static std::unique_ptr<Reader> open(const std::filesystem::path& path, Limits limits = {});
+  // The same over bytes from anywhere (a buffer: the fuzz harnesses).
+  static std::unique_ptr<Reader> open(std::unique_ptr<binary::ByteSource> source, Limits limits = {});
 
   virtual ~Reader() = default;
   virtual bool usable() const = 0;                 // central directory parsed

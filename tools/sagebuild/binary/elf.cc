@@ -1,9 +1,11 @@
 #include "sagebuild/binary/elf.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 
 #include "sagebuild/binary/le.h"
+#include "sagebuild/common/text.h"
 
 namespace sb::binary {
 
@@ -22,21 +24,34 @@ void b1(Findings& out, std::string msg, std::string expected = {}) {
   add(out, "P8", Severity::Error, "", std::move(msg), std::move(expected));
 }
 
-// A string table read whole (capped); lookups never run past its end.
+// A string table read whole (capped); lookups never run past its end, and
+// copy at most `max_name` bytes, each charged to the file's memory budget.
 class StringTable {
  public:
+  StringTable(const ElfFile& f, std::uint64_t max_name, Findings& out) : f_(f), max_name_(max_name), out_(out) {}
   bool load(ByteSource& src, const ElfSection& s, std::uint64_t cap) {
-    if (s.size > cap || !s.has_file_data()) return false;
+    if (s.size > cap || !s.has_file_data() || !in_bounds(s.offset, s.size, src.size()) ||
+        !f_.charge(s.size, out_))
+      return false;
     bytes_.resize(s.size);
     return src.read(s.offset, bytes_.data(), bytes_.size());
   }
-  std::string at(std::uint64_t off) const {
-    if (off >= bytes_.size()) return {};
-    auto end = std::find(bytes_.begin() + static_cast<long>(off), bytes_.end(), '\0');
-    return std::string(bytes_.begin() + static_cast<long>(off), end);
+  // The NUL-terminated string at `off` (cut at max_name); nullopt once the
+  // memory budget is spent.
+  std::optional<std::string> at(std::uint64_t off) const {
+    if (off >= bytes_.size()) return std::string();
+    std::size_t room = static_cast<std::size_t>(std::min<std::uint64_t>(bytes_.size() - off, max_name_));
+    const char* p = bytes_.data() + off;
+    const void* nul = std::memchr(p, '\0', room);
+    std::size_t len = nul ? static_cast<std::size_t>(static_cast<const char*>(nul) - p) : room;
+    if (!f_.charge(len, out_)) return std::nullopt;
+    return std::string(p, len);
   }
 
  private:
+  const ElfFile& f_;
+  std::uint64_t max_name_;
+  Findings& out_;
   std::vector<char> bytes_;
 };
 
@@ -127,6 +142,8 @@ class ElfParser {
   }
 
  private:
+  StringTable strings() const { return StringTable(f_, lim_.max_name, out_); }
+
   const ElfSection* linked(const ElfSection& s) const {
     const auto& secs = f_.info_.sections;
     return s.link < secs.size() ? &secs[s.link] : nullptr;
@@ -144,9 +161,13 @@ class ElfParser {
              std::vector<std::uint8_t>& buf, std::uint64_t& n) {
     n = s.size / entsize;
     if (n > cap || !in_bounds(s.offset, s.size, src_.size())) {
-      b1(out_, "section " + s.name + " (" + num(s.size) + " bytes at " + num(s.offset) +
+      b1(out_, "section " + clip(s.name) + " (" + num(s.size) + " bytes at " + num(s.offset) +
                    ") is out of bounds or over the limit of " + num(cap) + " entries",
          "tables inside the file");
+      n = 0;
+      return false;
+    }
+    if (!f_.charge(n * entsize, out_)) {
       n = 0;
       return false;
     }
@@ -168,8 +189,10 @@ class ElfParser {
     if (shnum > lim_.max_sections || !in_bounds(shoff, shnum * 64, src_.size()))
       return b1(out_, num(shnum) + " section headers at offset " + num(shoff) + " do not fit the file",
                 "section headers inside the file");
+    if (!f_.charge(shnum * (64 + sizeof(ElfSection)), out_)) return;
     std::vector<std::uint8_t> raw(shnum * 64);
-    src_.read(shoff, raw.data(), raw.size());
+    if (!src_.read(shoff, raw.data(), raw.size()))
+      return b1(out_, "section headers at offset " + num(shoff) + " are unreadable");
     auto& secs = f_.info_.sections;
     std::vector<std::uint32_t> name_offsets;
     for (std::uint64_t i = 0; i < shnum; ++i) {
@@ -186,9 +209,13 @@ class ElfParser {
       name_offsets.push_back(le32(p));
       secs.push_back(s);
     }
-    StringTable names;
+    StringTable names = strings();
     if (shstrndx >= secs.size() || !load_strings(&secs[shstrndx], names, "section names")) return;
-    for (std::size_t i = 0; i < secs.size(); ++i) secs[i].name = names.at(name_offsets[i]);
+    for (std::size_t i = 0; i < secs.size(); ++i) {
+      auto name = names.at(name_offsets[i]);
+      if (!name) return;
+      secs[i].name = std::move(*name);
+    }
   }
 
   const ElfSection* first_of_type(std::uint32_t type) const {
@@ -199,7 +226,7 @@ class ElfParser {
 
   void read_dynamic() {
     const ElfSection* dyn = first_of_type(kShtDynamic);
-    StringTable strs;
+    StringTable strs = strings();
     std::vector<std::uint8_t> buf;
     std::uint64_t n;
     if (!dyn || !table(*dyn, 16, lim_.max_dynamic_entries, buf, n) ||
@@ -210,10 +237,13 @@ class ElfParser {
       auto tag = static_cast<std::int64_t>(le64(&buf[i * 16]));
       std::uint64_t val = le64(&buf[i * 16 + 8]);
       if (tag == 0) break;
-      if (tag == kDtNeeded) info.needed.push_back(strs.at(val));
-      if (tag == kDtSoname) info.soname = strs.at(val);
-      if (tag == kDtRpath) info.rpath = split_path(strs.at(val));
-      if (tag == kDtRunpath) info.runpath = split_path(strs.at(val));
+      if (tag != kDtNeeded && tag != kDtSoname && tag != kDtRpath && tag != kDtRunpath) continue;
+      auto text = strs.at(val);
+      if (!text) return;
+      if (tag == kDtNeeded) info.needed.push_back(std::move(*text));
+      if (tag == kDtSoname) info.soname = std::move(*text);
+      if (tag == kDtRpath) info.rpath = split_path(*text);
+      if (tag == kDtRunpath) info.runpath = split_path(*text);
     }
   }
 
@@ -253,27 +283,41 @@ class ElfParser {
     return out;
   }
 
+  // .gnu.version_r: a chain of files, each with a chain of versions.  Both
+  // chains come from the file, so one count bounds them together, and it is
+  // checked before each step (never decremented past zero).
   void read_version_needs() {
     const ElfSection* vr = first_of_type(kShtVerneed);
-    StringTable strs;
+    StringTable strs = strings();
     std::vector<std::uint8_t> buf;
     if (!vr || vr->size > lim_.max_string_table || !in_bounds(vr->offset, vr->size, src_.size()) ||
-        !load_strings(linked(*vr), strs, ".gnu.version_r"))
+        !load_strings(linked(*vr), strs, ".gnu.version_r") || !f_.charge(vr->size, out_))
       return;
     buf.resize(vr->size);
     if (!src_.read(vr->offset, buf.data(), buf.size())) return;
-    std::uint64_t at = 0, budget = lim_.max_verneed_entries;  // files and versions together
-    for (std::uint64_t k = 0; k < vr->info && budget > 0; ++k, --budget) {
+    std::uint64_t at = 0, steps = 0;
+    auto step = [&] {
+      if (steps++ < lim_.max_verneed_entries) return true;
+      b1(out_, ".gnu.version_r holds more than " + num(lim_.max_verneed_entries) + " entries",
+         "a version-needs chain of ordinary length");
+      return false;
+    };
+    for (std::uint64_t k = 0; k < vr->info; ++k) {
+      if (!step()) return;
       if (!in_bounds(at, 16, buf.size())) return b1(out_, ".gnu.version_r entry runs past its section");
       const std::uint8_t* p = &buf[at];
-      ElfVersionNeed need{strs.at(le32(p + 4)), {}};
+      auto file = strs.at(le32(p + 4));
+      if (!file) return;
+      ElfVersionNeed need{std::move(*file), {}};
       std::vector<std::pair<std::uint16_t, std::string>> idx;
       std::uint64_t aux = at + le32(p + 8);
-      for (std::uint16_t j = 0; j < le16(p + 2) && budget > 0; ++j, --budget) {
+      for (std::uint16_t j = 0; j < le16(p + 2); ++j) {
+        if (!step()) return;
         if (!in_bounds(aux, 16, buf.size())) return b1(out_, ".gnu.version_r aux entry runs past its section");
-        std::string name = strs.at(le32(&buf[aux + 8]));
-        need.versions.push_back(name);
-        idx.emplace_back(le16(&buf[aux + 6]), name);
+        auto name = strs.at(le32(&buf[aux + 8]));
+        if (!name) return;
+        need.versions.push_back(*name);
+        idx.emplace_back(le16(&buf[aux + 6]), std::move(*name));
         std::uint32_t next = le32(&buf[aux + 12]);
         if (next == 0) break;
         aux += next;
@@ -286,12 +330,21 @@ class ElfParser {
     }
   }
 
+  // The GNU property notes, in file order (a deflated member is read
+  // forward), at most max_property_notes of them.
   void read_notes() {
-    for (const auto& s : f_.info_.sections) {
-      if (s.type != kShtNote || s.name != ".note.gnu.property") continue;
-      if (s.size > lim_.max_note_bytes || !in_bounds(s.offset, s.size, src_.size())) continue;
-      std::vector<std::uint8_t> buf(s.size);
-      if (src_.read(s.offset, buf.data(), buf.size())) parse_property_notes(buf);
+    std::vector<const ElfSection*> notes;
+    for (const auto& s : f_.info_.sections)
+      if (s.type == kShtNote && s.name == ".note.gnu.property") notes.push_back(&s);
+    if (notes.size() > lim_.max_property_notes) {
+      b1(out_, num(notes.size()) + " .note.gnu.property sections", "one");
+      notes.resize(lim_.max_property_notes);
+    }
+    std::sort(notes.begin(), notes.end(), [](const ElfSection* a, const ElfSection* b) { return a->offset < b->offset; });
+    for (const ElfSection* s : notes) {
+      if (s->size > lim_.max_note_bytes || !in_bounds(s->offset, s->size, src_.size())) continue;
+      std::vector<std::uint8_t> buf(s->size);
+      if (src_.read(s->offset, buf.data(), buf.size())) parse_property_notes(buf);
     }
   }
 
@@ -332,27 +385,44 @@ class ElfParser {
   std::vector<std::pair<std::string, std::vector<std::pair<std::uint16_t, std::string>>>> needs_;
 };
 
+bool ElfFile::charge(std::uint64_t bytes, Findings& out) const {
+  if (!overspent_ && bytes <= limits_.max_memory - std::min(spent_, limits_.max_memory)) {
+    spent_ += bytes;
+    return true;
+  }
+  if (!overspent_)
+    b1(out, "the ELF's tables and names need more than " + num(limits_.max_memory) +
+                " bytes; the rest of them is not read",
+       "tables of ordinary size");
+  overspent_ = true;
+  return false;
+}
+
 std::vector<ElfSymbol> ElfFile::read_symbols(const ElfSection& s, Findings& out) const {
   std::vector<ElfSymbol> syms;
   std::uint64_t n = s.entsize == 24 ? s.size / 24 : 0;
   if (n == 0 || n > limits_.max_symbols || !in_bounds(s.offset, s.size, source_.size())) {
     if (s.size)
-      add(out, "P8", Severity::Error, "", "symbol table " + s.name + " is malformed or over " +
+      add(out, "P8", Severity::Error, "", "symbol table " + clip(s.name) + " is malformed or over " +
           num(limits_.max_symbols) + " entries", "24-byte symbols inside the file");
     return syms;
   }
-  StringTable strs;
+  StringTable strs(*this, limits_.max_name, out);
   if (s.link >= info_.sections.size() ||
       !strs.load(source_, info_.sections[s.link], limits_.max_string_table)) {
-    add(out, "P8", Severity::Error, "", "unreadable string table for " + s.name);
+    add(out, "P8", Severity::Error, "", "unreadable string table for " + clip(s.name));
     return syms;
   }
+  if (!charge(n * (24 + sizeof(ElfSymbol)), out)) return syms;
   std::vector<std::uint8_t> buf(n * 24);
   if (!source_.read(s.offset, buf.data(), buf.size())) return syms;
+  syms.reserve(n);
   for (std::uint64_t i = 1; i < n; ++i) {  // entry 0 is the reserved null symbol
     const std::uint8_t* p = &buf[i * 24];
+    auto name = strs.at(le32(p));
+    if (!name) break;  // the memory budget is spent (P8 said so): keep what was read
     ElfSymbol sym;
-    sym.name = strs.at(le32(p));
+    sym.name = std::move(*name);
     sym.binding = binding_of(p[4]);
     sym.type = p[4] & 0xf;
     sym.visibility = p[5] & 3;

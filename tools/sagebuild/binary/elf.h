@@ -24,8 +24,16 @@ struct ElfLimits {
   std::uint64_t max_symbols = 2'000'000;
   std::uint64_t max_string_table = 64ull << 20;  // bytes per string table
   std::uint64_t max_dynamic_entries = 100'000;
-  std::uint64_t max_verneed_entries = 10'000;
+  std::uint64_t max_verneed_entries = 10'000;  // files and versions together
   std::uint64_t max_note_bytes = 1ull << 20;
+  std::uint64_t max_property_notes = 16;  // .note.gnu.property sections read
+  std::uint64_t max_name = 64 * 1024;     // bytes of one symbol or library name
+  // Everything the reader allocates for one file (tables read, symbols and
+  // the names copied out of string tables) together: the caps above each
+  // hold, yet a million symbols all naming the same 64 KiB string would
+  // still be 64 GB.  Past this, tables are cut short with a P8 finding.
+  // libtorch_cpu.so (79k dynamic symbols, 5.5 MB of names) needs 20 MB.
+  std::uint64_t max_memory = 64ull << 20;
 };
 
 // What the first 20 bytes say, for any ELF flavour.
@@ -104,12 +112,20 @@ class ElfFile {
   // kernels there.  Empty (with a finding) when absent or malformed.
   std::vector<ElfSymbol> static_symbols(Findings& out) const;
 
+  // Charges `bytes` of allocation against limits().max_memory; false (with
+  // one P8 finding per file) once the budget is spent.  For the reader's
+  // own helpers.
+  bool charge(std::uint64_t bytes, Findings& out) const;
+  const ElfLimits& limits() const { return limits_; }
+
  private:
   ElfFile(ByteSource& source, ElfLimits limits) : source_(source), limits_(limits) {}
   std::vector<ElfSymbol> read_symbols(const ElfSection& table, Findings& out) const;
   ByteSource& source_;
   ElfLimits limits_;
   ElfInfo info_;
+  mutable std::uint64_t spent_ = 0;
+  mutable bool overspent_ = false;
   friend class ElfParser;
 };
 

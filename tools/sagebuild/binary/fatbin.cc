@@ -79,8 +79,17 @@ bool parse_container(ByteSource& src, std::uint64_t at, std::uint64_t end,
 }
 
 bool decompress(const std::string& in, const FatbinEntry& e, std::string& out, std::string& error) {
-  out.assign(e.uncompressed_size, '\0');
   if (e.compression == FatbinCompression::Zstd) {
+    // A zstd frame states its size: it must be the header's before the
+    // buffer is allocated.
+    unsigned long long framed = ZSTD_getFrameContentSize(in.data(), in.size());
+    if (framed != ZSTD_CONTENTSIZE_UNKNOWN && framed != e.uncompressed_size) {
+      error = framed == ZSTD_CONTENTSIZE_ERROR
+                  ? std::string("zstd: not a zstd frame")
+                  : "zstd frame holds " + num(framed) + " bytes, header says " + num(e.uncompressed_size);
+      return false;
+    }
+    out.assign(e.uncompressed_size, '\0');
     std::size_t n = ZSTD_decompress(out.data(), out.size(), in.data(), in.size());
     if (ZSTD_isError(n)) {
       error = std::string("zstd: ") + ZSTD_getErrorName(n);
@@ -88,6 +97,7 @@ bool decompress(const std::string& in, const FatbinEntry& e, std::string& out, s
     }
     out.resize(n);
   } else {
+    out.assign(e.uncompressed_size, '\0');
     int n = LZ4_decompress_safe(in.data(), out.data(), static_cast<int>(in.size()),
                                 static_cast<int>(out.size()));
     if (n < 0) {
@@ -152,9 +162,14 @@ std::vector<FatbinEntry> parse_fatbin_section(ByteSource& src, std::uint64_t off
 }
 
 bool fatbin_payload(ByteSource& src, const FatbinEntry& e, std::uint64_t max_bytes,
-                    std::string& out, std::string& error) {
+                    std::string& out, std::string& error, std::uint64_t max_ratio) {
   if (e.uncompressed_size > max_bytes || e.payload_size > max_bytes) {
     error = "entry of " + num(e.uncompressed_size) + " bytes exceeds the limit of " + num(max_bytes);
+    return false;
+  }
+  if (e.compressed() && e.uncompressed_size / max_ratio > e.payload_size) {
+    error = "entry claims " + num(e.uncompressed_size) + " bytes from " + num(e.payload_size) +
+            " compressed, more than " + num(max_ratio) + " times as many";
     return false;
   }
   std::string raw(e.payload_size, '\0');
@@ -202,17 +217,35 @@ CudaCoverage cuda_coverage_of(ByteSource& src, std::uint64_t offset, std::uint64
                               FatbinLimits limits) {
   CudaCoverage cov;
   cov.entries = parse_fatbin_section(src, offset, size, out, limits);
+  std::uint64_t total = 0, names = 0;
   for (const FatbinEntry& e : cov.entries) {
     if (e.kind == FatbinKind::Other) continue;
+    if (e.uncompressed_size > limits.max_total - std::min(total, limits.max_total)) {
+      b2(out, "fatbin entries decompress to more than " + num(limits.max_total) + " bytes; " +
+                  e.arch_name() + " at offset " + num(e.payload_offset) + " and the rest are not read",
+         "a fatbin of ordinary size");
+      break;
+    }
     std::string payload, error;
-    if (!fatbin_payload(src, e, limits.max_payload, payload, error)) {
+    if (!fatbin_payload(src, e, limits.max_payload, payload, error, limits.max_ratio)) {
       b2(out, e.arch_name() + " entry at offset " + num(e.payload_offset) + ": " + error,
          "a readable fatbin entry");
       continue;
     }
+    total += payload.size();
     bool sass = e.kind == FatbinKind::Sass;
-    for (const std::string& k : sass ? cubin_kernels(payload, out) : ptx_kernels(payload))
-      (sass ? cov.kernels[k].sass : cov.kernels[k].ptx).insert(e.arch);
+    for (const std::string& k : sass ? cubin_kernels(payload, out) : ptx_kernels(payload)) {
+      auto it = cov.kernels.find(k);
+      if (it == cov.kernels.end()) {
+        if ((names += k.size()) > limits.max_kernel_names) {
+          b2(out, "more than " + num(limits.max_kernel_names) + " bytes of kernel names; the rest are not listed",
+             "a fatbin of ordinary size");
+          return cov;
+        }
+        it = cov.kernels.emplace(k, KernelCoverage{}).first;
+      }
+      (sass ? it->second.sass : it->second.ptx).insert(e.arch);
+    }
   }
   return cov;
 }

@@ -55,9 +55,17 @@ struct FatbinEntry {
   std::string arch_name() const;  // "sm_90a" for SASS, "compute_120" for PTX
 };
 
+// A fatbin's sizes come from the file: each is checked against these before
+// anything is allocated.
 struct FatbinLimits {
   std::uint64_t max_entries = 100'000;
-  std::uint64_t max_payload = 512ull << 20;  // bytes per decompressed entry
+  std::uint64_t max_payload = 64ull << 20;  // bytes per decompressed entry (ours: 1-5 MB)
+  // An entry may claim to inflate at most this many times its stored size
+  // (LZ4 cannot exceed 255; real cubins compress 3-20 times), so a header
+  // claiming 512 MiB from an empty payload is refused unallocated.
+  std::uint64_t max_ratio = 256;
+  std::uint64_t max_total = 512ull << 20;       // decompressed bytes over all entries
+  std::uint64_t max_kernel_names = 16ull << 20;  // bytes of distinct kernel names kept
 };
 
 // Lists the entries of every fatbin in [offset, offset+size).  Structural
@@ -67,9 +75,10 @@ std::vector<FatbinEntry> parse_fatbin_section(ByteSource& src, std::uint64_t off
                                               FatbinLimits limits = {});
 
 // An entry's payload, decompressed; false (with `error`) when it is
-// corrupt, uses an unknown compression, or exceeds `max_bytes`.
+// corrupt, uses an unknown compression, exceeds `max_bytes` or claims more
+// than `max_ratio` times its stored size.
 bool fatbin_payload(ByteSource& src, const FatbinEntry& e, std::uint64_t max_bytes,
-                    std::string& out, std::string& error);
+                    std::string& out, std::string& error, std::uint64_t max_ratio = 256);
 
 // Kernel entry points of a cubin: STT_FUNC symbols marked as entries
 // (st_other 0x10) in `.text.<name>` sections.  Mangled names.

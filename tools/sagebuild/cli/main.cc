@@ -7,6 +7,7 @@
 
 #include "sagebuild/common/cli.h"
 #include "sagebuild/common/error.h"
+#include "sagebuild/common/text.h"
 
 #include "sagebuild/rows/command.h"
 #include "sagebuild/toolchain/cuda.h"
@@ -26,22 +27,23 @@ int main(int argc, char** argv) {
   // Registers `build` and `doctor`, and the top-level options that make a bare
   // `sagebuild --profile P` mean `sagebuild build --profile P`.
   sb::rows::add_build_command(app, ctx);
+  // Messages quote file names and file contents: printed escaped (text.h).
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   } catch (const sb::ConfigError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
+    std::fprintf(stderr, "%s\n", sb::printable(e.what()).c_str());
     return 2;
   } catch (const sb::UsageError& e) {
-    std::fprintf(stderr, "sagebuild: error: %s\n", e.what());
+    std::fprintf(stderr, "sagebuild: error: %s\n", sb::printable(e.what()).c_str());
     return 2;
   } catch (const sb::IoError& e) {
-    std::fprintf(stderr, "sagebuild: error: %s\n", e.what());
+    std::fprintf(stderr, "sagebuild: error: %s\n", sb::printable(e.what()).c_str());
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "sagebuild: internal error: %s\n", e.what());
+    std::fprintf(stderr, "sagebuild: internal error: %s\n", sb::printable(e.what()).c_str());
     return 2;
   }
   return ctx.exit_code;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -19,10 +20,11 @@ long process_id();
 
 // An exclusive lock on a file (created if needed), blocking until it is
 // granted and held until destruction; the OS releases it when the process
-// dies.  Throws IoError naming the file.
+// dies.  Throws IoError naming the file.  When another holder has it, calls
+// `on_wait` once before blocking (to say whom we wait for).
 class FileLock {
  public:
-  explicit FileLock(const std::filesystem::path& lock_file);
+  explicit FileLock(const std::filesystem::path& lock_file, const std::function<void()>& on_wait = {});
   ~FileLock();
   FileLock(const FileLock&) = delete;
   FileLock& operator=(const FileLock&) = delete;

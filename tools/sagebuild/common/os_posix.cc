@@ -23,11 +23,16 @@ void set_environment_variable(const std::string& name, const std::optional<std::
   ::tzset();
 }
 
-FileLock::FileLock(const std::filesystem::path& lock_file) {
+FileLock::FileLock(const std::filesystem::path& lock_file, const std::function<void()>& on_wait) {
   std::error_code ec;
   std::filesystem::create_directories(lock_file.parent_path(), ec);
   int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) throw IoError("cannot open lock file " + lock_file.string() + ": " + std::strerror(errno));
+  if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+    handle_ = fd;
+    return;
+  }
+  if (errno == EWOULDBLOCK && on_wait) on_wait();
   while (::flock(fd, LOCK_EX) != 0) {
     if (errno == EINTR) continue;
     int e = errno;

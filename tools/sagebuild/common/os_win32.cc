@@ -35,7 +35,7 @@ void set_environment_variable(const std::string& name, const std::optional<std::
   _tzset();
 }
 
-FileLock::FileLock(const std::filesystem::path& lock_file) {
+FileLock::FileLock(const std::filesystem::path& lock_file, const std::function<void()>& on_wait) {
   std::error_code ec;
   std::filesystem::create_directories(lock_file.parent_path(), ec);
   // Shared read/write/delete access: other processes must be able to open
@@ -45,6 +45,12 @@ FileLock::FileLock(const std::filesystem::path& lock_file) {
                          FILE_ATTRIBUTE_NORMAL, nullptr);
   if (h == INVALID_HANDLE_VALUE) throw IoError("cannot open lock file " + lock_file.string() + ": " + last_error());
   OVERLAPPED whole{};
+  if (LockFileEx(h, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, MAXDWORD, MAXDWORD, &whole)) {
+    handle_ = reinterpret_cast<std::intptr_t>(h);
+    return;
+  }
+  if (GetLastError() == ERROR_LOCK_VIOLATION && on_wait) on_wait();
+  whole = OVERLAPPED{};
   if (!LockFileEx(h, LOCKFILE_EXCLUSIVE_LOCK, 0, MAXDWORD, MAXDWORD, &whole)) {
     std::string why = last_error();
     CloseHandle(h);

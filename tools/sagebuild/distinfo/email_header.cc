@@ -15,36 +15,6 @@ bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
-// Length of the UTF-8 sequence starting at s[i], or 0 if it is malformed.
-static std::size_t utf8_sequence(std::string_view s, std::size_t i) {
-  auto b = [&](std::size_t k) { return static_cast<std::uint8_t>(s[k]); };
-  std::uint8_t c = b(i);
-  if (c < 0x80) return 1;
-  std::size_t n;
-  std::uint32_t cp;
-  if ((c & 0xE0) == 0xC0) { n = 2; cp = c & 0x1F; }
-  else if ((c & 0xF0) == 0xE0) { n = 3; cp = c & 0x0F; }
-  else if ((c & 0xF8) == 0xF0) { n = 4; cp = c & 0x07; }
-  else return 0;
-  if (i + n > s.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k) {
-    if ((b(i + k) & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (b(i + k) & 0x3F);
-  }
-  static const std::uint32_t min_for_len[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < min_for_len[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return n;
-}
-
-bool is_valid_utf8(std::string_view text) {
-  for (std::size_t i = 0; i < text.size();) {
-    std::size_t n = utf8_sequence(text, i);
-    if (n == 0) return false;
-    i += n;
-  }
-  return true;
-}
-
 static std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
@@ -78,13 +48,18 @@ struct LineCursor {
 };
 }  // namespace
 
+static void problem(EmailHeader& out, int line, std::string message) {
+  if (out.problems.size() < EmailHeader::kMaxProblems) out.problems.push_back({line, std::move(message)});
+  else ++out.problems_dropped;
+}
+
 static void check_utf8_lines(std::string_view text, EmailHeader& out) {
   LineCursor cur{text};
   std::string_view line;
   while (cur.next(line)) {
     if (!is_valid_utf8(line)) {
       out.utf8 = false;
-      out.problems.push_back({cur.number, "line is not valid UTF-8"});
+      problem(out, cur.number, "line is not valid UTF-8");
     }
   }
 }
@@ -101,7 +76,7 @@ EmailHeader parse_email_header(std::string_view text) {
     }
     if (line.front() == ' ' || line.front() == '\t') {
       if (out.fields.empty()) {
-        out.problems.push_back({cur.number, "continuation line before any field"});
+        problem(out, cur.number, "continuation line before any field");
         continue;
       }
       auto& v = out.fields.back().value;
@@ -111,9 +86,13 @@ EmailHeader parse_email_header(std::string_view text) {
     }
     std::size_t colon = line.find(':');
     if (colon == std::string_view::npos || !valid_field_name(line.substr(0, colon))) {
-      out.problems.push_back(
-          {cur.number, "malformed line '" + std::string(line.substr(0, 60)) +
-                           "' (expected 'Name: value' or an indented continuation)"});
+      problem(out, cur.number,
+              "malformed line '" + std::string(line.substr(0, 60)) +
+                  "' (expected 'Name: value' or an indented continuation)");
+      continue;
+    }
+    if (out.fields.size() >= EmailHeader::kMaxFields) {
+      ++out.fields_dropped;
       continue;
     }
     out.fields.push_back({std::string(line.substr(0, colon)),

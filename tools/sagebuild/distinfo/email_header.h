@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "sagebuild/common/text.h"
+
 namespace sb::distinfo {
 
 struct HeaderField {
@@ -27,9 +29,16 @@ struct HeaderProblem {
 };
 
 struct EmailHeader {
+  // A hostile METADATA can hold millions of lines: at most kMaxFields fields
+  // and kMaxProblems problems are kept; the rest are counted.
+  static constexpr std::size_t kMaxFields = 100'000;
+  static constexpr std::size_t kMaxProblems = 1'000;
+
   std::vector<HeaderField> fields;  // in file order, repeated fields kept
   std::string body;                 // everything after the first blank line
   std::vector<HeaderProblem> problems;
+  std::size_t fields_dropped = 0;
+  std::size_t problems_dropped = 0;
   bool utf8 = true;                 // the whole text is valid UTF-8
 
   // Every value of `name` (case-insensitive), in order.
@@ -47,8 +56,7 @@ EmailHeader parse_email_header(std::string_view text);
 std::string write_email_header(const std::vector<std::pair<std::string, std::string>>& fields,
                                std::string_view body = {});
 
-// True when `text` is well-formed UTF-8 (no overlongs, surrogates or > U+10FFFF).
-bool is_valid_utf8(std::string_view text);
+using sb::is_valid_utf8;  // strict RFC 3629 (common/text.h)
 
 bool iequals(std::string_view a, std::string_view b);
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 
+#include "sagebuild/common/text.h"
 #include "sagebuild/distinfo/email_header.h"
 
 namespace sb::distinfo {
@@ -86,7 +87,7 @@ bool is_valid_entry_point_value(std::string_view value, bool require_attr) {
   return is_word_or(trim(value.substr(colon + 1)), ".");
 }
 
-EntryPointsParse parse_entry_points(std::string_view text, std::string_view member) {
+EntryPointsParse parse_entry_points(std::string_view text, std::string_view member, std::size_t max_entries) {
   EntryPointsParse out;
   std::string m(member);
   if (!is_valid_utf8(text)) {
@@ -96,6 +97,7 @@ EntryPointsParse parse_entry_points(std::string_view text, std::string_view memb
   std::string group;
   std::map<std::pair<std::string, std::string>, int> seen;
   int line_no = 0;
+  std::size_t skipped = 0;
   for (std::size_t pos = 0; pos < text.size();) {
     std::size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
@@ -104,10 +106,13 @@ EntryPointsParse parse_entry_points(std::string_view text, std::string_view memb
     ++line_no;
     std::string_view line = trim(raw);
     if (line.empty() || line.front() == '#' || line.front() == ';') continue;
+    bool bad_header = line.front() == '[' && (line.back() != ']' || line.size() < 3);
+    bool bad_line = line.front() != '[' && (line.find('=') == std::string_view::npos || group.empty());
+    if ((bad_header || bad_line) && out.findings.skip("E1", Severity::Strict)) continue;
     std::string where = m + ":" + std::to_string(line_no);
     if (line.front() == '[') {
       if (line.back() != ']' || line.size() < 3) {
-        add(out.findings, "E1", Severity::Strict, m, where + ": malformed section header '" + std::string(line) + "'",
+        add(out.findings, "E1", Severity::Strict, m, where + ": malformed section header '" + clip(line) + "'",
             "[section]");
         continue;
       }
@@ -117,30 +122,38 @@ EntryPointsParse parse_entry_points(std::string_view text, std::string_view memb
     std::size_t eq = line.find('=');
     if (eq == std::string_view::npos || group.empty()) {
       add(out.findings, "E1", Severity::Strict, m,
-          where + ": '" + std::string(line) + "' " + (group.empty() ? "is outside any section" : "has no '='"),
+          where + ": '" + clip(line) + "' " + (group.empty() ? "is outside any section" : "has no '='"),
           "name = module:attr inside a [section]");
+      continue;
+    }
+    if (out.entries.size() >= max_entries) {
+      ++skipped;
       continue;
     }
     EntryPoint ep{group, std::string(trim(line.substr(0, eq))), std::string(trim(line.substr(eq + 1))), line_no};
     auto [it, fresh] = seen.emplace(std::make_pair(ep.group, ep.name), line_no);
     if (!fresh)  // configparser (strict) refuses a repeated option in one section
       add(out.findings, "E1", Severity::Strict, m,
-          where + ": '" + ep.name + "' repeats line " + std::to_string(it->second) + " in [" + group + "]",
+          where + ": '" + clip(ep.name) + "' repeats line " + std::to_string(it->second) + " in [" + clip(group) + "]",
           "each name once per section");
     out.entries.push_back(std::move(ep));
   }
+  if (skipped)
+    add(out.findings, "E1", Severity::Error, m,
+        std::to_string(skipped) + " entry points after the first " + std::to_string(max_entries) + " were not checked",
+        "at most " + std::to_string(max_entries) + " entry points");
   return out;
 }
 
 static void check_script_entry(const EntryPoint& ep, const std::string& m, Findings& out) {
-  std::string where = m + ":" + std::to_string(ep.line) + " [" + ep.group + "] '" + ep.name + "'";
+  std::string where = m + ":" + std::to_string(ep.line) + " [" + clip(ep.group) + "] '" + clip(ep.name) + "'";
   if (!script_name_stays_inside(ep.name))
     add(out, "E2", Severity::Error, m, where + ": script would be written outside the scripts directory",
         "a file name inside the scripts directory");
   else if (!is_pypi_script_name(ep.name))
     add(out, "E2", Severity::Strict, m, where + ": name has characters PyPI refuses", "a name matching [\\w.-]+");
   if (!is_valid_entry_point_value(ep.value, true))
-    add(out, "E3", Severity::Error, m, where + ": value '" + ep.value + "' is not module:callable",
+    add(out, "E3", Severity::Error, m, where + ": value '" + clip(ep.value) + "' is not module:callable",
         "module:attr, optionally followed by [extras]");
 }
 
@@ -154,7 +167,7 @@ Findings check_entry_points(const std::vector<EntryPoint>& entries, std::string_
     if (!is_scripts_group(ep.group)) {
       if (!is_valid_entry_point_value(ep.value, false))
         add(out, "E3", Severity::Warning, m,
-            m + ":" + std::to_string(ep.line) + " [" + ep.group + "] value '" + ep.value + "' is not module[:attr]",
+            m + ":" + std::to_string(ep.line) + " [" + clip(ep.group) + "] value '" + clip(ep.value) + "' is not module[:attr]",
             "module[:attr] [extras]");
       continue;
     }
@@ -162,7 +175,7 @@ Findings check_entry_points(const std::vector<EntryPoint>& entries, std::string_
     auto [it, fresh] = script_owner.emplace(ep.name, ep.group);
     if (!fresh)
       add(out, "E4", Severity::Warning, m,
-          "script '" + ep.name + "' from [" + ep.group + "] is also provided by " + it->second,
+          "script '" + clip(ep.name) + "' from [" + clip(ep.group) + "] is also provided by " + clip(it->second),
           "each script name once across console_scripts, gui_scripts and .data/scripts");
   }
   return out;

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include "sagebuild/common/corpus_test.h"
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -78,6 +80,7 @@ Findings judge(const Vector& v) {
 }  // namespace
 
 TEST_CASE("entry points: every case of vectors/entry_point_names.tsv") {
+  SB_SKIP_WITHOUT_CORPUS();
   auto vectors = load_vectors();
   REQUIRE(vectors.size() >= 45);
   for (const auto& v : vectors) {

@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "sagebuild/common/text.h"
 #include "sagebuild/distinfo/email_header.h"
 #include "sagebuild/wheel/names.h"
 #include "sagebuild/wheel/requirement.h"
@@ -56,7 +57,7 @@ void check_metadata_version(Ctx& c) {
   } else if (!is_legal_metadata_version(v)) {
     bool newer_major = !v.empty() && v[0] >= '3' && v[0] <= '9';
     add(c.out, "M2", newer_major ? Severity::Error : Severity::Strict, c.m,
-        "Metadata-Version '" + v + "' is not a version this verifier knows", "one of 1.0, 1.1, 1.2, 2.1 ... 2.6");
+        "Metadata-Version '" + clip(v) + "' is not a version this verifier knows", "one of 1.0, 1.1, 1.2, 2.1 ... 2.6");
   }
 }
 
@@ -68,10 +69,10 @@ void check_name(Ctx& c) {
   }
   c.info.name = f->value;
   if (!wheel::is_valid_project_name(f->value))
-    add(c.out, "M3", Severity::Error, c.m, "Name '" + f->value + "' is not a valid project name",
+    add(c.out, "M3", Severity::Error, c.m, "Name '" + clip(f->value) + "' is not a valid project name",
         "letters, digits, '.', '_', '-', starting and ending with a letter or digit");
   else if (!c.exp.filename_project.empty() && !wheel::same_project(f->value, c.exp.filename_project))
-    add(c.out, "M3", Severity::Error, c.m, "Name '" + f->value + "' is not the file name's project",
+    add(c.out, "M3", Severity::Error, c.m, "Name '" + clip(f->value) + "' is not the file name's project",
         wheel::canonicalize_name(c.exp.filename_project) + " (after normalization)");
 }
 
@@ -85,9 +86,9 @@ void check_version(Ctx& c) {
   std::string why;
   auto v = wheel::parse_version(f->value, &why);
   if (!v)
-    add(c.out, "M4", Severity::Error, c.m, "Version '" + f->value + "' is not PEP 440: " + why, "a PEP 440 version");
+    add(c.out, "M4", Severity::Error, c.m, "Version '" + clip(f->value) + "' is not PEP 440: " + why, "a PEP 440 version");
   else if (c.exp.filename_version && !(*v == *c.exp.filename_version))
-    add(c.out, "M4", Severity::Error, c.m, "Version " + f->value + " differs from the file name's version",
+    add(c.out, "M4", Severity::Error, c.m, "Version " + clip(f->value) + " differs from the file name's version",
         c.exp.filename_version->str());
 }
 
@@ -99,10 +100,10 @@ void check_field_versions(Ctx& c) {
     std::string_view since = field_introduced_in(field.name);
     if (since.empty()) {
       add(c.out, "M9", Severity::Strict, c.m,
-          c.m + ":" + std::to_string(field.line) + ": unknown field '" + field.name + "'", "a core metadata field");
+          c.m + ":" + std::to_string(field.line) + ": unknown field '" + clip(field.name) + "'", "a core metadata field");
     } else if (version_key(since) > have) {
       add(c.out, "M5", Severity::Warning, c.m,
-          "field " + field.name + " needs Metadata-Version " + std::string(since) + ", file says " +
+          "field " + clip(field.name) + " needs Metadata-Version " + std::string(since) + ", file says " +
               c.info.metadata_version,
           "Metadata-Version " + std::string(since) + " or above");
     }
@@ -115,17 +116,17 @@ void check_requirements(Ctx& c) {
     if (iequals(f.name, "Requires-Dist")) {
       c.info.requires_dist.push_back(f.value);
       if (!wheel::parse_requirement(f.value, &why))
-        add(c.out, "M6", Severity::Error, c.m, "Requires-Dist '" + f.value + "' is not PEP 508: " + why,
+        add(c.out, "M6", Severity::Error, c.m, "Requires-Dist '" + clip(f.value) + "' is not PEP 508: " + why,
             "name [extras] (specifiers) [; marker]");
     } else if (iequals(f.name, "Requires-Python") && !wheel::parse_specifier_set(f.value, &why)) {
-      add(c.out, "M6", Severity::Strict, c.m, "Requires-Python '" + f.value + "' is not a specifier set: " + why,
+      add(c.out, "M6", Severity::Strict, c.m, "Requires-Python '" + clip(f.value) + "' is not a specifier set: " + why,
           "e.g. >=3.9");
     } else if (iequals(f.name, "Dynamic")) {
       for (std::string_view bad : {"Name", "Version", "Metadata-Version"})
         if (iequals(f.value, bad))
-          add(c.out, "M6", Severity::Strict, c.m, "Dynamic names " + f.value, "Dynamic never names " + std::string(bad));
+          add(c.out, "M6", Severity::Strict, c.m, "Dynamic names " + clip(f.value), "Dynamic never names " + std::string(bad));
     } else if (iequals(f.name, "Description-Content-Type") && f.value.find('/') == std::string::npos) {
-      add(c.out, "M6", Severity::Strict, c.m, "Description-Content-Type '" + f.value + "' is not a media type",
+      add(c.out, "M6", Severity::Strict, c.m, "Description-Content-Type '" + clip(f.value) + "' is not a media type",
           "text/plain, text/x-rst or text/markdown");
     }
   }
@@ -139,7 +140,7 @@ void check_licenses(Ctx& c) {
   for (const auto& path : c.h.values("License-File")) {
     std::string member = c.exp.dist_info + "/licenses/" + path;
     if (!c.exp.has_member(member))
-      add(c.out, "M7", Severity::Error, c.m, "License-File '" + path + "' is not in the wheel", member);
+      add(c.out, "M7", Severity::Error, c.m, "License-File '" + clip(path) + "' is not in the wheel", member);
   }
 }
 
@@ -171,6 +172,11 @@ Findings check_metadata(std::string_view text, std::string_view member, const Me
   }
   for (const auto& p : h.problems)
     add(out, "M9", Severity::Strict, m, m + ":" + std::to_string(p.line) + ": " + p.message, "Name: value");
+  if (h.problems_dropped || h.fields_dropped)
+    add(out, "M9", Severity::Strict, m,
+        std::to_string(h.problems_dropped) + " more malformed lines and " + std::to_string(h.fields_dropped) +
+            " fields past the first " + std::to_string(EmailHeader::kMaxFields) + " were not checked",
+        "a METADATA file of ordinary size");
   MetadataInfo info;
   Ctx c{h, m, expected, out, info};
   check_metadata_version(c);

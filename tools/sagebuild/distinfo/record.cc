@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "sagebuild/common/hash.h"
+#include "sagebuild/common/text.h"
 
 namespace sb::distinfo {
 
@@ -68,25 +69,37 @@ bool is_decimal(std::string_view s) {
 
 }  // namespace
 
-RecordParse parse_record(std::string_view text, std::string_view member) {
+RecordParse parse_record(std::string_view text, std::string_view member, std::size_t max_rows) {
   RecordParse out;
   CsvReader reader(text);
   std::vector<std::string> fields;
   int line = 0;
   std::string error;
+  std::size_t skipped = 0;
   while (reader.next(fields, line, error)) {
-    std::string where = std::string(member) + ":" + std::to_string(line);
-    if (!error.empty()) add(out.findings, "R2", Severity::Error, std::string(member), where + ": " + error);
+    auto where = [&] { return std::string(member) + ":" + std::to_string(line); };
+    if (!error.empty() && !out.findings.skip("R2", Severity::Error))
+      add(out.findings, "R2", Severity::Error, std::string(member), where() + ": " + error);
     if (fields.size() == 1 && fields[0].empty()) continue;  // blank line: csv yields no row
-    if (fields.size() != 3) {
+    if (out.rows.size() >= max_rows) {
+      ++skipped;
+      continue;
+    }
+    if (fields.size() != 3 && !out.findings.skip("R2", Severity::Error)) {
       add(out.findings, "R2", Severity::Error, std::string(member),
-          where + ": row has " + std::to_string(fields.size()) + " fields",
+          where() + ": row has " + std::to_string(fields.size()) + " fields",
           "exactly 3 fields: path,algo=digest,size");
+    }
+    if (fields.size() != 3) {
       if (fields.size() < 1 || fields[0].empty()) continue;
       fields.resize(3);  // keep the path so R3 does not double-report it
     }
-    out.rows.push_back({fields[0], fields[1], fields[2], line});
+    out.rows.push_back({std::move(fields[0]), std::move(fields[1]), std::move(fields[2]), line});
   }
+  if (skipped)
+    add(out.findings, "R2", Severity::Error, std::string(member),
+        std::to_string(skipped) + " rows after the first " + std::to_string(max_rows) + " were not checked",
+        "at most one row per archive member");
   return out;
 }
 
@@ -103,11 +116,11 @@ std::size_t digest_size(std::string_view algo) {
 }
 
 std::optional<RecordHash> check_row_hash(const RecordRow& row, Findings& out) {
-  std::string where = "RECORD line " + std::to_string(row.line) + " for '" + row.path + "'";
+  std::string where = "RECORD line " + std::to_string(row.line) + " for '" + clip(row.path) + "'";
   std::size_t eq = row.hash.find('=');
   if (row.hash.empty() || eq == std::string::npos || eq == 0) {
     add(out, "R4", Severity::Error, row.path,
-        where + ": hash '" + row.hash + "' has no algorithm", "algo=urlsafe-b64-digest, e.g. sha256=...");
+        where + ": hash '" + clip(row.hash) + "' has no algorithm", "algo=urlsafe-b64-digest, e.g. sha256=...");
     return std::nullopt;
   }
   RecordHash h;
@@ -119,14 +132,14 @@ std::optional<RecordHash> check_row_hash(const RecordRow& row, Findings& out) {
     return std::nullopt;
   }
   if (!is_allowed_record_algorithm(h.algo)) {
-    add(out, "R4", Severity::Error, row.path, where + ": unknown hash algorithm '" + h.algo + "'",
+    add(out, "R4", Severity::Error, row.path, where + ": unknown hash algorithm '" + clip(h.algo) + "'",
         "sha256, sha384 or sha512");
     return std::nullopt;
   }
   while (!text.empty() && text.back() == '=') { text.remove_suffix(1); h.padded = true; }
   if (!decode_urlsafe_b64_nopad(text, h.digest) || h.digest.size() != digest_size(h.algo)) {
     add(out, "R5", Severity::Error, row.path,
-        where + ": digest '" + std::string(text) + "' is not a urlsafe-base64 " + h.algo + " digest",
+        where + ": digest '" + clip(text) + "' is not a urlsafe-base64 " + h.algo + " digest",
         std::to_string(digest_size(h.algo)) + " bytes, urlsafe base64 without padding");
     return std::nullopt;
   }
@@ -151,7 +164,7 @@ static void check_row_path(const RecordRow& row, Findings& out) {
   }
   if (absolute || backslash || dotdot)
     add(out, "R7", Severity::Error, p,
-        where + ": path '" + p + "' is " +
+        where + ": path '" + clip(p) + "' is " +
             (absolute ? "absolute" : backslash ? "using '\\'" : "escaping with '..'"),
         "a relative path with '/' separators and no '..'");
 }
@@ -164,49 +177,51 @@ static bool is_signature_file(std::string_view path, std::string_view record_pat
 static void check_self_row(const RecordRow& row, Findings& out) {
   if (!row.hash.empty() || !row.size.empty())
     add(out, "R6", Severity::Error, row.path,
-        "RECORD's own row has hash '" + row.hash + "' and size '" + row.size + "'",
+        "RECORD's own row has hash '" + clip(row.hash) + "' and size '" + clip(row.size) + "'",
         "empty hash and size: 'RECORD,,'");
 }
 
 static void check_row_size(const RecordRow& row, Findings& out) {
   if (!is_decimal(row.size))
     add(out, "R5", Severity::Error, row.path,
-        "RECORD line " + std::to_string(row.line) + ": size '" + row.size + "' is not a decimal integer",
+        "RECORD line " + std::to_string(row.line) + ": size '" + clip(row.size) + "' is not a decimal integer",
         "the uncompressed size in bytes");
 }
 
 Findings check_record(const std::vector<RecordRow>& rows, const ArchiveListing& archive) {
   Findings out;
-  std::unordered_set<std::string> present(archive.files.begin(), archive.files.end());
-  std::unordered_set<std::string> listed;
+  // Views into `rows` and `archive`: RECORD may be tens of megabytes.
+  std::unordered_set<std::string_view> present(archive.files.begin(), archive.files.end());
+  std::unordered_set<std::string_view> listed;
   for (const auto& row : rows) {
     if (row.path.empty()) continue;
     if (!listed.insert(row.path).second) {
       add(out, "R7", Severity::Error, row.path,
-          "RECORD line " + std::to_string(row.line) + ": duplicate row for '" + row.path + "'",
+          "RECORD line " + std::to_string(row.line) + ": duplicate row for '" + clip(row.path) + "'",
           "one row per file");
       continue;
     }
     check_row_path(row, out);
     if (row.path.back() == '/') {
-      add(out, "R8", Severity::Warning, row.path, "RECORD lists directory '" + row.path + "'",
+      add(out, "R8", Severity::Warning, row.path, "RECORD lists directory '" + clip(row.path) + "'",
           "files only");
       continue;
     }
     if (row.path == archive.record_path) { check_self_row(row, out); continue; }
     if (is_signature_file(row.path, archive.record_path)) {
       add(out, "D9", Severity::Error, row.path,
-          "RECORD lists the signature file '" + row.path + "'", "RECORD.jws/.p7s left out of RECORD");
+          "RECORD lists the signature file '" + clip(row.path) + "'", "RECORD.jws/.p7s left out of RECORD");
     }
     if (!present.count(row.path))
       add(out, "R3", Severity::Error, row.path,
-          "RECORD lists '" + row.path + "', which is not in the archive", "rows only for files present");
+          "RECORD lists '" + clip(row.path) + "', which is not in the archive", "rows only for files present");
     check_row_hash(row, out);
     if (!row.hash.empty()) check_row_size(row, out);  // a row without hash: R4 already says so
   }
   for (const auto& f : archive.files) {
     if (listed.count(f) || is_signature_file(f, archive.record_path)) continue;
-    add(out, "R3", Severity::Error, f, "archive member '" + f + "' is not listed in RECORD",
+    if (out.skip("R3", Severity::Error)) continue;
+    add(out, "R3", Severity::Error, std::string(f), "archive member '" + clip(f) + "' is not listed in RECORD",
         "every file listed (RECORD itself included)");
   }
   return out;

@@ -30,8 +30,11 @@ struct RecordParse {
   Findings findings;  // R2: malformed csv, wrong field counts
 };
 
-// Parses RECORD text; `member` names the RECORD member in findings.
-RecordParse parse_record(std::string_view text, std::string_view member);
+// Parses RECORD text; `member` names the RECORD member in findings.  Rows
+// past `max_rows` are not kept (one R2 finding says how many were skipped):
+// a wheel's RECORD can list at most one row per member.
+RecordParse parse_record(std::string_view text, std::string_view member,
+                         std::size_t max_rows = 1'000'000);
 
 // A parsed `algo=digest` hash field.
 struct RecordHash {
@@ -51,7 +54,7 @@ std::optional<RecordHash> check_row_hash(const RecordRow& row, Findings& out);
 
 // What the archive holds, for the cross-checks.
 struct ArchiveListing {
-  std::vector<std::string> files;  // member names, directories excluded
+  std::vector<std::string_view> files;  // member names, directories excluded (views: 200k names)
   std::string record_path;         // "<dist-info>/RECORD"
 };
 

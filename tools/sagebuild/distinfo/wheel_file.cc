@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "sagebuild/common/text.h"
 #include "sagebuild/distinfo/email_header.h"
 
 namespace sb::distinfo {
@@ -39,15 +40,15 @@ void check_version(const EmailHeader& h, const std::string& m, Findings& out, Wh
   info.wheel_version = h.first("Wheel-Version")->value;
   auto v = parse_dotted(info.wheel_version);
   if (!v) {
-    add(out, "W2", Severity::Error, m, "Wheel-Version '" + info.wheel_version + "' is not integer-dotted", "1.0");
+    add(out, "W2", Severity::Error, m, "Wheel-Version '" + clip(info.wheel_version) + "' is not integer-dotted", "1.0");
   } else if ((*v)[0] > 1) {
-    add(out, "W2", Severity::Error, m, "Wheel-Version " + info.wheel_version + " has a major version above 1",
+    add(out, "W2", Severity::Error, m, "Wheel-Version " + clip(info.wheel_version) + " has a major version above 1",
         "1.x (installers must refuse a newer major)");
   } else if ((*v)[0] == 0) {
-    add(out, "W2", Severity::Strict, m, "Wheel-Version " + info.wheel_version + " is pre-1.0 (installer refuses it)",
+    add(out, "W2", Severity::Strict, m, "Wheel-Version " + clip(info.wheel_version) + " is pre-1.0 (installer refuses it)",
         "1.0");
   } else if (v->size() > 1 && (*v)[1] > 0) {
-    add(out, "W2", Severity::Warning, m, "Wheel-Version " + info.wheel_version + " is newer than 1.0", "1.0");
+    add(out, "W2", Severity::Warning, m, "Wheel-Version " + clip(info.wheel_version) + " is newer than 1.0", "1.0");
   }
 }
 
@@ -61,7 +62,7 @@ void check_purelib(const EmailHeader& h, const std::string& m, Findings& out, Wh
   add(out, "W4", Severity::Strict, m,
       n == 0 ? std::string("Root-Is-Purelib is missing")
              : n > 1 ? "Root-Is-Purelib appears " + std::to_string(n) + " times"
-                     : "Root-Is-Purelib is '" + value + "' (installers treat it as false)",
+                     : "Root-Is-Purelib is '" + clip(value) + "' (installers treat it as false)",
       "exactly one 'Root-Is-Purelib: true' or 'Root-Is-Purelib: false'");
 }
 
@@ -73,7 +74,7 @@ void check_tags(const EmailHeader& h, const std::string& m, const WheelFileExpec
   have.erase(std::unique(have.begin(), have.end()), have.end());
   std::sort(want.begin(), want.end());
   if (have != want)
-    add(out, "W5", Severity::Strict, m, "Tag lines " + join(info.tags) + " differ from the file name's tags",
+    add(out, "W5", Severity::Strict, m, "Tag lines " + clip(join(info.tags)) + " differ from the file name's tags",
         join(want));
 }
 
@@ -81,7 +82,7 @@ void check_build(const EmailHeader& h, const std::string& m, const WheelFileExpe
                  WheelFileInfo& info) {
   if (const auto* f = h.first("Build")) info.build = f->value;
   if (info.build == exp.build_tag && h.count("Build") <= 1) return;
-  std::string found = info.build ? "Build: " + *info.build : std::string("no Build line");
+  std::string found = info.build ? "Build: " + clip(*info.build) : std::string("no Build line");
   std::string want = exp.build_tag ? "Build: " + *exp.build_tag : std::string("no Build line (the file name has no build tag)");
   add(out, "W6", Severity::Strict, m, found + " disagrees with the file name", want);
 }
@@ -97,6 +98,11 @@ Findings check_wheel_file(std::string_view text, std::string_view member, const 
   for (const auto& p : h.problems)
     add(out, "W1", Severity::Error, m, m + ":" + std::to_string(p.line) + ": " + p.message,
         "UTF-8 'Name: value' lines");
+  if (h.problems_dropped || h.fields_dropped)
+    add(out, "W1", Severity::Error, m,
+        std::to_string(h.problems_dropped) + " more malformed lines and " + std::to_string(h.fields_dropped) +
+            " fields past the first " + std::to_string(EmailHeader::kMaxFields) + " were not checked",
+        "a WHEEL file of a few lines");
   check_version(h, m, out, info);
   if (!h.first("Generator"))
     add(out, "W3", Severity::Warning, m, "no Generator line", "Generator: <tool> <version>");

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "sagebuild/index/previous.h"
 #include "sagebuild/index/site.h"
 #include "sagebuild/index/variant.h"
 #include "sagebuild/index/wheel_scan.h"
@@ -20,6 +21,7 @@ struct Options {
   std::string out;
   std::string base_url;
   std::string wheels_url;
+  std::string previous;
 };
 
 // Without --base-url the landing page's commands point at the site where it
@@ -31,14 +33,17 @@ std::string default_base_url(const std::string& out) {
 }
 
 void run(const Options& o, sb::cli::Context& ctx) {
-  auto groups = group_by_variant(scan_directory(o.dir));
+  auto indexed = scan_directory(o.dir);
+  std::size_t fresh = indexed.size();
+  if (!o.previous.empty()) indexed = merge_previous(std::move(indexed), read_previous_manifest(o.previous));
+  auto groups = group_by_variant(std::move(indexed));
   SiteOptions site{o.base_url.empty() ? default_base_url(o.out) : o.base_url, o.wheels_url};
   if (!site.wheels_url.empty() && site.wheels_url.back() != '/') site.wheels_url += '/';
   write_site(groups, o.out, site);
   std::size_t wheels = 0;
   for (const auto& g : groups) wheels += g.wheels.size();
-  std::printf("indexed %zu wheel(s) in %zu variant(s) into %s\n", wheels, groups.size(),
-              o.out.c_str());
+  std::printf("indexed %zu wheel(s) (%zu new, %zu from the previous index) in %zu variant(s) into %s\n",
+              wheels, fresh, wheels - fresh, groups.size(), o.out.c_str());
   for (const auto& g : groups) std::printf("  %s: %zu wheel(s)\n", g.name.c_str(), g.wheels.size());
   ctx.exit_code = 0;
 }
@@ -57,6 +62,9 @@ void add_index_command(CLI::App& app, sb::cli::Context& ctx) {
   sub->add_option("--wheels-url", opts->wheels_url,
                   "Link wheels at this URL (e.g. a GitHub release's download URL) instead of "
                   "copying them into SITE/wheels/");
+  sub->add_option("--previous", opts->previous,
+                  "The manifest.json of the site this one replaces: its wheels stay in the index, linked "
+                  "where they are served (a release keeps every earlier version)");
   sub->callback([opts, &ctx] { run(*opts, ctx); });
 }
 

@@ -35,9 +35,13 @@ std::string url_escape_path_segment(std::string_view segment) {
   return out;
 }
 
+std::string wheel_url(std::string_view wheels_href, const IndexedWheel& wheel) {
+  if (!wheel.url.empty()) return wheel.url;
+  return std::string(wheels_href) + url_escape_path_segment(wheel.filename);
+}
+
 std::string wheel_href(std::string_view wheels_href, const IndexedWheel& wheel) {
-  return std::string(wheels_href) + url_escape_path_segment(wheel.filename) + "#sha256=" +
-         wheel.sha256;
+  return wheel_url(wheels_href, wheel) + "#sha256=" + wheel.sha256;
 }
 
 namespace {

@@ -22,8 +22,10 @@ std::string render_project_page_html(std::string_view project,
                                      const std::vector<IndexedWheel>& wheels,
                                      std::string_view wheels_href);
 
-// The relative link from a project page to a wheel (URL-escaped file name,
-// sha256 fragment), shared by the HTML and JSON forms.
+// Where a wheel is served: its own url when it has one (a previous
+// release's asset), else `wheels_href` + the URL-escaped file name.
+std::string wheel_url(std::string_view wheels_href, const IndexedWheel& wheel);
+// wheel_url with the sha256 fragment, for the HTML pages.
 std::string wheel_href(std::string_view wheels_href, const IndexedWheel& wheel);
 
 // Percent-encodes what is not an unreserved URL character or one of the

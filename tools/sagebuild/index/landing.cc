@@ -4,10 +4,33 @@
 
 namespace sb::index {
 
-std::string variant_index_url(std::string_view base_url, std::string_view variant) {
+namespace {
+
+std::string trimmed(std::string_view base_url) {
   std::string base(base_url);
   while (!base.empty() && base.back() == '/') base.pop_back();
-  return base + "/" + std::string(variant) + "/simple/";
+  return base;
+}
+
+std::string commands(const VariantGroup& g, std::string_view base_url) {
+  std::string out;
+  for (const auto& project : projects_of(g)) {
+    out += "<code>" + html_escape(pip_command(project, base_url, g.name)) + "</code><br>";
+    out += "<code>" + html_escape(uv_command(project, base_url, g.name)) + "</code><br>";
+  }
+  return out;
+}
+
+std::string variant_row(const VariantGroup& g, std::string_view base_url) {
+  return "<tr><td><a href=\"" + html_escape(g.name) + "/simple/\">" + html_escape(g.name) +
+         "</a></td><td>" + html_escape(g.torch_minor) + "</td><td>" + html_escape(g.cuda_version) +
+         "</td><td>" + std::to_string(g.wheels.size()) + "</td><td>" + commands(g, base_url) + "</td></tr>\n";
+}
+
+}  // namespace
+
+std::string variant_index_url(std::string_view base_url, std::string_view variant) {
+  return trimmed(base_url) + "/" + std::string(variant) + "/simple/";
 }
 
 std::string pip_command(std::string_view project, std::string_view base_url,
@@ -16,30 +39,42 @@ std::string pip_command(std::string_view project, std::string_view base_url,
          variant_index_url(base_url, variant);
 }
 
-namespace {
-
-std::string variant_row(const VariantGroup& g, std::string_view base_url) {
-  std::string commands;
-  for (const auto& project : projects_of(g)) {
-    commands += "<code>" + html_escape(pip_command(project, base_url, g.name)) + "</code><br>";
-  }
-  return "<tr><td><a href=\"" + html_escape(g.name) + "/simple/\">" + html_escape(g.name) +
-         "</a></td><td>" + html_escape(g.torch_minor) + "</td><td>" + html_escape(g.cuda_version) +
-         "</td><td>" + std::to_string(g.wheels.size()) + "</td><td>" + commands + "</td></tr>\n";
+std::string uv_command(std::string_view project, std::string_view base_url,
+                       std::string_view variant) {
+  return "uv pip install " + std::string(project) + " --extra-index-url " +
+         variant_index_url(base_url, variant);
 }
 
-}  // namespace
+std::string index_url_command(std::string_view base_url) {
+  // Single quotes inside, double outside: one line for a POSIX shell and for
+  // cmd.exe / PowerShell alike.
+  return "python -c \"import torch; t = torch.__version__.split('+')[0].split('.'); "
+         "c = (torch.version.cuda or '').split('.'); "
+         "print(f'" + trimmed(base_url) + "/torch{t[0]}.{t[1]}-cu{c[0]}{c[1]}/simple/' if c[0] else "
+         "'torch ' + torch.__version__ + ' is a CPU build: install a CUDA build of torch first')\"";
+}
 
 std::string render_landing_page(const std::vector<VariantGroup>& groups,
                                 std::string_view base_url) {
+  std::string example = groups.empty() ? "torch2.11-cu130" : groups.back().name;
   std::string page =
       "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n"
       "<title>SageAttention wheels</title>\n</head>\n<body>\n"
       "<h1>SageAttention wheels</h1>\n"
-      "<p>Pick the row matching the torch and CUDA you have installed "
-      "(<code>python -c \"import torch; print(torch.__version__, torch.version.cuda)\"</code>) "
-      "and run its command. Each wheel requires exactly that torch release, so pip will not "
-      "replace your torch with another one silently.</p>\n"
+      "<p>Each index below serves the wheels built for one torch release and one CUDA "
+      "version. pip cannot see which torch you have installed, so you choose the index: "
+      "run this with the Python you will use, and it prints the index URL for its torch "
+      "and CUDA:</p>\n"
+      "<pre><code>" + html_escape(index_url_command(base_url)) + "</code></pre>\n"
+      "<p>Then install from that index (keep PyPI for the dependencies), with pip or uv:</p>\n"
+      "<pre><code>" + html_escape(pip_command("sageattention", base_url, example)) + "\n" +
+      html_escape(uv_command("sageattention", base_url, example)) + "</code></pre>\n"
+      "<p>A wheel built against the PyTorch stable ABI (torch 2.10 and later) requires "
+      "<code>torch&gt;=2.10,&lt;3</code>, and one for an older torch requires its minor release "
+      "(<code>torch==2.8.*</code>), so pip keeps the torch you have. From torch 2.10 on, one "
+      "extension serves every torch of a CUDA version: if your torch's index is not listed, the "
+      "newest listed index of your CUDA serves it. For an older torch, only its own index "
+      "does.</p>\n"
       "<table>\n<tr><th>Variant</th><th>torch</th><th>CUDA</th><th>Wheels</th>"
       "<th>Install</th></tr>\n";
   for (const auto& g : groups) page += variant_row(g, base_url);

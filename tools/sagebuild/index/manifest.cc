@@ -12,7 +12,7 @@ nlohmann::json wheel_entry(const IndexedWheel& w, const std::string& wheels_href
   // ordered_json would keep insertion order; nlohmann::json sorts keys,
   // which is just as reproducible.
   return {{"filename", w.filename},
-          {"url", wheels_href + url_escape_path_segment(w.filename)},
+          {"url", wheel_url(wheels_href, w)},
           {"project", w.project},
           {"version", w.version},
           {"variant", w.variant},

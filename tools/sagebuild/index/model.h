@@ -11,7 +11,10 @@
 namespace sb::index {
 
 struct IndexedWheel {
-  std::filesystem::path source;  // where it was read from
+  std::filesystem::path source;  // where it was read from; empty for a wheel of a previous site
+  // Where it is served, when not from this site's wheels href: a previous
+  // release's asset (from that site's manifest.json). Empty: href + filename.
+  std::string url;
   std::string filename;          // basename, as it will be served
   std::string project;           // PEP 503 normalized name: "sageattention"
   std::string version;           // PEP 440 normalized: "2.2.0"

@@ -39,7 +39,7 @@ std::string render_project_page_json(std::string_view project,
                                      std::string_view wheels_href) {
   nlohmann::json files = nlohmann::json::array();
   for (const auto& w : wheels) {
-    std::string url = std::string(wheels_href) + url_escape_path_segment(w.filename);
+    std::string url = wheel_url(wheels_href, w);
     nlohmann::json f{{"filename", w.filename},
                      {"url", url},
                      {"hashes", {{"sha256", w.sha256}}},

@@ -80,6 +80,7 @@ void check_replaceable(const fs::path& out) {
 void copy_wheels(const std::vector<VariantGroup>& groups, const fs::path& wheels_dir) {
   for (const auto& g : groups) {
     for (const auto& w : g.wheels) {
+      if (w.source.empty()) continue;  // a previous release's wheel, served from its url
       // File names are unique: scan_directory merged identical copies and
       // refused different files of one name.
       fs::path dest = wheels_dir / w.filename;

@@ -6,11 +6,13 @@
 #include "sagebuild/archive/zip_reader.h"
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/hash.h"
+#include "sagebuild/common/text.h"
 #include "sagebuild/distinfo/build_info.h"
 #include "sagebuild/distinfo/email_header.h"
 #include "sagebuild/index/variant.h"
 #include "sagebuild/wheel/build_tag.h"
 #include "sagebuild/wheel/names.h"
+#include "sagebuild/wheel/pep440.h"
 
 namespace fs = std::filesystem;
 
@@ -108,7 +110,16 @@ IndexedWheel scan_wheel(const fs::path& path) {
   w.variant = variant_name(w.torch_version, w.cuda_version);
   if (auto text = read_member(*zip, find_top_level(*zip, "METADATA", is_dist_info), path)) {
     auto header = distinfo::parse_email_header(*text);
-    if (const auto* field = header.first("Requires-Python")) w.requires_python = field->value;
+    if (const auto* field = header.first("Requires-Python")) {
+      // The value goes into every page and into JSON: it must be what pip
+      // will parse (PEP 440 specifiers are ASCII), not whatever bytes the
+      // wheel holds.
+      std::string why;
+      if (!wheel::parse_specifier_set(field->value, &why))
+        throw UsageError(path.string() + ": METADATA's Requires-Python '" + clip(field->value) +
+                         "' is not a specifier set (" + clip(why) + "); expected e.g. >=3.10");
+      w.requires_python = field->value;
+    }
   }
   w.sha256 = hex(sha256_file(path));
   w.size = zip->file_size();

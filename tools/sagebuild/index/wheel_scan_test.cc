@@ -83,3 +83,15 @@ TEST_CASE("scan_directory: recursive, de-duplicated, conflicts refused") {
   CHECK_THROWS_WITH(scan_directory(testing::fresh_dir("empty")), Catch::Contains("no *.whl files"));
   CHECK_THROWS_WITH(scan_directory(dir / "missing"), Catch::Contains("is not a directory"));
 }
+
+TEST_CASE("scan_wheel refuses hostile contents by name, in bounded memory") {
+  fs::path dir = testing::fresh_dir("scan_hostile");
+  // Not a specifier set, and not UTF-8: it would go into every page and the JSON API.
+  fs::path bad_rp = testing::write_wheel(dir / "a", "sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl",
+                                         std::nullopt, ">=3.9\xff\xfe");
+  CHECK_THROWS_WITH(scan_wheel(bad_rp), Catch::Contains("Requires-Python '>=3.9\xff\xfe' is not a specifier set"));
+  // build_info.json of 8 MiB of '[' (a few KiB deflated): refused before it is read, let alone parsed.
+  fs::path deep = testing::write_wheel(dir / "b", "sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl",
+                                       std::string(8 << 20, '['));
+  CHECK_THROWS_WITH(scan_wheel(deep), Catch::Contains("cannot read sageattention/build_info.json"));
+}

@@ -1,4 +1,5 @@
 #include "sagebuild/matrix/command.h"
+#include "sagebuild/matrix/yaml_reader.h"
 
 #include <CLI/CLI.hpp>
 
@@ -35,7 +36,8 @@ std::string display_name(const MatrixOptions& options, const std::filesystem::pa
 
 std::string run_matrix(const MatrixOptions& options, const std::filesystem::path& cwd) {
   std::filesystem::path path = matrix_path(options, cwd);
-  Plan plan = expand(parse_matrix(read_file(path), display_name(options, path, cwd)), options.profile);
+  std::string name = display_name(options, path, cwd);
+  Plan plan = expand(parse_matrix(read_yaml_file(path, name), name), options.profile);
   if (options.format == "json") return format_json(plan);
   if (options.format == "github") {
     if (!options.cuda_from_pypi) throw std::logic_error("run_matrix: --format github needs cuda_from_pypi");

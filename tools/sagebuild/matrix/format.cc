@@ -20,13 +20,20 @@ std::string arch_names(const Row& row) {
   return join(names, ",");
 }
 
+// "PyPI", or the index without its scheme ("download.pytorch.org/whl/cu130").
+std::string torch_source(const Row& row) {
+  if (row.torch_index.empty()) return "PyPI";
+  auto scheme = row.torch_index.find("://");
+  return scheme == std::string::npos ? row.torch_index : row.torch_index.substr(scheme + 3);
+}
+
 // "3.12", or "3.10-3.14" for an abi3 row serving a run of Pythons.
 std::string python_span(const Row& row) {
   if (row.pythons.size() == 1) return row.pythons.front();
   return row.pythons.front() + "-" + row.pythons.back();
 }
 
-constexpr std::size_t kColumns = 7;
+constexpr std::size_t kColumns = 8;
 using Line = std::array<std::string, kColumns>;
 
 std::string render(const std::vector<Line>& lines) {
@@ -48,6 +55,11 @@ std::string summary(const Plan& plan) {
                                    [](const Row& r) { return r.pypi_buildable; });
   return fmt::format("profile '{}': {} row{}, {} buildable with torch from PyPI alone\n",
                      plan.profile, plan.rows.size(), plan.rows.size() == 1 ? "" : "s", pypi);
+}
+
+// null: PyPI; else the index URL.
+nlohmann::json torch_index_json(const Row& row) {
+  return row.torch_index.empty() ? nlohmann::json() : nlohmann::json(row.torch_index);
 }
 
 }  // namespace
@@ -76,16 +88,19 @@ nlohmann::json row_json(const Row& row) {
           {"wheel_version", row.wheel_version},
           {"wheel_filename", row.wheel_filename},
           {"requires_python", row.requires_python},
+          {"torch_binding", row.torch_binding == wheel::TorchBinding::stable_abi ? "stable-abi" : "classic"},
           {"torch_requirement", row.torch_requirement},
           {"pypi_buildable", row.pypi_buildable},
+          {"pypi_variant", row.pypi_variant},
+          {"torch_index", torch_index_json(row)},
           {"kernels_manifest", row.kernels_manifest}};
 }
 
 std::string format_table(const Plan& plan) {
-  std::vector<Line> lines{{"ID", "PYTHON", "TORCH", "CUDA", "PLATFORM", "ARCHS", "WHEEL"}};
+  std::vector<Line> lines{{"ID", "PYTHON", "TORCH", "CUDA", "PLATFORM", "ARCHS", "TORCH FROM", "WHEEL"}};
   for (const Row& row : plan.rows)
     lines.push_back({row.id, python_span(row), row.torch, row.cuda, row.platform, arch_names(row),
-                     row.wheel_filename});
+                     torch_source(row), row.wheel_filename});
   return render(lines) + summary(plan);
 }
 
@@ -105,7 +120,9 @@ std::string format_github(const Plan& plan, const CudaFromPypi& cuda_from_pypi) 
                        {"torch", row.torch},
                        {"cuda", row.cuda},
                        {"cuda_provision", cuda_from_pypi(row.cuda, row.platform) ? "pypi" : "install"},
-                       {"python", row.build_python}});
+                       {"torch_index", torch_index_json(row)},
+                       {"python", row.build_python},
+                       {"wheel", row.wheel_filename}});
   // dump() without indent writes no newline at all, inside strings included.
   return nlohmann::json{{"include", include}}.dump();
 }

@@ -13,7 +13,8 @@ namespace sb::matrix {
 // Every field of the row, as JSON.
 nlohmann::json row_json(const Row& row);
 
-// Aligned columns (id, python(s), torch, cuda, platform, archs, wheel) and a
+// Aligned columns (id, python(s), torch, cuda, platform, archs, where torch
+// comes from, wheel) and a
 // one-line summary; ends with a newline.
 std::string format_table(const Plan& plan);
 
@@ -26,11 +27,14 @@ std::string format_json(const Plan& plan);
 // which depends on this unit; the CLI hands it in.
 using CudaFromPypi = std::function<bool(const std::string& cuda, const std::string& platform)>;
 
-// {"include":[{"id","os","command","package","torch","cuda","cuda_provision","python"}, ...]}
+// {"include":[{"id","os","command","package","torch","cuda","cuda_provision","torch_index","python","wheel"}, ...]}
 // on one line and without a trailing newline, so that
 // `echo "matrix=$(sagebuild matrix --format github)" >> $GITHUB_OUTPUT` works.
 // cuda_provision: "pypi" where the command provisions the row's CUDA itself,
-// "install" where the job must install that toolkit and add --cuda-home.
+// "install" where the job must install that toolkit and add --cuda-home
+// (every Windows row: the Windows build finds a toolkit, never provisions one).
+// torch_index: null where the row's torch comes from PyPI, else the URL of
+// PyTorch's index for the row's CUDA. wheel: the file name the row makes.
 std::string format_github(const Plan& plan, const CudaFromPypi& cuda_from_pypi);
 
 }  // namespace sb::matrix

@@ -20,9 +20,12 @@ const Matrix& real() {
   return m;
 }
 
-// A stand-in for the toolchain's rule (build/cuda.h), which this unit does not
-// link: here CUDA 13 comes from PyPI and nothing else does.
-bool only_13(const std::string& cuda, const std::string& = "") { return cuda.rfind("13.", 0) == 0; }
+// A stand-in for the toolchain's rule (toolchain/cuda.h), which this unit does
+// not link: here CUDA 13 comes from PyPI on Linux and nothing else does (the
+// Windows build only finds a toolkit, as the real rule says).
+bool only_13(const std::string& cuda, const std::string& platform) {
+  return platform.rfind("linux_", 0) == 0 && cuda.rfind("13.", 0) == 0;
+}
 }  // namespace
 
 TEST_CASE("github format: one line of JSON, one include entry per row") {
@@ -41,27 +44,37 @@ TEST_CASE("github format: one line of JSON, one include entry per row") {
       CHECK(entry["package"] == row.package);
       CHECK(entry["torch"] == row.torch);
       CHECK(entry["cuda"] == row.cuda);
-      CHECK(entry["cuda_provision"] == (only_13(row.cuda) ? "pypi" : "install"));
+      CHECK(entry["cuda_provision"] == (only_13(row.cuda, row.platform) ? "pypi" : "install"));
+      if (row.pypi_buildable)
+        CHECK(entry["torch_index"].is_null());
+      else
+        CHECK(entry["torch_index"] == "https://download.pytorch.org/whl/" + row.cuda_tag);
       CHECK(entry["python"] == row.build_python);
-      CHECK(entry.size() == 8);
+      CHECK(entry["wheel"] == row.wheel_filename);
+      CHECK(entry.size() == 10);
     }
   }
 }
 
-TEST_CASE("github format: cuda_provision asks the rule it is given, per row's CUDA") {
+TEST_CASE("github format: cuda_provision asks the rule it is given, per row's CUDA and platform") {
   Plan plan = expand(real(), "sage2-all");
-  std::set<std::string> asked;
-  auto rule = [&](const std::string& cuda, const std::string&) {
+  std::set<std::string> asked, platforms;
+  auto rule = [&](const std::string& cuda, const std::string& platform) {
     asked.insert(cuda);
-    return cuda == "12.8";
+    platforms.insert(platform);
+    return cuda == "12.8" && platform == "linux_x86_64";
   };
   auto json = nlohmann::json::parse(format_github(plan, rule));
   std::set<std::string> pypi, install;
   for (const auto& entry : json["include"])
-    (entry["cuda_provision"] == "pypi" ? pypi : install).insert(entry["cuda"].get<std::string>());
+    if (entry["os"] != "windows-2022")
+      (entry["cuda_provision"] == "pypi" ? pypi : install).insert(entry["cuda"].get<std::string>());
+    else
+      CHECK(entry["cuda_provision"] == "install");
   CHECK(pypi == std::set<std::string>{"12.8"});
   CHECK(install == std::set<std::string>{"12.4", "12.6", "12.9", "13.0", "13.2"});
   CHECK(asked == std::set<std::string>{"12.4", "12.6", "12.8", "12.9", "13.0", "13.2"});
+  CHECK(platforms == std::set<std::string>{"linux_x86_64", "win_amd64"});
 }
 
 TEST_CASE("github format: the default row builds with the profile's Python") {
@@ -88,10 +101,13 @@ TEST_CASE("json format carries every row field") {
   CHECK(r["ptx_arch"] == "12.0");
   CHECK(r["pypi_buildable"] == true);
   CHECK(r["requires_python"] == ">=3.10");
-  CHECK(r["torch_requirement"] == "torch==2.11.0");
+  CHECK(r["torch_binding"] == "stable-abi");
+  CHECK(r["torch_requirement"] == "torch>=2.10,<3");
   CHECK(r["wheel_filename"] == "sageattention-2.2.0-21100.130-cp310-abi3-linux_x86_64.whl");
   CHECK(r["kernels_manifest"] == "kernels/families.json");
-  CHECK(r.size() == 24);
+  CHECK(r["pypi_variant"] == true);
+  CHECK(r["torch_index"].is_null());
+  CHECK(r.size() == 27);
 }
 
 TEST_CASE("table format: aligned columns and a summary") {
@@ -107,6 +123,9 @@ TEST_CASE("table format: aligned columns and a summary") {
   for (std::size_t i = 1; i <= plan.rows.size(); ++i)
     CHECK(lines[i].substr(wheel_at) == plan.rows[i - 1].wheel_filename);
   CHECK(lines[1].find(" 3.9-3.13 ") != std::string::npos);
+  std::size_t from_at = lines[0].find("TORCH FROM");
+  CHECK(lines[1].substr(from_at, 5) == "PyPI ");  // 2.6.0's cu124 build is PyPI's
+  CHECK(lines[2].substr(from_at, 31) == "download.pytorch.org/whl/cu126 ");
   CHECK(lines.back() == "profile 'pytorch26': 2 rows, 1 buildable with torch from PyPI alone");
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "sagebuild/common/fs.h"
+#include "sagebuild/common/text.h"
 #include "sagebuild/matrix/arch.h"
 #include "sagebuild/matrix/lookup.h"
 #include "sagebuild/matrix/matrix.h"
@@ -14,6 +15,8 @@
 #include "sagebuild/matrix/version.h"
 #include "sagebuild/matrix/wheel_name.h"
 #include "sagebuild/matrix/yaml_reader.h"
+#include "sagebuild/wheel/names.h"
+#include "sagebuild/wheel/pep440.h"
 
 namespace sb::matrix {
 namespace {
@@ -105,11 +108,25 @@ void parse_pythons(const YamlValue& node, Matrix& m) {
   std::sort(m.pythons.begin(), m.pythons.end(), version_less);
 }
 
+// "https://download.pytorch.org/whl/{cuda_tag}": where the CUDA builds of
+// torch that PyPI does not serve come from, one index per CUDA.
+std::string torch_index_template(const YamlValue& node) {
+  Located url = node.scalar();
+  const std::string placeholder = "{cuda_tag}";
+  auto at = url.text.find(placeholder);
+  if (url.text.rfind("https://", 0) != 0 || at == std::string::npos ||
+      url.text.find(placeholder, at + 1) != std::string::npos)
+    throw ConfigError(url.where, "torch_index '" + url.text + "' is not an https URL with one {cuda_tag} "
+                                 "(the variant's code, cu128), like \"https://download.pytorch.org/whl/{cuda_tag}\"");
+  return url.text;
+}
+
 void parse_platforms(const YamlValue& node, Matrix& m) {
   for (const auto& [tag, value] : node.named_entries("platform")) {
-    YamlMap map = value.map({"runner", "pypi_torch_has_cuda"});
+    YamlMap map = value.map({"runner", "pypi_torch_has_cuda", "torch_index"});
     m.platforms.push_back(Platform{tag.text, map.required("runner").scalar().text,
-                                   map.required("pypi_torch_has_cuda").boolean(), tag.where});
+                                   map.required("pypi_torch_has_cuda").boolean(),
+                                   torch_index_template(map.required("torch_index")), tag.where});
   }
 }
 
@@ -204,13 +221,29 @@ std::string optional_version(const YamlMap& map, std::string_view key, std::stri
   return value ? version_text(value->scalar(), noun) : std::string();
 }
 
+// A package's name and version go into every wheel name: a project name and
+// a PEP 440 version without a local label (local-version naming adds one).
+void check_package_identity(const Located& name, const Located& version) {
+  if (!wheel::is_valid_project_name(name.text))
+    throw ConfigError(name.where, "package '" + clip(name.text, 80) +
+                                      "' is not a valid project name; use letters, digits, '.', '_', '-'");
+  auto v = wheel::parse_version(version.text);
+  if (!v || !v->local.empty())
+    throw ConfigError(version.where, "version '" + clip(version.text, 80) + "' of package '" + name.text + "' " +
+                                         (v ? "carries a local label (+...), which the naming scheme adds"
+                                            : "is not a PEP 440 version") +
+                                         "; expected a version like 2.2.0");
+}
+
 Package parse_package(const Located& name, const YamlValue& node, const Matrix& m) {
   YamlMap map = node.map({"version", "kernels", "abi", "naming", "archs", "optional_archs",
-                          "min_python", "min_torch", "min_cuda", "platforms"});
+                          "min_python", "min_torch", "min_cuda", "platforms", "stable_abi"});
   Package p;
   p.name = name.text;
   p.where = name.where;
-  p.version = map.required("version").scalar().text;
+  Located version = map.required("version").scalar();
+  check_package_identity(name, version);
+  p.version = version.text;
   p.kernels = map.required("kernels").scalar().text;
   p.abi_mode = parse_choice<AbiMode>(map.required("abi"), {{"abi3", AbiMode::abi3},
                                                            {"per-interpreter", AbiMode::per_interpreter}});
@@ -224,6 +257,14 @@ Package parse_package(const Located& name, const YamlValue& node, const Matrix& 
   p.min_torch = optional_version(map, "min_torch", "torch");
   p.min_cuda = optional_version(map, "min_cuda", "CUDA");
   p.platforms = known_list(map, "platforms", platform_tags(m), "platform");
+  if (auto stable = map.get("stable_abi")) {
+    YamlMap s = stable->map({"min_torch", "target_version"});
+    p.stable_abi_min_torch = version_text(s.required("min_torch").scalar(), "torch");
+    p.stable_abi_target = version_text(s.required("target_version").scalar(), "torch");
+    if (compare_versions(p.stable_abi_min_torch, p.stable_abi_target) < 0)
+      s.self().fail("stable_abi.min_torch " + p.stable_abi_min_torch + " is older than its target_version " +
+                    p.stable_abi_target + ": an extension loads only in torch >= its target");
+  }
   return p;
 }
 
@@ -260,10 +301,21 @@ std::vector<std::string> arch_list(const YamlMap& map, std::vector<Located>& loc
   return out;
 }
 
+// A count of at least 1 ("newest_torch: 3").
+int positive_count(const YamlValue& node) {
+  Located value = node.scalar();
+  int n = 0;
+  bool digits = !value.text.empty() && value.text.size() <= 4 &&
+                value.text.find_first_not_of("0123456789") == std::string::npos;
+  if (digits) n = std::stoi(value.text);
+  if (n < 1) throw ConfigError(value.where, "expected a count of at least 1 for " + node.what() + ", got '" + value.text + "'");
+  return n;
+}
+
 std::pair<Profile, ProfileSource> parse_profile(const Located& name, const YamlValue& node,
                                                 const Matrix& m) {
   YamlMap map = node.map({"description", "packages", "torch", "cuda", "pythons", "platforms",
-                          "archs", "newest_python", "pypi_only", "rows"});
+                          "archs", "newest_python", "pypi_only", "default_cuda", "newest_torch", "rows"});
   Profile p;
   ProfileSource s;
   p.name = name.text;
@@ -278,6 +330,8 @@ std::pair<Profile, ProfileSource> parse_profile(const Located& name, const YamlV
   p.archs = arch_list(map, s.archs);
   p.newest_python = optional_bool(map, "newest_python");
   p.pypi_only = optional_bool(map, "pypi_only");
+  p.default_cuda = optional_bool(map, "default_cuda");
+  if (auto newest = map.get("newest_torch")) p.newest_torch = positive_count(*newest);
   if (auto rows = map.get("rows"))
     for (const Located& id : rows->scalar_list()) {
       p.rows.push_back(id.text);
@@ -288,7 +342,8 @@ std::pair<Profile, ProfileSource> parse_profile(const Located& name, const YamlV
 
 bool has_filters(const Profile& p) {
   return !p.packages.empty() || !p.torch.empty() || !p.cuda.empty() || !p.pythons.empty() ||
-         !p.platforms.empty() || !p.archs.empty() || p.newest_python || p.pypi_only;
+         !p.platforms.empty() || !p.archs.empty() || p.newest_python || p.pypi_only ||
+         p.default_cuda || p.newest_torch > 0;
 }
 
 void parse_profiles(const YamlValue& node, Matrix& m) {
@@ -305,7 +360,7 @@ void parse_profiles(const YamlValue& node, Matrix& m) {
 }  // namespace
 
 Matrix load_matrix(const std::filesystem::path& path) {
-  return parse_matrix(read_file(path), path.string());
+  return parse_matrix(read_yaml_file(path, path.string()), path.string());
 }
 
 Matrix parse_matrix(const std::string& text, const std::string& file) {

@@ -45,7 +45,7 @@ TEST_CASE("an unknown key lists the allowed keys and the closest one") {
     CHECK(message == expect(file, "17:5: error: unknown key 'abbi' in package 'sageattention' "
                                   "(did you mean 'abi'?); allowed keys: version, kernels, abi, "
                                   "naming, archs, optional_archs, min_python, min_torch, "
-                                  "min_cuda, platforms"));
+                                  "min_cuda, platforms, stable_abi"));
   }
   SECTION("at the top level") {
     auto message = load_error("key_top.yaml", std::string(kBase) + "exlude: []\n", &file);

@@ -15,6 +15,7 @@
 
 #include "sagebuild/common/error.h"
 #include "sagebuild/wheel/tags.h"
+#include "sagebuild/wheel/torch_requirement.h"
 
 namespace sb::matrix {
 
@@ -63,10 +64,19 @@ struct Row {
   std::string wheel_version;   // "2.2.0" or "1.0.0+cu128torch2.9.1"
   std::string wheel_filename;  // predicted
   std::string requires_python;    // ">=3.10"
-  std::string torch_requirement;  // "torch==2.11.0"
+  // How the extension links torch (the package's stable_abi): which torch
+  // releases it loads in, hence torch_requirement (wheel/torch_requirement.h).
+  wheel::TorchBinding torch_binding = wheel::TorchBinding::classic;
+  std::string torch_requirement;  // "torch>=2.10,<3" (stable ABI) or "torch==2.8.*" (classic)
   // The torch variant is the one PyPI serves for this platform, so a machine
   // that reaches only PyPI can provision it.
   bool pypi_buildable = false;
+  // This CUDA is the one PyPI's torch release is built for (on Linux): the
+  // variant `pip install torch` gives, whatever the platform.
+  bool pypi_variant = false;
+  // Where the row's torch comes from: "" for PyPI (pypi_buildable), else
+  // PyTorch's index for the row's CUDA ("https://download.pytorch.org/whl/cu130").
+  std::string torch_index;
   std::string kernels_manifest;  // "kernels/families.json" (repository-relative)
 };
 
@@ -104,6 +114,9 @@ struct Platform {
   std::string tag;     // "linux_x86_64"
   std::string runner;  // "ubuntu-22.04"
   bool pypi_torch_has_cuda = false;  // PyPI's torch for this platform is a CUDA build
+  // The index with the CUDA builds PyPI does not serve, with "{cuda_tag}"
+  // for the variant: "https://download.pytorch.org/whl/{cuda_tag}".
+  std::string torch_index;
   SourceLocation where;
 };
 
@@ -117,6 +130,10 @@ struct Package {
   std::vector<SourceLocation> arch_where;  // where each of `archs` is written
   std::vector<Arch> optional_archs;  // built where the row's CUDA can
   std::string min_python, min_torch, min_cuda;  // empty = no minimum
+  // Rows on torch >= stable_abi_min_torch build the binding against the
+  // PyTorch stable ABI of torch stable_abi_target (kernels/families.json,
+  // binding.stable_abi); empty: every row uses the classic binding.
+  std::string stable_abi_min_torch, stable_abi_target;
   std::vector<std::string> platforms;           // empty = every platform
   SourceLocation where;
 };
@@ -138,6 +155,8 @@ struct Profile {
   std::vector<std::string> archs;
   bool newest_python = false;      // per (package, torch, CUDA, platform), keep the newest Python
   bool pypi_only = false;          // only rows whose torch variant PyPI serves
+  bool default_cuda = false;       // only each torch release's PyPI CUDA variant, on every platform
+  int newest_torch = 0;            // > 0: only the N newest torch releases among the rows selected
   std::vector<std::string> rows;   // explicit row ids (exclusive with the filters)
   SourceLocation where;
 };

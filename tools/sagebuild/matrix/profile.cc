@@ -21,7 +21,8 @@ bool any_of_in(const std::vector<std::string>& filter, const std::vector<std::st
 bool passes_filters(const Profile& p, const Row& row) {
   return any_of_in(p.packages, {row.package}) && any_of_in(p.torch, {row.torch}) &&
          any_of_in(p.cuda, {row.cuda}) && any_of_in(p.platforms, {row.platform}) &&
-         any_of_in(p.pythons, row.pythons) && (!p.pypi_only || row.pypi_buildable);
+         any_of_in(p.pythons, row.pythons) && (!p.pypi_only || row.pypi_buildable) &&
+         (!p.default_cuda || row.pypi_variant);
 }
 
 // Keeps the profile's archs that the row builds; false if none is left.
@@ -63,6 +64,17 @@ std::vector<Row> newest_python_only(std::vector<Row> rows) {
     if (newest[key] == i) out.push_back(std::move(rows[i]));
   }
   return out;
+}
+
+// The rows of the `count` newest torch releases among `rows`.
+std::vector<Row> newest_torch_only(std::vector<Row> rows, int count) {
+  std::vector<std::string> releases;
+  for (const Row& row : rows)
+    if (!contains(releases, row.torch)) releases.push_back(row.torch);
+  std::sort(releases.begin(), releases.end(), version_less);
+  if (releases.size() > static_cast<std::size_t>(count)) releases.erase(releases.begin(), releases.end() - count);
+  std::erase_if(rows, [&](const Row& row) { return !contains(releases, row.torch); });
+  return rows;
 }
 
 std::vector<const TorchRelease*> pinned_torch(const Matrix& m, const Profile& p) {
@@ -170,7 +182,9 @@ std::vector<Row> select_rows(const Matrix& m, const Profile& p) {
     prefer_pinned_python(p, selected);
     rows.push_back(std::move(selected));
   }
-  return p.newest_python ? newest_python_only(std::move(rows)) : rows;
+  if (p.newest_python) rows = newest_python_only(std::move(rows));
+  if (p.newest_torch > 0) rows = newest_torch_only(std::move(rows), p.newest_torch);
+  return rows;
 }
 
 }  // namespace sb::matrix

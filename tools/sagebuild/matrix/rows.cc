@@ -113,8 +113,12 @@ Row make_row(const Combo& c, std::vector<std::string> pythons, std::vector<Arch>
   // Per-interpreter tags already pin the Python; the floor still says which
   // Pythons the release supports at all, as abi3's does.
   row.requires_python = ">=" + oldest_python;
-  row.torch_requirement = "torch==" + row.torch;
+  bool stable = !c.package.stable_abi_min_torch.empty() && at_least(row.torch, c.package.stable_abi_min_torch);
+  row.torch_binding = stable ? wheel::TorchBinding::stable_abi : wheel::TorchBinding::classic;
+  row.torch_requirement = wheel::torch_requirement(row.torch_binding, row.torch, c.package.stable_abi_target);
   row.pypi_buildable = c.variant.pypi && c.platform.pypi_torch_has_cuda;
+  row.pypi_variant = c.variant.pypi;
+  row.torch_index = row.pypi_buildable ? std::string() : torch_index_url(c.platform, row.cuda_tag);
   row.kernels_manifest = c.package.kernels;
   row.id = make_id(row);
   return row;
@@ -144,6 +148,12 @@ void add_package_rows(const Matrix& m, const Package& package, std::vector<Row>&
 }
 
 }  // namespace
+
+std::string torch_index_url(const Platform& platform, const std::string& cuda_tag) {
+  std::string url = platform.torch_index;
+  url.replace(url.find("{cuda_tag}"), std::string_view("{cuda_tag}").size(), cuda_tag);
+  return url;
+}
 
 bool excludes(const Exclusion& e, std::string_view package, std::string_view torch,
               std::string_view cuda, std::string_view platform, std::string_view python) {

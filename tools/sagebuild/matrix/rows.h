@@ -20,6 +20,9 @@ bool excludes(const Exclusion& e, std::string_view package, std::string_view tor
 // Plan order, by content only: stable whatever the order of the YAML file.
 bool row_less(const Row& a, const Row& b);
 
+// The platform's torch_index with the variant's code: "https://download.pytorch.org/whl/cu130".
+std::string torch_index_url(const Platform& platform, const std::string& cuda_tag);
+
 // Fills the fields derived from archs (ptx_arch) after they change.
 void set_archs(Row& row, std::vector<Arch> archs);
 

@@ -28,7 +28,8 @@ inline std::filesystem::path write_temp(const std::string& name, const std::stri
 inline const char* kBase =
     "pythons: [\"3.10\", \"3.12\"]\n"                                     // 1
     "platforms:\n"                                                        // 2
-    "  linux_x86_64: {runner: ubuntu-22.04, pypi_torch_has_cuda: true}\n"  // 3
+    "  linux_x86_64: {runner: ubuntu-22.04, pypi_torch_has_cuda: true, "
+    "torch_index: \"https://download.pytorch.org/whl/{cuda_tag}\"}\n"  // 3
     "cuda:\n"                                                             // 4
     "  \"12.6\": {archs: [\"8.0\", \"9.0\", \"9.0a\"]}\n"                 // 5
     "  \"12.8\": {archs: [\"8.0\", \"9.0\", \"9.0a\", \"12.0\"]}\n"       // 6

@@ -1,7 +1,15 @@
 #include "sagebuild/matrix/yaml_reader.h"
 
 #include <algorithm>
+#include <map>
+#include <sstream>
+#include <unordered_map>
 
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
+
+#include "sagebuild/common/fs.h"
+#include "sagebuild/common/text.h"
 #include "sagebuild/matrix/suggest.h"
 
 namespace sb::matrix {
@@ -38,7 +46,7 @@ std::string YamlValue::kind() const {
   if (is_null()) return "nothing";
   if (node_.IsSequence()) return "a list";
   if (node_.IsMap()) return "a mapping";
-  return "'" + node_.Scalar() + "'";
+  return "'" + clip(node_.Scalar(), 80) + "'";
 }
 
 Located YamlValue::scalar() const {
@@ -71,13 +79,14 @@ std::vector<Located> YamlValue::scalar_list() const {
 std::vector<std::pair<Located, YamlValue>> YamlValue::named_entries(std::string_view noun) const {
   if (!node_.IsMap()) fail("expected a mapping for " + what_ + ", got " + kind());
   std::vector<std::pair<Located, YamlValue>> entries;
+  std::unordered_map<std::string, std::size_t> seen;  // key -> its entry
   for (auto it = node_.begin(); it != node_.end(); ++it) {
     YamlValue key(it->first, file_, "a key of " + what_, where());
     Located name = key.scalar();
-    for (const auto& [seen, unused] : entries)
-      if (seen.text == name.text)
-        throw ConfigError(name.where, "duplicate " + std::string(noun) + " '" + name.text +
-                                          "' (first defined at " + line_of(seen.where) + ")");
+    auto [first, fresh] = seen.emplace(name.text, entries.size());
+    if (!fresh)
+      throw ConfigError(name.where, "duplicate " + std::string(noun) + " '" + clip(name.text, 80) +
+                                        "' (first defined at " + line_of(entries[first->second].first.where) + ")");
     std::string value_what = std::string(noun) + " '" + name.text + "'";
     entries.emplace_back(name, YamlValue(it->second, file_, value_what, name.where));
   }
@@ -112,9 +121,107 @@ YamlValue YamlMap::required(std::string_view key) const {
   self_.fail("missing key '" + std::string(key) + "' in " + self_.what());
 }
 
-YamlValue parse_yaml(const std::string& text, const std::string& file) {
+namespace {
+
+// A first pass over the document's events (no nodes built) that measures
+// what building and walking it would cost: nesting depth, scalar sizes, and
+// the node count with every alias expanded (an anchor's size is known when
+// its node ends, so an alias costs one lookup).  An alias to a node that is
+// still open would make a cycle; it is refused too.
+class ShapeCheck : public YAML::EventHandler {
+ public:
+  ShapeCheck(const std::string& file, const YamlLimits& limits) : file_(file), lim_(limits) {}
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(mark, anchor); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                const std::string& value) override {
+    if (value.size() > lim_.max_scalar)
+      fail(mark, "a value of " + std::to_string(value.size()) + " bytes; a build matrix value is at most " +
+                     std::to_string(lim_.max_scalar) + " bytes");
+    leaf(mark, anchor);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    auto it = sizes_.find(anchor);
+    if (it == sizes_.end())
+      fail(mark, "an alias to a node that contains it (a cycle)");
+    count(mark, it->second);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    open(mark, anchor);
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    open(mark, anchor);
+  }
+  void OnMapEnd() override { close(); }
+
+ private:
+  struct Open {
+    YAML::anchor_t anchor;
+    std::uint64_t nodes_before;
+  };
+
+  [[noreturn]] void fail(const YAML::Mark& mark, const std::string& what) const {
+    throw ConfigError(location_of(mark, file_), what);
+  }
+  void count(const YAML::Mark& mark, std::uint64_t n) {
+    nodes_ += n;
+    if (nodes_ > lim_.max_nodes)
+      fail(mark, "the document expands to more than " + std::to_string(lim_.max_nodes) +
+                     " values here (anchors and aliases repeat what they name); a build matrix has a few hundred");
+  }
+  void leaf(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    count(mark, 1);
+    if (anchor) sizes_[anchor] = 1;
+  }
+  void open(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    if (static_cast<int>(stack_.size()) >= lim_.max_depth)
+      fail(mark, "lists and mappings nested more than " + std::to_string(lim_.max_depth) + " deep");
+    count(mark, 1);
+    stack_.push_back({anchor, nodes_ - 1});
+  }
+  void close() {
+    Open o = stack_.back();
+    stack_.pop_back();
+    if (o.anchor) sizes_[o.anchor] = nodes_ - o.nodes_before;
+  }
+
+  const std::string& file_;
+  const YamlLimits& lim_;
+  std::vector<Open> stack_;
+  std::map<YAML::anchor_t, std::uint64_t> sizes_;
+  std::uint64_t nodes_ = 0;
+};
+
+}  // namespace
+
+static std::string too_big(std::uintmax_t size, const YamlLimits& limits) {
+  return "the file is " + std::to_string(size) + " bytes; a build matrix is at most " +
+         std::to_string(limits.max_bytes) + " bytes";
+}
+
+std::string read_yaml_file(const std::filesystem::path& path, const std::string& display,
+                           const YamlLimits& limits) {
+  std::error_code ec;
+  std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > limits.max_bytes) throw ConfigError(SourceLocation{display, 1, 1}, too_big(size, limits));
+  return read_file(path);
+}
+
+YamlValue parse_yaml(const std::string& text, const std::string& file, const YamlLimits& limits) {
   auto shared_file = std::make_shared<const std::string>(file);
+  if (text.size() > limits.max_bytes)
+    throw ConfigError(SourceLocation{file, 1, 1}, too_big(text.size(), limits));
   try {
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    ShapeCheck shape(file, limits);
+    while (parser.HandleNextDocument(shape)) {
+    }
     return YamlValue(YAML::Load(text), shared_file, "the build matrix", SourceLocation{file, 1, 1});
   } catch (const YAML::ParserException& e) {
     throw ConfigError(location_of(e.mark, file), "invalid YAML: " + e.msg);

@@ -5,6 +5,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstdint>
+#include <filesystem>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -68,7 +70,25 @@ class YamlMap {
   std::vector<std::pair<Located, YamlValue>> entries_;
 };
 
-// Parses `text`; a syntax error becomes a ConfigError at yaml-cpp's mark.
-YamlValue parse_yaml(const std::string& text, const std::string& file);
+// What a document may hold before it is built into nodes: a build matrix is
+// 10 KB of a few hundred nodes, so these are far above any real one and far
+// below what hurts (an alias bomb's 10^9 nodes, a 50 MB scalar, a million
+// nested brackets).
+struct YamlLimits {
+  std::size_t max_bytes = 1 << 20;
+  int max_depth = 64;
+  std::size_t max_scalar = 64 * 1024;
+  std::uint64_t max_nodes = 100'000;  // counting each alias as the nodes it repeats
+};
+
+// Reads a YAML file, refusing (at `display`:1:1) one over limits.max_bytes
+// before reading it.
+std::string read_yaml_file(const std::filesystem::path& path, const std::string& display,
+                           const YamlLimits& limits = {});
+
+// Parses `text`; a syntax error becomes a ConfigError at yaml-cpp's mark, and
+// a document over `limits` one at the place that exceeds them, before any
+// node is built.
+YamlValue parse_yaml(const std::string& text, const std::string& file, const YamlLimits& limits = {});
 
 }  // namespace sb::matrix

@@ -5,12 +5,14 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <thread>
 
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
 #include "sagebuild/common/hash.h"
+#include "sagebuild/common/os.h"
 #include "sagebuild/matrix/arch.h"
 #include "sagebuild/plan/plan.h"
 #include "sagebuild/rows/pipeline.h"
@@ -302,6 +304,15 @@ void run_pipeline(Session& s, const Resolved& r, const plan::CompileGraph& g, Re
   run_rows(g, r.inputs, results, ps, resolvers.build_runner(), runner, out);
 }
 
+// Builds sharing a cache share <cache>/work/<profile or row> (build.ninja,
+// ninja's log, each row's staging and smoke-test venv): one at a time uses
+// it; the next waits, saying so, then finds the objects already built.
+void lock_work_dir(const Session& s, std::optional<FileLock>& lock, std::ostream& out) {
+  lock.emplace(s.work.string() + ".lock", [&] {
+    out << "sagebuild: waiting for another build using " << s.work.string() << " to finish\n" << std::flush;
+  });
+}
+
 // 4. The summary: a table, GitHub's step summary, --json.
 int report(Session& s, std::ostream& out) {
   for (auto& res : s.results)
@@ -324,6 +335,8 @@ int run_build(BuildOptions o, run::ProcessRunner& runner, std::ostream& out) {
   Session s = open_session(std::move(o));
   out << "sagebuild: " << s.rows.size() << " row(s) of " << s.name << "; cache " << s.o.cache_dir.string()
       << "; build dir " << s.work.string() << "\n";
+  std::optional<FileLock> work_lock;
+  if (!s.o.dry_run) lock_work_dir(s, work_lock, out);
   Resolvers resolvers(s, runner);
   Resolved r = resolve_rows(s, resolvers, out);
   plan::CompileGraph graph = plan_rows(s, r, out);

@@ -3,7 +3,8 @@
 //   <root>/objects/<key>.o           torch-free kernel objects (object_key.h)
 //   <root>/torch/<version>-<cuda>-<wheel sha>/   unpacked torch headers + libraries
 //   <root>/cuda/<X.Y>/               a CUDA home assembled from NVIDIA's wheels
-//   <root>/work/<name>/              build.ninja and per-row outputs
+//   <root>/work/<name>/              build.ninja and per-row outputs; one build at a
+//                                    time, under a FileLock on "<root>/work/<name>.lock"
 //
 // Entries are filled once: under a FileLock (common/os.h) on "<entry>.lock", into a
 // temporary directory beside the entry, renamed into place when complete.

@@ -1,21 +1,41 @@
 #include "sagebuild/verify/binaries.h"
 
+#include <algorithm>
+#include <unordered_set>
+
 #include "sagebuild/archive/member_source.h"
 #include "sagebuild/binary/elf.h"
 #include "sagebuild/binary/fatbin.h"
 #include "sagebuild/binary/pe.h"
 #include "sagebuild/verify/layout.h"
+#include "sagebuild/verify/manylinux_level.h"
 
 namespace sb::verify {
+
+namespace {
+
+// The distinct values of `v`, in order of appearance, at most `cap` of them:
+// the rules pair every DT_NEEDED with every rpath, and a hostile library
+// lists thousands of each (real ones: a few dozen and one or two).
+std::vector<std::string> distinct(const std::vector<std::string>& v, std::size_t cap) {
+  std::vector<std::string> out;
+  std::unordered_set<std::string_view> seen;
+  for (const auto& x : v)
+    if (out.size() < cap && seen.insert(x).second) out.push_back(x);
+  return out;
+}
+
+}  // namespace
 
 BinaryFacts elf_facts(const binary::ElfFile& elf, const std::string& member) {
   const auto& info = elf.info();
   BinaryFacts f;
   f.member = member;
   f.machine = info.ident.machine;
-  f.needed = info.needed;
-  f.rpaths = info.rpath;
-  f.rpaths.insert(f.rpaths.end(), info.runpath.begin(), info.runpath.end());
+  f.needed = distinct(info.needed, kMaxNeeded);
+  std::vector<std::string> rpaths = info.rpath;
+  rpaths.insert(rpaths.end(), info.runpath.begin(), info.runpath.end());
+  f.rpaths = distinct(rpaths, kMaxRpaths);
   for (const auto& v : info.version_needs) f.verneed.push_back({v.file, v.versions});
   for (const auto* s : elf.undefined_symbols())
     f.undefined.push_back({s->name, s->version, s->binding == binary::SymbolBinding::Weak});
@@ -48,7 +68,7 @@ void surface_reader_findings(const Findings& found, const std::string& member, F
   for (Finding f : found) {
     if (f.severity == Severity::Warning) continue;
     f.member = member;
-    out.push_back(std::move(f));
+    out.keep(std::move(f));
   }
 }
 
@@ -114,23 +134,47 @@ void check_pe(const BinaryCheckInput& in, binary::ByteSource& source, const std:
   surface_reader_findings(fatbin, member, out);
 }
 
+// Reads the member source refused (its decompression budget spent by an
+// access pattern, corrupt data): the reader's findings say what was left
+// unread, this says why.
+void surface_source_error(const binary::ByteSource& source, const std::string& member, Findings& out) {
+  const auto* ms = dynamic_cast<const zip::MemberSource*>(&source);
+  if (ms && !ms->error().empty())
+    add(out, "P8", Severity::Error, member, "reading the library: " + ms->error(),
+        "a library whose tables can be read in a bounded number of passes");
+}
+
+// A member the reader refuses (overlapping, encrypted ...) already has its
+// Z finding; it is not read again here.
+std::unique_ptr<binary::ByteSource> open(const BinaryCheckInput& in, std::size_t i) {
+  std::string ignored;
+  return in.zip.open_member(i, ignored);
+}
+
 }  // namespace
 
-void check_binaries(const BinaryCheckInput& in, Findings& out) {
+WheelBinaries check_binaries(const BinaryCheckInput& in, Findings& out) {
   std::vector<std::string> members;
   for (const auto& e : in.zip.entries()) members.push_back(e.name);
-  std::unique_ptr<binary::FileSource> file;
-  for (const auto& e : in.zip.entries()) {
+  std::sort(members.begin(), members.end());  // check_needed_libraries searches it
+  // Every ELF64 library, for the wheel's manylinux level: its symbol versions
+  // and libraries (its undefined symbols are judged per library, then dropped).
+  std::vector<BinaryFacts> elves;
+  std::vector<std::optional<wheel::TorchBinding>> bindings;
+  const auto& entries = in.zip.entries();
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto& e = entries[i];
     if (is_pe_candidate(e)) {
-      if (!file) file = binary::FileSource::open(in.wheel_path);
-      zip::MemberSource source(*file, e, zip::StreamLimits{});
-      check_pe(in, source, e.name, out);
+      if (auto source = open(in, i)) {
+        check_pe(in, *source, e.name, out);
+        surface_source_error(*source, e.name, out);
+      }
       continue;
     }
     if (!is_elf_candidate(e)) continue;
-    if (!file) file = binary::FileSource::open(in.wheel_path);
-    zip::MemberSource source(*file, e, zip::StreamLimits{});
-    auto ident = binary::identify_elf(source);
+    auto source = open(in, i);
+    if (!source) continue;
+    auto ident = binary::identify_elf(*source);
     if (!ident.is_elf) {
       // In our wheels (a build-info) the .so is the extension: one Linux
       // cannot load is a P8 error, as a .pyd that is no PE image is.
@@ -138,15 +182,37 @@ void check_binaries(const BinaryCheckInput& in, Findings& out) {
       continue;
     }
     Findings structure;  // P8: what the ELF reader found malformed
-    auto elf = binary::ElfFile::parse(source, structure);
+    auto elf = binary::ElfFile::parse(*source, structure);
     if (!elf) {  // another ELF flavour (32-bit, big-endian): its machine is still known
       BinaryFacts only_machine{e.name, ident.machine, {}, {}, {}, {}};
       for (const auto& platform : in.filename.platform_tags) check_machine(only_machine, platform, out);
       continue;
     }
     surface_reader_findings(structure, e.name, out);  // problems inside a readable ELF64
-    check_one(in, *elf, elf_facts(*elf, e.name), members, out);
+    BinaryFacts facts = elf_facts(*elf, e.name);
+    if (facts.needed.size() == kMaxNeeded || facts.rpaths.size() == kMaxRpaths)
+      add(out, "P8", Severity::Error, e.name,
+          std::to_string(elf->info().needed.size()) + " DT_NEEDED entries and " +
+              std::to_string(elf->info().rpath.size() + elf->info().runpath.size()) +
+              " rpaths: only the first " + std::to_string(kMaxNeeded) + " and " + std::to_string(kMaxRpaths) +
+              " distinct ones are checked",
+          "a library of ordinary shape");
+    check_one(in, *elf, facts, members, out);
+    surface_source_error(*source, e.name, out);
+    bindings.push_back(torch_binding(facts));
+    facts.undefined = {};
+    elves.push_back(std::move(facts));
   }
+  if (in.policy) check_platform_levels(elves, in.filename.platform_tags, {*in.policy, in.allowed_libraries, members}, out);
+  WheelBinaries summary{elves.size(), std::nullopt};
+  bool disagree = false;
+  for (const auto& b : bindings) {
+    if (!b) continue;
+    disagree |= summary.torch_binding && *summary.torch_binding != *b;
+    summary.torch_binding = b;
+  }
+  if (disagree) summary.torch_binding.reset();
+  return summary;
 }
 
 }  // namespace sb::verify

@@ -20,16 +20,27 @@ namespace sb::verify {
 
 struct BinaryCheckInput {
   const std::filesystem::path& wheel_path;
-  const zip::Reader& zip;
+  zip::Reader& zip;  // members are read through open_member(): its limits and refusals apply
   const wheel::WheelFilename& filename;
   const PolicyTable* policy;                         // nullptr: P2/P3 skipped
   const std::vector<std::string>& allowed_libraries;
   const distinfo::BuildInfo* build_info;             // nullptr: not one of ours
 };
 
-void check_binaries(const BinaryCheckInput& in, Findings& out);
+// What the wheel's libraries say together, for the rules that judge the
+// wheel as a whole.
+struct WheelBinaries {
+  std::size_t elf_libraries = 0;
+  // How the libraries link torch: the one binding they show; nullopt when
+  // none shows one (Windows images name only their DLLs) or they disagree.
+  std::optional<wheel::TorchBinding> torch_binding;
+};
 
-// The ELF reader's view of one library as the plain facts the rules take.
+WheelBinaries check_binaries(const BinaryCheckInput& in, Findings& out);
+
+// The ELF reader's view of one library as the plain facts the rules take:
+// distinct DT_NEEDED entries (at most kMaxNeeded) and rpaths (kMaxRpaths).
+constexpr std::size_t kMaxNeeded = 1024, kMaxRpaths = 64;
 BinaryFacts elf_facts(const binary::ElfFile& elf, const std::string& member);
 // The fatbin reader's coverage per arch: SASS kernels by arch number, plain PTX archs.
 CudaCode cuda_code(const binary::CudaCoverage& coverage);

@@ -52,7 +52,7 @@ bool shipped_and_reachable(const BinaryFacts& b, const std::string& lib, const s
     if (rp.find("$ORIGIN") == std::string::npos && rp.find("${ORIGIN}") == std::string::npos) continue;
     std::string dir = resolve_origin(b.member, rp);
     std::string want = dir.empty() ? lib : dir + "/" + lib;
-    if (std::find(members.begin(), members.end(), want) != members.end()) return true;
+    if (std::binary_search(members.begin(), members.end(), want)) return true;
   }
   return false;
 }
@@ -78,14 +78,36 @@ bool is_torch_symbol(std::string_view n) {
 
 }  // namespace
 
-bool glob_match(std::string_view p, std::string_view s) {
-  if (p.empty()) return s.empty();
-  if (p.front() == '*') {
-    for (std::size_t i = 0; i <= s.size(); ++i)
-      if (glob_match(p.substr(1), s.substr(i))) return true;
-    return false;
+std::optional<wheel::TorchBinding> torch_binding(const BinaryFacts& b) {
+  static const std::set<std::string> cxx = {"at", "c10", "torch", "caffe2"};
+  bool shim = false;
+  for (const auto& s : b.undefined) {
+    if (cxx.count(outer_namespace(s.name))) return wheel::TorchBinding::classic;
+    shim |= starts_with(s.name, "aoti_torch_") || starts_with(s.name, "torch_");
   }
-  return !s.empty() && p.front() == s.front() && glob_match(p.substr(1), s.substr(1));
+  if (shim) return wheel::TorchBinding::stable_abi;
+  return std::nullopt;
+}
+
+// Iterative, backtracking only to the last '*': O(pattern x name) and no
+// recursion (the name comes from the library, up to 64 KiB).
+bool glob_match(std::string_view p, std::string_view s) {
+  std::size_t pi = 0, si = 0, star = std::string_view::npos, resume = 0;
+  while (si < s.size()) {
+    if (pi < p.size() && p[pi] == '*') {
+      star = pi++;
+      resume = si;
+    } else if (pi < p.size() && p[pi] == s[si]) {
+      ++pi, ++si;
+    } else if (star != std::string_view::npos) {
+      pi = star + 1;
+      si = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (pi < p.size() && p[pi] == '*') ++pi;
+  return pi == p.size();
 }
 
 std::string outer_namespace(std::string_view m) {
@@ -158,6 +180,8 @@ void check_needed_libraries(const BinaryFacts& b, const ManylinuxPolicy* policy,
                             Findings& out) {
   if (!policy) return;  // P3 judges manylinux claims (Android, for one, must link libpython)
   for (const auto& lib : b.needed) {
+    // The dynamic loader is glibc's own (as check_symbol_versions exempts its versions).
+    if (starts_with(lib, "ld-linux") || starts_with(lib, "ld64.so")) continue;
     if (starts_with(lib, "libpython")) {
       add(out, "P3", Severity::Strict, b.member, "links " + lib, "no libpython (the interpreter provides its symbols)");
       continue;

@@ -11,6 +11,7 @@
 #include "sagebuild/common/finding.h"
 #include "sagebuild/distinfo/build_info.h"
 #include "sagebuild/verify/policy.h"
+#include "sagebuild/wheel/torch_requirement.h"
 
 namespace sb::verify {
 
@@ -56,7 +57,8 @@ void check_pe_cuda_runtime(const std::string& member, const std::vector<std::str
 void check_symbol_versions(const BinaryFacts& b, const ManylinuxPolicy& policy, const std::string& arch,
                            Findings& out);
 // P3 (manylinux claims only; nullptr policy = nothing to check): DT_NEEDED on the policy's whitelist, on the allow-list, or shipped in
-// the wheel and reachable through $ORIGIN.  Never libpython.
+// the wheel and reachable through $ORIGIN.  Never libpython.  `wheel_members` is sorted
+// (looked up by binary search: a wheel has up to 200,000 members).
 void check_needed_libraries(const BinaryFacts& b, const ManylinuxPolicy* policy,
                             const std::vector<std::string>& allowed_patterns,
                             const std::vector<std::string>& wheel_members, Findings& out);
@@ -76,6 +78,12 @@ void check_cuda_runtime(const BinaryFacts& b, const distinfo::BuildInfo& info, F
 // B8: every undefined symbol comes from torch, CUDA, the C/C++ runtime, or
 // (per-interpreter wheels) libpython.  B9: abi3 wheels use no private _Py symbol.
 void check_symbol_origins(const BinaryFacts& b, bool abi3, Findings& out);
+
+// How the library links torch, from its undefined symbols: C++ symbols of
+// at::, c10::, torch:: or caffe2:: make it classic (torch's C++ ABI); only the
+// stable C shim's (aoti_torch_*, torch_*) make it stable_abi; nullopt when it
+// uses no torch symbol.
+std::optional<wheel::TorchBinding> torch_binding(const BinaryFacts& b);
 
 // Whether a name matches a glob with '*' (the allow-list's syntax).
 bool glob_match(std::string_view pattern, std::string_view name);

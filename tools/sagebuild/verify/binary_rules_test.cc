@@ -13,10 +13,7 @@ std::multiset<std::string> rules(const Findings& f) {
   for (const auto& x : f) r.insert(x.rule);
   return r;
 }
-const PolicyTable& policies() {
-  static const PolicyTable t = PolicyTable::load(std::string(SAGEBUILD_CORPUS_DIR) + "/reference");
-  return t;
-}
+const PolicyTable& policies() { return PolicyTable::embedded(); }
 BinaryFacts ext() {
   return {"sageattention/_C.abi3.so", "x86_64",
           {"libc.so.6", "libtorch.so", "libc10.so", "libcudart.so.13", "libstdc++.so.6"},
@@ -38,8 +35,15 @@ distinfo::BuildInfo info() {
 }
 }  // namespace
 
-TEST_CASE("policy table: aliases, arch and set membership from the TSV data") {
-  REQUIRE(policies().size() >= 15);
+TEST_CASE("policy table: the built-in levels, aliases, arch and set membership") {
+  REQUIRE(policies().size() == 16);  // manylinux_2_5 ... manylinux_2_41
+  CHECK(policies().archs() == std::set<std::string>{"aarch64", "x86_64"});
+  auto x86 = policies().levels("x86_64");
+  REQUIRE(x86.size() == 16);
+  CHECK(x86.front()->name == "manylinux_2_5");
+  CHECK(x86.back()->name == "manylinux_2_41");
+  CHECK(policies().levels("aarch64").front()->name == "manylinux_2_17");  // aarch64 starts at 2014
+  CHECK(policies().levels("i686").empty());
   std::string arch;
   const auto* p = policies().for_platform("manylinux2014_x86_64", &arch);
   REQUIRE(p);

@@ -108,23 +108,31 @@ void check_build_info_tags(const BuildInfo& b, const wheel::WheelFilename& fn,
         "'" + b.wheel.platform_tag + "' (build_info.wheel.platform_tag)");
 }
 
-void check_torch_pin(const BuildInfo& b, const std::vector<std::string>& requires_dist, const std::string& member,
-                     Findings& out) {
+void check_torch_pin(const BuildInfo& b, const std::vector<std::string>& requires_dist,
+                     std::optional<wheel::TorchBinding> binding, const std::string& member, Findings& out) {
   std::vector<wheel::Requirement> pins;
   for (const auto& text : requires_dist) {
     auto r = wheel::parse_requirement(text);
     if (r && wheel::canonicalize_name(r->name) == "torch") pins.push_back(*r);
   }
-  std::string want = "Requires-Dist: torch==" + b.torch.version;
+  // What the rule writes for this build, where the binding is known.
+  std::string want = binding == wheel::TorchBinding::classic
+                         ? "Requires-Dist: " + wheel::torch_requirement(*binding, b.torch.version)
+                     : binding == wheel::TorchBinding::stable_abi
+                         ? "Requires-Dist: torch>=<stable-ABI target>,<next major>, e.g. torch>=2.10,<3"
+                         : "Requires-Dist: torch admitting " + b.torch.version;
   if (pins.size() != 1) {
     add(out, "B4", Severity::Error, member, std::to_string(pins.size()) + " Requires-Dist lines name torch",
         "exactly one, " + want);
     return;
   }
-  const auto& specs = pins[0].specifier.specifiers();
-  bool exact = specs.size() == 1 && specs[0].op == wheel::Operator::Equal && !specs[0].wildcard &&
-               specs[0].version.str() == b.torch.version && !pins[0].marker;
-  if (!exact) add(out, "B4", Severity::Error, member, "torch requirement '" + pins[0].str() + "'", want);
+  if (pins[0].marker) {
+    add(out, "B4", Severity::Error, member, "torch requirement '" + pins[0].str() + "' has a marker",
+        want + ", on every platform the wheel is for");
+    return;
+  }
+  std::string problem = wheel::torch_requirement_problem(pins[0], b.torch.version, binding);
+  if (!problem.empty()) add(out, "B4", Severity::Error, member, "torch requirement " + problem, want);
 }
 
 void check_python_coverage(const BuildInfo& b, const std::string& member, Findings& out) {

@@ -11,6 +11,7 @@
 #include "sagebuild/common/finding.h"
 #include "sagebuild/distinfo/build_info.h"
 #include "sagebuild/wheel/filename.h"
+#include "sagebuild/wheel/torch_requirement.h"
 
 namespace sb::verify {
 
@@ -25,9 +26,13 @@ void check_build_info_filename(const distinfo::BuildInfo& b, const wheel::WheelF
 void check_build_info_tags(const distinfo::BuildInfo& b, const wheel::WheelFilename& fn,
                            const std::vector<std::string>& wheel_tag_lines, const std::string& member,
                            Findings& out);
-// B4: METADATA pins exactly torch==<build_info.torch.version>.
+// B4: METADATA has exactly one torch requirement, without a marker, that
+// fits the extension (wheel/torch_requirement.h): it admits
+// build_info.torch.version; for a stable-ABI extension also newer torch
+// releases (an exact pin is too strict), for a classic one no other minor
+// release.  `binding` is what the binaries show (nullopt: not known).
 void check_torch_pin(const distinfo::BuildInfo& b, const std::vector<std::string>& requires_dist,
-                     const std::string& member, Findings& out);
+                     std::optional<wheel::TorchBinding> binding, const std::string& member, Findings& out);
 // B5: abi_mode, pythons and the interpreter/ABI tags agree.
 void check_python_coverage(const distinfo::BuildInfo& b, const std::string& member, Findings& out);
 

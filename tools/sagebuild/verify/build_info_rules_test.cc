@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <tuple>
+
 #include <set>
 
 #include "sagebuild/verify/build_info_rules.h"
@@ -74,17 +76,36 @@ TEST_CASE("B3: file name, WHEEL and build-info tags") {
   CHECK(rules(f) == std::multiset<std::string>{"B3"});
 }
 
-TEST_CASE("B4: exactly one exact torch pin") {
-  Findings f;
-  check_torch_pin(info(), {"torch==2.8.0", "numpy"}, "m", f);
-  CHECK(f.empty());
-  for (std::vector<std::string> bad : std::vector<std::vector<std::string>>{
-           {}, {"torch>=2.8.0"}, {"torch==2.8.*"}, {"torch==2.9.0"}, {"torch==2.8.0", "Torch<3"},
-           {"torch==2.8.0; python_version < '3.12'"}}) {
-    f.clear();
-    check_torch_pin(info(), bad, "m", f);
+TEST_CASE("B4: one torch requirement that fits how the extension links torch") {
+  using wheel::TorchBinding;
+  auto check = [](std::vector<std::string> requires_dist, std::optional<TorchBinding> binding, std::string torch) {
+    Findings f;
+    auto b = info();
+    b.torch.version = torch;
+    check_torch_pin(b, requires_dist, binding, "m", f);
+    return f;
+  };
+  // A classic (torch 2.8) extension needs its minor release.
+  CHECK(check({"torch==2.8.*", "numpy"}, TorchBinding::classic, "2.8.0").empty());
+  CHECK(check({"torch==2.8.0"}, TorchBinding::classic, "2.8.0").empty());
+  // A stable-ABI extension serves every torch from its target on.
+  CHECK(check({"torch>=2.10,<3"}, TorchBinding::stable_abi, "2.11.0").empty());
+  for (const auto& [requires_dist, binding, torch] : std::vector<std::tuple<std::vector<std::string>, std::optional<TorchBinding>, std::string>>{
+           {{}, TorchBinding::classic, "2.8.0"},
+           {{"torch>=2.8.0"}, TorchBinding::classic, "2.8.0"},                    // classic without its pin
+           {{"torch==2.9.0"}, TorchBinding::classic, "2.8.0"},
+           {{"torch==2.8.*", "Torch<3"}, TorchBinding::classic, "2.8.0"},        // two torch lines
+           {{"torch==2.8.*; python_version < '3.12'"}, TorchBinding::classic, "2.8.0"},
+           {{"torch==2.11.0"}, TorchBinding::stable_abi, "2.11.0"},              // too strict for the stable ABI
+           {{"torch>=2.12"}, std::nullopt, "2.11.0"}}) {                         // not even the build's torch
+    INFO(requires_dist.size() << " lines, torch " << torch);
+    auto f = check(requires_dist, binding, torch);
     CHECK(rules(f) == std::multiset<std::string>{"B4"});
   }
+  CHECK_THAT(check({"torch==2.11.0"}, TorchBinding::stable_abi, "2.11.0")[0].message,
+             Catch::Contains("too strict for a stable-ABI extension"));
+  CHECK_THAT(check({"torch>=2.8.0"}, TorchBinding::classic, "2.8.0")[0].expected,
+             Catch::Equals("Requires-Dist: torch==2.8.*"));
 }
 
 TEST_CASE("B5: pythons, abi_mode and tags") {

@@ -1,6 +1,8 @@
 // The verify command's contract: exit codes, human and JSON output.
 #include <catch2/catch.hpp>
 
+#include "sagebuild/common/corpus_test.h"
+
 #include <sstream>
 
 #include "sagebuild/verify/command.h"
@@ -28,6 +30,7 @@ int run(std::vector<std::string> files, bool lenient, bool json, std::string* ou
 }  // namespace
 
 TEST_CASE("verify command: exit codes 0 clean, 1 findings, 2 I/O errors") {
+  SB_SKIP_WITHOUT_CORPUS();
   CHECK(run({kClean}, false, false) == 0);
   CHECK(run({kStrictOnly}, false, false) == 1);
   CHECK(run({kStrictOnly}, true, false) == 0);  // --lenient: Strict is reported, not fatal
@@ -38,6 +41,7 @@ TEST_CASE("verify command: exit codes 0 clean, 1 findings, 2 I/O errors") {
 }
 
 TEST_CASE("verify command: human output names file, rule, found and expected, then a summary") {
+  SB_SKIP_WITHOUT_CORPUS();
   std::string out;
   run({kBroken}, false, false, &out);
   CHECK(out.find(kBroken + ": R5 error [fancy/__init__.py]: content does not match RECORD's sha256 digest; expected") !=
@@ -46,6 +50,7 @@ TEST_CASE("verify command: human output names file, rule, found and expected, th
 }
 
 TEST_CASE("verify command: --json is one array of reports") {
+  SB_SKIP_WITHOUT_CORPUS();
   std::string out;
   CHECK(run({kClean, kBroken}, false, true, &out) == 1);
   auto j = nlohmann::json::parse(out);

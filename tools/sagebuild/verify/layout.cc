@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "sagebuild/common/text.h"
 #include "sagebuild/wheel/names.h"
 
 namespace sb::verify {
@@ -31,35 +32,37 @@ std::pair<std::string, std::string> split_stem(std::string_view dir, std::string
 void check_dist_info_name(const std::string& dir, const wheel::WheelFilename& fn, Findings& out) {
   auto [name, version] = split_stem(dir, ".dist-info");
   if (!wheel::same_project(name, fn.name)) {
-    add(out, "D2", Severity::Error, dir, dir + " does not match the file name's project '" + fn.name + "'",
+    add(out, "D2", Severity::Error, dir, clip(dir) + " does not match the file name's project '" + fn.name + "'",
         wheel::wheel_escape_name(fn.name) + "-" + fn.version.str() + ".dist-info");
     return;
   }
   std::string want = wheel::wheel_escape_name(fn.name) + "-" + fn.version.str() + ".dist-info";
   if (dir != want)
-    add(out, "D2", Severity::Warning, dir, dir + " is not the normalized dist-info name", want);
+    add(out, "D2", Severity::Warning, dir, clip(dir) + " is not the normalized dist-info name", want);
 }
 
-void check_data_dir(const std::string& dir, const std::vector<std::string>& members, const std::string& dist_info,
-                    Layout& layout, Findings& out) {
+// D3 for one .data directory's name.
+void check_data_dir_name(const std::string& dir, const std::string& dist_info, Findings& out) {
   std::string stem = dir.substr(0, dir.size() - 5);
   if (!dist_info.empty() && stem + ".dist-info" != dist_info)
-    add(out, "D3", Severity::Error, dir, dir + " does not share the stem of " + dist_info,
+    add(out, "D3", Severity::Error, clip(dir), clip(dir) + " does not share the stem of " + dist_info,
         dist_info.substr(0, dist_info.size() - 10) + ".data");
+}
+
+// D3 for a file `m` inside the .data directory `dir`: it must sit under a scheme.
+void check_data_member(std::string_view dir, const std::string& m, Layout& layout, Findings& out) {
+  if (m.back() == '/') return;
+  std::string rest = m.substr(dir.size() + 1);
+  auto slash = rest.find('/');
+  std::string scheme = slash == std::string::npos ? "" : rest.substr(0, slash);
   static const std::set<std::string> schemes = {"purelib", "platlib", "headers", "scripts", "data"};
-  for (const auto& m : members) {
-    if (m.compare(0, dir.size() + 1, dir + "/") != 0 || m.back() == '/') continue;
-    std::string rest = m.substr(dir.size() + 1);
-    auto slash = rest.find('/');
-    std::string scheme = slash == std::string::npos ? "" : rest.substr(0, slash);
-    if (!schemes.count(scheme))
-      add(out, "D3", Severity::Error, m,
-          slash == std::string::npos ? "file directly under " + dir + "/"
-                                     : "unknown .data scheme '" + scheme + "' (pip: Unknown scheme key)",
-          "one of purelib, platlib, headers, scripts, data");
-    else if (scheme == "scripts")
-      layout.data_scripts.push_back(basename(m));
-  }
+  if (!schemes.count(scheme))
+    add(out, "D3", Severity::Error, m,
+        slash == std::string::npos ? "file directly under " + clip(dir) + "/"
+                                   : "unknown .data scheme '" + clip(scheme) + "' (pip: Unknown scheme key)",
+        "one of purelib, platlib, headers, scripts, data");
+  else if (scheme == "scripts")
+    layout.data_scripts.push_back(basename(m));
 }
 
 void check_contents(const std::vector<std::string>& members, const std::string& dist_info, Findings& out) {
@@ -76,7 +79,7 @@ void check_contents(const std::vector<std::string>& members, const std::string& 
       add(out, "D9", Severity::Warning, m, rest + " is deprecated (PEP 815)", "no RECORD signature files");
     auto slash = rest.find('/');
     if (slash != std::string::npos && m.back() != '/' && !reserved.count(rest.substr(0, slash)))
-      add(out, "D8", Severity::Warning, m, "subdirectory '" + rest.substr(0, slash) + "' of the .dist-info",
+      add(out, "D8", Severity::Warning, m, "subdirectory '" + clip(rest.substr(0, slash)) + "' of the .dist-info",
           "only the reserved licenses/, license_files/, LICENSES/, sboms/");
   }
 }
@@ -101,7 +104,10 @@ Layout check_layout(const std::vector<std::string>& members, const wheel::WheelF
   }
   if (dist_infos.size() != 1) {
     std::string found;
-    for (const auto& d : dist_infos) found += (found.empty() ? "" : ", ") + d;
+    std::size_t listed = 0;
+    for (const auto& d : dist_infos)
+      if (listed++ < 5) found += (found.empty() ? "" : ", ") + clip(d);
+    if (listed > 5) found += " and " + std::to_string(listed - 5) + " more";
     add(out, "D1", Severity::Error, "",
         "found " + std::to_string(dist_infos.size()) + " top-level .dist-info directories" +
             (found.empty() ? "" : " (" + found + ")"),
@@ -113,7 +119,13 @@ Layout check_layout(const std::vector<std::string>& members, const wheel::WheelF
   }
   if (datas.size() > 1)
     add(out, "D3", Severity::Error, "", std::to_string(datas.size()) + " top-level .data directories", "at most one");
-  for (const auto& d : datas) check_data_dir(d, members, layout.dist_info, layout, out);
+  for (const auto& d : datas) check_data_dir_name(d, layout.dist_info, out);
+  // One pass over the members, not one per .data directory: a hostile wheel
+  // has 20,000 of them.
+  for (const auto& m : members) {
+    auto slash = m.find('/');
+    if (slash != std::string::npos && datas.count(m.substr(0, slash))) check_data_member(top_component(m), m, layout, out);
+  }
   if (datas.size() == 1) layout.data_dir = *datas.begin();
   check_contents(members, layout.dist_info, out);
   return layout;

@@ -10,6 +10,7 @@
 #include "sagebuild/common/fs.h"
 #include "sagebuild/pack/wheel_writer.h"
 #include "sagebuild/verify/verify.h"
+#include "sagebuild/wheel/torch_requirement.h"
 
 using namespace sb;
 namespace fs = std::filesystem;
@@ -40,6 +41,22 @@ std::string host_library() {
   return bytes;
 }
 
+// Libraries that link torch as the two bindings do, from the host compiler:
+// the stable ABI's C shim (aoti_torch_*), or torch's C++ symbols (at::). The
+// symbols stay undefined (resolved by torch at load time, as in our wheels).
+std::string torch_library(wheel::TorchBinding binding) {
+  TempDir dir;
+  bool stable = binding == wheel::TorchBinding::stable_abi;
+  write_file_atomic(dir.path / "m.cc",
+                    stable ? "extern \"C\" int aoti_torch_get_device_type(void*, int*);\n"
+                             "extern \"C\" int sb_device(void* t) { int d = 0; aoti_torch_get_device_type(t, &d); return d; }\n"
+                           : "namespace at { int sb_device_of(void*); }\n"
+                             "extern \"C\" int sb_device(void* t) { return at::sb_device_of(t); }\n");
+  std::string cmd = "c++ -shared -fPIC -O1 " + (dir.path / "m.cc").string() + " -o " + (dir.path / "m.so").string() +
+                    " 2>/dev/null";
+  return std::system(cmd.c_str()) == 0 ? read_file(dir.path / "m.so") : std::string();
+}
+
 distinfo::BuildInfo build_info(bool abi3) {
   distinfo::BuildInfo b;
   b.package = "sageattention";
@@ -67,7 +84,10 @@ pack::WheelSpec wheel_spec(const distinfo::BuildInfo& b, const fs::path& license
   s.tags = {{b.wheel.python_tag}, {b.wheel.abi_tag}, {b.wheel.platform_tag}};
   s.summary = "Quantized attention for PyTorch";
   s.requires_python = ">=3.9";
-  s.requires_dist = {"torch==" + b.torch.version, "numpy>=1.22; python_version >= \"3.9\""};
+  // As the matrix writes it: a stable-ABI build (torch 2.11) takes every
+  // torch from 2.10 on, a classic one (2.9) its minor release.
+  s.requires_dist = {b.torch.version == "2.11.0" ? "torch>=2.10,<3" : "torch==2.9.*",
+                     "numpy>=1.22; python_version >= \"3.9\""};
   s.license_expression = "Apache-2.0";
   s.license_file = license;
   s.project_urls = {{"Source", "https://github.com/thu-ml/SageAttention"}};
@@ -77,15 +97,14 @@ pack::WheelSpec wheel_spec(const distinfo::BuildInfo& b, const fs::path& license
   return s;
 }
 
-verify::Report pack_and_verify(pack::WheelSpec spec, const std::string& so_name, const TempDir& dir) {
+verify::Report pack_and_verify(pack::WheelSpec spec, const std::string& so_name, const TempDir& dir,
+                               const std::string& library = host_library()) {
   std::vector<pack::PayloadFile> payload = {
       {"sageattention/__init__.py", std::string("from .core import *\n"), std::nullopt},
       {"sageattention/core.py", std::string("def sageattn(q, k, v):\n    return q\n"), std::nullopt},
-      {"sageattention/" + so_name, host_library(), std::nullopt}};
+      {"sageattention/" + so_name, library, std::nullopt}};
   auto result = pack::write_wheel(spec, payload, {dir.path, 0});
-  verify::Options o;
-  o.policy_dir = fs::path(SAGEBUILD_CORPUS_DIR) / "reference";
-  return verify::verify_wheel(result.path, o);
+  return verify::verify_wheel(result.path, verify::Options{});
 }
 
 std::string listing(const verify::Report& r) { return verify::format_human(r, false); }
@@ -128,7 +147,7 @@ TEST_CASE("round trip: B rules catch parts that disagree", "[posix]") {
   };
   auto b = build_info(true);
   auto spec = wheel_spec(b, dir.path / "LICENSE");
-  spec.requires_dist = {"torch>=2.8"};  // not the exact pin
+  spec.requires_dist = {"torch>=2.12"};  // refuses the build's own torch 2.11.0
   CHECK(rules_of(pack_and_verify(spec, "_C.abi3.so", dir)) == std::set<std::string>{"B4"});
 
   spec = wheel_spec(b, dir.path / "LICENSE");
@@ -147,4 +166,34 @@ TEST_CASE("round trip: B rules catch parts that disagree", "[posix]") {
   spec.build_info->wheel.platform_tag = spec.build_info->platform = "manylinux_2_28_aarch64";
   // ... and its GLIBC_2.2.5 (the x86-64 baseline) is no aarch64 symbol version: P2 too.
   CHECK(rules_of(pack_and_verify(spec, "_C.abi3.so", dir)) == std::set<std::string>{"P1", "P2"});
+}
+
+TEST_CASE("round trip: B4 reads the binding from the extension's symbols") {
+  std::string stable = torch_library(wheel::TorchBinding::stable_abi);
+  std::string classic = torch_library(wheel::TorchBinding::classic);
+  if (stable.empty() || classic.empty()) FAIL("no C++ compiler (c++) to build the sample extensions");
+  TempDir dir;
+  write_file_atomic(dir.path / "LICENSE", "L\n");
+  auto b4 = [](const verify::Report& r) {
+    std::vector<std::string> out;
+    for (const auto& f : r.findings)
+      if (f.rule == "B4") out.push_back(f.message);
+    return out;
+  };
+  // A stable-ABI extension (torch 2.11 build): a floor passes, an exact pin is too strict.
+  auto spec = wheel_spec(build_info(true), dir.path / "LICENSE");
+  auto fits = pack_and_verify(spec, "_C.abi3.so", dir, stable);
+  INFO(listing(fits));
+  CHECK(b4(fits).empty());
+  spec.requires_dist = {"torch==2.11.0"};
+  auto strict = b4(pack_and_verify(spec, "_C.abi3.so", dir, stable));
+  REQUIRE(strict.size() == 1);
+  CHECK_THAT(strict[0], Catch::Contains("too strict for a stable-ABI extension"));
+  // A classic extension (torch 2.9 build): its minor release passes, a floor does not.
+  spec = wheel_spec(build_info(false), dir.path / "LICENSE");
+  CHECK(b4(pack_and_verify(spec, "_C.cpython-312-x86_64-linux-gnu.so", dir, classic)).empty());
+  spec.requires_dist = {"torch>=2.9"};
+  auto loose = b4(pack_and_verify(spec, "_C.cpython-312-x86_64-linux-gnu.so", dir, classic));
+  REQUIRE(loose.size() == 1);
+  CHECK_THAT(loose[0], Catch::Contains("admits torch 2.10.0") && Catch::Contains("C++ ABI of torch 2.9"));
 }

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <unordered_map>
 
 #include "sagebuild/common/error.h"
 #include "sagebuild/distinfo/entry_points.h"
@@ -14,16 +15,19 @@
 #include "sagebuild/verify/extension_suffix.h"
 #include "sagebuild/verify/layout.h"
 
-#ifndef SAGEBUILD_POLICY_DIR
-#define SAGEBUILD_POLICY_DIR ""
-#endif
-
 namespace sb::verify {
 
 namespace {
 
-// Text members (WHEEL, METADATA, RECORD, ...) are read whole, up to this size.
-constexpr std::uint64_t kTextMemberCap = 64ull << 20;
+// Text members are read whole, each up to its cap: far above any real wheel's
+// (torch's RECORD is 3 MB, METADATA a few KiB), low enough that a hostile one
+// and what is parsed from it stay well inside verify's memory budget.
+constexpr std::uint64_t kRecordCap = 32ull << 20;
+constexpr std::uint64_t kMetadataCap = 16ull << 20;  // METADATA, entry_points.txt
+constexpr std::uint64_t kSmallCap = 1ull << 20;      // WHEEL, build_info.json
+// RECORD rows past one per member (plus this slack) can only be errors; they
+// are counted, not kept.
+constexpr std::size_t kRecordRowSlack = 1000;
 
 struct Ctx {
   const Options& options;
@@ -39,14 +43,15 @@ struct Ctx {
   Findings& out() { return report.findings; }
 };
 
-// Reads a text member; nullopt when absent.  A read failure is already a
-// Z2 finding from the reader.
-std::optional<std::string> read_text(Ctx& c, const std::string& name) {
+// Reads a text member; nullopt when absent or unreadable (then with a Z2
+// finding saying why: corrupt, or over `cap`).
+std::optional<std::string> read_text(Ctx& c, const std::string& name, std::uint64_t cap) {
   long index = c.zip.find(name);
   if (index < 0) return std::nullopt;
   std::string text, error;
-  if (!c.zip.read_small(static_cast<std::size_t>(index), kTextMemberCap, text, error)) {
-    add(c.out(), "Z2", Severity::Error, name, "cannot read: " + error, "a readable member");
+  if (!c.zip.read_small(static_cast<std::size_t>(index), cap, text, error)) {
+    add(c.out(), "Z2", Severity::Error, name, "cannot read: " + error,
+        "a readable member of at most " + std::to_string(cap) + " bytes");
     return std::nullopt;
   }
   return text;
@@ -54,15 +59,15 @@ std::optional<std::string> read_text(Ctx& c, const std::string& name) {
 
 void check_filename(Ctx& c) {
   auto parsed = wheel::parse_wheel_filename(c.report.path.filename().string());
-  c.out().insert(c.out().end(), parsed.findings.begin(), parsed.findings.end());
+  c.out().merge(parsed.findings);
   c.filename = parsed.filename;
 }
 
 void check_wheel_member(Ctx& c) {
   std::string name = c.layout.dist_info + "/WHEEL";
-  auto text = read_text(c, name);
-  if (!text) {
-    add(c.out(), "W1", Severity::Error, name, "no WHEEL file", name);
+  auto text = read_text(c, name, kSmallCap);
+  if (!text) {  // present but unreadable: the Z finding said why
+    if (c.zip.find(name) < 0) add(c.out(), "W1", Severity::Error, name, "no WHEEL file", name);
     return;
   }
   distinfo::WheelFileExpectations exp;
@@ -73,14 +78,14 @@ void check_wheel_member(Ctx& c) {
   auto f = distinfo::check_wheel_file(*text, name, exp, &c.wheel);
   if (!c.filename)  // nothing to compare the tags and build with
     std::erase_if(f, [](const Finding& x) { return x.rule == "W5" || x.rule == "W6"; });
-  c.out().insert(c.out().end(), f.begin(), f.end());
+  c.out().merge(f);
 }
 
 void check_metadata_member(Ctx& c) {
   std::string name = c.layout.dist_info + "/METADATA";
-  auto text = read_text(c, name);
-  if (!text) {
-    add(c.out(), "M1", Severity::Error, name, "no METADATA file", name);
+  auto text = read_text(c, name, kMetadataCap);
+  if (!text) {  // present but unreadable: the Z finding said why
+    if (c.zip.find(name) < 0) add(c.out(), "M1", Severity::Error, name, "no METADATA file", name);
     return;
   }
   distinfo::MetadataExpectations exp;
@@ -91,40 +96,41 @@ void check_metadata_member(Ctx& c) {
   exp.dist_info = c.layout.dist_info;
   exp.has_member = [&c](std::string_view m) { return c.zip.find(m) >= 0; };
   auto f = distinfo::check_metadata(*text, name, exp, &c.metadata);
-  c.out().insert(c.out().end(), f.begin(), f.end());
+  c.out().merge(f);
 }
 
 void check_record_member(Ctx& c) {
   std::string name = c.layout.dist_info + "/RECORD";
-  auto text = read_text(c, name);
-  if (!text) {
-    add(c.out(), "R1", Severity::Error, name, "no RECORD file", name);
+  auto text = read_text(c, name, kRecordCap);
+  if (!text) {  // present but unreadable: the Z finding said why
+    if (c.zip.find(name) < 0) add(c.out(), "R1", Severity::Error, name, "no RECORD file", name);
     return;
   }
-  auto parsed = distinfo::parse_record(*text, name);
-  c.out().insert(c.out().end(), parsed.findings.begin(), parsed.findings.end());
+  auto parsed = distinfo::parse_record(*text, name, c.members.size() + kRecordRowSlack);
+  text.reset();  // the rows hold what is needed; RECORD may be 30 MB
+  c.out().merge(parsed.findings);
   c.record = std::move(parsed.rows);
   distinfo::ArchiveListing listing{{}, name};
   for (const auto& m : c.members)
     if (m.empty() || m.back() != '/') listing.files.push_back(m);
   auto f = distinfo::check_record(c.record, listing);
-  c.out().insert(c.out().end(), f.begin(), f.end());
+  c.out().merge(f);
 }
 
 void check_entry_points_member(Ctx& c) {
   std::string name = c.layout.dist_info + "/entry_points.txt";
-  auto text = read_text(c, name);
+  auto text = read_text(c, name, kMetadataCap);
   if (!text) return;
   auto parsed = distinfo::parse_entry_points(*text, name);
-  c.out().insert(c.out().end(), parsed.findings.begin(), parsed.findings.end());
+  c.out().merge(parsed.findings);
   auto f = distinfo::check_entry_points(parsed.entries, name, c.layout.data_scripts);
-  c.out().insert(c.out().end(), f.begin(), f.end());
+  c.out().merge(f);
 }
 
 // One pass over every member: CRC-32 (in the reader) and the RECORD digest
 // and size, streamed chunk by chunk.
 void hash_members(Ctx& c) {
-  std::map<std::string, const distinfo::RecordRow*> rows;
+  std::unordered_map<std::string_view, const distinfo::RecordRow*> rows;
   for (const auto& r : c.record) rows.emplace(r.path, &r);
   const auto& entries = c.zip.entries();
   for (std::size_t i = 0; i < entries.size(); ++i) {
@@ -171,40 +177,36 @@ std::string find_build_info(const Ctx& c) {
 void check_build_info(Ctx& c) {
   std::string name = find_build_info(c);
   if (name.empty() || !c.filename) return;
-  auto text = read_text(c, name);
+  auto text = read_text(c, name, kSmallCap);
   if (!text) return;
   c.report.has_build_info = true;
   auto& b = c.build_info = load_build_info(*text, name, c.out());
   if (!b) return;
   check_build_info_filename(*b, *c.filename, name, c.out());
   check_build_info_tags(*b, *c.filename, c.wheel.tags, name, c.out());
-  check_torch_pin(*b, c.metadata.requires_dist, name, c.out());
   check_python_coverage(*b, name, c.out());
 }
 
-// The manylinux policy, loaded once per process per directory; nullptr when
-// the directory has no tables (an installed sagebuild without its data).
-const PolicyTable* policy_for(const Options& o, Findings& out) {
+// The built-in manylinux policy, or the one in options.policy_dir (loaded
+// once per process per directory).
+const PolicyTable& policy_for(const Options& o) {
+  if (o.policy_dir.empty()) return PolicyTable::embedded();
   static std::map<std::filesystem::path, PolicyTable> cache;
-  std::error_code ec;
-  if (o.policy_dir.empty() || !std::filesystem::exists(o.policy_dir / "manylinux_symbol_limits.tsv", ec))
-    return nullptr;
   auto it = cache.find(o.policy_dir);
-  if (it == cache.end()) it = cache.emplace(o.policy_dir, PolicyTable::load(o.policy_dir)).first;
-  return &it->second;
+  if (it == cache.end()) it = cache.emplace(o.policy_dir, PolicyTable::load(o.policy_dir / kPolicyFile)).first;
+  return it->second;
 }
 
+// Then B4, which needs to know how the extension links torch.
 void check_native_code(Ctx& c) {
-  if (!c.filename || !c.layout.has_native_code) return;
-  const PolicyTable* policy = policy_for(c.options, c.out());
-  bool manylinux = false;
-  for (const auto& p : c.filename->platform_tags) manylinux |= p.rfind("manylinux", 0) == 0;
-  if (!policy && manylinux)
-    add(c.out(), "P2", Severity::Warning, "", "manylinux claim not checked: no policy tables (--policy-dir)",
-        "a directory with manylinux_symbol_limits.tsv and manylinux_lib_whitelist.tsv");
-  BinaryCheckInput in{c.report.path, c.zip, *c.filename, policy, c.options.allowed_libraries,
-                      c.build_info ? &*c.build_info : nullptr};
-  check_binaries(in, c.out());
+  WheelBinaries binaries;
+  if (c.filename && c.layout.has_native_code) {
+    BinaryCheckInput in{c.report.path, c.zip, *c.filename, &policy_for(c.options), c.options.allowed_libraries,
+                        c.build_info ? &*c.build_info : nullptr};
+    binaries = check_binaries(in, c.out());
+  }
+  if (c.build_info)
+    check_torch_pin(*c.build_info, c.metadata.requires_dist, binaries.torch_binding, find_build_info(c), c.out());
 }
 
 void check_dist_info(Ctx& c) {
@@ -220,7 +222,7 @@ void check_dist_info(Ctx& c) {
 
 std::filesystem::path default_policy_dir() {
   if (const char* env = std::getenv("SAGEBUILD_POLICY_DIR"); env && *env) return env;
-  return SAGEBUILD_POLICY_DIR;
+  return {};  // the built-in policy
 }
 
 Report verify_wheel(const std::filesystem::path& path, const Options& options) {
@@ -242,7 +244,7 @@ Report verify_wheel(const std::filesystem::path& path, const Options& options) {
     check_native_code(c);
   }
   // Last: reading may have added Z2/Z5 findings.
-  report.findings.insert(report.findings.end(), zip->findings().begin(), zip->findings().end());
+  report.findings.merge(zip->findings());
   return report;
 }
 

@@ -14,8 +14,9 @@ namespace sb::verify {
 
 struct Options {
   bool lenient = false;  // only Error fails (Strict is reported, not fatal)
-  // Directory holding manylinux_symbol_limits.tsv and manylinux_lib_whitelist.tsv
-  // (auditwheel's policy, flattened).  Empty: P2/P3 are skipped with a note.
+  // A directory whose manylinux-policy.json (the format of
+  // tools/sagebuild/verify/manylinux-policy.json) replaces the built-in
+  // policy, e.g. a newer one.  Empty: the built-in policy.
   std::filesystem::path policy_dir;
   // DT_NEEDED patterns (glob with '*') that come from torch or CUDA, not from
   // the system: auditwheel would need --exclude for them.
@@ -24,8 +25,11 @@ struct Options {
   zip::Limits limits;
 };
 
-// The policy directory the build was configured with (the corpus' reference/
-// in a source tree), or SAGEBUILD_POLICY_DIR from the environment when set.
+// The policy file options.policy_dir holds.
+inline constexpr const char* kPolicyFile = "manylinux-policy.json";
+
+// SAGEBUILD_POLICY_DIR from the environment when set; else empty (the
+// built-in policy).
 std::filesystem::path default_policy_dir();
 
 // Verifies one wheel.  Throws IoError when the file cannot be opened or read

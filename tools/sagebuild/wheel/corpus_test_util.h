@@ -1,8 +1,10 @@
 // Test-only helpers: locate the shared wheel corpus and read its TSV vectors.
-// A missing corpus fails the test (REQUIRE) instead of skipping it silently.
+// Tests that use them start with SB_SKIP_WITHOUT_CORPUS() (common/corpus_test.h).
 #pragma once
 
 #include <catch2/catch.hpp>
+
+#include "sagebuild/common/corpus_test.h"
 
 #include <filesystem>
 #include <fstream>
@@ -12,12 +14,7 @@
 
 namespace sb::wheel::testing {
 
-inline std::filesystem::path corpus_dir() {
-  std::filesystem::path dir(SAGEBUILD_CORPUS_DIR);
-  INFO("wheel corpus expected at " << dir.string() << " (../shared/wheel-corpus beside the repo)");
-  REQUIRE(std::filesystem::is_directory(dir));
-  return dir;
-}
+using sb::testing::corpus_dir;
 
 using Row = std::map<std::string, std::string>;
 

@@ -3,6 +3,8 @@
 // normalized spelling, and the spec's total order.
 #include "sagebuild/wheel/pep440.h"
 
+#include "sagebuild/common/text.h"
+
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -57,7 +59,7 @@ struct Cursor {
     for (; is_digit(peek()); ++pos) {
       unsigned d = static_cast<unsigned>(peek() - '0');
       if (value > (kMax - d) / 10) {
-        error = "number '" + std::string(text.substr(start, pos - start + 1)) +
+        error = "number '" + clip(text.substr(start, pos - start + 1)) +
                 "...' exceeds 18446744073709551615, the largest supported version number";
         return std::nullopt;
       }
@@ -174,13 +176,13 @@ std::string_view trim(std::string_view s) {
 }
 
 std::string failure_message(std::string_view original, const Cursor& c) {
-  if (!c.error.empty()) return "invalid version '" + std::string(original) + "': " + c.error;
-  std::string msg = "invalid version '" + std::string(original) + "'";
+  if (!c.error.empty()) return "invalid version '" + clip(original) + "': " + c.error;
+  std::string msg = "invalid version '" + clip(original) + "'";
   std::size_t at = c.pos == c.bare_label_end ? c.bare_label_start : c.pos;
   if (at >= c.text.size())
     msg += ": ends too early";
   else
-    msg += ": unexpected '" + std::string(c.text.substr(at)) + "'";
+    msg += ": unexpected '" + clip(c.text.substr(at)) + "'";
   return msg + "; expected PEP 440 [N!]N(.N)*[{a|b|rc}N][.postN][.devN][+local], e.g. 2.8.0";
 }
 

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 
+#include "sagebuild/common/text.h"
 #include "sagebuild/wheel/names.h"
 
 namespace sb::wheel {
@@ -58,8 +59,8 @@ class Parser {
 
   bool fail(std::string expected) {
     if (error.empty()) {
-      std::string found = pos_ < text_.size() ? "'" + std::string(text_.substr(pos_)) + "'" : "the end";
-      error = "at column " + std::to_string(pos_ + 1) + " of '" + std::string(text_) + "': found " +
+      std::string found = pos_ < text_.size() ? "'" + clip(text_.substr(pos_)) + "'" : "the end";
+      error = "at column " + std::to_string(pos_ + 1) + " of '" + clip(text_) + "': found " +
               found + ", expected " + std::move(expected);
     }
     return false;
@@ -169,8 +170,16 @@ class Parser {
   std::optional<Marker> marker_expr() {
     skip_wsp();
     if (peek() == '(') {
+      // The grammar recurses once per '('; a hostile METADATA line of a
+      // million of them would overflow the stack.
+      if (depth_ >= kMaxMarkerDepth) {
+        fail("at most " + std::to_string(kMaxMarkerDepth) + " nested parentheses in a marker");
+        return std::nullopt;
+      }
       ++pos_;
+      ++depth_;
       auto inner = marker_or();
+      --depth_;
       if (!inner) return std::nullopt;
       skip_wsp();
       if (peek() != ')') {
@@ -217,8 +226,10 @@ class Parser {
     return fail("a marker operator (==, !=, <, <=, >, >=, ~=, ===, in, not in)");
   }
 
+  static constexpr int kMaxMarkerDepth = 64;
   std::string_view text_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 std::string child_str(const Marker& child, Marker::Kind parent) {
@@ -268,7 +279,7 @@ bool parse_marker_tail(std::string_view text, std::string_view tail, Requirement
   std::string marker_why;
   auto m = parse_marker(tail, &marker_why);
   if (!m) {
-    if (why) *why = "invalid requirement '" + std::string(text) + "': " + marker_why;
+    if (why) *why = "invalid requirement '" + clip(text) + "': " + marker_why;
     return false;
   }
   r.marker = std::move(*m);

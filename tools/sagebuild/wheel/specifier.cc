@@ -2,6 +2,7 @@
 // reference/spec-version-specifiers.rst): clause parsing with the spec's
 // restrictions on wildcards and local labels, and the matching rules of each
 // operator, including the exclusive-comparison and pre-release rules.
+#include "sagebuild/common/text.h"
 #include "sagebuild/wheel/pep440.h"
 
 #include <array>
@@ -120,7 +121,7 @@ bool has_space(std::string_view s) {
 std::optional<Specifier> parse_arbitrary(std::string_view operand, std::string_view text,
                                          std::string* why) {
   if (operand.empty() || has_space(operand)) {
-    set_why(why, "invalid specifier '" + std::string(text) +
+    set_why(why, "invalid specifier '" + clip(text) +
                      "': expected one non-blank string after ===");
     return std::nullopt;
   }
@@ -153,18 +154,18 @@ std::optional<Specifier> parse_specifier(std::string_view text, std::string* why
     std::string version_why;
     auto v = parse_version(operand, &version_why);
     if (!v || has_space(operand)) {
-      set_why(why, "invalid specifier '" + std::string(text) + "': " +
+      set_why(why, "invalid specifier '" + clip(text) + "': " +
                        (v ? "whitespace inside the version" : version_why));
       return std::nullopt;
     }
     s.version = *v;
     if (auto problem = validate_operand(op, s.version, s.wildcard); !problem.empty()) {
-      set_why(why, "invalid specifier '" + std::string(text) + "': " + problem);
+      set_why(why, "invalid specifier '" + clip(text) + "': " + problem);
       return std::nullopt;
     }
     return s;
   }
-  set_why(why, "invalid specifier '" + std::string(text) +
+  set_why(why, "invalid specifier '" + clip(text) +
                    "': expected an operator (==, !=, <=, >=, <, >, ~=, ===) then a version");
   return std::nullopt;
 }
@@ -234,7 +235,7 @@ std::optional<SpecifierSet> parse_specifier_set(std::string_view text, std::stri
     auto s = parse_specifier(clause, &clause_why);
     if (!s) {
       set_why(why, trim(clause).empty()
-                       ? "empty clause in specifier set '" + std::string(text) +
+                       ? "empty clause in specifier set '" + clip(text) +
                              "': expected clauses separated by single commas"
                        : clause_why);
       return std::nullopt;

@@ -25,6 +25,7 @@ TagSets sets(std::string_view triple) {
 }  // namespace
 
 TEST_CASE("tags: vectors/tags.tsv verdicts") {
+  SB_SKIP_WITHOUT_CORPUS();
   auto rows = testing::read_tsv(testing::corpus_dir() / "vectors" / "tags.tsv");
   CHECK(rows.size() == 16);
   for (const auto& row : rows) {

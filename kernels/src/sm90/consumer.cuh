@@ -1,0 +1,269 @@
+// The consumer warpgroups of the sm90 family: for each work tile, 64 query
+// rows against every key tile in the ring.
+//
+// Schedule (SA90_OVERLAP=1, the default): the P.V of key tile t-1 runs on the
+// tensor cores while the softmax of tile t runs on the other units.  Per
+// iteration t a warpgroup issues S_t = Q K_t^T and then P_{t-1} V_{t-1} (one
+// turn), waits for S_t, runs the softmax of tile t, waits for the P.V and folds
+// it into O, and packs P_t.  With SA90_PINGPONG the two consumer warpgroups take
+// turns issuing (named barriers), so one's softmax overlaps the other's MMAs.
+// SA90_OVERLAP=0 keeps the plain order (Q.K^T, softmax, P.V per tile).
+//
+// O: the fp8 path keeps a fresh fp32 accumulator per key tile and adds it into
+// O (two-level accumulation: the FP8 wgmma accumulator is not full fp32); the
+// fp16 path accumulates straight into O after scaling it.
+#pragma once
+#include "sm90/epilogue.cuh"
+#include "sm90/mma.cuh"
+#include "sm90/pipeline.cuh"
+
+#ifndef SA90_OVERLAP
+#define SA90_OVERLAP 1
+#endif
+
+namespace sa {
+namespace sm90 {
+
+constexpr int kTurnBarrier = 1;  // named barriers 1, 2: consumer warpgroup 0's and 1's turn
+constexpr int kOnesBarrier = 3;  // the row of ones is written (SA90_ROWSUM_MMA)
+
+template <int DP, bool CAUSAL, bool PV_FP8, typename OutT>
+struct Consumer {
+  using L = Tile<DP, PV_FP8>;
+  static constexpr int kBN = L::kBN;
+  static constexpr int kSub = L::kSub;
+  using Softmax = OnlineSoftmax<kBN, PV_FP8, L::kRowSumMma>;
+  using Frag = PFragment<kBN, PV_FP8>;
+
+  const Params& prm;
+  const Ring<DP, PV_FP8>& ring;
+  const uint8_t* smem;  // generic address of the ring's base (K scales are read with ld.shared)
+  int cw;               // consumer warpgroup 0 or 1
+  int warp, g, tig;
+
+  __device__ __forceinline__ void take_turn() const {
+    if (SA90_PINGPONG) ptx::named_barrier_sync(kTurnBarrier + cw, kConsumerThreads);
+  }
+  __device__ __forceinline__ void pass_turn() const {
+    if (SA90_PINGPONG) ptx::named_barrier_arrive(kTurnBarrier + (cw ^ 1), kConsumerThreads);
+  }
+
+  // Dequantization factors of stage s's two 64-key groups for this thread's K class.
+  __device__ __forceinline__ void k_scales(int s, float qs, float (&c)[kSub]) const {
+    const float* ks = reinterpret_cast<const float*>(smem + L::kOffKs + s * 128);
+#pragma unroll
+    for (int hh = 0; hh < kSub; ++hh) c[hh] = fmaxf(qs * ks[hh * 4 + tig], 1e-30f);
+  }
+
+  // Scores of stage s (complete) -> P in `frag`, the rows' rescale factor in corr.
+  __device__ __forceinline__ void softmax(Softmax& sm, Frag& frag, const int32_t (&s_int)[kBN / 2], int s, int t,
+                                          float qs, int wrow0, int kv_len, float (&corr)[2]) const {
+    float c[kSub];
+    k_scales(s, qs, c);
+    float sf[kBN / 2];
+#pragma unroll
+    for (int i = 0; i < kBN / 2; ++i) sf[i] = static_cast<float>(s_int[i]);
+    const int key0 = t * kBN;
+    const bool mask = (key0 + kBN > kv_len) || (CAUSAL && key0 + kBN - 1 > wrow0);
+    if (mask)
+      sm.template step<true, CAUSAL>(sf, c, key0, kv_len, wrow0 + g, tig, corr);
+    else
+      sm.template step<false, CAUSAL>(sf, c, key0, kv_len, wrow0 + g, tig, corr);
+    frag.pack(sf);
+  }
+
+  __device__ __forceinline__ static void scale_o(float (&o)[DP / 2], const float (&corr)[2]) {
+#pragma unroll
+    for (int j = 0; j < DP / 8; ++j) {
+      o[4 * j + 0] *= corr[0];
+      o[4 * j + 1] *= corr[0];
+      o[4 * j + 2] *= corr[1];
+      o[4 * j + 3] *= corr[1];
+    }
+  }
+  // O = O * corr + acc (fp8 two-level accumulation); with the row of ones, acc's
+  // column DP holds P's row sums (thread tig 0; the others hold zeros there).
+  __device__ __forceinline__ static void fold(float (&o)[DP / 2], Softmax& sm, const float (&acc)[L::kAccN],
+                                              const float (&corr)[2]) {
+#pragma unroll
+    for (int j = 0; j < DP / 8; ++j) {
+      o[4 * j + 0] = fmaf(o[4 * j + 0], corr[0], acc[4 * j + 0]);
+      o[4 * j + 1] = fmaf(o[4 * j + 1], corr[0], acc[4 * j + 1]);
+      o[4 * j + 2] = fmaf(o[4 * j + 2], corr[1], acc[4 * j + 2]);
+      o[4 * j + 3] = fmaf(o[4 * j + 3], corr[1], acc[4 * j + 3]);
+    }
+    if constexpr (L::kRowSumMma) {
+      sm.l[0] = fmaf(sm.l[0], corr[0], acc[DP / 2 + 0]);
+      sm.l[1] = fmaf(sm.l[1], corr[1], acc[DP / 2 + 2]);
+    }
+  }
+
+  // The row of ones under every stage's V^T (once per CTA, before the first P.V).
+  __device__ __forceinline__ void init_ones() const {
+    if constexpr (L::kRowSumMma) {
+      const int t = threadIdx.x - 128;  // 0 .. 255 over both consumer warpgroups
+#pragma unroll
+      for (int s = 0; s < L::kStages; ++s) {
+        uint32_t* row = reinterpret_cast<uint32_t*>(const_cast<uint8_t*>(smem) + L::kOffV + s * L::kVStride + L::kVBytes);
+        row[t] = t < 32 ? 0x38383838u : 0u;  // e4m3 1.0 = 0x38: the group's first row (128 bytes), zeros after
+      }
+      ptx::fence_proxy_async_shared();
+      ptx::named_barrier_sync(kOnesBarrier, kConsumerThreads);
+    }
+  }
+
+  __device__ void run() const {
+    const sa_attn_params& p = prm.a.p;
+    RingPos pos;
+    int loaded = 0;  // work tiles with loads so far (their Q slots, as the producer counts them)
+    const int group = p.q_heads / p.kv_heads;
+    init_ones();
+    if (SA90_PINGPONG && cw == 1) pass_turn();  // consumer 0 goes first
+    for (int round = 0;; ++round) {
+      const int w = work_slot(prm, round);
+      if (w >= prm.total) break;
+      const Work wk = decode_work<CAUSAL>(prm, w);
+      const size_t bhq = (size_t)wk.b * p.q_heads + wk.h;
+      const size_t bhk = (size_t)wk.b * p.kv_heads + wk.h / group;
+      const Span span = work_span<kBN, CAUSAL>(p, wk);
+      if (span.skipped(wk.qt)) continue;
+      const int n_tiles = span.n_tiles;
+      const int wrow0 = wk.qt * kRows + cw * 64 + warp * 16;  // this warp's rows: wrow0 + g, + g + 8
+      const float qs = p.q_scale[(bhq * (prm.a.q_pad / 16) + wrow0 / 16) * 8 + g] * prm.a.scale_log2;
+      float o[DP / 2];
+#pragma unroll
+      for (int i = 0; i < DP / 2; ++i) o[i] = 0.f;
+      Softmax sm;
+      if (span.loads()) {
+        const QSlot qslot(loaded++);
+        ptx::mbarrier_wait_parity(ring.q_full(qslot.slot), qslot.phase);
+        const uint32_t sq = ring.q(qslot.slot) + cw * 64 * DP;
+        const uint32_t q_empty = ring.q_empty(qslot.slot);
+        if (SA90_OVERLAP)
+          overlapped(o, sm, pos, sq, q_empty, n_tiles, qs, wrow0, span.kv_len);
+        else
+          plain(o, sm, pos, sq, q_empty, n_tiles, qs, wrow0, span.kv_len);
+      }
+      sm.finish();
+      store_output<DP, kBN, PV_FP8, OutT>(p, o, sm, bhq, bhk, wk.b, wk.h, wrow0 + g, tig, span.q_len,
+                                          SA90_EPI_VEC && prm.out_vec);
+    }
+    if (SA90_PINGPONG && cw == 0) take_turn();  // the extra turn consumer 1 passed at the start
+  }
+
+  // QK_t, softmax_t, PV_t, one tile after the other.
+  __device__ __forceinline__ void plain(float (&o)[DP / 2], Softmax& sm, RingPos& pos, uint32_t sq, uint32_t q_empty,
+                                        int n_tiles, float qs, int wrow0, int kv_len) const {
+    for (int t = 0; t < n_tiles; ++t) {
+      const int s = pos.stage;
+      ptx::mbarrier_wait_parity(ring.full(s), pos.phase);
+      take_turn();
+      int32_t s_int[kBN / 2];
+      ptx::wgmma_fence();
+      issue_qk<DP, kBN>(s_int, sq, ring.k(s));
+      ptx::wgmma_commit();
+      ptx::wgmma_wait<0>();
+      ptx::pin_registers(s_int);
+      if (t == n_tiles - 1) ptx::mbarrier_arrive(q_empty);
+      float corr[2];
+      Frag frag;
+      softmax(sm, frag, s_int, s, t, qs, wrow0, kv_len, corr);
+      pv(o, sm, frag, s, corr);
+      ptx::mbarrier_arrive(ring.empty(s));
+      pos.template advance<L::kStages>();
+    }
+  }
+
+  // PV of stage s with P in frag; O rescaled by corr (issue, pass the turn, wait).
+  __device__ __forceinline__ void pv(float (&o)[DP / 2], Softmax& sm, const Frag& frag, int s,
+                                     const float (&corr)[2]) const {
+    if constexpr (PV_FP8) {
+      float acc[L::kAccN];
+      ptx::wgmma_fence();
+      issue_pv<DP, kBN, true, false>(acc, frag.a, ring.v(s));
+      ptx::wgmma_commit();
+      pass_turn();
+      ptx::wgmma_wait<0>();
+      ptx::pin_registers(acc);
+      fold(o, sm, acc, corr);
+    } else {
+      scale_o(o, corr);
+      ptx::pin_registers(o);
+      ptx::wgmma_fence();
+      issue_pv<DP, kBN, false, true>(o, frag.a, ring.v(s));
+      ptx::wgmma_commit();
+      pass_turn();
+      ptx::wgmma_wait<0>();
+      ptx::pin_registers(o);
+    }
+  }
+
+  // Software-pipelined: the P.V of tile t-1 is in flight during the softmax of tile t.
+  __device__ __forceinline__ void overlapped(float (&o)[DP / 2], Softmax& sm, RingPos& pos, uint32_t sq,
+                                             uint32_t q_empty, int n_tiles, float qs, int wrow0, int kv_len) const {
+    Frag frag;        // P of the previous tile
+    float corr[2];    // its rescale factor
+    RingPos prev = pos;  // the previous tile's stage
+    {  // tile 0: Q.K^T and softmax only
+      ptx::mbarrier_wait_parity(ring.full(pos.stage), pos.phase);
+      take_turn();
+      int32_t s_int[kBN / 2];
+      ptx::wgmma_fence();
+      issue_qk<DP, kBN>(s_int, sq, ring.k(pos.stage));
+      ptx::wgmma_commit();
+      pass_turn();
+      ptx::wgmma_wait<0>();
+      ptx::pin_registers(s_int);
+      if (n_tiles == 1) ptx::mbarrier_arrive(q_empty);
+      softmax(sm, frag, s_int, pos.stage, 0, qs, wrow0, kv_len, corr);
+      pos.template advance<L::kStages>();
+    }
+    for (int t = 1; t < n_tiles; ++t) {
+      const int s = pos.stage, sp = prev.stage;
+      ptx::mbarrier_wait_parity(ring.full(s), pos.phase);
+      take_turn();
+      int32_t s_int[kBN / 2];
+      float acc[L::kAccN];
+      if constexpr (!PV_FP8) {
+        scale_o(o, corr);
+        ptx::pin_registers(o);
+      }
+      ptx::wgmma_fence();
+      issue_qk<DP, kBN>(s_int, sq, ring.k(s));
+      ptx::wgmma_commit();
+      if constexpr (PV_FP8)
+        issue_pv<DP, kBN, true, false>(acc, frag.a, ring.v(sp));
+      else
+        issue_pv<DP, kBN, false, true>(o, frag.a, ring.v(sp));
+      ptx::wgmma_commit();
+      pass_turn();
+      ptx::wgmma_wait<1>();  // S_t is complete; the P.V may still run
+      ptx::pin_registers(s_int);
+      if (t == n_tiles - 1) ptx::mbarrier_arrive(q_empty);
+      float corr_t[2];
+      Frag next;
+      softmax(sm, next, s_int, s, t, qs, wrow0, kv_len, corr_t);
+      ptx::wgmma_wait<0>();
+      ptx::pin_registers(frag.a);  // P_{t-1} stays in its registers until its P.V is done
+      if constexpr (PV_FP8) {
+        ptx::pin_registers(acc);
+        fold(o, sm, acc, corr);
+      } else {
+        ptx::pin_registers(o);
+      }
+      ptx::mbarrier_arrive(ring.empty(sp));
+      frag = next;
+      corr[0] = corr_t[0];
+      corr[1] = corr_t[1];
+      prev = pos;
+      pos.template advance<L::kStages>();
+    }
+    // the last tile's P.V
+    take_turn();
+    pv(o, sm, frag, prev.stage, corr);
+    ptx::mbarrier_arrive(ring.empty(prev.stage));
+  }
+};
+
+}  // namespace sm90
+}  // namespace sa

@@ -1,0 +1,71 @@
+"""What the GPU test files share: the device's capabilities, the emulation with
+the kernel's key tile, the two paths, accuracy metrics and input makers.
+Imported by the test modules after their skip checks (a GPU, the extension)."""
+import os
+
+import torch
+
+import sageattention as sa
+from sageattention import reference as ref
+
+CAP = torch.cuda.get_device_capability()
+HAS_FP8 = CAP >= (8, 9)
+PATHS = ["fp16"] + (["fp8"] if HAS_FP8 else [])
+
+
+def _extension_has(marker: bytes) -> bool:
+    import sageattention._C as ext
+
+    with open(ext.__file__, "rb") as f:
+        return marker in f.read()
+
+
+HAS_SM90 = CAP == (9, 0) and _extension_has(b"attn_sm90_kernel")  # the build carries the family, and it can run
+SM90_ACTIVE = HAS_SM90 and os.environ.get("SAGEATTN_SM90") != "0"
+
+
+def key_tile(path, d):
+    # On an H100 both paths run the sm90 (wgmma) kernel with 128-key tiles; the
+    # emulation follows the same tiles (P is rounded against each tile's running max).
+    return 128 if SM90_ACTIVE else 64
+
+
+def emulate(q, k, v, tensor_layout="HND", pv="fp8", **kw):
+    d = q.shape[-1]
+    # the sm90 fp8 kernel's row sums come from its P.V MMA: sums of the e4m3-rounded P
+    return ref.sageattn_emulated(q, k, v, tensor_layout=tensor_layout, pv=pv, block_k=key_tile(pv, d),
+                                 rowsum_rounded_p=SM90_ACTIVE and pv == "fp8", **kw)
+
+
+def run_path(path, q, k, v, **kw):
+    if path == "fp16":
+        return sa.sageattn_qk_int8_pv_fp16_cuda(q, k, v, **kw)
+    return sa.sageattn_qk_int8_pv_fp8_cuda(q, k, v, **kw)
+
+
+def metrics(o, r):
+    o, r = o.double().flatten(), r.double().flatten()
+    cos = torch.nn.functional.cosine_similarity(o, r, dim=0).item()
+    l1 = ((o - r).abs().sum() / r.abs().sum()).item()
+    return cos, l1
+
+
+def poison_allocator(nbytes=1 << 26):
+    # fill freed blocks of the caching allocator with NaN so unwritten outputs show
+    t = torch.full((nbytes // 2,), float("nan"), dtype=torch.float16, device="cuda")
+    del t
+
+
+def make_qkv(kind, b=2, hq=4, hk=4, nq=1000, nk=1000, d=128, dtype=torch.float16, layout="HND", seed=0):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+
+    def rn(h, n):
+        shape = (b, h, n, d) if layout == "HND" else (b, n, h, d)
+        return torch.randn(shape, generator=g, device="cuda", dtype=torch.float32)
+
+    q, k, v = rn(hq, nq), rn(hk, nk), rn(hk, nk)
+    if kind == "kbias":  # large per-channel bias of K (what smoothing removes)
+        k = k + 8.0 * torch.randn(d, generator=g, device="cuda")
+    elif kind == "sharp":  # sharp softmax
+        q = q * 3.0
+    return q.to(dtype), k.to(dtype), v.to(dtype)

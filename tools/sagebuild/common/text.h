@@ -1,0 +1,31 @@
+// Text that comes from a hostile file, made safe to store and to print.
+// Member names, RECORD values and METADATA lines are bytes, not text: they
+// may be invalid UTF-8 or megabytes long.  Checkers quote them through
+// clip(); reports print them through printable().
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace sb {
+
+// Strict RFC 3629 UTF-8: no overlongs, no surrogates, nothing above U+10FFFF.
+bool is_valid_utf8(std::string_view s);
+
+// Length of the valid UTF-8 sequence starting at s[i], 0 when there is none.
+std::size_t utf8_sequence_length(std::string_view s, std::size_t i);
+
+// `s` as valid UTF-8 without control characters: each byte that is not part
+// of a valid sequence, and each C0 control or DEL (which would move a
+// terminal's cursor), becomes the four characters \xNN.  Sets *escaped when
+// anything was replaced.
+std::string printable(std::string_view s, bool* escaped = nullptr);
+
+// At most `max` bytes of `s`, cut at a UTF-8 sequence boundary, followed by
+// "... (N more bytes)" when anything was cut.  A finding quotes a value, never
+// a whole 60 MB line.
+constexpr std::size_t kMaxQuoted = 256;
+std::string clip(std::string_view s, std::size_t max = kMaxQuoted);
+
+}  // namespace sb

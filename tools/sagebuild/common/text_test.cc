@@ -1,0 +1,36 @@
+// Text from hostile files: UTF-8 validity, escaping for reports, clipping.
+#include <catch2/catch.hpp>
+
+#include "sagebuild/common/text.h"
+
+using namespace sb;
+
+TEST_CASE("is_valid_utf8 is strict RFC 3629") {
+  CHECK(is_valid_utf8(""));
+  CHECK(is_valid_utf8("h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80"));
+  CHECK_FALSE(is_valid_utf8("\xc0\xaf"));          // overlong '/'
+  CHECK_FALSE(is_valid_utf8("\xed\xa0\x80"));      // surrogate
+  CHECK_FALSE(is_valid_utf8("\xf4\x90\x80\x80"));  // above U+10FFFF
+  CHECK_FALSE(is_valid_utf8("abc\xd0"));           // truncated sequence
+  CHECK_FALSE(is_valid_utf8("\xff"));
+}
+
+TEST_CASE("printable escapes invalid bytes and control characters, and says so") {
+  bool escaped = false;
+  CHECK(printable("pkg/h\xc3\xa9llo.py", &escaped) == "pkg/h\xc3\xa9llo.py");
+  CHECK_FALSE(escaped);
+  CHECK(printable("pkg/\xff\xfe\xc3\xa9\xd0", &escaped) == "pkg/\\xff\\xfe\xc3\xa9\\xd0");
+  CHECK(escaped);
+  escaped = false;
+  CHECK(printable(std::string("a\0b\x1b[2J\x7f", 8), &escaped) == "a\\x00b\\x1b[2J\\x7f");
+  CHECK(escaped);
+  CHECK(is_valid_utf8(printable("\xc0\xaf\xed\xa0\x80\xf8\x88\x80\x80\x80")));
+}
+
+TEST_CASE("clip keeps short texts and cuts long ones at a character boundary") {
+  CHECK(clip("short", 10) == "short");
+  CHECK(clip(std::string(100, 'a'), 10) == "aaaaaaaaaa... (90 more bytes)");
+  // "é" is 2 bytes: a cut inside it moves back before it.
+  CHECK(clip("abcdefghi\xc3\xa9xyz", 10) == "abcdefghi... (5 more bytes)");
+  CHECK(clip(std::string(60'000'000, '\0')).size() < 300);
+}

@@ -1,0 +1,81 @@
+// A release's index keeps every earlier version: the previous site's
+// manifest.json brings its wheels (served where they were released) into the
+// new index beside the new wheels.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "sagebuild/common/error.h"
+#include "sagebuild/common/fs.h"
+#include "sagebuild/index/manifest.h"
+#include "sagebuild/index/previous.h"
+#include "sagebuild/index/site.h"
+#include "sagebuild/index/test_wheels.h"
+#include "sagebuild/index/wheel_scan.h"
+
+using namespace sb::index;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kV1 = "https://github.com/o/r/releases/download/v2.2.0/";
+const char* kV2 = "https://github.com/o/r/releases/download/v2.2.1/";
+
+// A site for the release v2.2.0 holding one wheel; returns its manifest.json.
+fs::path first_release(const fs::path& root) {
+  testing::write_wheel(root / "v1", "sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl",
+                       testing::build_info_json("2.8.0", "12.9"));
+  write_site(group_by_variant(scan_directory(root / "v1")), root / "site1", {"https://o.github.io/r", kV1});
+  return root / "site1" / "manifest.json";
+}
+
+}  // namespace
+
+TEST_CASE("previous manifest: its wheels keep their release URLs in the next index") {
+  fs::path root = testing::fresh_dir("previous");
+  auto previous = read_previous_manifest(first_release(root));
+  REQUIRE(previous.size() == 1);
+  CHECK(previous[0].url == std::string(kV1) + "sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl");
+  CHECK(previous[0].variant == "torch2.8-cu129");
+  CHECK(previous[0].source.empty());
+
+  // The next release: a new version for another torch.
+  testing::write_wheel(root / "v2", "sageattention-2.2.1-21100.130-cp310-abi3-linux_x86_64.whl",
+                       testing::build_info_json("2.11.0", "13.0"));
+  auto merged = merge_previous(scan_directory(root / "v2"), previous);
+  REQUIRE(merged.size() == 2);
+  write_site(group_by_variant(merged), root / "site2", {"https://o.github.io/r", kV2});
+  auto manifest = nlohmann::json::parse(sb::read_file(root / "site2" / "manifest.json"));
+  std::vector<std::string> urls;
+  for (const auto& w : manifest["wheels"]) urls.push_back(w["url"]);
+  CHECK(urls == std::vector<std::string>{
+                    std::string(kV1) + "sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl",
+                    std::string(kV2) + "sageattention-2.2.1-21100.130-cp310-abi3-linux_x86_64.whl"});
+  std::string old_page = sb::read_file(root / "site2" / "torch2.8-cu129/simple/sageattention/index.html");
+  CHECK(old_page.find(std::string(kV1) + "sageattention-2.2.0-280.129") != std::string::npos);
+  // The manifest this site wrote serves as the next one's --previous.
+  CHECK(read_previous_manifest(root / "site2" / "manifest.json").size() == 2);
+}
+
+TEST_CASE("previous manifest: a wheel rebuilt under its published name is refused, the same file merged once") {
+  fs::path root = testing::fresh_dir("previous_conflict");
+  auto previous = read_previous_manifest(first_release(root));
+  auto same = scan_directory(root / "v1");  // the very file: merged once
+  CHECK(merge_previous(same, previous).size() == 1);
+  auto changed = previous;
+  changed[0].sha256 = std::string(64, 'b');
+  CHECK_THROWS_WITH(merge_previous(same, changed),
+                    Catch::Contains("a published file must not change") &&
+                        Catch::Contains("sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl"));
+}
+
+TEST_CASE("previous manifest: what is not one is refused by name") {
+  CHECK_THROWS_WITH(parse_previous_manifest("[1]", "m.json"), Catch::StartsWith("m.json: no \"wheels\" array"));
+  CHECK_THROWS_WITH(parse_previous_manifest("{", "m.json"), Catch::StartsWith("m.json: not valid JSON"));
+  std::string entry = R"({"wheels": [{"filename": "a-1-cp39-abi3-linux_x86_64.whl", "url": "wheels/a.whl",
+      "project": "a", "version": "1", "torch": "2.8.0", "cuda": "12.9", "sha256": ")" + std::string(64, 'a') +
+                      R"(", "size": 3, "requires_python": ""}]})";
+  CHECK_THROWS_WITH(parse_previous_manifest(entry, "m.json"),
+                    Catch::Contains("wheels[0].url 'wheels/a.whl' is relative"));
+  CHECK_THROWS_AS(read_previous_manifest("/nonexistent/manifest.json"), sb::UsageError);
+}
