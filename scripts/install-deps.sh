@@ -35,13 +35,14 @@ else
   echo "==> system packages: all present"
 fi
 
-# The Windows process runner's test (scripts/test.sh asks for it with
-# SAGE_WITH_WINE=1; the main job and the workflow's jobs do not need it):
-# mingw-w64 compiles it as a Windows program and wine runs it
-# (tools/sagebuild/build/windows_checks.cmake; without them that test reports
-# itself skipped).  Without recommends: wine64 alone is what a console program
-# needs (about 35 s for both, downloads included, measured on a 2-core Debian 12
-# machine).  A failure here is not fatal: the test then says it was skipped.
+# The Windows tests (scripts/test.sh asks for them with SAGE_WITH_WINE=1; the
+# main job and the workflow's jobs do not need them): mingw-w64 cross-compiles
+# sagebuild.exe and its suites, dpkg-dev fetches the Debian sources of its
+# libraries, wine runs them (tools/sagebuild/windows/; without these tools
+# those tests report themselves skipped).  Without recommends: wine64 alone is
+# what a console program needs (about 35 s for mingw-w64 and wine64, downloads
+# included, measured on a 2-core Debian 12 machine).  A failure here is not
+# fatal: the tests then say they were skipped.
 WINE_PACKAGES=(g++-mingw-w64-x86-64 libz-mingw-w64-dev dpkg-dev wine64)
 if [ "${SAGE_WITH_WINE:-0}" = 1 ]; then
   find_missing "${WINE_PACKAGES[@]}"
@@ -49,7 +50,7 @@ if [ "${SAGE_WITH_WINE:-0}" = 1 ]; then
     echo "==> apt-get install --no-install-recommends ${missing[*]}"
     if ! { $SUDO apt-get update -qq &&
            DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }; then
-      echo "warning: could not install ${missing[*]}; the WindowsProcessRunner test will be skipped"
+      echo "warning: could not install ${missing[*]}; the Windows (wine) tests will be skipped"
     fi
   fi
 fi

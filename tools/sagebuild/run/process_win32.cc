@@ -1,8 +1,8 @@
 // WindowsProcessRunner and find_program for Windows hosts (process.h).
 //
 // The rules are pure functions tested on Linux: the command line
-// (platform/win_cmdline.h), the environment block (platform/win_env.h) and
-// the PATH search (platform/win_path.h).  What is left here is the Win32
+// (run/win_cmdline.h), the environment block (run/win_env.h) and
+// the PATH search (run/win_path.h).  What is left here is the Win32
 // calls.  process_win32_test.cc runs this file as a Windows program against
 // a child that reports what it received.
 #if !defined(_WIN32)
