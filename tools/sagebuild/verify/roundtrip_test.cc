@@ -168,7 +168,7 @@ TEST_CASE("round trip: B rules catch parts that disagree", "[posix]") {
   CHECK(rules_of(pack_and_verify(spec, "_C.abi3.so", dir)) == std::set<std::string>{"P1", "P2"});
 }
 
-TEST_CASE("round trip: B4 reads the binding from the extension's symbols") {
+TEST_CASE("round trip: B4 reads the binding from the extension's symbols", "[posix]") {
   std::string stable = torch_library(wheel::TorchBinding::stable_abi);
   std::string classic = torch_library(wheel::TorchBinding::classic);
   if (stable.empty() || classic.empty()) FAIL("no C++ compiler (c++) to build the sample extensions");
