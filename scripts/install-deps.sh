@@ -11,7 +11,7 @@ APT_PACKAGES=(
   cmake ninja-build g++ pkg-config ccache git
   libcli11-dev libyaml-cpp-dev nlohmann-json3-dev
   libzip-dev zipcmp zipmerge ziptool   # libzip's CMake config names its tools
-  libspdlog-dev libfmt-dev libssl-dev zlib1g-dev libdeflate-dev liblz4-dev libzstd-dev
+  libfmt-dev libssl-dev zlib1g-dev libdeflate-dev liblz4-dev libzstd-dev
   catch2
   # The fuzz step (scripts/fuzz.sh): clang, and libFuzzer with the sanitizer
   # runtimes (Debian 12: libclang-rt-dev -> libclang-rt-14-dev).
@@ -35,21 +35,22 @@ else
   echo "==> system packages: all present"
 fi
 
-# The Windows process runner's test (scripts/test.sh asks for it with
-# SAGE_WITH_WINE=1; the main job and the workflow's jobs do not need it):
-# mingw-w64 compiles it as a Windows program and wine runs it
-# (tools/sagebuild/build/windows_checks.cmake; without them that test reports
-# itself skipped).  Without recommends: wine64 alone is what a console program
-# needs (about 35 s for both, downloads included, measured on a 2-core Debian 12
-# machine).  A failure here is not fatal: the test then says it was skipped.
-WINE_PACKAGES=(g++-mingw-w64-x86-64 wine64)
+# The Windows tests (scripts/test.sh asks for them with SAGE_WITH_WINE=1; the
+# main job and the workflow's jobs do not need them): mingw-w64 cross-compiles
+# sagebuild.exe and its suites, dpkg-dev fetches the Debian sources of its
+# libraries, wine runs them (tools/sagebuild/windows/; without these tools
+# those tests report themselves skipped).  Without recommends: wine64 alone is
+# what a console program needs (about 35 s for mingw-w64 and wine64, downloads
+# included, measured on a 2-core Debian 12 machine).  A failure here is not
+# fatal: the tests then say they were skipped.
+WINE_PACKAGES=(g++-mingw-w64-x86-64 libz-mingw-w64-dev dpkg-dev wine64)
 if [ "${SAGE_WITH_WINE:-0}" = 1 ]; then
   find_missing "${WINE_PACKAGES[@]}"
   if [ "${#missing[@]}" -gt 0 ]; then
     echo "==> apt-get install --no-install-recommends ${missing[*]}"
     if ! { $SUDO apt-get update -qq &&
            DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }; then
-      echo "warning: could not install ${missing[*]}; the WindowsProcessRunner test will be skipped"
+      echo "warning: could not install ${missing[*]}; the Windows (wine) tests will be skipped"
     fi
   fi
 fi

@@ -63,6 +63,8 @@ install_windows() {
   local release
   # 13.0.2: the update torch 2.11's cuda-toolkit==13.0.2 requirement names;
   # 13.2.0: its network installer is published (developer.download.nvidia.com).
+  # (NVIDIA's site is not reachable from the machine the tests run on: these
+  # URLs are checked by the Windows jobs themselves, not by tests/ci.)
   case "$version" in
     12.4) release=12.4.1 ;;
     12.6) release=12.6.3 ;;

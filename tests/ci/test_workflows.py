@@ -534,7 +534,8 @@ def test_build_jobs_get_the_cuda_and_torch_their_row_needs(simulations):
     # cuda_provision and torch_index come from sagebuild; here the workflow
     # must act on them: CUDA installed and --cuda-home for "install" rows,
     # --torch-index for Linux rows whose torch PyPI does not serve, torch
-    # installed from PyTorch's index before sagebuild runs on Windows.
+    # (from PyTorch's index) and ninja installed into the build Python before
+    # sagebuild runs on Windows, then the same command as a Linux row.
     for trigger, s in simulations.items():
         for row, steps in s.legs["build"]:
             where = f"{trigger}/{row['id']} (CUDA {row['cuda']}, {row['os']})"
@@ -555,7 +556,10 @@ def test_build_jobs_get_the_cuda_and_torch_their_row_needs(simulations):
                 assert row["torch_index"] == "https://download.pytorch.org/whl/" + "cu" + row["cuda"].replace(".", "")
                 assert len(torch_steps) == 1, where
                 assert torch_steps[0].env == {"TORCH": row["torch"], "TORCH_INDEX": row["torch_index"]}
-                assert steps.index(torch_steps[0]) < steps.index(build_step(steps)), where
+                script = torch_steps[0].run
+                assert '"torch==$TORCH"' in script and '--index-url "$TORCH_INDEX"' in script, script
+                assert re.search(r"pip install .*\bninja$", script, re.M), script
+                assert steps.index(installs[0]) < steps.index(torch_steps[0]) < steps.index(build_step(steps)), where
             else:
                 assert not torch_steps, where
                 if row["torch_index"]:
@@ -636,12 +640,11 @@ def toolchain_problems(output):
             if line.startswith("  ") and not line.startswith("    ")]
 
 
-# Expected to fail until the build half of issue 15 lands (tools/sagebuild/build
-# is being restructured by issue 11, so this branch leaves it alone):
+# Expected to fail until the build half of issue 15 lands:
 TORCH_INDEX_PENDING = (
     "`sagebuild build` has no --torch-index yet: the Linux job passes PyTorch's index for a row whose "
-    "torch build PyPI does not serve; the flag's parsing and its use by the toolchain's torch download "
-    "belong to tools/sagebuild/build")
+    "torch build PyPI does not serve; the flag's parsing belongs to tools/sagebuild/rows/command.cc and "
+    "its use to the toolchain's torch download (tools/sagebuild/toolchain/provision.cc)")
 CUDA12_HERE = "this machine has no CUDA 12 toolkit (the job installs it; the dry run here stops at it alone)"
 
 
@@ -685,15 +688,19 @@ def test_every_build_rows_command_passes_dry_run(trigger, simulations, tmp_path)
         tail = result.stdout[-2000:] + result.stderr[-2000:]
         if runner_os == "Windows":
             # Windows with MSVC: on this Linux host the dry run plans the row
-            # (nvcc driving cl.exe, link.exe -> _C.pyd) with labelled placeholders
-            # (<CUDA_PATH> for the toolkit, whatever --cuda-home says); a real
-            # build is refused by name (tested in C++).  The job installs torch
-            # into the build Python first.  Nothing of it has run on Windows or
-            # on GitHub Actions yet.
+            # through the same planner as Linux rows (nvcc driving cl.exe,
+            # link.exe -> _C.pyd, each step renamed into place by cmd.exe's
+            # move) with the toolkit the install step names (--cuda-home) and
+            # labelled placeholders for what only the runner knows; a real build
+            # is refused by name (tested in C++).  The job installs torch into
+            # the build Python first.  Nothing of it has run on Windows or on
+            # GitHub Actions yet.
             assert result.returncode == 0, f"{where}\n{tail}"
             assert "Windows (win_amd64) plan" in result.stdout, tail
-            assert "<CUDA_PATH>\\bin\\nvcc.exe" in result.stdout, tail
-            assert "link.exe /nologo /DLL" in result.stdout, tail
+            assert env["CUDA_HOME"] + '\\bin\\nvcc.exe" -c ' in result.stdout, tail
+            assert 'link.exe" /nologo /DLL' in result.stdout, tail
+            assert "&& move /y " in result.stdout, tail
+            assert "<VCToolsInstallDir>" in result.stdout, tail
             continue
         if "--torch-index" in build.run:
             assert result.returncode == 2, f"{where}\n{tail}"

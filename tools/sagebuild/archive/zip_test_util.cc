@@ -4,7 +4,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include <unistd.h>
+#include "sagebuild/common/os.h"
 #include <zlib.h>
 
 namespace sb::zip::testing {
@@ -120,7 +120,7 @@ std::string build_zip(const TestZip& zip) {
 TempFile::TempFile(const std::string& content) {
   static std::atomic<int> n{0};
   path_ = std::filesystem::temp_directory_path() /
-          ("sb-archive-test-" + std::to_string(getpid()) + "-" + std::to_string(n++));
+          ("sb-archive-test-" + std::to_string(sb::process_id()) + "-" + std::to_string(n++));
   std::ofstream f(path_, std::ios::binary);
   f.write(content.data(), static_cast<std::streamsize>(content.size()));
   if (!f) throw std::runtime_error("cannot write " + path_.string());

@@ -10,6 +10,7 @@
 
 #include <zlib.h>
 
+#include "sagebuild/common/os.h"
 #include "sagebuild/archive/zip_reader.h"
 #include "sagebuild/archive/zip_writer.h"
 #include "sagebuild/binary/le.h"
@@ -26,7 +27,7 @@ struct TempDir {
   TempDir() {
     static int n = 0;
     path = fs::temp_directory_path() /
-           ("sb-writer-test-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
+           ("sb-writer-test-" + std::to_string(sb::process_id()) + "-" + std::to_string(n++));
     fs::create_directories(path);
   }
   ~TempDir() {
@@ -82,13 +83,11 @@ TEST_CASE("the same inputs give byte-identical archives; another mtime does not"
   CHECK(a == sb::read_file(dir.path / "b.whl"));
   // Neither the machine's time zone nor the source file's own mtime leaks in.
   const char* old_tz = std::getenv("TZ");
-  std::string saved = old_tz ? old_tz : "";
-  ::setenv("TZ", "Asia/Kolkata", 1);
-  ::tzset();
+  std::optional<std::string> saved = old_tz ? std::optional<std::string>(old_tz) : std::nullopt;
+  sb::set_environment_variable("TZ", "Asia/Kolkata");
   fs::last_write_time(blob, fs::last_write_time(blob) - std::chrono::hours(30));
   write_sample(dir.path / "b.whl", 1700000000, blob);
-  if (old_tz) ::setenv("TZ", saved.c_str(), 1); else ::unsetenv("TZ");
-  ::tzset();
+  sb::set_environment_variable("TZ", saved);
   CHECK(a == sb::read_file(dir.path / "b.whl"));
   CHECK(a != sb::read_file(dir.path / "c.whl"));
   // Nothing but the three archives and the blob: no temporaries left over.

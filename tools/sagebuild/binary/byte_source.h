@@ -6,7 +6,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -39,7 +38,9 @@ class MemorySource final : public ByteSource {
   std::string bytes_;
 };
 
-// A file kept open for positioned reads (pread on POSIX); never mapped.
+// A file kept open for positioned reads, never mapped: pread on POSIX
+// (file_source_posix.cc), ReadFile at an offset on Windows
+// (file_source_win32.cc).
 class FileSource final : public ByteSource {
  public:
   // Throws IoError naming the path when it cannot be opened or sized.
@@ -53,11 +54,10 @@ class FileSource final : public ByteSource {
   const std::filesystem::path& path() const { return path_; }
 
  private:
-  FileSource(std::filesystem::path path, int fd, std::FILE* file, std::uint64_t size)
-      : path_(std::move(path)), fd_(fd), file_(file), size_(size) {}
+  FileSource(std::filesystem::path path, std::intptr_t handle, std::uint64_t size)
+      : path_(std::move(path)), handle_(handle), size_(size) {}
   std::filesystem::path path_;
-  int fd_ = -1;               // POSIX descriptor
-  std::FILE* file_ = nullptr;  // Windows: no pread, seek + read instead
+  std::intptr_t handle_ = -1;  // a file descriptor, or a Windows HANDLE
   std::uint64_t size_ = 0;
 };
 

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "sagebuild/common/os.h"
 #include "sagebuild/binary/byte_source.h"
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
@@ -18,7 +19,7 @@ TEST_CASE("in_bounds rejects ranges past the end, including overflowing ones") {
 }
 
 TEST_CASE("memory and file sources read exact ranges and refuse the rest") {
-  auto path = std::filesystem::temp_directory_path() / ("sb-bytesource-" + std::to_string(::getpid()));
+  auto path = std::filesystem::temp_directory_path() / ("sb-bytesource-" + std::to_string(sb::process_id()));
   sb::write_file_atomic(path, "0123456789");
   MemorySource mem("0123456789");
   auto file = FileSource::open(path);
@@ -30,6 +31,7 @@ TEST_CASE("memory and file sources read exact ranges and refuse the rest") {
     CHECK_FALSE(s->read(8, buf, 4));
     CHECK(s->read(10, buf, 0));
   }
+  file.reset();  // Windows removes no open file
   std::filesystem::remove(path);
   CHECK_THROWS_AS(FileSource::open(path), sb::IoError);
   CHECK_THROWS_AS(FileSource::open(std::filesystem::temp_directory_path()), sb::IoError);

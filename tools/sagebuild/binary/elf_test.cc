@@ -8,6 +8,7 @@
 #include <fstream>
 #include <random>
 
+#include "sagebuild/common/os.h"
 #include "sagebuild/binary/elf.h"
 #include "sagebuild/common/fs.h"
 
@@ -28,7 +29,7 @@ int sb_call(void) { return sb_weak_ref ? sb_weak_ref() : 0; }
 // Builds the sample library once per run; empty when no C compiler works.
 const std::string& sample_library() {
   static const std::string bytes = [] {
-    fs::path dir = fs::temp_directory_path() / ("sb-elf-test-" + std::to_string(::getpid()));
+    fs::path dir = fs::temp_directory_path() / ("sb-elf-test-" + std::to_string(sb::process_id()));
     fs::create_directories(dir);
     sb::write_file_atomic(dir / "t.c", kSource);
     std::string cmd = "cc -shared -fPIC -O1 " + (dir / "t.c").string() + " -o " +

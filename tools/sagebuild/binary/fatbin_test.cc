@@ -10,6 +10,7 @@
 #include <random>
 #include <regex>
 
+#include "sagebuild/common/os.h"
 #include "sagebuild/binary/elf.h"
 #include "sagebuild/binary/fatbin.h"
 #include "sagebuild/common/fs.h"
@@ -59,7 +60,7 @@ struct Built {
 // Compiles kKernels into a shared library with these nvcc flags.
 bool build(const std::string& nvcc, const std::string& flags, Built& b) {
   static int n = 0;
-  b.dir = fs::temp_directory_path() / ("sb-fatbin-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
+  b.dir = fs::temp_directory_path() / ("sb-fatbin-" + std::to_string(sb::process_id()) + "-" + std::to_string(n++));
   fs::create_directories(b.dir);
   sb::write_file_atomic(b.dir / "k.cu", kKernels);
   b.lib = b.dir / "libk.so";

@@ -9,8 +9,8 @@
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/text.h"
 
-#include "sagebuild/build/command.h"
-#include "sagebuild/build/cuda.h"
+#include "sagebuild/rows/command.h"
+#include "sagebuild/toolchain/cuda.h"
 #include "sagebuild/index/command.h"
 #include "sagebuild/matrix/command.h"
 #include "sagebuild/verify/command.h"
@@ -21,12 +21,12 @@ int main(int argc, char** argv) {
   sb::cli::Context ctx;
   // Which rows' CUDA the build provisions from PyPI is the toolchain's rule;
   // `matrix --format github` passes it on to the workflow.
-  sb::matrix::add_matrix_command(app, ctx, sb::build::cuda_provisioned_from_pypi);
+  sb::matrix::add_matrix_command(app, ctx, sb::toolchain::cuda_provisioned_from_pypi);
   sb::verify::add_verify_command(app, ctx);
   sb::index::add_index_command(app, ctx);
   // Registers `build` and `doctor`, and the top-level options that make a bare
   // `sagebuild --profile P` mean `sagebuild build --profile P`.
-  sb::build::add_build_command(app, ctx);
+  sb::rows::add_build_command(app, ctx);
   // Messages quote file names and file contents: printed escaped (text.h).
   try {
     app.parse(argc, argv);

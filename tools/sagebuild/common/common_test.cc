@@ -1,10 +1,15 @@
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
+#include <optional>
+#include <thread>
 
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
 #include "sagebuild/common/hash.h"
+#include "sagebuild/common/os.h"
 
 using namespace sb;
 
@@ -49,4 +54,28 @@ TEST_CASE("atomic output appears only on commit") {
 TEST_CASE("config errors carry file:line:column") {
   ConfigError e({"matrix/build-matrix.yaml", 12, 5}, "unknown key 'pyton'");
   CHECK(std::string(e.what()) == "matrix/build-matrix.yaml:12:5: error: unknown key 'pyton'");
+}
+
+TEST_CASE("FileLock says once that it waits for another holder, then gets the lock") {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("sb-lock-test-" + std::to_string(process_id()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::path lock = dir / "work" / "default.lock";
+  std::atomic<bool> held{false}, waited{false};
+  std::optional<FileLock> first(std::in_place, lock);
+  std::thread second([&] {
+    FileLock l(lock, [&] { waited = true; });
+    held = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  CHECK_FALSE(held);  // the first still holds it
+  first.reset();
+  second.join();
+  CHECK(waited);
+  CHECK(held);
+  bool called = false;
+  {
+    FileLock free_lock(lock, [&] { called = true; });  // nobody holds it: no message
+  }
+  CHECK_FALSE(called);
+  std::filesystem::remove_all(dir);  // after every lock is closed (Windows keeps open files)
 }

@@ -5,15 +5,8 @@
 #include <fstream>
 #include <sstream>
 
-#ifdef _WIN32
-#include <process.h>
-#define SB_GETPID _getpid
-#else
-#include <unistd.h>
-#define SB_GETPID getpid
-#endif
-
 #include "sagebuild/common/error.h"
+#include "sagebuild/common/os.h"
 
 namespace sb {
 
@@ -33,7 +26,7 @@ static std::atomic<unsigned> g_counter{0};
 AtomicOutput::AtomicOutput(fs::path destination) : dest_(std::move(destination)) {
   fs::path dir = dest_.parent_path();
   if (dir.empty()) dir = ".";
-  temp_ = dir / ("." + dest_.filename().string() + ".tmp-" + std::to_string(SB_GETPID()) +
+  temp_ = dir / ("." + dest_.filename().string() + ".tmp-" + std::to_string(process_id()) +
                  "-" + std::to_string(g_counter++));
 }
 

@@ -1,37 +1,32 @@
 #include "sagebuild/common/hash.h"
 
-#include <openssl/evp.h>
-
+#include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <stdexcept>
 
+#include "sagebuild/common/digest.h"
 #include "sagebuild/common/error.h"
 
 namespace sb {
 
 struct Sha256::Impl {
-  EVP_MD_CTX* ctx = nullptr;
-  Impl() : ctx(EVP_MD_CTX_new()) {
-    if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr) != 1)
-      throw std::runtime_error("OpenSSL: cannot initialise SHA-256");
-  }
-  ~Impl() { EVP_MD_CTX_free(ctx); }
+  std::unique_ptr<Digest> digest = Digest::create("sha256");
 };
 
-Sha256::Sha256() : impl_(std::make_unique<Impl>()) {}
+Sha256::Sha256() : impl_(std::make_unique<Impl>()) {
+  if (!impl_->digest) throw std::runtime_error("cannot initialise SHA-256");
+}
 Sha256::~Sha256() = default;
 Sha256::Sha256(Sha256&&) noexcept = default;
 Sha256& Sha256::operator=(Sha256&&) noexcept = default;
 
-void Sha256::update(const void* data, std::size_t size) {
-  if (size) EVP_DigestUpdate(impl_->ctx, data, size);
-}
+void Sha256::update(const void* data, std::size_t size) { impl_->digest->update(data, size); }
 
 Digest256 Sha256::finish() {
+  std::string bytes = impl_->digest->finish();
   Digest256 d{};
-  unsigned int n = 0;
-  EVP_DigestFinal_ex(impl_->ctx, d.data(), &n);
-  EVP_DigestInit_ex(impl_->ctx, EVP_sha256(), nullptr);
+  std::copy(bytes.begin(), bytes.end(), d.begin());
   return d;
 }
 
@@ -42,15 +37,16 @@ Digest256 sha256(std::string_view data) {
 }
 
 Digest256 sha256_file(const std::filesystem::path& path) {
-  std::FILE* f = std::fopen(path.string().c_str(), "rb");
+  // std::ifstream takes the path as the OS spells it (UTF-16 on Windows).
+  std::ifstream f(path, std::ios::binary);
   if (!f) throw IoError("cannot open " + path.string() + " for reading");
   Sha256 h;
   std::string buf(1 << 20, '\0');
-  std::size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) h.update(buf.data(), n);
-  bool bad = std::ferror(f);
-  std::fclose(f);
-  if (bad) throw IoError("error reading " + path.string());
+  while (f) {
+    f.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    if (f.gcount() > 0) h.update(buf.data(), static_cast<std::size_t>(f.gcount()));
+  }
+  if (f.bad()) throw IoError("error reading " + path.string());
   return h.finish();
 }
 

@@ -1,4 +1,4 @@
-// SHA-256 (OpenSSL EVP) and the encodings wheels use for digests.
+// SHA-256 (common/digest.h) and the encodings wheels use for digests.
 #pragma once
 
 #include <array>

@@ -126,7 +126,7 @@ void to_json(json& j, const BuildInfo& b) {
   j = json{{"schema", b.schema},
            {"package", b.package},
            {"version", b.version},
-           {"abi_mode", b.abi_mode},
+           {"abi_mode", b.abi_mode == wheel::AbiMode::abi3 ? "abi3" : "cpython"},
            {"pythons", b.pythons},
            {"wheel",
             {{"build_tag", opt(b.wheel.build_tag)},
@@ -152,9 +152,10 @@ void from_json(const json& j, BuildInfo& b) {
   b = BuildInfo{};
   b.package = f.str("package");
   b.version = f.str("version");
-  b.abi_mode = f.str("abi_mode");
-  if (b.abi_mode != "abi3" && b.abi_mode != "cpython")
-    f.fail("abi_mode", "expected \"abi3\" or \"cpython\", found \"" + b.abi_mode + "\"");
+  std::string abi_mode = f.str("abi_mode");
+  if (abi_mode != "abi3" && abi_mode != "cpython")
+    f.fail("abi_mode", "expected \"abi3\" or \"cpython\", found \"" + abi_mode + "\"");
+  b.abi_mode = abi_mode == "abi3" ? wheel::AbiMode::abi3 : wheel::AbiMode::per_interpreter;
   b.pythons = f.strings("pythons");
   if (b.pythons.empty()) f.fail("pythons", "expected at least one Python version");
   Fields w = f.sub("wheel");

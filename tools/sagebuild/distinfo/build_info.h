@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sagebuild/wheel/tags.h"
+
 namespace sb::distinfo {
 
 // A kernel family as built into the wheel: either `min_arch` (built for every
@@ -29,7 +31,7 @@ struct BuildInfo {
   int schema = 1;
   std::string package;        // "sageattention"
   std::string version;        // "2.2.0"
-  std::string abi_mode;       // "abi3" | "cpython"
+  wheel::AbiMode abi_mode = wheel::AbiMode::abi3;  // JSON: "abi3" | "cpython"
   std::vector<std::string> pythons;  // CPythons served: "3.9", "3.10", ...
   struct Wheel {
     std::optional<std::string> build_tag;      // "21100.130"

@@ -10,7 +10,7 @@ BuildInfo sample() {
   BuildInfo b;
   b.package = "sageattention";
   b.version = "2.2.0";
-  b.abi_mode = "abi3";
+  b.abi_mode = sb::wheel::AbiMode::abi3;
   b.pythons = {"3.9", "3.10", "3.11", "3.12", "3.13"};
   b.wheel = {std::string("21100.130"), std::nullopt, "cp39", "abi3", "linux_x86_64"};
   b.torch = {"2.11.0", true, "13.0"};

@@ -2,11 +2,10 @@
 // (so the build-info, binary and CUDA rules run too), both report formats.
 // The JSON is dumped strictly (no replacement of invalid UTF-8): the report
 // itself must never hand the JSON writer bytes it cannot write.
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 
+#include "sagebuild/common/os.h"
 #include "sagebuild/fuzz/fuzz.h"
 #include "sagebuild/verify/verify.h"
 
@@ -15,7 +14,7 @@ namespace {
 const std::filesystem::path& wheel_path() {
   static const std::filesystem::path p = [] {
     std::filesystem::path dir = std::filesystem::exists("/dev/shm") ? "/dev/shm" : std::filesystem::temp_directory_path();
-    dir /= "sb-fuzz-verify-" + std::to_string(::getpid());
+    dir /= "sb-fuzz-verify-" + std::to_string(sb::process_id());
     std::filesystem::create_directories(dir);
     return dir / "sageattention-2.2.0-21100.130-cp310-abi3-linux_x86_64.whl";
   }();

@@ -5,21 +5,18 @@
 // these inputs once cost (minutes, gigabytes: ../shared/fuzz-findings/README.md).
 #include <catch2/catch.hpp>
 
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <iterator>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "sagebuild/common/os.h"
 #include "sagebuild/fuzz/hostile_wheels.h"
+#include "sagebuild/run/process.h"
 
 namespace fs = std::filesystem;
 
@@ -35,43 +32,25 @@ struct Run {
   std::string out, err;
 };
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
 // Runs `sagebuild verify [--json] wheel` under sb_peak_rss (see there why).
 Run verify(const fs::path& wheel, bool json) {
-  fs::path dir = fs::temp_directory_path() / ("sb-hostile-out-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  fs::path out = dir / "out", err = dir / "err", peak = dir / "peak";
+  fs::path peak = fs::temp_directory_path() / ("sb-hostile-peak-" + std::to_string(sb::process_id()));
+  std::vector<std::string> argv = {SAGEBUILD_PEAK_RSS, peak.string(), SAGEBUILD_CLI, "verify"};
+  if (json) argv.push_back("--json");
+  argv.push_back(wheel.string());
   auto start = std::chrono::steady_clock::now();
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(o, 1);
-    ::dup2(e, 2);
-    std::string measure = SAGEBUILD_PEAK_RSS, cli = SAGEBUILD_CLI, path = wheel.string(), result = peak.string();
-    std::vector<const char*> argv = {measure.c_str(), result.c_str(), cli.c_str(), "verify"};
-    if (json) argv.push_back("--json");
-    argv.push_back(path.c_str());
-    argv.push_back(nullptr);
-    ::execv(argv[0], const_cast<char* const*>(argv.data()));
-    ::_exit(127);
-  }
+  sb::run::Result child = sb::run::HostProcessRunner().run(sb::run::Command(argv));
   Run r;
-  int status = 0;
-  ::waitpid(pid, &status, 0);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   int code = -1;
-  if (std::FILE* f = std::fopen(peak.c_str(), "r")) {
+  if (std::FILE* f = std::fopen(peak.string().c_str(), "r")) {
     if (std::fscanf(f, "%ld %d", &r.max_rss_kib, &code) != 2) code = -1;
     std::fclose(f);
   }
+  fs::remove(peak);
   r.exit_code = code > 127 ? -1 : code;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  fs::remove_all(dir);
+  r.out = std::move(child.out);
+  r.err = child.spawned ? std::move(child.err) : "sb_peak_rss could not be started: " + child.err;
   return r;
 }
 
@@ -105,7 +84,7 @@ void check_bounded_report(const std::string& label, const fs::path& wheel, const
 }  // namespace
 
 TEST_CASE("hostile wheels generated here: a complete report in bounded time and memory") {
-  fs::path dir = fs::temp_directory_path() / ("sb-hostile-" + std::to_string(::getpid()));
+  fs::path dir = fs::temp_directory_path() / ("sb-hostile-" + std::to_string(sb::process_id()));
   for (const auto& w : sb::fuzz::hostile_wheels()) {
     SECTION(w.label) {
       fs::create_directories(dir);
@@ -137,18 +116,16 @@ TEST_CASE("the fuzz findings (../shared/fuzz-findings): a complete report in bou
 }
 
 TEST_CASE("one unreadable file among good ones: every report is printed, JSON stays one valid array") {
-  fs::path dir = fs::temp_directory_path() / ("sb-hostile-mixed-" + std::to_string(::getpid()));
+  fs::path dir = fs::temp_directory_path() / ("sb-hostile-mixed-" + std::to_string(sb::process_id()));
   fs::create_directories(dir);
   auto wheels = sb::fuzz::hostile_wheels();
   fs::path a = dir / wheels[0].filename;
   std::ofstream(a, std::ios::binary) << wheels[0].bytes;
   fs::path missing = dir / "missing-1.0-py3-none-any.whl";
-  std::string cli = SAGEBUILD_CLI;
-  std::string cmd = cli + " verify --json " + a.string() + " " + missing.string() + " " + a.string() + " > " +
-                    (dir / "out").string() + " 2>/dev/null";
-  int status = std::system(cmd.c_str());
-  CHECK(WEXITSTATUS(status) == 2);
-  auto j = nlohmann::json::parse(slurp(dir / "out"), nullptr, false);
+  sb::run::Result r = sb::run::HostProcessRunner().run(
+      sb::run::Command({SAGEBUILD_CLI, "verify", "--json", a.string(), missing.string(), a.string()}));
+  CHECK(r.exit_code == 2);
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
   REQUIRE(j.is_array());
   REQUIRE(j.size() == 3);
   CHECK(j[0]["findings"].size() > 0);

@@ -75,7 +75,7 @@ void read_build_info(const std::string& text, const fs::path& path, IndexedWheel
 }  // namespace
 
 std::optional<TorchCuda> torch_cuda_from_filename(const wheel::WheelFilename& name) {
-  std::optional<wheel::BuildInfo> decoded;
+  std::optional<wheel::TorchCudaVersions> decoded;
   if (name.build_tag) decoded = wheel::decode_build_tag(*name.build_tag);
   if (!decoded && !name.version.local.empty())
     decoded = wheel::decode_local_version(name.version.local_str());

@@ -1,6 +1,9 @@
 #include "sagebuild/matrix/arch.h"
 
 #include <algorithm>
+#include <string>
+
+#include "sagebuild/common/error.h"
 
 namespace sb::matrix {
 
@@ -19,6 +22,15 @@ std::optional<Arch> parse_arch(std::string_view text) {
   if (major == 0 || (dot == 2 && text[0] == '0')) return std::nullopt;
   return Arch{std::string(text), major * 10 + (rest[0] - '0'), specific};
 }
+
+Arch parse_arch_arg(std::string_view text, const std::string& what) {
+  if (auto a = parse_arch(text)) return *a;
+  throw UsageError(what + ": \"" + std::string(text) + "\" is not a CUDA arch; expected <major>.<minor>[a], e.g. 8.0, 9.0a");
+}
+
+bool arch_at_least(const Arch& a, const Arch& min) { return a.sm >= min.sm; }
+
+bool same_base_arch(const Arch& row_arch, const Arch& target) { return row_arch.sm == target.sm; }
 
 bool arch_less(const Arch& a, const Arch& b) {
   if (a.sm != b.sm) return a.sm < b.sm;

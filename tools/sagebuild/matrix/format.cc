@@ -50,13 +50,6 @@ std::string render(const std::vector<Line>& lines) {
   return out;
 }
 
-// Whether the build provisions the row's CUDA itself: on Linux from PyPI
-// where it can; the Windows build only finds a toolkit (CUDA_PATH), so every
-// Windows job installs its CUDA first.
-bool provisions(const Row& row, const CudaFromPypi& cuda_from_pypi) {
-  return row.platform.rfind("win", 0) != 0 && cuda_from_pypi(row.cuda);
-}
-
 std::string summary(const Plan& plan) {
   std::size_t pypi = std::count_if(plan.rows.begin(), plan.rows.end(),
                                    [](const Row& r) { return r.pypi_buildable; });
@@ -126,7 +119,7 @@ std::string format_github(const Plan& plan, const CudaFromPypi& cuda_from_pypi) 
                        {"package", row.package},
                        {"torch", row.torch},
                        {"cuda", row.cuda},
-                       {"cuda_provision", provisions(row, cuda_from_pypi) ? "pypi" : "install"},
+                       {"cuda_provision", cuda_from_pypi(row.cuda, row.platform) ? "pypi" : "install"},
                        {"torch_index", torch_index_json(row)},
                        {"python", row.build_python},
                        {"wheel", row.wheel_filename}});

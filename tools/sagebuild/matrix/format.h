@@ -21,10 +21,11 @@ std::string format_table(const Plan& plan);
 // {"profile": ..., "rows": [row_json...]}, indented; ends with a newline.
 std::string format_json(const Plan& plan);
 
-// Whether `sagebuild build` provisions CUDA `cuda` ("13.0") from PyPI by itself.
-// The rule belongs to the toolchain (build/cuda.h: cuda_provisioned_from_pypi),
+// Whether `sagebuild build` provisions CUDA `cuda` ("13.0") from PyPI by itself
+// on a `platform` ("linux_x86_64") host.
+// The rule belongs to the toolchain (toolchain/cuda.h: cuda_provisioned_from_pypi),
 // which depends on this unit; the CLI hands it in.
-using CudaFromPypi = std::function<bool(const std::string& cuda)>;
+using CudaFromPypi = std::function<bool(const std::string& cuda, const std::string& platform)>;
 
 // {"include":[{"id","os","command","package","torch","cuda","cuda_provision","torch_index","python","wheel"}, ...]}
 // on one line and without a trailing newline, so that

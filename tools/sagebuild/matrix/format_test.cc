@@ -20,9 +20,12 @@ const Matrix& real() {
   return m;
 }
 
-// A stand-in for the toolchain's rule (build/cuda.h), which this unit does not
-// link: here CUDA 13 comes from PyPI and nothing else does.
-bool only_13(const std::string& cuda) { return cuda.rfind("13.", 0) == 0; }
+// A stand-in for the toolchain's rule (toolchain/cuda.h), which this unit does
+// not link: here CUDA 13 comes from PyPI on Linux and nothing else does (the
+// Windows build only finds a toolkit, as the real rule says).
+bool only_13(const std::string& cuda, const std::string& platform) {
+  return platform.rfind("linux_", 0) == 0 && cuda.rfind("13.", 0) == 0;
+}
 }  // namespace
 
 TEST_CASE("github format: one line of JSON, one include entry per row") {
@@ -41,8 +44,7 @@ TEST_CASE("github format: one line of JSON, one include entry per row") {
       CHECK(entry["package"] == row.package);
       CHECK(entry["torch"] == row.torch);
       CHECK(entry["cuda"] == row.cuda);
-      bool windows = row.platform == "win_amd64";  // the Windows build never provisions CUDA
-      CHECK(entry["cuda_provision"] == (only_13(row.cuda) && !windows ? "pypi" : "install"));
+      CHECK(entry["cuda_provision"] == (only_13(row.cuda, row.platform) ? "pypi" : "install"));
       if (row.pypi_buildable)
         CHECK(entry["torch_index"].is_null());
       else
@@ -54,12 +56,13 @@ TEST_CASE("github format: one line of JSON, one include entry per row") {
   }
 }
 
-TEST_CASE("github format: cuda_provision asks the rule it is given, per row's CUDA") {
+TEST_CASE("github format: cuda_provision asks the rule it is given, per row's CUDA and platform") {
   Plan plan = expand(real(), "sage2-all");
-  std::set<std::string> asked;
-  auto rule = [&](const std::string& cuda) {
+  std::set<std::string> asked, platforms;
+  auto rule = [&](const std::string& cuda, const std::string& platform) {
     asked.insert(cuda);
-    return cuda == "12.8";
+    platforms.insert(platform);
+    return cuda == "12.8" && platform == "linux_x86_64";
   };
   auto json = nlohmann::json::parse(format_github(plan, rule));
   std::set<std::string> pypi, install;
@@ -71,6 +74,7 @@ TEST_CASE("github format: cuda_provision asks the rule it is given, per row's CU
   CHECK(pypi == std::set<std::string>{"12.8"});
   CHECK(install == std::set<std::string>{"12.4", "12.6", "12.9", "13.0", "13.2"});
   CHECK(asked == std::set<std::string>{"12.4", "12.6", "12.8", "12.9", "13.0", "13.2"});
+  CHECK(platforms == std::set<std::string>{"linux_x86_64", "win_amd64"});
 }
 
 TEST_CASE("github format: the default row builds with the profile's Python") {
@@ -140,10 +144,12 @@ TEST_CASE("the command finds the matrix from a subdirectory and formats it") {
   options.format = "table";
   options.profile = "nope";
   // Named relative to where the command runs, as the user would type it.
+  // (With the host's separator: '\\' on Windows.)
+  auto named = [](std::filesystem::path p) { return p.make_preferred().string(); };
   CHECK_THROWS_WITH(run_matrix(options, std::filesystem::path(SAGEBUILD_SOURCE_DIR) / "tools"),
-                    Catch::StartsWith("../matrix/build-matrix.yaml: error: unknown profile 'nope'"));
+                    Catch::StartsWith(named("../matrix/build-matrix.yaml") + ": error: unknown profile 'nope'"));
   CHECK_THROWS_WITH(run_matrix(options, SAGEBUILD_SOURCE_DIR),
-                    Catch::StartsWith("matrix/build-matrix.yaml: error: unknown profile 'nope'"));
+                    Catch::StartsWith(named("matrix/build-matrix.yaml") + ": error: unknown profile 'nope'"));
   // A file given with --matrix is named as given.
   options.matrix_file = write_temp("cli.yaml", "profile: 1\n").string();
   CHECK_THROWS_WITH(run_matrix(options, SAGEBUILD_SOURCE_DIR),

@@ -132,7 +132,7 @@ void parse_platforms(const YamlValue& node, Matrix& m) {
 
 void parse_cuda(const YamlValue& node, Matrix& m) {
   for (const auto& [version, value] : node.named_entries("CUDA version")) {
-    CudaToolkit cuda{version_text(version, "CUDA"), {}, version.where};
+    CudaRelease cuda{version_text(version, "CUDA"), {}, version.where};
     std::string why;
     if (!cuda_code(cuda.version, &why))
       throw ConfigError(version.where, "CUDA " + cuda.version +

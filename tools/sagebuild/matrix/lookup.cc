@@ -17,8 +17,8 @@ const T* find_by(const std::vector<T>& items, Key key, std::string_view wanted) 
 
 }  // namespace
 
-const CudaToolkit* find_cuda(const Matrix& m, std::string_view version) {
-  return find_by(m.cuda, &CudaToolkit::version, version);
+const CudaRelease* find_cuda(const Matrix& m, std::string_view version) {
+  return find_by(m.cuda, &CudaRelease::version, version);
 }
 const TorchRelease* find_torch(const Matrix& m, std::string_view version) {
   return find_by(m.torch, &TorchRelease::version, version);
@@ -30,11 +30,11 @@ const Platform* find_platform(const Matrix& m, std::string_view tag) {
   return find_by(m.platforms, &Platform::tag, tag);
 }
 
-bool cuda_builds(const CudaToolkit& cuda, const Arch& arch) { return contains_arch(cuda.archs, arch); }
+bool cuda_builds(const CudaRelease& cuda, const Arch& arch) { return contains_arch(cuda.archs, arch); }
 
 bool any_cuda_builds(const Matrix& m, const Arch& arch) {
   return std::any_of(m.cuda.begin(), m.cuda.end(),
-                     [&](const CudaToolkit& cuda) { return cuda_builds(cuda, arch); });
+                     [&](const CudaRelease& cuda) { return cuda_builds(cuda, arch); });
 }
 
 std::string cuda_requirement(const Matrix& m, const Arch& arch) {

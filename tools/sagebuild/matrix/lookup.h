@@ -10,12 +10,12 @@
 
 namespace sb::matrix {
 
-const CudaToolkit* find_cuda(const Matrix& m, std::string_view version);
+const CudaRelease* find_cuda(const Matrix& m, std::string_view version);
 const TorchRelease* find_torch(const Matrix& m, std::string_view version);
 const Package* find_package(const Matrix& m, std::string_view name);
 const Platform* find_platform(const Matrix& m, std::string_view tag);
 
-bool cuda_builds(const CudaToolkit& cuda, const Arch& arch);
+bool cuda_builds(const CudaRelease& cuda, const Arch& arch);
 bool any_cuda_builds(const Matrix& m, const Arch& arch);
 
 // What an arch asks of the toolkit, for messages: "needs CUDA >= 12.8",

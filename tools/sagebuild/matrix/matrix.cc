@@ -5,10 +5,6 @@
 
 namespace sb::matrix {
 
-std::string_view to_string(AbiMode mode) {
-  return mode == AbiMode::abi3 ? "abi3" : "per-interpreter";
-}
-
 std::string_view to_string(NamingScheme scheme) {
   return scheme == NamingScheme::build_tag ? "build-tag" : "local-version";
 }

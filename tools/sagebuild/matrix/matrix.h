@@ -14,20 +14,20 @@
 #include <vector>
 
 #include "sagebuild/common/error.h"
+#include "sagebuild/wheel/tags.h"
 #include "sagebuild/wheel/torch_requirement.h"
 
 namespace sb::matrix {
 
 // One abi3 wheel serves every CPython >= its minimum; per-interpreter wheels
-// (cpXY-cpXY) are built once per Python.
-enum class AbiMode { abi3, per_interpreter };
+// (cpXY-cpXY) are built once per Python (wheel/tags.h).
+using wheel::AbiMode;
 
 // How the wheel records the torch/CUDA it was built for (wheel/build_tag.h):
 // a build tag ("280.129", PyPI-compatible) or a local version
 // ("+cu128torch2.9.1", own index only).
 enum class NamingScheme { build_tag, local_version };
 
-std::string_view to_string(AbiMode mode);         // "abi3", "per-interpreter"
 std::string_view to_string(NamingScheme scheme);  // "build-tag", "local-version"
 
 // A CUDA compilation target: "8.6" (sm_86), or "9.0a" (sm_90a: arch-specific
@@ -89,7 +89,9 @@ struct Plan {
 
 // ---- The model, as read from the YAML file --------------------------------
 
-struct CudaToolkit {
+// A CUDA release as the matrix knows it (toolchain/cuda.h's CudaToolkit is an
+// installed one).
+struct CudaRelease {
   std::string version;       // "12.8"
   std::vector<Arch> archs;   // every arch this nvcc can compile
   SourceLocation where;
@@ -163,7 +165,7 @@ struct Matrix {
   std::filesystem::path path;  // as given to load_matrix (or parse_matrix's file_name)
   std::vector<std::string> pythons;
   std::vector<Platform> platforms;
-  std::vector<CudaToolkit> cuda;
+  std::vector<CudaRelease> cuda;
   std::vector<TorchRelease> torch;
   std::vector<Package> packages;
   std::vector<Exclusion> exclusions;

@@ -30,7 +30,7 @@ struct Combo {
 // Every arch the package builds with this CUDA; fails on a required one the
 // CUDA cannot compile, since that row could never be built.
 std::vector<Arch> archs_for(const Matrix& m, const Combo& c) {
-  const CudaToolkit& cuda = *find_cuda(m, c.variant.cuda);
+  const CudaRelease& cuda = *find_cuda(m, c.variant.cuda);
   std::vector<Arch> archs;
   for (std::size_t i = 0; i < c.package.archs.size(); ++i) {
     const Arch& arch = c.package.archs[i];

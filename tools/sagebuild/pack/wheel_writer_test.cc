@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "sagebuild/common/os.h"
 #include "sagebuild/archive/zip_reader.h"
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
@@ -15,7 +16,7 @@ namespace fs = std::filesystem;
 namespace {
 
 struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("sb-pack-test-" + std::to_string(::getpid()) + "-" +
+  fs::path path = fs::temp_directory_path() / ("sb-pack-test-" + std::to_string(sb::process_id()) + "-" +
                                                std::to_string(reinterpret_cast<std::uintptr_t>(this)));
   TempDir() { fs::create_directories(path); }
   ~TempDir() { fs::remove_all(path); }
@@ -87,13 +88,13 @@ TEST_CASE("pack: the same inputs give a byte-identical wheel; another time does 
 }
 
 TEST_CASE("pack: timestamps come from SOURCE_DATE_EPOCH or 2020-01-01") {
-  ::unsetenv("SOURCE_DATE_EPOCH");
+  sb::set_environment_variable("SOURCE_DATE_EPOCH", std::nullopt);
   CHECK(timestamp_from_environment() == kDefaultTimestamp);
-  ::setenv("SOURCE_DATE_EPOCH", "1234567890", 1);
+  sb::set_environment_variable("SOURCE_DATE_EPOCH", "1234567890");
   CHECK(timestamp_from_environment() == 1234567890);
-  ::setenv("SOURCE_DATE_EPOCH", "yesterday", 1);
+  sb::set_environment_variable("SOURCE_DATE_EPOCH", "yesterday");
   CHECK_THROWS_AS(timestamp_from_environment(), UsageError);
-  ::unsetenv("SOURCE_DATE_EPOCH");
+  sb::set_environment_variable("SOURCE_DATE_EPOCH", std::nullopt);
 }
 
 TEST_CASE("pack: bad payloads are refused with the reason") {
@@ -111,7 +112,7 @@ TEST_CASE("pack: bad payloads are refused with the reason") {
   CHECK(fs::is_empty(dir.path));  // nothing half-written
 }
 
-TEST_CASE("pack: collect_staged walks a directory and refuses symlinks") {
+TEST_CASE("pack: collect_staged walks a directory and refuses symlinks", "[posix]") {
   TempDir dir;
   fs::create_directories(dir.path / "pkg" / "sub");
   write_file_atomic(dir.path / "pkg" / "sub" / "m.py", "");

@@ -83,7 +83,7 @@ void check_one(const BinaryCheckInput& in, binary::ElfFile& elf, const BinaryFac
   }
   if (in.build_info) {
     check_cuda_runtime(facts, *in.build_info, out);
-    check_symbol_origins(facts, in.build_info->abi_mode == "abi3", out);
+    check_symbol_origins(facts, in.build_info->abi_mode == wheel::AbiMode::abi3, out);
     if (elf.section(".nv_fatbin")) {
       Findings fatbin;  // P12: a fatbin the reader could not walk
       check_cuda_coverage(cuda_code(binary::cuda_coverage(elf, fatbin)), *in.build_info, facts.member, out);
@@ -175,7 +175,12 @@ WheelBinaries check_binaries(const BinaryCheckInput& in, Findings& out) {
     auto source = open(in, i);
     if (!source) continue;
     auto ident = binary::identify_elf(*source);
-    if (!ident.is_elf) continue;
+    if (!ident.is_elf) {
+      // In our wheels (a build-info) the .so is the extension: one Linux
+      // cannot load is a P8 error, as a .pyd that is no PE image is.
+      if (in.build_info) add(out, "P8", Severity::Error, e.name, "not an ELF image", "the linked extension, ELF64");
+      continue;
+    }
     Findings structure;  // P8: what the ELF reader found malformed
     auto elf = binary::ElfFile::parse(*source, structure);
     if (!elf) {  // another ELF flavour (32-bit, big-endian): its machine is still known

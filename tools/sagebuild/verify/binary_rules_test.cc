@@ -26,7 +26,7 @@ BinaryFacts ext() {
 }
 distinfo::BuildInfo info() {
   distinfo::BuildInfo b;
-  b.abi_mode = "abi3";
+  b.abi_mode = sb::wheel::AbiMode::abi3;
   b.torch = {"2.11.0", true, "13.0"};
   b.cuda = {"13.0", "13.0.88"};
   b.archs = {"8.0", "8.9", "9.0", "12.0"};

@@ -25,7 +25,7 @@ bool same_release(const wheel::Version& v, const std::string& text) {
   return parsed && *parsed == v;
 }
 
-void check_decoded(const wheel::BuildInfo& decoded, const BuildInfo& b, const std::string& scheme,
+void check_decoded(const wheel::TorchCudaVersions& decoded, const BuildInfo& b, const std::string& scheme,
                    const std::string& member, Findings& out) {
   if (!same_release(decoded.torch, b.torch.version))
     add(out, "B2", Severity::Error, member, scheme + " encodes torch " + decoded.torch.str(),
@@ -145,9 +145,10 @@ void check_python_coverage(const BuildInfo& b, const std::string& member, Findin
       add(out, "B5", Severity::Error, member, "build_info.pythons has '" + p + "'", "versions like \"3.12\"");
       return;
     }
-  bool abi3 = b.abi_mode == "abi3";
+  bool abi3 = b.abi_mode == wheel::AbiMode::abi3;
   if (abi3 != (b.wheel.abi_tag == "abi3"))
-    add(out, "B5", Severity::Error, member, "abi_mode '" + b.abi_mode + "' with ABI tag '" + b.wheel.abi_tag + "'",
+    add(out, "B5", Severity::Error, member,
+        std::string("abi_mode '") + (abi3 ? "abi3" : "cpython") + "' with ABI tag '" + b.wheel.abi_tag + "'",
         abi3 ? "abi3" : "cpXY (per-interpreter)");
   if (!abi3 && b.pythons.size() != 1)
     add(out, "B5", Severity::Error, member, std::to_string(b.pythons.size()) + " pythons for a per-interpreter wheel",

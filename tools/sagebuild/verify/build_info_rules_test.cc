@@ -19,7 +19,7 @@ distinfo::BuildInfo info() {
   distinfo::BuildInfo b;
   b.package = "sageattention";
   b.version = "2.2.0";
-  b.abi_mode = "abi3";
+  b.abi_mode = sb::wheel::AbiMode::abi3;
   b.pythons = {"3.10", "3.9", "3.13"};
   b.wheel = {std::string("280.129"), std::nullopt, "cp39", "abi3", "linux_x86_64"};
   b.torch = {"2.8.0", true, "12.9"};
@@ -118,7 +118,7 @@ TEST_CASE("B5: pythons, abi_mode and tags") {
   CHECK(rules(f) == std::multiset<std::string>{"B5"});
   f.clear();
   b = info();
-  b.abi_mode = "cpython";
+  b.abi_mode = sb::wheel::AbiMode::per_interpreter;
   b.wheel.abi_tag = "cp39";
   check_python_coverage(b, "m", f);
   CHECK(rules(f) == std::multiset<std::string>{"B5"});  // three pythons for a per-interpreter wheel

@@ -1,18 +1,19 @@
 // The manylinux level of real binaries: tiny libraries compiled here with the
-// system's gcc against this machine's glibc, each calling one function whose
-// symbol version glibc introduced in a known release, then packed into wheels
-// whose platform tags claim more, less or no level.
+// system's gcc against this machine's glibc ([posix]: the Linux host's gcc),
+// each calling one function whose symbol version glibc introduced in a known
+// release, then packed into wheels whose platform tags claim more, less or no
+// level.
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
 #include <filesystem>
 #include <set>
-#include <unistd.h>
 
 #include "sagebuild/binary/byte_source.h"
 #include "sagebuild/binary/elf.h"
 #include "sagebuild/common/corpus_test.h"
 #include "sagebuild/common/fs.h"
+#include "sagebuild/common/os.h"
 #include "sagebuild/pack/wheel_writer.h"
 #include "sagebuild/verify/binaries.h"
 #include "sagebuild/verify/manylinux_level.h"
@@ -25,7 +26,7 @@ namespace fs = std::filesystem;
 namespace {
 
 struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("sb-level-" + std::to_string(::getpid()) + "-" + std::to_string(next()));
+  fs::path path = fs::temp_directory_path() / ("sb-level-" + std::to_string(sb::process_id()) + "-" + std::to_string(next()));
   TempDir() { fs::create_directories(path); }
   ~TempDir() { fs::remove_all(path); }
   static int next() {
@@ -110,7 +111,7 @@ std::vector<Finding> p2(const Report& r) {
 
 }  // namespace
 
-TEST_CASE("manylinux level: each glibc symbol version sets the level the policy names") {
+TEST_CASE("manylinux level: each glibc symbol version sets the level the policy names", "[posix]") {
   for (const auto& s : kSamples) {
     INFO(s.name << " needs " << s.needs);
     std::string bytes = compile(s.source, "c", s.flags);
@@ -125,7 +126,7 @@ TEST_CASE("manylinux level: each glibc symbol version sets the level the policy 
   }
 }
 
-TEST_CASE("manylinux level: C++ runtime versions count too (GLIBCXX, CXXABI)") {
+TEST_CASE("manylinux level: C++ runtime versions count too (GLIBCXX, CXXABI)", "[posix]") {
   std::string bytes = compile("#include <string>\nstd::string f(const char* s) { return std::string(s) + \"x\"; }\n", "c++");
   if (bytes.empty()) FAIL("g++ could not build the sample (install g++)");
   BinaryFacts b = facts_of(bytes, "levels/_native.so");
@@ -138,7 +139,7 @@ TEST_CASE("manylinux level: C++ runtime versions count too (GLIBCXX, CXXABI)") {
         why.end());
 }
 
-TEST_CASE("manylinux level: the newest need of all binaries decides; a foreign library fits none") {
+TEST_CASE("manylinux level: the newest need of all binaries decides; a foreign library fits none", "[posix]") {
   BinaryFacts old = facts_of(compile(kSamples[1].source, "c"), "levels/a.so");
   BinaryFacts young = facts_of(compile(kSamples[3].source, "c"), "levels/b.so");
   CHECK(oldest_level({old, young}, "x86_64", context())->name == "manylinux_2_34");
@@ -148,7 +149,7 @@ TEST_CASE("manylinux level: the newest need of all binaries decides; a foreign l
   CHECK(oldest_level({old, young}, "x86_64", context())->name == "manylinux_2_34");
 }
 
-TEST_CASE("manylinux level: verify flags a tag claiming less than the binary needs") {
+TEST_CASE("manylinux level: verify flags a tag claiming less than the binary needs", "[posix]") {
   std::string bytes = compile(kSamples[3].source, "c");  // GLIBC_2.34
   if (bytes.empty()) FAIL("gcc could not build the sample (install gcc)");
   TempDir dir;
@@ -170,7 +171,7 @@ TEST_CASE("manylinux level: verify flags a tag claiming less than the binary nee
   CHECK_FALSE(exact.failed(false));
 }
 
-TEST_CASE("manylinux level: a linux_x86_64 tag is a warning naming the level to use") {
+TEST_CASE("manylinux level: a linux_x86_64 tag is a warning naming the level to use", "[posix]") {
   std::string bytes = compile(kSamples[2].source, "c", kSamples[2].flags);  // GLIBC_2.28
   if (bytes.empty()) FAIL("gcc could not build the sample (install gcc)");
   TempDir dir;
@@ -186,7 +187,7 @@ TEST_CASE("manylinux level: a linux_x86_64 tag is a warning naming the level to 
   CHECK_FALSE(r.failed(false));  // not an error for verify: pip installs it
 }
 
-TEST_CASE("manylinux level: a policy file replaces the built-in one, and bad ones are refused by name") {
+TEST_CASE("manylinux level: a policy file replaces the built-in one, and bad ones are refused by name", "[posix]") {
   TempDir dir;
   write_file_atomic(dir.path / kPolicyFile,
                     R"({"levels": [{"name": "manylinux_2_99", "alias": "", "libraries": "libc.so.6",

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <set>
-#include <unistd.h>
+#include "sagebuild/common/os.h"
 
 #include "sagebuild/common/fs.h"
 #include "sagebuild/pack/wheel_writer.h"
@@ -19,7 +19,7 @@ namespace {
 
 struct TempDir {
   fs::path path = fs::temp_directory_path() /
-                  ("sb-roundtrip-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
+                  ("sb-roundtrip-" + std::to_string(sb::process_id()) + "-" + std::to_string(counter()++));
   TempDir() { fs::create_directories(path); }
   ~TempDir() { fs::remove_all(path); }
   static int& counter() {
@@ -61,7 +61,7 @@ distinfo::BuildInfo build_info(bool abi3) {
   distinfo::BuildInfo b;
   b.package = "sageattention";
   b.version = "2.2.0";
-  b.abi_mode = abi3 ? "abi3" : "cpython";
+  b.abi_mode = abi3 ? sb::wheel::AbiMode::abi3 : sb::wheel::AbiMode::per_interpreter;
   b.pythons = abi3 ? std::vector<std::string>{"3.9", "3.10", "3.11", "3.12", "3.13"} : std::vector<std::string>{"3.12"};
   b.wheel = {abi3 ? std::optional<std::string>("21100.130") : std::nullopt,
              abi3 ? std::nullopt : std::optional<std::string>("cu128torch2.9.0"), abi3 ? "cp39" : "cp312",
@@ -111,7 +111,7 @@ std::string listing(const verify::Report& r) { return verify::format_human(r, fa
 
 }  // namespace
 
-TEST_CASE("round trip: abi3 wheel with build tag passes with no errors or strict findings") {
+TEST_CASE("round trip: abi3 wheel with build tag passes with no errors or strict findings", "[posix]") {
   if (host_library().empty()) FAIL("no C compiler (cc) to build the sample extension");
   TempDir dir;
   write_file_atomic(dir.path / "LICENSE", "Apache License\n");
@@ -124,7 +124,7 @@ TEST_CASE("round trip: abi3 wheel with build tag passes with no errors or strict
   CHECK(r.hashed_bytes > host_library().size());
 }
 
-TEST_CASE("round trip: per-interpreter wheel with local version passes too") {
+TEST_CASE("round trip: per-interpreter wheel with local version passes too", "[posix]") {
   if (host_library().empty()) FAIL("no C compiler (cc) to build the sample extension");
   TempDir dir;
   write_file_atomic(dir.path / "LICENSE", "Apache License\n");
@@ -136,7 +136,7 @@ TEST_CASE("round trip: per-interpreter wheel with local version passes too") {
   CHECK(r.count(Severity::Strict) == 0);
 }
 
-TEST_CASE("round trip: B rules catch parts that disagree") {
+TEST_CASE("round trip: B rules catch parts that disagree", "[posix]") {
   TempDir dir;
   write_file_atomic(dir.path / "LICENSE", "L\n");
   auto rules_of = [](const verify::Report& r) {
@@ -168,7 +168,7 @@ TEST_CASE("round trip: B rules catch parts that disagree") {
   CHECK(rules_of(pack_and_verify(spec, "_C.abi3.so", dir)) == std::set<std::string>{"P1", "P2"});
 }
 
-TEST_CASE("round trip: B4 reads the binding from the extension's symbols") {
+TEST_CASE("round trip: B4 reads the binding from the extension's symbols", "[posix]") {
   std::string stable = torch_library(wheel::TorchBinding::stable_abi);
   std::string classic = torch_library(wheel::TorchBinding::classic);
   if (stable.empty() || classic.empty()) FAIL("no C++ compiler (c++) to build the sample extensions");

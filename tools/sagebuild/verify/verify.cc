@@ -11,7 +11,7 @@
 #include "sagebuild/distinfo/wheel_file.h"
 #include "sagebuild/verify/binaries.h"
 #include "sagebuild/verify/build_info_rules.h"
-#include "sagebuild/verify/digester.h"
+#include "sagebuild/common/digest.h"
 #include "sagebuild/verify/extension_suffix.h"
 #include "sagebuild/verify/layout.h"
 
@@ -141,7 +141,11 @@ void hash_members(Ctx& c) {
     std::optional<distinfo::RecordHash> hash;
     Findings ignored;  // syntax problems were reported by check_record
     if (it != rows.end() && !it->second->hash.empty()) hash = distinfo::check_row_hash(*it->second, ignored);
-    auto digester = hash ? Digester::create(hash->algo) : nullptr;
+    auto digester = hash ? Digest::create(hash->algo) : nullptr;
+    if (hash && !digester && distinfo::is_allowed_record_algorithm(hash->algo))
+      add(c.out(), "R5", Severity::Error, e.name,
+          "RECORD's " + hash->algo + " digest cannot be checked: this platform's sagebuild has no " + hash->algo,
+          "a digest it can check (sha256; Windows' CNG has no blake2b, and SHA-3 only from Windows 11 24H2)");
     auto r = c.zip.read(i, [&](const std::uint8_t* d, std::size_t n) {
       if (digester) digester->update(d, n);
       return true;

@@ -130,7 +130,7 @@ std::optional<std::string> encode_build_tag(const Version& torch, const Version&
   return *t + "." + *c;
 }
 
-std::optional<BuildInfo> decode_build_tag(std::string_view tag, std::string* why) {
+std::optional<TorchCudaVersions> decode_build_tag(std::string_view tag, std::string* why) {
   std::size_t dot = tag.find('.');
   if (dot == std::string_view::npos || tag.find('.', dot + 1) != std::string_view::npos)
     return fail(why, "build tag '" + std::string(tag) + "': expected <torch code>.<cuda code>, e.g. 280.129");
@@ -138,7 +138,7 @@ std::optional<BuildInfo> decode_build_tag(std::string_view tag, std::string* why
   if (!torch) return std::nullopt;
   auto cuda = decode_cuda_code(tag.substr(dot + 1), why);
   if (!cuda) return std::nullopt;
-  return BuildInfo{*torch, *cuda};
+  return TorchCudaVersions{*torch, *cuda};
 }
 
 std::optional<std::string> encode_local_version(const Version& cuda, const Version& torch,
@@ -148,7 +148,7 @@ std::optional<std::string> encode_local_version(const Version& cuda, const Versi
   return "cu" + *c + "torch" + release_version(padded(torch, 3)).str();
 }
 
-std::optional<BuildInfo> decode_local_version(std::string_view local, std::string* why) {
+std::optional<TorchCudaVersions> decode_local_version(std::string_view local, std::string* why) {
   std::string_view label = local.substr(!local.empty() && local.front() == '+' ? 1 : 0);
   // Let PEP 440 normalize the spelling (case, '-'/'_' separators) first.
   auto parsed = parse_version("0+" + std::string(label));
@@ -165,7 +165,7 @@ std::optional<BuildInfo> decode_local_version(std::string_view local, std::strin
     if (!torch) fail(why, "local version '" + std::string(local) + "': '" + torch_text + "' is not a torch version");
     return std::nullopt;
   }
-  BuildInfo info{release_version(padded(*torch, 3)), *cuda};
+  TorchCudaVersions info{release_version(padded(*torch, 3)), *cuda};
   if (encode_local_version(info.cuda, info.torch) != norm)
     return fail(why, "local version '" + std::string(local) + "' is not canonical; expected '" +
                          *encode_local_version(info.cuda, info.torch) + "'");

@@ -47,7 +47,9 @@
 
 namespace sb::wheel {
 
-struct BuildInfo {
+// The torch and CUDA releases a wheel name records (distinfo's BuildInfo is
+// the whole build record, build_info.json).
+struct TorchCudaVersions {
   Version torch;  // release only, 3 components ("2.8.0")
   Version cuda;   // release only, 2 components ("12.9")
 };
@@ -59,7 +61,7 @@ std::optional<std::string> encode_build_tag(const Version& torch, const Version&
                                             std::string* why = nullptr);
 
 // The inverse; rejects ambiguous, non-canonical or malformed tags.
-std::optional<BuildInfo> decode_build_tag(std::string_view tag, std::string* why = nullptr);
+std::optional<TorchCudaVersions> decode_build_tag(std::string_view tag, std::string* why = nullptr);
 
 // "cu128torch2.9.0" (no leading '+') for CUDA 12.8 and torch 2.9.0.
 std::optional<std::string> encode_local_version(const Version& cuda, const Version& torch,
@@ -67,7 +69,7 @@ std::optional<std::string> encode_local_version(const Version& cuda, const Versi
 
 // The inverse. Accepts the label with or without its '+', in any spelling
 // PEP 440 normalizes to the canonical one ("CU128_torch2.9.0").
-std::optional<BuildInfo> decode_local_version(std::string_view local, std::string* why = nullptr);
+std::optional<TorchCudaVersions> decode_local_version(std::string_view local, std::string* why = nullptr);
 
 // The CUDA code shared by both schemes: 12.9 -> "129", 12.10 -> "1210".
 std::optional<std::string> encode_cuda_code(const Version& cuda, std::string* why = nullptr);

@@ -199,33 +199,29 @@ Findings check_abi_coherence(const TagSets& sets, std::string_view member) {
   return out;
 }
 
+std::string_view to_string(AbiMode mode) { return mode == AbiMode::abi3 ? "abi3" : "per-interpreter"; }
+
 std::optional<InterpreterAbi> cpython_tags(std::string_view python_version, AbiMode mode,
                                            std::string_view abi3_floor, std::string* why) {
-  auto version = parse_major_minor(python_version);
+  bool free_threaded = !python_version.empty() && python_version.back() == 't';
+  auto version = parse_major_minor(free_threaded ? python_version.substr(0, python_version.size() - 1) : python_version);
   if (!version) {
-    set_why(why, "Python version '" + std::string(python_version) + "': expected MAJOR.MINOR, e.g. 3.12");
+    set_why(why, "Python version '" + std::string(python_version) + "': expected MAJOR.MINOR[t], e.g. 3.12 or 3.13t");
+    return std::nullopt;
+  }
+  if (free_threaded && *version < std::pair{3u, 13u}) {
+    set_why(why, "free-threaded CPython starts at 3.13, found " + std::string(python_version));
     return std::nullopt;
   }
   std::string cp = cp_tag(*version);
-  switch (mode) {
-    case AbiMode::PerVersion: return InterpreterAbi{cp, cp};
-    case AbiMode::FreeThreaded:
-      if (*version < std::pair{3u, 13u}) {
-        set_why(why, "free-threaded CPython starts at 3.13, found " + std::string(python_version));
-        return std::nullopt;
-      }
-      return InterpreterAbi{cp, cp + "t"};
-    case AbiMode::Stable: {
-      auto floor = parse_major_minor(abi3_floor);
-      if (!floor || *version < *floor) {
-        set_why(why, "abi3 wheel for Python " + std::string(python_version) + " with floor '" +
-                         std::string(abi3_floor) + "': expected a MAJOR.MINOR floor not above it");
-        return std::nullopt;
-      }
-      return InterpreterAbi{cp_tag(*floor), "abi3"};
-    }
+  if (mode == AbiMode::per_interpreter) return InterpreterAbi{cp, free_threaded ? cp + "t" : cp};
+  auto floor = parse_major_minor(abi3_floor);
+  if (free_threaded || !floor || *version < *floor) {
+    set_why(why, "abi3 wheel for Python " + std::string(python_version) + " with floor '" + std::string(abi3_floor) +
+                     "': expected a GIL build and a MAJOR.MINOR floor not above it");
+    return std::nullopt;
   }
-  return std::nullopt;
+  return InterpreterAbi{cp_tag(*floor), "abi3"};
 }
 
 // Every field, empty ones included ("a..b" -> a, "", b): the tag and

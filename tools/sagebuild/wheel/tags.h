@@ -65,21 +65,23 @@ Findings check_abi_coherence(const TagSets& sets, std::string_view member = {});
 
 // ---- The tags of one of our builds ---------------------------------------
 
-enum class AbiMode {
-  PerVersion,    // cp312-cp312: one wheel per Python version
-  Stable,        // cp39-abi3: the limited API, one wheel from the abi3 floor up
-  FreeThreaded,  // cp313-cp313t: pip's interpreter tag stays cp313 (PEP 703)
-};
+// How a build of ours serves CPython: one abi3 wheel for every CPython from
+// its floor up (the limited API), or one wheel per interpreter (cpXY-cpXY).
+// The one type for the matrix, the toolchains and build_info.json.
+enum class AbiMode { abi3, per_interpreter };
+
+std::string_view to_string(AbiMode mode);  // "abi3", "per-interpreter"
 
 struct InterpreterAbi {
   std::string interpreter;
   std::string abi;
 };
 
-// Tags for building against CPython `python_version` ("3.12") without running
-// it. Stable mode tags the floor ("3.9" -> cp39-abi3) and requires
-// python_version >= abi3_floor; FreeThreaded requires 3.13 or later and
-// gives cp313-cp313t (a cp313t interpreter tag would match no installer).
+// Tags for building against CPython `python_version` ("3.12", or "3.13t" for
+// a free-threaded build) without running it. abi3 tags the floor ("3.9" ->
+// cp39-abi3) and requires python_version >= abi3_floor and a GIL build;
+// free-threading starts at 3.13 and gives cp313-cp313t (a cp313t interpreter
+// tag would match no installer).
 std::optional<InterpreterAbi> cpython_tags(std::string_view python_version, AbiMode mode,
                                            std::string_view abi3_floor = "3.9",
                                            std::string* why = nullptr);

@@ -98,22 +98,25 @@ TEST_CASE("tags: F9 ABI coherence") {
 }
 
 TEST_CASE("tags: interpreter and ABI of a build without running Python") {
-  auto t = cpython_tags("3.12", AbiMode::PerVersion);
+  auto t = cpython_tags("3.12", AbiMode::per_interpreter);
   REQUIRE(t);
   CHECK(t->interpreter + "-" + t->abi == "cp312-cp312");
-  t = cpython_tags("3.12", AbiMode::Stable);
+  t = cpython_tags("3.12", AbiMode::abi3);
   REQUIRE(t);
   CHECK(t->interpreter + "-" + t->abi == "cp39-abi3");
-  t = cpython_tags("3.13", AbiMode::FreeThreaded);
+  t = cpython_tags("3.13t", AbiMode::per_interpreter);
   REQUIRE(t);
   CHECK(t->interpreter + "-" + t->abi == "cp313-cp313t");
-  t = cpython_tags("3.10", AbiMode::Stable, "3.10");
+  t = cpython_tags("3.10", AbiMode::abi3, "3.10");
   REQUIRE(t);
   CHECK(t->interpreter == "cp310");
   std::string why;
-  CHECK_FALSE(cpython_tags("3.8", AbiMode::Stable, "3.9", &why));
-  CHECK_FALSE(cpython_tags("3.12", AbiMode::FreeThreaded, "3.9", &why));
+  CHECK_FALSE(cpython_tags("3.8", AbiMode::abi3, "3.9", &why));
+  CHECK_FALSE(cpython_tags("3.12t", AbiMode::per_interpreter, "3.9", &why));
   CHECK(why.find("3.13") != std::string::npos);
+  CHECK_FALSE(cpython_tags("3.13t", AbiMode::abi3, "3.9", &why));  // no limited API without the GIL
+  CHECK(to_string(AbiMode::abi3) == "abi3");
+  CHECK(to_string(AbiMode::per_interpreter) == "per-interpreter");
   for (const char* bad : {"3", "3.", "312", "3.12.1", "three.twelve", ""})
-    CHECK_FALSE(cpython_tags(bad, AbiMode::PerVersion, "3.9", &why));
+    CHECK_FALSE(cpython_tags(bad, AbiMode::per_interpreter, "3.9", &why));
 }

@@ -1,0 +1,88 @@
+// From rows, their extensions (extension.h) and their toolchains to one
+// compile graph: which objects each row needs, which are already in the
+// cache, and the exact command that makes each missing one, for the GNU and
+// the MSVC toolchain alike (host_toolchain.h writes the command lines).  Pure:
+// no process is run and nothing is written, so it is tested with fake
+// toolchains and an in-memory repository (plan_test.cc).
+//
+// Compile once, package many: kernel objects are torch-free and keyed by
+// object_key(); rows on the same CUDA share them.  The classic binding (the
+// only file that includes torch's C++ API) is keyed by the torch build too,
+// so it is compiled once per torch release, and the link is per row.  Rows
+// whose binding uses the stable ABI key it without the torch release, by its
+// target version instead, and so is the link: <cache>/extensions/<key>/
+// _C.abi3.so serves every such row.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sagebuild/matrix/matrix.h"
+#include "sagebuild/plan/extension.h"
+#include "sagebuild/plan/object_key.h"
+#include "sagebuild/run/ninja.h"
+#include "sagebuild/toolchain/resolver.h"
+
+namespace sb::plan {
+
+// Where a row's commands run: the directories as the commands name them and
+// the compiler launcher.  The host's own for the rows it builds; for a dry
+// run of another platform's row, labelled placeholders ("<SOURCE_DIR>") and
+// no launcher.
+struct BuildSite {
+  std::filesystem::path source;       // the checkout
+  std::filesystem::path objects;      // <cache>/objects
+  std::filesystem::path extensions;   // <cache>/extensions (stable-ABI links)
+  std::filesystem::path work;         // build.ninja and rows/<id>/
+  std::vector<std::string> launcher;  // {"/usr/bin/ccache"} or empty
+};
+
+struct RowInput {
+  matrix::Row row;
+  ExtensionSpec extension;
+  toolchain::RowToolchain toolchain;
+  BuildSite site;
+};
+
+struct PlanSettings {
+  std::filesystem::path repo_root;  // the checkout read here, for the object keys
+  ReadFileFn read = read_disk_file;
+  std::function<bool(const std::filesystem::path&)> exists;  // default: std::filesystem::exists
+};
+
+struct PlannedObject {
+  std::string family;            // kernel family, or "binding"
+  std::filesystem::path source;  // as the command names it
+  std::string key;
+  std::filesystem::path object;  // <objects>/<key>.o (.obj)
+  bool cached = false;           // already in the cache: no edge
+};
+
+struct RowGraph {
+  std::string row_id;
+  std::vector<PlannedObject> kernels;
+  PlannedObject binding;
+  std::vector<std::string> families;             // the families built into this row
+  std::vector<SkippedFamily> skipped_families;   // no row arch they are built for
+  std::string extension_name;                    // "_C.abi3.so", "_C.pyd"
+  std::filesystem::path extension;               // <work>/rows/<id>/<name>, or the shared stable-ABI one
+  std::optional<std::string> stable_abi_target;  // "2.10" when the stable-ABI binding serves this row
+  bool extension_cached = false;                 // a shared extension already in the cache: no link edge
+};
+
+struct CompileGraph {
+  std::vector<run::Edge> edges;  // one per distinct output: kernels, bindings, links
+  std::vector<RowGraph> rows;
+  int kernels_cached = 0, kernels_to_compile = 0;    // distinct kernel objects
+  int bindings_cached = 0, bindings_to_compile = 0;  // distinct binding objects
+  int links = 0, links_cached = 0;                   // distinct extensions to link / already linked
+};
+
+// Throws UsageError for what a toolchain cannot express (a host flag cl.exe
+// has no translation for, a malformed Python version).
+CompileGraph plan_compile(const std::vector<RowInput>& rows, const PlanSettings& settings);
+
+}  // namespace sb::plan

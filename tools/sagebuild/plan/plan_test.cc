@@ -1,0 +1,501 @@
+// The planner, one suite run for both host toolchains (GNU and MSVC), with an
+// in-memory repository and fake toolchain facts: no nvcc, no torch, nothing
+// written.  What each toolchain writes into a command is host_toolchain_test's.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "sagebuild/common/error.h"
+#include "sagebuild/matrix/arch.h"
+#include "sagebuild/plan/object_key.h"
+#include "sagebuild/plan/plan.h"
+#include "sagebuild/toolchain/gnu_toolchain.h"
+#include "sagebuild/toolchain/msvc_toolchain.h"
+
+using namespace sb::plan;
+namespace fs = std::filesystem;
+using sb::matrix::Arch;
+using sb::run::Edge;
+
+namespace {
+
+Arch A(const char* s) { return sb::matrix::parse_arch_arg(s, "test"); }
+
+enum class Kind { gnu, msvc };
+
+struct FakeRepo {
+  std::map<fs::path, std::string> files = {
+      {"/repo/kernels/src/quant.cu", "#include \"sage/quant.h\"\n__global__ void q() {}\n"},
+      {"/repo/kernels/src/pv_fp16.cu", "#include \"sage/common.h\"\n#include <cuda_fp16.h>\n"},
+      {"/repo/kernels/src/pv_fp8.cu", "#include \"sage/common.h\"\n"},
+      {"/repo/kernels/src/attn_sm90.cu", "#include \"sage/common.h\"\n__global__ void attn_sm90_kernel() {}\n"},
+      {"/repo/kernels/include/sage/quant.h", "#pragma once\n#include \"common.h\"\n"},
+      {"/repo/kernels/include/sage/common.h", "#pragma once\nconstexpr int kTile = 64;\n"},
+      {"/repo/kernels/binding/ops.cc", "#include <torch/library.h>\n#include \"sage/quant.h\"\n"},
+      {"/repo/kernels/binding/ops_stable.cc", "#include <torch/csrc/stable/library.h>\n#include \"sage/quant.h\"\n"},
+  };
+  std::set<fs::path> objects;  // what the object cache holds
+  ReadFileFn reader() {
+    return [this](const fs::path& p) -> std::optional<std::string> {
+      auto it = files.find(p.lexically_normal());
+      if (it == files.end()) return std::nullopt;
+      return it->second;
+    };
+  }
+  PlanSettings settings() {
+    PlanSettings s;
+    s.repo_root = "/repo";
+    s.read = reader();
+    s.exists = [this](const fs::path& p) { return objects.count(p) > 0; };
+    return s;
+  }
+};
+
+KernelManifest manifest() {
+  KernelManifest m;
+  m.path = "/repo/kernels/families.json";
+  m.families = {{"pv_fp16", {"kernels/src/pv_fp16.cu"}, A("8.0"), "pv16"},
+                {"pv_fp8", {"kernels/src/pv_fp8.cu"}, A("8.9"), "pv8"},
+                {"quant", {"kernels/src/quant.cu"}, A("8.0"), "quant"}};
+  m.binding_sources = {"kernels/binding/ops.cc"};
+  m.include_dirs = {"kernels/include"};
+  m.nvcc_flags = {"--use_fast_math"};
+  return m;
+}
+
+KernelManifest stable_manifest() {
+  KernelManifest m = manifest();
+  m.stable_abi = StableAbiBinding{"kernels/binding/ops_stable.cc", {2, 10}, {2, 10}};
+  return m;
+}
+
+// The families.json contract's Hopper family: exact target 9.0a.
+KernelFamily sm90_family() {
+  KernelFamily f;
+  f.name = "sm90";
+  f.sources = {"kernels/src/attn_sm90.cu"};
+  f.archs = {A("9.0a")};
+  f.symbol_marker = "attn_sm90_kernel";
+  return f;
+}
+
+KernelManifest manifest_with_sm90() {
+  auto m = manifest();
+  m.families.push_back(sm90_family());
+  return m;
+}
+
+sb::matrix::Row row(Kind kind, const std::string& torch, std::vector<Arch> archs = {A("8.0"), A("8.9"), A("9.0a")}) {
+  sb::matrix::Row r;
+  r.platform = kind == Kind::gnu ? "linux_x86_64" : "win_amd64";
+  r.id = "sageattention-2.2.0-torch" + torch + "-cu130-abi3-" + r.platform;
+  r.package = "sageattention";
+  r.version = "2.2.0";
+  r.abi_mode = sb::wheel::AbiMode::abi3;
+  r.pythons = {"3.10", "3.11", "3.12"};
+  r.build_python = "3.10";
+  r.torch = torch;
+  r.cuda = "13.0";
+  r.archs = std::move(archs);
+  r.ptx_arch = A("8.9");
+  return r;
+}
+
+sb::toolchain::RowToolchain toolchain(Kind kind, const std::string& torch, const std::string& nvcc = "13.0.88") {
+  sb::toolchain::RowToolchain t;
+  if (kind == Kind::gnu)
+    t.host = std::make_shared<sb::toolchain::GnuToolchain>(
+        sb::toolchain::GnuTools{"/cuda/bin/nvcc", nvcc, "/usr/bin/g++", {"gcc", "12.2.0"}});
+  else
+    t.host = std::make_shared<sb::toolchain::MsvcToolchain>(
+        sb::toolchain::MsvcTools{"C:\\CUDA\\bin\\nvcc.exe", nvcc, "C:\\VS\\cl.exe", "C:\\VS\\link.exe", "14.44"});
+  t.nvcc_version = nvcc;
+  t.cuda_include = "/cuda/include";
+  t.cuda_lib = "/cuda/lib64";
+  t.torch = {"/cache/torch/" + torch, torch + "+cu130", true};
+  t.row_torch_cuda = "13.0";
+  t.python_include = "/usr/include/python3.11";
+  t.python_lib_dir = "/py/libs";
+  t.python_version = "3.11";
+  return t;
+}
+
+BuildSite site() { return {"/repo", "/cache/objects", "/cache/extensions", "/cache/work/default", {}}; }
+
+RowInput input(Kind kind, const sb::matrix::Row& r, const KernelManifest& m, sb::toolchain::RowToolchain tc) {
+  return RowInput{r, extension_from_families(m, r), std::move(tc), site()};
+}
+RowInput input(Kind kind, const std::string& torch, const KernelManifest& m = manifest()) {
+  return input(kind, row(kind, torch), m, toolchain(kind, torch));
+}
+
+const Edge* edge_for(const CompileGraph& g, const fs::path& out) {
+  for (const auto& e : g.edges)
+    if (e.output == out) return &e;
+  return nullptr;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += x + " ";
+  return s;
+}
+
+const PlannedObject* kernel_of(const RowGraph& rg, const std::string& family) {
+  for (const auto& k : rg.kernels)
+    if (k.family == family) return &k;
+  return nullptr;
+}
+
+Kind each_kind() { return GENERATE(Kind::gnu, Kind::msvc); }
+
+}  // namespace
+
+TEST_CASE("gencode values per family min_arch, with PTX for the PTX arch") {
+  std::vector<Arch> archs = {A("8.0"), A("8.9"), A("9.0a")};
+  CHECK(gencode_values(archs, A("8.9"), A("8.0")) == std::vector<std::string>{"arch=compute_80,code=sm_80",
+                                                                              "arch=compute_89,code=[sm_89,compute_89]",
+                                                                              "arch=compute_90a,code=sm_90a"});
+  CHECK(gencode_values(archs, A("8.9"), A("8.9")).size() == 2);
+  // The PTX arch not among the SASS archs gets compute_XX alone.
+  CHECK(gencode_values({A("9.0a")}, A("8.0"), A("8.0")) ==
+        std::vector<std::string>{"arch=compute_90a,code=sm_90a", "arch=compute_80,code=compute_80"});
+  CHECK(gencode_values({A("8.0")}, A("8.0"), A("8.9")).empty());
+}
+
+TEST_CASE("Py_LIMITED_API as the row's oldest Python") {
+  CHECK(limited_api_hex("3.10") == "0x030A0000");
+  CHECK(limited_api_hex("3.9") == "0x03090000");
+  CHECK_THROWS_AS(limited_api_hex("3"), sb::UsageError);
+}
+
+TEST_CASE("object keys follow the source, its headers and the flags, nothing else") {
+  FakeRepo repo;
+  auto read = repo.reader();
+  ObjectKeyInput in{
+      "/repo/kernels/src/quant.cu",          "/repo", {"/repo/kernels/include"}, "nvcc 13.0.88 / gcc 12.2.0",
+      {"-O3", "arch=compute_80,code=sm_80"}, ""};
+  auto k0 = object_key(in, read);
+  CHECK(k0.size() == 64);
+  CHECK(object_key(in, read) == k0);
+  CHECK(include_closure(in.source, in.include_dirs, read).size() == 3);  // quant.cu, quant.h, common.h
+  SECTION("an unrelated file changes nothing") {
+    repo.files["/repo/kernels/src/pv_fp8.cu"] += "// edit\n";
+    CHECK(object_key(in, read) == k0);
+  }
+  SECTION("the source") {
+    repo.files["/repo/kernels/src/quant.cu"] += "// edit\n";
+    CHECK(object_key(in, read) != k0);
+  }
+  SECTION("a header included indirectly") {
+    repo.files["/repo/kernels/include/sage/common.h"] = "#pragma once\nconstexpr int kTile = 128;\n";
+    CHECK(object_key(in, read) != k0);
+  }
+  SECTION("a flag, the arch set, the compiler") {
+    auto in2 = in;
+    in2.flags.push_back("--use_fast_math");
+    CHECK(object_key(in2, read) != k0);
+    in2 = in;
+    in2.flags[1] = "arch=compute_90a,code=sm_90a";
+    CHECK(object_key(in2, read) != k0);
+    in2 = in;
+    in2.compiler = "nvcc 13.0.48 / gcc 12.2.0";
+    CHECK(object_key(in2, read) != k0);
+  }
+  SECTION("the checkout location does not matter") {
+    FakeRepo moved;
+    std::map<fs::path, std::string> files;
+    for (auto& [p, c] : repo.files) files["/elsewhere" + p.string().substr(5)] = c;
+    moved.files = files;
+    ObjectKeyInput in2 = in;
+    in2.source = "/elsewhere/kernels/src/quant.cu";
+    in2.repo_root = "/elsewhere";
+    in2.include_dirs = {"/elsewhere/kernels/include"};
+    CHECK(object_key(in2, moved.reader()) == k0);
+  }
+}
+
+TEST_CASE("includes are scanned from #include lines") {
+  CHECK(scan_includes(
+            "#include \"a.h\"\n  #  include <b/c.h>\n// #include \"no\" is still a line? no: comment\n#define X\n") ==
+        std::vector<std::string>{"a.h", "b/c.h"});
+}
+
+TEST_CASE("every toolchain: families are compiled only for the row archs at or above their min_arch") {
+  Kind kind = each_kind();
+  FakeRepo repo;
+  auto g = plan_compile({input(kind, row(kind, "2.11.0", {A("8.0")}), manifest(), toolchain(kind, "2.11.0"))},
+                        repo.settings());
+  REQUIRE(g.rows.size() == 1);
+  CHECK(g.rows[0].families == std::vector<std::string>{"pv_fp16", "quant"});
+  CHECK(g.rows[0].skipped_families == std::vector<SkippedFamily>{{"pv_fp8", "no arch >= min_arch 8.9"}});
+  CHECK(g.kernels_to_compile == 2);
+  auto g2 = plan_compile({input(kind, "2.11.0")}, repo.settings());
+  CHECK(g2.rows[0].families.size() == 3);
+  const auto* fp8 = kernel_of(g2.rows[0], "pv_fp8");
+  REQUIRE(fp8);
+  const Edge* e = edge_for(g2, fp8->object);
+  REQUIRE(e);
+  auto cmd = joined(e->argv);
+  CHECK(cmd.find("compute_80") == std::string::npos);
+  CHECK(cmd.find("arch=compute_89,code=[sm_89,compute_89]") != std::string::npos);
+  CHECK(cmd.find("arch=compute_90a,code=sm_90a") != std::string::npos);
+  CHECK(cmd.find("--use_fast_math") != std::string::npos);
+  CHECK(e->description == "nvcc pv_fp8 kernels/src/pv_fp8.cu [8.9 9.0a]");
+  // The command writes a temporary beside the object and renames it.
+  CHECK(e->temp.parent_path() == "/cache/objects");
+  CHECK(e->temp != e->output);
+  CHECK(e->command.find(e->argv.front()) != std::string::npos);
+  CHECK(e->command.size() > joined(e->argv).size());
+  CHECK(fp8->object.extension() == (kind == Kind::gnu ? ".o" : ".obj"));
+}
+
+TEST_CASE("every toolchain: two torch releases on one CUDA share the kernel objects") {
+  Kind kind = each_kind();
+  FakeRepo repo;
+  auto g = plan_compile({input(kind, "2.8.0"), input(kind, "2.9.1")}, repo.settings());
+  REQUIRE(g.rows.size() == 2);
+  CHECK(g.kernels_to_compile == 3);   // not 6
+  CHECK(g.bindings_to_compile == 2);  // one per torch release
+  for (std::size_t i = 0; i < 3; ++i) CHECK(g.rows[0].kernels[i].object == g.rows[1].kernels[i].object);
+  CHECK(g.rows[0].binding.object != g.rows[1].binding.object);
+  CHECK(g.edges.size() == 3 + 2 + 2);  // kernels, bindings, links
+  const Edge* l0 = edge_for(g, g.rows[0].extension);
+  const Edge* l1 = edge_for(g, g.rows[1].extension);
+  REQUIRE((l0 && l1));
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(l0->inputs[i] == g.rows[0].kernels[i].object);
+    CHECK(l1->inputs[i] == g.rows[0].kernels[i].object);
+  }
+}
+
+TEST_CASE("every toolchain: the two toolchains' objects never share a key") {
+  FakeRepo repo;
+  auto gnu = plan_compile({input(Kind::gnu, "2.11.0")}, repo.settings());
+  auto msvc = plan_compile({input(Kind::msvc, "2.11.0")}, repo.settings());
+  CHECK(gnu.rows[0].kernels[0].key != msvc.rows[0].kernels[0].key);
+  CHECK(gnu.rows[0].binding.key != msvc.rows[0].binding.key);
+}
+
+TEST_CASE("every toolchain: objects already in the cache get no edge") {
+  Kind kind = each_kind();
+  FakeRepo repo;
+  auto g = plan_compile({input(kind, "2.9.1")}, repo.settings());
+  for (const auto& k : g.rows[0].kernels) repo.objects.insert(k.object);
+  auto again = plan_compile({input(kind, "2.9.1")}, repo.settings());
+  CHECK(again.kernels_cached == 3);
+  CHECK(again.kernels_to_compile == 0);
+  CHECK(again.bindings_to_compile == 1);
+  CHECK(again.edges.size() == 2);  // binding + link
+  for (const auto& k : again.rows[0].kernels) CHECK(k.cached);
+}
+
+TEST_CASE("every toolchain: the binding's limited API, torch headers and key") {
+  Kind kind = each_kind();
+  FakeRepo repo;
+  auto g = plan_compile({input(kind, "2.9.1")}, repo.settings());
+  const Edge* b = edge_for(g, g.rows[0].binding.object);
+  REQUIRE(b);
+  auto cmd = joined(b->argv);
+  CHECK(cmd.find("Py_LIMITED_API=0x030A0000") != std::string::npos);  // the oldest served Python
+  CHECK(cmd.find("TORCH_EXTENSION_NAME=_C") != std::string::npos);
+  CHECK(cmd.find("torch") != std::string::npos);
+  CHECK(b->description == "c++ binding kernels/binding/ops.cc [torch 2.9.1+cu130]");
+  // The torch build the headers come from is in the key.
+  auto tc = toolchain(kind, "2.9.1");
+  tc.torch.version = "2.9.1+cu128";
+  auto other = plan_compile({input(kind, row(kind, "2.9.1"), manifest(), tc)}, repo.settings());
+  CHECK(other.rows[0].binding.key != g.rows[0].binding.key);
+  CHECK(other.rows[0].kernels[0].key == g.rows[0].kernels[0].key);
+  // And libstdc++'s ABI, where the toolchain has one.
+  tc = toolchain(kind, "2.9.1");
+  tc.torch.cxx11_abi = false;
+  auto old_abi = plan_compile({input(kind, row(kind, "2.9.1"), manifest(), tc)}, repo.settings());
+  CHECK(old_abi.rows[0].binding.key != g.rows[0].binding.key);
+  if (kind == Kind::gnu)
+    CHECK(joined(edge_for(old_abi, old_abi.rows[0].binding.object)->argv).find("-D_GLIBCXX_USE_CXX11_ABI=0") !=
+          std::string::npos);
+}
+
+TEST_CASE("every toolchain: the launcher prefixes compiles, not links") {
+  Kind kind = each_kind();
+  FakeRepo repo;
+  auto in = input(kind, "2.11.0");
+  in.site.launcher = {"/usr/bin/ccache"};
+  auto g = plan_compile({in}, repo.settings());
+  CHECK(edge_for(g, g.rows[0].kernels[0].object)->argv.front() == "/usr/bin/ccache");
+  CHECK(edge_for(g, g.rows[0].extension)->argv.front() != "/usr/bin/ccache");
+}
+
+TEST_CASE("every toolchain: manifest defines reach the binding; Py_LIMITED_API stays the row's") {
+  Kind kind = each_kind();
+  FakeRepo repo;
+  auto m = manifest();
+  m.cxx_flags = {"-std=c++20", "-O2", "-fPIC", "-DSAGE_FLAG"};
+  m.binding_defines = {"Py_LIMITED_API=0x03090000", "SAGE_EXTRA=1"};
+  auto g = plan_compile({input(kind, "2.9.1", m)}, repo.settings());
+  auto b = joined(edge_for(g, g.rows[0].binding.object)->argv);
+  CHECK(b.find("SAGE_EXTRA=1") != std::string::npos);
+  CHECK(b.find("SAGE_FLAG") != std::string::npos);
+  CHECK(b.find("c++20") != std::string::npos);
+  CHECK(b.find("0x03090000") == std::string::npos);
+  CHECK(b.find("Py_LIMITED_API=0x030A0000") != std::string::npos);
+}
+
+TEST_CASE("every toolchain: the CUDA runtime is linked as the manifest asks") {
+  Kind kind = each_kind();
+  FakeRepo repo;
+  auto m = manifest();
+  m.cudart_static = true;
+  auto g = plan_compile({input(kind, "2.9.1", m)}, repo.settings());
+  CHECK(joined(edge_for(g, g.rows[0].extension)->argv).find("cudart_static") != std::string::npos);
+  m.cudart_static = false;
+  g = plan_compile({input(kind, "2.9.1", m)}, repo.settings());
+  CHECK(joined(edge_for(g, g.rows[0].extension)->argv).find("cudart_static") == std::string::npos);
+}
+
+TEST_CASE("every toolchain: what a toolchain cannot express is refused by name") {
+  Kind kind = each_kind();
+  FakeRepo repo;
+  auto m = manifest();
+  m.binding_sources.push_back("kernels/binding/extra.cc");
+  CHECK_THROWS_WITH(plan_compile({input(kind, "2.9.1", m)}, repo.settings()), Catch::Contains("exactly one"));
+  m = manifest();
+  m.nvcc_flags = {"-std=c++14"};
+  CHECK_THROWS_WITH(plan_compile({input(kind, "2.9.1", m)}, repo.settings()), Catch::Contains("-std=c++14"));
+  m = manifest();
+  m.cxx_flags = {"-march=native"};
+  if (kind == Kind::msvc)
+    CHECK_THROWS_WITH(plan_compile({input(kind, "2.9.1", m)}, repo.settings()),
+                      Catch::Contains("-march=native") && Catch::Contains("families.json"));
+  else
+    CHECK(joined(plan_compile({input(kind, "2.9.1", m)}, repo.settings()).edges[3].argv).find("-march=native") !=
+          std::string::npos);
+}
+
+TEST_CASE("an archs family gets SASS for its exact targets, never PTX") {
+  auto f = sm90_family();
+  std::vector<std::string> want = {"arch=compute_90a,code=sm_90a"};
+  CHECK(family_gencode(f, {A("8.0"), A("8.9"), A("9.0")}, A("9.0")) == want);
+  CHECK(family_gencode(f, {A("9.0a")}, std::nullopt) == want);
+  CHECK(family_gencode(f, {A("9.0"), A("9.0a")}, A("9.0")) == want);  // once
+  CHECK(family_gencode(f, {A("8.0"), A("8.9"), A("12.0")}, A("12.0")).empty());
+  CHECK(family_targets(f, {A("8.9"), A("12.0")}).empty());
+  f.archs = {A("9.0a"), A("10.0a")};
+  CHECK(family_gencode(f, {A("8.0"), A("10.0")}, A("10.0")) ==
+        std::vector<std::string>{"arch=compute_100a,code=sm_100a"});
+  CHECK(family_gencode(f, {A("9.0"), A("10.0")}, A("10.0")) ==
+        std::vector<std::string>{"arch=compute_90a,code=sm_90a", "arch=compute_100a,code=sm_100a"});
+  CHECK(skip_reason(f) == "the row lists none of 9.0, 9.0a, 10.0, 10.0a (for its archs 9.0a, 10.0a)");
+  KernelFamily floor{"pv_fp8", {"kernels/src/pv_fp8.cu"}, A("8.9")};
+  CHECK(family_gencode(floor, {A("8.0"), A("8.9")}, A("8.9")) ==
+        std::vector<std::string>{"arch=compute_89,code=[sm_89,compute_89]"});
+  CHECK(skip_reason(floor) == "no arch >= min_arch 8.9");
+}
+
+TEST_CASE("every toolchain: an archs family is planned for rows listing its base arch, skipped otherwise") {
+  Kind kind = each_kind();
+  FakeRepo repo;
+  auto m = manifest_with_sm90();
+  auto r = row(kind, "2.11.0", {A("8.0"), A("8.9"), A("9.0")});
+  r.ptx_arch = A("9.0");
+  auto g = plan_compile({input(kind, r, m, toolchain(kind, "2.11.0"))}, repo.settings());
+  CHECK(g.rows[0].families == std::vector<std::string>{"pv_fp16", "pv_fp8", "quant", "sm90"});
+  const PlannedObject* k = kernel_of(g.rows[0], "sm90");
+  REQUIRE(k);
+  auto cmd = joined(edge_for(g, k->object)->argv);
+  CHECK(cmd.find("arch=compute_90a,code=sm_90a ") != std::string::npos);
+  CHECK(cmd.find("code=compute_") == std::string::npos);  // no PTX
+  const Edge* link = edge_for(g, g.rows[0].extension);
+  REQUIRE(link);
+  CHECK(std::count(link->inputs.begin(), link->inputs.end(), k->object) == 1);
+  // Its build_info record: the exact target this row builds.
+  auto spec = extension_from_families(m, r);
+  CHECK(spec.families.back().archs == std::vector<Arch>{A("9.0a")});
+  auto without = plan_compile({input(kind, row(kind, "2.11.0", {A("8.0"), A("8.9")}), m, toolchain(kind, "2.11.0"))},
+                              repo.settings());
+  CHECK(without.rows[0].skipped_families ==
+        std::vector<SkippedFamily>{{"sm90", "the row lists none of 9.0, 9.0a (for its archs 9.0a)"}});
+  CHECK(kernel_of(without.rows[0], "sm90") == nullptr);
+}
+
+TEST_CASE("every toolchain: torch releases >= the stable minimum share one binding object and one extension") {
+  Kind kind = each_kind();
+  FakeRepo repo;
+  auto g = plan_compile({input(kind, "2.9.1", stable_manifest()), input(kind, "2.11.0", stable_manifest()),
+                         input(kind, row(kind, "2.12.1"), stable_manifest(), toolchain(kind, "2.11.0")),
+                         input(kind, "2.13.0", stable_manifest())},
+                        repo.settings());
+  REQUIRE(g.rows.size() == 4);
+  CHECK(g.bindings_to_compile == 2);  // classic for 2.9.1, one stable object for the rest
+  CHECK(g.links == 2);
+  CHECK_FALSE(g.rows[0].stable_abi_target);
+  for (int i = 1; i < 4; ++i) {
+    CHECK(g.rows[i].binding.key == g.rows[1].binding.key);
+    CHECK(g.rows[i].extension == g.rows[1].extension);
+    CHECK(g.rows[i].stable_abi_target == std::optional<std::string>("2.10"));
+  }
+  CHECK(g.rows[0].extension.parent_path().parent_path() == "/cache/work/default/rows");
+  CHECK(g.rows[1].extension.parent_path().parent_path() == "/cache/extensions");
+  auto cmd = joined(edge_for(g, g.rows[1].binding.object)->argv);
+  CHECK(cmd.find("TORCH_TARGET_VERSION=0x020A000000000000") != std::string::npos);
+  if (kind == Kind::gnu) CHECK(cmd.find("-ffile-prefix-map=/repo/=") != std::string::npos);
+  auto link = joined(edge_for(g, g.rows[1].extension)->argv);
+  CHECK(link.find("c10") == std::string::npos);  // the C shim only
+  CHECK(link.find("torch_cpu") != std::string::npos);
+  CHECK(link.find("torch_cuda") != std::string::npos);
+}
+
+TEST_CASE("every toolchain: a shared extension already in the cache is not linked again") {
+  Kind kind = each_kind();
+  FakeRepo repo;
+  auto g = plan_compile({input(kind, "2.11.0", stable_manifest())}, repo.settings());
+  for (const auto& k : g.rows[0].kernels) repo.objects.insert(k.object);
+  repo.objects.insert(g.rows[0].binding.object);
+  repo.objects.insert(g.rows[0].extension);
+  auto again =
+      plan_compile({input(kind, row(kind, "2.12.1"), stable_manifest(), toolchain(kind, "2.11.0"))}, repo.settings());
+  CHECK(again.edges.empty());
+  CHECK(again.links_cached == 1);
+  CHECK(again.rows[0].extension_cached);
+  CHECK(again.rows[0].extension == g.rows[0].extension);
+}
+
+TEST_CASE("every toolchain: the stable binding key follows its target version, CUDA, flags and headers") {
+  Kind kind = each_kind();
+  FakeRepo repo;
+  auto graph_of = [&](const KernelManifest& m, sb::toolchain::RowToolchain tc, const sb::matrix::Row& r) {
+    return plan_compile({input(kind, r, m, std::move(tc))}, repo.settings()).rows[0];
+  };
+  auto base = graph_of(stable_manifest(), toolchain(kind, "2.11.0"), row(kind, "2.11.0"));
+  auto m2 = stable_manifest();
+  m2.stable_abi->target_version = {2, 11};
+  m2.stable_abi->min_torch = {2, 11};
+  CHECK(graph_of(m2, toolchain(kind, "2.11.0"), row(kind, "2.11.0")).binding.key != base.binding.key);
+  CHECK(graph_of(stable_manifest(), toolchain(kind, "2.11.0", "13.1.0"), row(kind, "2.11.0")).binding.key !=
+        base.binding.key);
+  auto archs = graph_of(stable_manifest(), toolchain(kind, "2.11.0"), row(kind, "2.11.0", {A("8.0")}));
+  CHECK(archs.binding.key == base.binding.key);
+  CHECK(archs.extension != base.extension);
+  repo.files["/repo/kernels/include/sage/common.h"] += "// changed\n";
+  auto edited = graph_of(stable_manifest(), toolchain(kind, "2.11.0"), row(kind, "2.11.0"));
+  CHECK(edited.binding.key != base.binding.key);
+  CHECK(edited.extension != base.extension);
+}
+
+TEST_CASE("a row planned for another host names its directories as that host will") {
+  FakeRepo repo;
+  auto in = input(Kind::msvc, "2.11.0");
+  in.site = {"<SOURCE_DIR>", "<CACHE_DIR>/objects", "<CACHE_DIR>/extensions", "<BUILD_DIR>", {}};
+  auto g = plan_compile({in}, repo.settings());
+  CHECK(g.kernels_to_compile == 3);  // nothing is cached under a placeholder
+  const Edge* k = edge_for(g, g.rows[0].kernels[0].object);
+  REQUIRE(k);
+  CHECK(k->command.find(R"(<SOURCE_DIR>\kernels\src\)") != std::string::npos);
+  CHECK(k->command.find(R"(<CACHE_DIR>\objects\)") != std::string::npos);
+  CHECK(k->command.find("/repo") == std::string::npos);
+  CHECK(g.rows[0].extension == fs::path("<BUILD_DIR>") / "rows" / in.row.id / "_C.pyd");
+}

@@ -1,0 +1,385 @@
+#include "sagebuild/rows/build.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <thread>
+
+#include "sagebuild/common/error.h"
+#include "sagebuild/common/fs.h"
+#include "sagebuild/common/hash.h"
+#include "sagebuild/common/os.h"
+#include "sagebuild/matrix/arch.h"
+#include "sagebuild/plan/plan.h"
+#include "sagebuild/rows/pipeline.h"
+#include "sagebuild/rows/summary.h"
+#include "sagebuild/toolchain/cache.h"
+#include "sagebuild/toolchain/host.h"
+#include "sagebuild/toolchain/msvc_resolver.h"
+
+namespace sb::rows {
+
+namespace fs = std::filesystem;
+using toolchain::RowResolver;
+
+fs::path find_source_dir(const fs::path& start) {
+  fs::path p = fs::absolute(start);
+  for (fs::path d = p; !d.empty(); d = d.parent_path()) {
+    if (fs::exists(d / "matrix/build-matrix.yaml") && fs::exists(d / "kernels")) return d;
+    if (d == d.parent_path()) break;
+  }
+  throw UsageError("cannot find the SageAttention source tree above " + p.string() +
+                   " (expected matrix/build-matrix.yaml and kernels/): run from the repository or pass --source-dir");
+}
+
+std::vector<std::string> resolve_launcher(const std::string& launcher, const std::string& path_env) {
+  if (launcher == "none") return {};
+  if (launcher == "auto") {
+    for (const char* n : {"sccache", "ccache"})
+      if (auto p = run::find_program(n, path_env)) return {p->string()};
+    return {};
+  }
+  if (launcher == "ccache" || launcher == "sccache") {
+    auto p = run::find_program(launcher, path_env);
+    if (!p)
+      throw UsageError("--launcher " + launcher + ": " + launcher +
+                       " is not on PATH; install it or use --launcher none");
+    return {p->string()};
+  }
+  throw UsageError("--launcher: \"" + launcher + "\" is not one of ccache, sccache, none, auto");
+}
+
+namespace {
+
+// One invocation: its options, its rows, where it works, and each row's
+// result so far (a row that failed keeps its first failure).
+struct Session {
+  BuildOptions o;
+  std::vector<matrix::Row> rows;
+  std::string name;  // profile or row id, for the work dir and the summary
+  fs::path source, work;
+  std::vector<RowResult> results;
+  std::map<std::string, plan::KernelManifest> manifests;
+
+  void fail(std::size_t i, const std::string& stage, const std::string& why) {
+    results[i].ok = false;
+    results[i].stage = stage;
+    results[i].error = why;
+  }
+  bool stopped() const {
+    return !o.keep_going &&
+           std::any_of(results.begin(), results.end(), [](const RowResult& r) { return !r.ok && !r.stage.empty(); });
+  }
+};
+
+void prepare_options(BuildOptions& o) {
+  if (o.jobs < 0) throw UsageError("--jobs: expected a positive number, got " + std::to_string(o.jobs));
+  if (o.jobs == 0) o.jobs = std::max(1u, std::thread::hardware_concurrency());
+  if (o.cache_dir.empty()) o.cache_dir = toolchain::default_cache_dir();
+  o.cache_dir = fs::absolute(o.cache_dir);
+  o.out_dir = fs::absolute(o.out_dir);
+  o.toolchain.cache_dir = o.cache_dir;
+  if (o.toolchain.path_env.empty()) o.toolchain.path_env = toolchain::path_env();
+  if (!o.toolchain.cuda_home_env)
+    if (const char* c = std::getenv("CUDA_HOME"); c && *c) o.toolchain.cuda_home_env = fs::path(c);
+  if (o.dry_run) {
+    o.toolchain.provision = false;
+    o.toolchain.plan_only = true;
+  }
+}
+
+const matrix::Row& row_by_id(const matrix::Matrix& m, const std::string& id, const fs::path& matrix_path) {
+  if (const matrix::Row* r = matrix::find_row(m, id)) return *r;
+  std::string some;
+  for (std::size_t n = 0; n < m.rows.size() && n < 5; ++n) some += "\n  " + m.rows[n].id;
+  throw UsageError("--row " + id + ": no such row in " + matrix_path.string() + "; rows look like:" + some +
+                   "\n  (`sagebuild matrix` lists them all)");
+}
+
+void select_rows(Session& s) {
+  const BuildOptions& o = s.o;
+  s.source = o.source_dir.empty() ? find_source_dir(fs::current_path()) : fs::absolute(o.source_dir);
+  fs::path matrix_path = o.matrix_path.empty() ? s.source / "matrix/build-matrix.yaml" : o.matrix_path;
+  matrix::Matrix m = matrix::load_matrix(matrix_path);
+  for (const auto& id : o.rows) s.rows.push_back(row_by_id(m, id, matrix_path));
+  if (o.rows.empty()) s.rows = matrix::expand(m, o.profile).rows;
+  s.name = o.rows.empty()       ? o.profile
+           : o.rows.size() == 1 ? o.rows.front()
+                                : "rows-" + hex(sha256(o.rows.front())).substr(0, 8);
+  if (!o.archs.empty()) {
+    std::vector<matrix::Arch> archs;
+    for (const auto& a : o.archs) archs.push_back(matrix::parse_arch_arg(a, "--archs"));
+    std::sort(archs.begin(), archs.end(), matrix::arch_less);
+    for (auto& r : s.rows) {
+      r.archs = archs;
+      r.ptx_arch = matrix::ptx_arch(archs);
+    }
+  }
+}
+
+Session open_session(BuildOptions o) {
+  prepare_options(o);
+  Session s;
+  s.o = std::move(o);
+  select_rows(s);
+  s.work = s.o.build_dir.empty() ? s.o.cache_dir / "work" / safe_dir_name(s.name) : fs::absolute(s.o.build_dir);
+  s.results.resize(s.rows.size());
+  for (std::size_t i = 0; i < s.rows.size(); ++i) {
+    s.results[i].row_id = s.rows[i].id;
+    for (const auto& a : s.rows[i].archs) s.results[i].archs.push_back(a.name);
+  }
+  return s;
+}
+
+std::string source_revision(run::ProcessRunner& runner, const fs::path& source) {
+  run::Result r = runner.run(run::Command({"git", "-C", source.string(), "rev-parse", "HEAD"}));
+  if (!r.ok()) return "unknown";
+  std::string rev = r.out.substr(0, r.out.find('\n'));
+  run::Result d = runner.run(run::Command(
+      {"git", "-C", source.string(), "status", "--porcelain", "--untracked-files=no", "--", "kernels", "python"}));
+  if (d.ok() && !d.out.empty()) rev += "-dirty";
+  return rev;
+}
+
+// build_info.json names, per family, what verify looks for in the kernels'
+// SASS: refuse before compiling rather than after.
+const plan::KernelManifest& manifest_of(Session& s, const matrix::Row& row) {
+  auto it = s.manifests.find(row.kernels_manifest);
+  if (it == s.manifests.end())
+    it = s.manifests.emplace(row.kernels_manifest, plan::load_kernel_manifest(s.source / row.kernels_manifest)).first;
+  std::string missing;
+  for (const auto& f : it->second.families)
+    if (f.symbol_marker.empty()) missing += (missing.empty() ? "" : ", ") + ("families." + f.name + ".symbol_marker");
+  if (!missing.empty())
+    throw UsageError(row.kernels_manifest + ": " + missing +
+                     " missing; build_info.json needs, per family, a "
+                     "substring of its kernel names that verify looks for in each arch's SASS "
+                     "(e.g. \"symbol_marker\": \"quant_qk_kernel\")");
+  return it->second;
+}
+
+// The resolver of each platform's rows: this host's own, and for a dry run
+// the MSVC one with placeholders for win_amd64 rows on another host.
+class Resolvers {
+ public:
+  Resolvers(const Session& s, run::ProcessRunner& runner) : s_(s), runner_(runner) {}
+
+  RowResolver& for_row(const matrix::Row& row) {
+    std::string host = toolchain::host_platform_tag();
+    if (row.platform == host) {
+      if (!host_) host_ = toolchain::host_resolver(runner_, s_.o.toolchain);
+      return *host_;
+    }
+    if (row.platform == "win_amd64" && s_.o.dry_run) {
+      if (!windows_) windows_ = std::make_unique<toolchain::MsvcResolver>(runner_, s_.o.toolchain, std::nullopt);
+      return *windows_;
+    }
+    if (row.platform == "win_amd64")
+      throw UsageError("row " + row.id +
+                       " is for win_amd64: building it needs a Windows host with Visual Studio "
+                       "(the C++ x64 tools) and the CUDA toolkit; this host builds " +
+                       host +
+                       " rows (`--dry-run` prints the row's Windows plan here; its CI job runs on a windows runner: "
+                       "`sagebuild matrix --format github` names it)");
+    throw UsageError("row " + row.id + " is for " + row.platform + "; this host builds " + host +
+                     " rows (run this "
+                     "row's job on a " +
+                     row.platform + " runner: `sagebuild matrix --format github` names it)");
+  }
+  // Runs ninja: the host resolver's runner (vcvars64's environment on Windows).
+  run::ProcessRunner& build_runner() { return host_ ? host_->build_runner() : runner_; }
+
+ private:
+  const Session& s_;
+  run::ProcessRunner& runner_;
+  std::unique_ptr<RowResolver> host_, windows_;
+};
+
+// Where a row's commands run: here, or for another platform's row (a dry
+// run) its placeholders.
+plan::BuildSite site_for(const Session& s, const matrix::Row& row, const std::vector<std::string>& launcher) {
+  if (row.platform == toolchain::host_platform_tag())
+    return {s.source, s.o.cache_dir / "objects", s.o.cache_dir / "extensions", s.work, launcher};
+  return {
+      "<SOURCE_DIR>", fs::path("<CACHE_DIR>") / "objects", fs::path("<CACHE_DIR>") / "extensions", "<BUILD_DIR>", {}};
+}
+
+struct Resolved {
+  std::vector<plan::RowInput> inputs;
+  std::vector<std::size_t> row_of;  // inputs[k] is row row_of[k]
+};
+
+void print_checks(const std::vector<toolchain::Check>& checks, std::ostream& out) {
+  for (const auto& c : checks)
+    out << "  " << (c.ok ? "\u2713 " : "\u2717 ") << c.what << ": " << c.found << (c.ok ? "" : " (" + c.fix + ")")
+        << "\n";
+}
+
+// 1. Each row's toolchain, found or provisioned, and its extension.
+Resolved resolve_rows(Session& s, Resolvers& resolvers, std::ostream& out) {
+  Resolved r;
+  std::vector<std::string> launcher = resolve_launcher(s.o.launcher, s.o.toolchain.path_env);
+  for (std::size_t i = 0; i < s.rows.size() && !s.stopped(); ++i) {
+    const auto& row = s.rows[i];
+    try {
+      const plan::KernelManifest& manifest = manifest_of(s, row);
+      RowResolver& resolver = resolvers.for_row(row);
+      out << "[" << row.id << "] toolchain...\n" << std::flush;
+      const plan::StableAbiBinding* stable = manifest.stable_binding_for(row.torch);
+      auto tc = resolver.resolve(row, stable ? std::optional(stable->min_torch) : std::nullopt);
+      print_checks(tc.checks, out);
+      r.inputs.push_back(
+          {row, plan::extension_from_families(manifest, row), std::move(tc), site_for(s, row, launcher)});
+      r.row_of.push_back(i);
+    } catch (const ConfigError& e) {
+      s.fail(i, "toolchain", e.what());
+    } catch (const UsageError& e) {
+      s.fail(i, "toolchain", e.what());
+    } catch (const IoError& e) {
+      s.fail(i, "toolchain", e.what());
+    }
+  }
+  return r;
+}
+
+// 2. The compile graph of every resolved row.
+plan::CompileGraph plan_rows(Session& s, const Resolved& r, std::ostream& out) {
+  plan::CompileGraph g;
+  if (r.inputs.empty() || s.stopped()) return g;
+  try {
+    plan::PlanSettings settings;
+    settings.repo_root = s.source;
+    g = plan::plan_compile(r.inputs, settings);
+  } catch (const UsageError& e) {
+    for (auto i : r.row_of) s.fail(i, "plan", e.what());
+    return {};
+  }
+  out << "kernels: " << g.kernels_cached << " objects cached, " << g.kernels_to_compile
+      << " to compile; bindings: " << g.bindings_cached << " cached, " << g.bindings_to_compile
+      << " to compile; links: " << g.links << " (" << g.links_cached << " shared extensions cached)\n";
+  for (const auto& rg : g.rows) {
+    out << "  " << rg.row_id << ": families " << (rg.families.empty() ? "none" : "");
+    for (const auto& f : rg.families) out << f << " ";
+    for (std::size_t k = 0; k < rg.skipped_families.size(); ++k)
+      out << (k ? "; " : "(skipped: ") << rg.skipped_families[k].name << ", " << rg.skipped_families[k].why
+          << (k + 1 == rg.skipped_families.size() ? ")" : "");
+    out << "-> " << rg.extension.filename().string() << "\n";
+  }
+  return g;
+}
+
+// 3a. A dry run: the commands a build would run, and what follows them.
+int print_plan(const Session& s, const Resolved& r, const plan::CompileGraph& g, std::ostream& out) {
+  out << "\ndry run: the commands a build would run (compile nothing)\n";
+  if (std::any_of(r.inputs.begin(), r.inputs.end(), [](const plan::RowInput& in) { return in.toolchain.placeholders; }))
+    out << "Windows (win_amd64) plan: cmd.exe/CreateProcess command lines, run by ninja in vcvars64.bat's environment "
+           "on a Windows host;\n<...> are placeholders for what only that host can tell: <CUDA_PATH> (%CUDA_PATH%), "
+           "<VCToolsInstallDir> (vswhere + vcvars64.bat), <TORCH_DIR> (the row's torch package), <PYTHON_PREFIX> (the "
+           "build Python), <SOURCE_DIR>, <CACHE_DIR>, <BUILD_DIR>\n";
+  for (const auto& e : g.edges) out << "# " << e.description << "\n" << e.command << "\n";
+  for (std::size_t k = 0; k < g.rows.size(); ++k)
+    out << "# " << r.inputs[k].row.id << ": stage, pack " << r.inputs[k].row.wheel_filename << " into "
+        << s.o.out_dir.string() << ", verify, smoke test\n";
+  bool any_failed = false;
+  for (const auto& res : s.results)
+    if (!res.stage.empty() && !res.ok) {
+      any_failed = true;
+      out << "\u2717 " << res.row_id << ": " << res.error << "\n";
+    }
+  return any_failed ? 1 : 0;
+}
+
+// 3b. A build: the row pipeline.
+void run_pipeline(Session& s, const Resolved& r, const plan::CompileGraph& g, Resolvers& resolvers,
+                  run::ProcessRunner& runner, std::ostream& out) {
+  if (g.rows.empty() || s.stopped()) return;
+  std::vector<RowResult*> results;
+  for (auto i : r.row_of) results.push_back(&s.results[i]);
+  PipelineSettings ps{
+      s.source, s.work, s.o.out_dir, s.o.jobs, s.o.keep_going, s.o.smoke, source_revision(runner, s.source)};
+  run_rows(g, r.inputs, results, ps, resolvers.build_runner(), runner, out);
+}
+
+// Builds sharing a cache share <cache>/work/<profile or row> (build.ninja,
+// ninja's log, each row's staging and smoke-test venv): one at a time uses
+// it; the next waits, saying so, then finds the objects already built.
+void lock_work_dir(const Session& s, std::optional<FileLock>& lock, std::ostream& out) {
+  lock.emplace(s.work.string() + ".lock", [&] {
+    out << "sagebuild: waiting for another build using " << s.work.string() << " to finish\n" << std::flush;
+  });
+}
+
+// 4. The summary: a table, GitHub's step summary, --json.
+int report(Session& s, std::ostream& out) {
+  for (auto& res : s.results)
+    if (res.stage.empty()) {  // never reached: an earlier row failed
+      res.stage = "skipped";
+      res.error = "not built: an earlier row failed (use --keep-going to build the others)";
+    }
+  out << "\n" << format_table(s.results);
+  if (const char* gh = std::getenv("GITHUB_STEP_SUMMARY"); gh && *gh) {
+    std::ofstream f(gh, std::ios::app);
+    f << "### sagebuild: " << s.name << "\n\n" << format_markdown(s.results) << "\n";
+  }
+  if (!s.o.json_path.empty()) write_file_atomic(s.o.json_path, to_json(s.results, s.name).dump(2) + "\n");
+  return std::all_of(s.results.begin(), s.results.end(), [](const RowResult& r) { return r.ok; }) ? 0 : 1;
+}
+
+}  // namespace
+
+int run_build(BuildOptions o, run::ProcessRunner& runner, std::ostream& out) {
+  Session s = open_session(std::move(o));
+  out << "sagebuild: " << s.rows.size() << " row(s) of " << s.name << "; cache " << s.o.cache_dir.string()
+      << "; build dir " << s.work.string() << "\n";
+  std::optional<FileLock> work_lock;
+  if (!s.o.dry_run) lock_work_dir(s, work_lock, out);
+  Resolvers resolvers(s, runner);
+  Resolved r = resolve_rows(s, resolvers, out);
+  plan::CompileGraph graph = plan_rows(s, r, out);
+  if (s.o.dry_run) return print_plan(s, r, graph, out);
+  run_pipeline(s, r, graph, resolvers, runner, out);
+  return report(s, out);
+}
+
+int run_doctor(BuildOptions o, run::ProcessRunner& runner, std::ostream& out) {
+  o.toolchain.provision = false;
+  Session s = open_session(std::move(o));
+  const auto& path = s.o.toolchain.path_env;
+  bool ok = true;
+  auto line = [&](bool good, const std::string& what, const std::string& found, const std::string& fix) {
+    out << (good ? "\u2713 " : "\u2717 ") << what << ": " << found << (good || fix.empty() ? "" : "\n    fix: " + fix)
+        << "\n";
+  };
+  auto ninja = run::find_program("ninja", path);
+  line(ninja.has_value(), "ninja", ninja ? ninja->string() : "not on PATH", "install ninja-build");
+  ok = ok && ninja;
+  auto launcher = resolve_launcher("auto", path);
+  line(true, "compiler launcher",
+       launcher.empty() ? "none (builds still work, without ccache/sccache)" : launcher.front(), "");
+  line(true, "cache", s.o.cache_dir.string(), "");
+  Resolvers resolvers(s, runner);
+  for (const auto& row : s.rows) {
+    std::string archs;
+    for (const auto& a : row.archs) archs += (archs.empty() ? "" : " ") + a.name;
+    out << "\n" << row.id << " (torch " << row.torch << ", CUDA " << row.cuda << ", archs " << archs << ")\n";
+    std::vector<toolchain::Check> checks;
+    try {
+      checks = resolvers.for_row(row).diagnose(row);
+    } catch (const UsageError& e) {
+      checks = {{false, "host", e.what(), "run doctor on a " + row.platform + " host"}};
+    }
+    for (const auto& c : checks) {
+      bool provisionable = !c.ok && (c.what.rfind("torch", 0) == 0 || c.what.rfind("CUDA", 0) == 0) &&
+                           c.found.find("not in the cache") != std::string::npos;
+      line(c.ok, c.what, c.found + (provisionable ? " (a build will download it)" : ""), c.fix);
+      if (!c.ok && !provisionable && c.what.rfind("CUDA", 0) != 0) ok = false;
+    }
+  }
+  return ok ? 0 : 1;
+}
+
+}  // namespace sb::rows

@@ -1,0 +1,51 @@
+// `sagebuild build`: the whole data flow for a profile or a row, on any host:
+// matrix rows -> toolchain per row (toolchain/) -> compile graph (plan/) ->
+// printed (--dry-run) or run by the row pipeline (pipeline.h: ninja, stage,
+// pack, verify, smoke test, stamp) -> summary.
+#pragma once
+
+#include <filesystem>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "sagebuild/run/process.h"
+#include "sagebuild/toolchain/resolver.h"
+
+namespace sb::rows {
+
+struct BuildOptions {
+  std::string profile = "default";
+  std::vector<std::string> rows;  // --row: build exactly these (a CI job passes one)
+  std::filesystem::path out_dir = "dist";
+  int jobs = 0;  // 0: the number of CPUs
+  bool keep_going = false;
+  bool dry_run = false;
+  bool smoke = true;                  // --no-smoke-test turns it off
+  std::filesystem::path cache_dir;    // empty: default_cache_dir()
+  std::filesystem::path build_dir;    // empty: <cache>/work/<profile or row>
+  std::filesystem::path matrix_path;  // empty: <source>/matrix/build-matrix.yaml
+  std::filesystem::path source_dir;   // empty: found upward from the current directory
+  std::string launcher = "auto";      // ccache | sccache | none | auto
+  std::filesystem::path json_path;
+  std::vector<std::string> archs;         // --archs: override every row's arch list (development)
+  toolchain::ToolchainOptions toolchain;  // cache_dir and path_env are filled in by run_build
+};
+
+// The source tree: `start` or its nearest parent holding matrix/ and kernels/.
+std::filesystem::path find_source_dir(const std::filesystem::path& start);
+
+// The launcher argv prefix for --launcher; throws UsageError for an unknown
+// name or a launcher asked for by name that is not installed.
+std::vector<std::string> resolve_launcher(const std::string& launcher, const std::string& path_env);
+
+// Runs the build; prints progress and the summary to `out`, returns the exit
+// code (0 all rows ok, 1 some row failed).  Throws UsageError / ConfigError /
+// IoError for problems that concern the whole invocation.
+int run_build(BuildOptions options, run::ProcessRunner& runner, std::ostream& out);
+
+// `sagebuild doctor`: one ✓/✗ line per check for each row; returns 0 when
+// everything a build needs is present or can be provisioned.
+int run_doctor(BuildOptions options, run::ProcessRunner& runner, std::ostream& out);
+
+}  // namespace sb::rows

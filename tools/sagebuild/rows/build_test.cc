@@ -1,0 +1,81 @@
+// `sagebuild build` end to end where no process is needed: a win_amd64 row on
+// a host that is not Windows (a dry run plans it with placeholders; a build
+// refuses it by name before any work).
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "sagebuild/common/os.h"
+#include "sagebuild/rows/build.h"
+#include "sagebuild/toolchain/host.h"
+
+using namespace sb::rows;
+namespace fs = std::filesystem;
+using sb::run::Command;
+using sb::run::Result;
+
+namespace {
+
+struct NoRunner : sb::run::ProcessRunner {
+  int calls = 0;
+  Result run(const Command&) override {
+    ++calls;
+    return Result{-1, "", "no processes in this test", false, 0};
+  }
+};
+
+BuildOptions win_options(bool dry_run, const fs::path& cache) {
+  BuildOptions o;
+  o.rows = {"sageattention-2.2.0-torch2.7.1-cu128-abi3-win_amd64"};
+  o.source_dir = SAGEBUILD_SOURCE_DIR;
+  o.cache_dir = cache;
+  o.out_dir = cache / "dist";
+  o.launcher = "none";
+  o.dry_run = dry_run;
+  o.jobs = 1;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("sagebuild build --dry-run plans a win_amd64 row on Linux with placeholders") {
+  if (sb::toolchain::host_platform_tag() == "win_amd64") return;  // a Windows host discovers instead
+  fs::path cache = fs::temp_directory_path() / ("sb-winplan-" + std::to_string(sb::process_id()));
+  NoRunner r;
+  std::ostringstream out;
+  int rc = run_build(win_options(true, cache), r, out);
+  std::string s = out.str();
+  INFO(s);
+  CHECK(rc == 0);
+  CHECK(r.calls == 0);
+  CHECK(s.find("Windows (win_amd64) plan") != std::string::npos);
+  CHECK(s.find(R"(cmd.exe /d /s /c ""<CUDA_PATH>\bin\nvcc.exe" -c "<SOURCE_DIR>\kernels\src\)") != std::string::npos);
+  CHECK(s.find(R"(-ccbin "<VCToolsInstallDir>\bin\Hostx64\x64" "-std=c++17" -Xcompiler /O2 -Xcompiler /MD)") !=
+        std::string::npos);
+  CHECK(s.find(R"("<VCToolsInstallDir>\bin\Hostx64\x64\cl.exe" /nologo /c "<SOURCE_DIR>\kernels\binding\ops.cc")") !=
+        std::string::npos);
+  CHECK(s.find("&& move /y ") != std::string::npos);
+  CHECK(s.find(R"(\_C.pyd)") != std::string::npos);
+  CHECK(s.find(R"(<PYTHON_PREFIX>\libs\python3.lib)") != std::string::npos);
+  CHECK(s.find(R"(<CUDA_PATH>\lib\x64\cudart_static.lib)") != std::string::npos);  // families.json: "cudart": "static"
+  CHECK(s.find("-allow-unsupported-compiler") == std::string::npos);
+  CHECK(s.find(".obj") != std::string::npos);
+  CHECK(s.find("-fPIC") == std::string::npos);
+  CHECK(s.find(cache.string()) == s.find("cache " + cache.string()) + 6);  // no Linux path in the commands
+  fs::remove_all(cache);
+}
+
+TEST_CASE("sagebuild build of a win_amd64 row on Linux fails by name before any work") {
+  if (sb::toolchain::host_platform_tag() == "win_amd64") return;
+  fs::path cache = fs::temp_directory_path() / ("sb-winbuild-" + std::to_string(sb::process_id()));
+  NoRunner r;
+  std::ostringstream out;
+  int rc = run_build(win_options(false, cache), r, out);
+  std::string s = out.str();
+  INFO(s);
+  CHECK(rc == 1);
+  CHECK(s.find("needs a Windows host with Visual Studio") != std::string::npos);
+  CHECK(s.find("nvcc") == std::string::npos);
+  CHECK_FALSE(fs::exists(cache / "dist"));
+  fs::remove_all(cache);
+}

@@ -1,0 +1,107 @@
+#include "sagebuild/rows/command.h"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <memory>
+
+#include "sagebuild/rows/build.h"
+
+namespace sb::rows {
+
+namespace {
+
+struct CliState {
+  BuildOptions opt;
+  std::string cuda_home, python, host_compiler, archs;
+  std::vector<std::string> torch_wheels;
+  bool no_smoke = false;
+
+  BuildOptions finish() const {
+    BuildOptions o = opt;
+    if (!cuda_home.empty()) o.toolchain.cuda_home = cuda_home;
+    if (!python.empty()) o.toolchain.python = python;
+    if (!host_compiler.empty()) o.toolchain.host_compiler = host_compiler;
+    for (const auto& w : torch_wheels) o.toolchain.torch_wheels.push_back(std::filesystem::absolute(w));
+    o.smoke = !no_smoke;
+    if (!archs.empty()) {
+      std::string cur;
+      for (char c : archs + ",") {
+        if (c == ',' || c == ' ') {
+          if (!cur.empty()) o.archs.push_back(cur);
+          cur.clear();
+        } else {
+          cur += c;
+        }
+      }
+    }
+    return o;
+  }
+};
+
+// The options `build` and `doctor` share (doctor: those about finding tools).
+void add_selection(CLI::App* app, CliState& s) {
+  app->add_option("--profile", s.opt.profile, "matrix profile to build (default: default)");
+  app->add_option("--row", s.opt.rows, "build exactly this row id (repeatable; what one CI job runs)");
+  app->add_option("--matrix", s.opt.matrix_path, "the build matrix (default: <source>/matrix/build-matrix.yaml)");
+  app->add_option("--source-dir", s.opt.source_dir, "the SageAttention source tree (default: found upward from here)");
+  app->add_option("--cache-dir", s.opt.cache_dir,
+                  "cache directory (default: $XDG_CACHE_HOME/sagebuild or ~/.cache/sagebuild)");
+  app->add_option("--cuda-home", s.cuda_home,
+                  "CUDA toolkit to use (default: $CUDA_HOME, nvcc on PATH, or provisioned)");
+  app->add_option("--python", s.python, "a Python to find torch and headers in (default: python3 on PATH)");
+  app->add_option("--host-compiler", s.host_compiler, "host C++ compiler for nvcc and the link (default: c++ on PATH)");
+  app->add_option("--torch-wheel", s.torch_wheels, "a local torch wheel to use instead of downloading (repeatable)")
+      ->check(CLI::ExistingFile);
+  app->add_option("--archs", s.archs, "override every row's CUDA archs, e.g. 9.0 or 8.0,9.0a (development)");
+}
+
+void add_build_options(CLI::App* app, CliState& s) {
+  add_selection(app, s);
+  app->add_option("--out", s.opt.out_dir, "where finished wheels go (default: dist/)");
+  app->add_option("-j,--jobs", s.opt.jobs, "parallel compile jobs (default: number of CPUs)")
+      ->check(CLI::PositiveNumber);
+  app->add_flag("-k,--keep-going", s.opt.keep_going, "build the other rows when one fails");
+  app->add_flag("-n,--dry-run", s.opt.dry_run, "print the plan and the exact commands; compile nothing");
+  app->add_option("--build-dir", s.opt.build_dir, "where build.ninja goes (default: <cache>/work/<profile or row>)");
+  app->add_option("--launcher", s.opt.launcher, "compiler launcher for compiles")
+      ->check(CLI::IsMember({"ccache", "sccache", "none", "auto"}));
+  app->add_option("--json", s.opt.json_path, "write per-row results as JSON to FILE");
+  app->add_flag("--no-smoke-test", s.no_smoke, "skip installing the wheel into a fresh venv");
+  app->add_flag("--allow-unsupported-compiler", s.opt.toolchain.allow_unsupported_compiler,
+                "win_amd64 rows: let nvcc accept an MSVC newer than the row's CUDA supports");
+}
+
+}  // namespace
+
+void add_build_command(CLI::App& app, cli::Context& ctx) {
+  auto top = std::make_shared<CliState>();
+  auto sub = std::make_shared<CliState>();
+  auto doc = std::make_shared<CliState>();
+
+  CLI::App* build = app.add_subcommand("build", "build the wheels of a profile or of one row (the default command)");
+  add_build_options(build, *sub);
+  build->callback([sub, &ctx] {
+    run::HostProcessRunner runner;
+    ctx.exit_code = run_build(sub->finish(), runner, std::cout);
+  });
+
+  CLI::App* doctor =
+      app.add_subcommand("doctor", "show what a build of each row would use, what is missing, how to fix it");
+  add_selection(doctor, *doc);
+  doctor->callback([doc, &ctx] {
+    run::HostProcessRunner runner;
+    ctx.exit_code = run_doctor(doc->finish(), runner, std::cout);
+  });
+
+  // A bare `sagebuild [options]` is `sagebuild build [options]`.
+  add_build_options(&app, *top);
+  app.require_subcommand(0, 1);
+  app.final_callback([top, &app, &ctx] {
+    if (!app.get_subcommands().empty()) return;
+    run::HostProcessRunner runner;
+    ctx.exit_code = run_build(top->finish(), runner, std::cout);
+  });
+}
+
+}  // namespace sb::rows

@@ -1,0 +1,143 @@
+#include "sagebuild/rows/pipeline.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <ostream>
+
+#include "sagebuild/common/error.h"
+#include "sagebuild/common/fs.h"
+#include "sagebuild/rows/smoke_test.h"
+#include "sagebuild/rows/stage.h"
+#include "sagebuild/rows/stamp.h"
+#include "sagebuild/run/ninja.h"
+
+namespace sb::rows {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool failed(const RowResult& r) { return !r.ok && !r.stage.empty(); }
+
+// build.ninja for the graph, and ninja run for the rows still alive; a row
+// whose target ninja did not finish fails at "compile".
+void compile(const plan::CompileGraph& graph, const std::vector<RowResult*>& results, const PipelineSettings& s,
+             run::ProcessRunner& build_runner) {
+  std::vector<run::Target> targets;
+  std::vector<std::string> names;
+  for (std::size_t k = 0; k < graph.rows.size(); ++k) {
+    if (failed(*results[k])) continue;
+    targets.push_back({graph.rows[k].row_id, graph.rows[k].extension});
+    names.push_back(graph.rows[k].row_id);
+  }
+  if (graph.edges.empty() || names.empty()) return;
+  fs::create_directories(s.work_dir);
+  for (const auto& e : graph.edges) fs::create_directories(e.output.parent_path());
+  write_file_atomic(s.work_dir / "build.ninja", run::ninja_file(graph.edges, targets));
+  auto unfinished = run::run_ninja(build_runner, run::NinjaRun{s.work_dir, s.jobs, s.keep_going, s.ninja}, names);
+  for (std::size_t k = 0; k < graph.rows.size(); ++k)
+    if (std::find(unfinished.begin(), unfinished.end(), graph.rows[k].row_id) != unfinished.end()) {
+      results[k]->stage = "compile";
+      results[k]->error = "compile or link failed (see the ninja output above; build dir " + s.work_dir.string() + ")";
+    }
+}
+
+void smoke(const plan::RowInput& in, const plan::RowGraph& rg, const fs::path& wheel, const fs::path& row_dir,
+           run::ProcessRunner& runner, RowResult& res) {
+  const auto& tc = in.toolchain;
+  if (!tc.smoke_python) {
+    res.smoke = "not run: no Python here to install the wheel with";
+    return;
+  }
+  SmokeRequest sr{
+      wheel, in.row.package, rg.extension_name, in.row.torch, *tc.smoke_python, tc.torch_importable, row_dir / "smoke"};
+  fs::create_directories(sr.scratch);
+  SmokeResult r = smoke_test(runner, sr);
+  res.smoke = r.message;
+  if (!r.ok) throw UsageError("smoke test: " + r.message);
+}
+
+// Stage, pack, verify, smoke-test, publish and stamp one compiled row.
+void complete_row(const plan::RowInput& in, const plan::RowGraph& rg, const PipelineSettings& s,
+                  run::ProcessRunner& runner, RowResult& res) {
+  if (in.toolchain.placeholders)
+    throw UsageError("row " + in.row.id + ": its toolchain has placeholders; a build needs it discovered");
+  fs::path row_dir = s.work_dir / "rows" / safe_dir_name(in.row.id);
+  fs::path dist = row_dir / "dist";
+  std::error_code ec;
+  fs::remove_all(dist, ec);
+  fs::create_directories(dist);
+  res.stage = "pack";
+  auto info = make_build_info(in.row, in.toolchain, in.extension, s.source_revision);
+  auto payload =
+      stage_payload(s.source_dir / "python" / in.row.package, in.row.package, rg.extension, rg.extension_name);
+  std::string stamp = row_stamp(payload, info, s.source_dir / "LICENSE", s.smoke);
+  fs::path stamp_file = row_dir / "stamp.json";
+  if (up_to_date(stamp_file, s.out_dir / in.row.wheel_filename, stamp, res)) return;
+  fs::remove(stamp_file, ec);
+  fs::path built = pack_row_wheel(in.row, info, payload, s.source_dir, dist);
+  try {
+    res.stage = "verify";
+    verify_row_wheel(built, res);
+    res.stage = "smoke";
+    if (s.smoke)
+      smoke(in, rg, built, row_dir, runner, res);
+    else
+      res.smoke = "skipped (--no-smoke-test)";
+    finish_row(built, s.out_dir, res);
+  } catch (...) {
+    fs::remove(built, ec);  // a failed row leaves no wheel behind
+    throw;
+  }
+  write_stamp(stamp_file, stamp, res.sha256);
+}
+
+}  // namespace
+
+std::string safe_dir_name(std::string s) {
+  for (char& c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' || c == '+')) c = '_';
+  return s;
+}
+
+void run_rows(const plan::CompileGraph& graph, const std::vector<plan::RowInput>& inputs,
+              const std::vector<RowResult*>& results, const PipelineSettings& s, run::ProcessRunner& build_runner,
+              run::ProcessRunner& runner, std::ostream& out) {
+  auto t0 = Clock::now();
+  for (std::size_t k = 0; k < graph.rows.size(); ++k) results[k]->families = graph.rows[k].families;
+  compile(graph, results, s, build_runner);
+  bool stop = false;
+  for (std::size_t k = 0; k < graph.rows.size(); ++k) {
+    RowResult& res = *results[k];
+    const auto& rg = graph.rows[k];
+    for (const auto& obj : rg.kernels) (obj.cached ? res.kernels_cached : res.kernels_compiled)++;
+    if (failed(res)) {
+      stop = stop || !s.keep_going;
+      continue;
+    }
+    if (stop) {
+      res.stage = "skipped";
+      res.error = "not built: an earlier row failed (use --keep-going to build the others)";
+      continue;
+    }
+    try {
+      complete_row(inputs[k], rg, s, runner, res);
+    } catch (const std::exception& e) {
+      res.ok = false;
+      res.error = e.what();
+      stop = !s.keep_going;
+    }
+    // Compiles are shared between rows: a row's time runs from the start.
+    res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    out << "[" << rg.row_id << "] "
+        << (res.ok ? (res.smoke.rfind("up to date", 0) == 0 ? "up to date: " : "ok: ") + res.wheel.string() + " (" +
+                         res.smoke + ")"
+                   : "FAILED in " + res.stage)
+        << "\n";
+  }
+}
+
+}  // namespace sb::rows

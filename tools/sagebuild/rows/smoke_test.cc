@@ -1,0 +1,106 @@
+#include "sagebuild/rows/smoke_test.h"
+
+#include "sagebuild/common/fs.h"
+
+namespace sb::rows {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string tail(const std::string& s, std::size_t n = 800) { return s.size() > n ? s.substr(s.size() - n) : s; }
+
+// A venv's interpreter: bin/python on POSIX, Scripts\python.exe on Windows.
+fs::path venv_python(const fs::path& venv) {
+  fs::path windows = venv / "Scripts" / "python.exe";
+  return fs::exists(windows) ? windows : venv / "bin" / "python";
+}
+
+}  // namespace
+
+SmokeResult smoke_test(run::ProcessRunner& runner, const SmokeRequest& req) {
+  SmokeResult res;
+  fs::path venv = req.scratch / "venv";
+  std::error_code ec;
+  fs::remove_all(venv, ec);
+  std::vector<std::string> mk = {req.python.executable.string(), "-m", "venv"};
+  // The found Python's site-packages hold the row's torch: let the venv see them.
+  if (req.torch_importable) mk.push_back("--system-site-packages");
+  mk.push_back(venv.string());
+  run::Result r = runner.run(run::Command(mk));
+  if (!r.ok()) {
+    res.message = "python -m venv failed: " + tail(r.err);
+    return res;
+  }
+  fs::path py = venv_python(venv);
+  if (req.torch_importable && req.python.torch) {
+    // --system-site-packages shows the *base* interpreter's site-packages; when
+    // the found Python is itself a venv (common: torch lives in one), torch
+    // would stay invisible.  A .pth file names torch's directory explicitly,
+    // in the site-packages the venv's own interpreter names.
+    r = runner.run(run::Command({py.string(), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"}));
+    if (!r.ok()) {
+      res.message = "the venv's python does not answer: " + tail(r.err);
+      return res;
+    }
+    fs::path site = r.out.substr(0, r.out.find_first_of("\r\n"));
+    write_file_atomic(site / "_sagebuild_torch.pth", req.python.torch->dir.parent_path().string() + "\n");
+  }
+  run::Command install({py.string(), "-m", "pip", "install", "--no-deps", "--no-index", "--quiet", req.wheel.string()});
+  install.env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1";
+  r = runner.run(install);
+  if (!r.ok()) {
+    res.message = "pip install --no-deps failed: " + tail(r.err + r.out);
+    return res;
+  }
+  if (req.torch_importable) {
+    // Importing the package loads the extension, whose import registers the ops.
+    std::string code =
+        "import importlib, torch\n"
+        "pkg = importlib.import_module('" +
+        req.package +
+        "')\n"
+        "importlib.import_module('" +
+        req.package +
+        "._C')\n"
+        "ops = [n for n in torch._C._dispatch_get_all_op_names() if n.startswith('" +
+        req.package +
+        "::')]\n"
+        "assert ops, 'no " +
+        req.package +
+        "::* ops registered'\n"
+        "assert hasattr(torch.ops." +
+        req.package +
+        ", ops[0].split('::')[1])\n"
+        "print(len(ops))\n";
+    r = runner.run(run::Command({py.string(), "-c", code}));
+    if (!r.ok()) {
+      res.message = "import failed: " + tail(r.err);
+      return res;
+    }
+    res.ok = res.imported = true;
+    std::string n = r.out.substr(0, r.out.find('\n'));
+    res.message = "imported, " + n + " ops registered";
+    return res;
+  }
+  // No torch here: check what pip installed instead of importing.
+  std::string code =
+      "import os, sysconfig\n"
+      "d = os.path.join(sysconfig.get_paths()['platlib'], '" +
+      req.package +
+      "')\n"
+      "for f in ('__init__.py', '" +
+      req.extension_name +
+      "', 'build_info.json'):\n"
+      "    assert os.path.isfile(os.path.join(d, f)), 'not installed: ' + f\n";
+  r = runner.run(run::Command({py.string(), "-c", code}));
+  if (!r.ok()) {
+    res.message = "installed files check failed: " + tail(r.err);
+    return res;
+  }
+  res.ok = true;
+  res.message = "installed; import skipped: torch " + req.torch_version + " not importable here";
+  return res;
+}
+
+}  // namespace sb::rows

@@ -1,0 +1,166 @@
+#include "sagebuild/rows/stage.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "sagebuild/common/error.h"
+#include "sagebuild/common/fs.h"
+#include "sagebuild/common/hash.h"
+#include "sagebuild/verify/verify.h"
+
+namespace sb::rows {
+
+namespace fs = std::filesystem;
+
+namespace {
+// build_info.json writes compute capabilities ("9.0"); the 'a' of an
+// arch-specific target is a compile option, not a different capability.
+std::string capability(const matrix::Arch& a) {
+  std::string n = a.name;
+  if (!n.empty() && n.back() == 'a') n.pop_back();
+  return n;
+}
+}  // namespace
+
+distinfo::BuildInfo make_build_info(const matrix::Row& row, const toolchain::RowToolchain& tc,
+                                    const plan::ExtensionSpec& extension, const std::string& source_revision) {
+  distinfo::BuildInfo b;
+  b.package = row.package;
+  b.version = row.version;
+  b.abi_mode = row.abi_mode;
+  b.pythons = row.pythons;
+  if (!row.build_tag.empty()) b.wheel.build_tag = row.build_tag;
+  if (!row.local_version.empty()) b.wheel.local_version = row.local_version;
+  b.wheel.python_tag = row.python_tag;
+  b.wheel.abi_tag = row.abi_tag;
+  b.wheel.platform_tag = row.platform;
+  b.torch.version = row.torch;
+  b.torch.cxx11_abi = tc.torch.cxx11_abi;
+  b.torch.cuda = tc.row_torch_cuda;
+  b.cuda.version = row.cuda;
+  b.cuda.nvcc = tc.nvcc_version;
+  for (const auto& a : row.archs) {
+    std::string c = capability(a);
+    if (std::find(b.archs.begin(), b.archs.end(), c) == b.archs.end()) b.archs.push_back(c);
+  }
+  if (row.ptx_arch) b.ptx_archs.push_back(capability(*row.ptx_arch));
+  for (const auto& f : extension.families) {
+    distinfo::KernelFamily k;
+    k.symbol_marker = f.symbol_marker;
+    // An archs family records the exact targets this row built ("9.0a"),
+    // which verify's B6 then demands as SASS.
+    if (f.min_arch)
+      k.min_arch = f.min_arch->name;
+    else
+      for (const auto& t : f.archs) k.archs.push_back(t.name);
+    b.kernel_families[f.name] = std::move(k);
+  }
+  auto compiler = tc.host->host_compiler();
+  b.host_compiler.id = compiler.id;
+  b.host_compiler.version = compiler.version;
+  b.platform = row.platform;
+  b.source_revision = source_revision;
+  return b;
+}
+
+std::vector<pack::PayloadFile> stage_payload(const fs::path& package_dir, const std::string& package,
+                                             const fs::path& extension, const std::string& extension_name) {
+  if (!fs::is_directory(package_dir))
+    throw UsageError("the Python package directory " + package_dir.string() + " does not exist (expected python/" +
+                     package + "/ in the source tree; pass --source-dir)");
+  std::vector<pack::PayloadFile> out;
+  for (auto it = fs::recursive_directory_iterator(package_dir); it != fs::recursive_directory_iterator(); ++it) {
+    const auto& p = it->path();
+    std::string name = p.filename().string();
+    if (it->is_directory()) {
+      if (name == "__pycache__" || name[0] == '.') it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file()) continue;
+    std::string ext = p.extension().string();
+    if (ext == ".pyc" || ext == ".pyo" || ext == ".so" || ext == ".pyd" || name[0] == '.' ||
+        name.find(".so.") != std::string::npos || name == "build_info.json")
+      continue;
+    out.push_back({package + "/" + p.lexically_relative(package_dir).generic_string(), p, std::nullopt});
+  }
+  out.push_back({package + "/" + extension_name, extension, std::nullopt});
+  std::sort(out.begin(), out.end(),
+            [](const pack::PayloadFile& a, const pack::PayloadFile& b) { return a.archive_name < b.archive_name; });
+  return out;
+}
+
+pack::WheelSpec wheel_spec(const matrix::Row& row, distinfo::BuildInfo info, const std::filesystem::path& source_dir) {
+  pack::WheelSpec s;
+  s.name = row.package;
+  std::string why;
+  auto v = wheel::parse_version(row.wheel_version.empty() ? row.version : row.wheel_version, &why);
+  if (!v) throw UsageError("row " + row.id + ": wheel version \"" + row.wheel_version + "\" is not PEP 440: " + why);
+  s.version = *v;
+  if (!row.build_tag.empty()) s.build_tag = row.build_tag;
+  s.tags = wheel::TagSets{{row.python_tag}, {row.abi_tag}, {row.platform}};
+  s.summary = "SageAttention: quantized attention kernels for PyTorch (built for torch " + row.torch + ", CUDA " +
+              row.cuda + ")";
+  s.requires_python = row.requires_python;
+  if (!row.torch_requirement.empty()) s.requires_dist = {row.torch_requirement};
+  s.build_info = std::move(info);
+  // The project's licence travels in every wheel (METADATA 2.4 License-File).
+  std::filesystem::path license = source_dir / "LICENSE";
+  if (std::filesystem::exists(license)) {
+    s.license_expression = "MIT";
+    s.license_file = license;
+  }
+  // Project-URL: the repository the wheel was built from, when CI says which.
+  const char* server = std::getenv("GITHUB_SERVER_URL");
+  const char* repo = std::getenv("GITHUB_REPOSITORY");
+  if (server && repo && *server && *repo) s.project_urls = {{"Source", std::string(server) + "/" + repo}};
+  return s;
+}
+
+fs::path move_wheel_into(const fs::path& wheel, const fs::path& out_dir) {
+  fs::create_directories(out_dir);
+  fs::path dest = out_dir / wheel.filename();
+  std::error_code ec;
+  fs::rename(wheel, dest, ec);
+  if (!ec) return dest;
+  AtomicOutput o(dest);
+  fs::copy_file(wheel, o.temp_path(), fs::copy_options::overwrite_existing);
+  o.commit();
+  fs::remove(wheel);
+  return dest;
+}
+
+fs::path pack_row_wheel(const matrix::Row& row, distinfo::BuildInfo info, const std::vector<pack::PayloadFile>& payload,
+                        const fs::path& source_dir, const fs::path& dist_dir) {
+  pack::PackResult pr = pack::write_wheel(wheel_spec(row, std::move(info), source_dir), payload,
+                                          pack::PackOptions{dist_dir, std::nullopt});
+  if (!row.wheel_filename.empty() && pr.path.filename() != row.wheel_filename)
+    throw UsageError("the wheel was written as " + pr.path.filename().string() + " but the matrix predicts " +
+                     row.wheel_filename);
+  return pr.path;
+}
+
+void verify_row_wheel(const fs::path& wheel, RowResult& res) {
+  verify::Options vo;
+  vo.policy_dir = verify::default_policy_dir();
+  verify::Report rep = verify::verify_wheel(wheel, vo);
+  for (const auto& f : rep.findings)
+    res.findings.push_back(f.rule + " " + std::string(to_string(f.severity)) +
+                           (f.member.empty() ? "" : " [" + f.member + "]") + ": " + f.message +
+                           (f.expected.empty() ? "" : "; expected " + f.expected));
+  if (rep.failed(false)) {
+    std::string first;
+    for (const auto& line : res.findings)
+      if (line.find(" warning") == std::string::npos) first += "\n    " + line;
+    throw UsageError("verify found problems:" + first);
+  }
+}
+
+void finish_row(const fs::path& wheel, const fs::path& out_dir, RowResult& res) {
+  res.stage = "done";
+  res.wheel = move_wheel_into(wheel, out_dir);
+  res.size = fs::file_size(res.wheel);
+  res.sha256 = hex(sha256_file(res.wheel));
+  res.ok = true;
+}
+
+}  // namespace sb::rows

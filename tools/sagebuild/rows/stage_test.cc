@@ -1,0 +1,73 @@
+// The build-info record of a row (make_build_info): what each kernel family
+// was built for, as verify's B6 will read it.
+#include <catch2/catch.hpp>
+
+#include <memory>
+
+#include "sagebuild/matrix/arch.h"
+#include "sagebuild/rows/stage.h"
+#include "sagebuild/toolchain/gnu_toolchain.h"
+
+using namespace sb::rows;
+using sb::matrix::Arch;
+
+namespace {
+
+Arch A(const char* s) { return sb::matrix::parse_arch_arg(s, "test"); }
+
+sb::plan::KernelManifest manifest() {
+  sb::plan::KernelManifest m;
+  m.families = {{"pv_fp8", {"kernels/src/attn_pv_fp8.cu"}, A("8.9"), "attn_pv_fp8_kernel"},
+                {"quant", {"kernels/src/quant.cu"}, A("8.0"), "quant_qk_kernel"},
+                {"sm90", {"kernels/src/attn_sm90.cu"}, std::nullopt, "attn_sm90_kernel", {A("9.0a"), A("10.0a")}}};
+  m.binding_sources = {"kernels/binding/ops.cc"};
+  return m;
+}
+
+sb::matrix::Row row(std::vector<Arch> archs) {
+  sb::matrix::Row r;
+  r.package = "sageattention";
+  r.version = "2.2.0";
+  r.abi_mode = sb::wheel::AbiMode::abi3;
+  r.pythons = {"3.10"};
+  r.build_python = "3.10";
+  r.torch = "2.11.0";
+  r.cuda = "13.0";
+  r.archs = std::move(archs);
+  r.ptx_arch = r.archs.back();
+  return r;
+}
+
+sb::distinfo::BuildInfo info_for(const sb::matrix::Row& r) {
+  sb::toolchain::RowToolchain tc;
+  tc.host = std::make_shared<sb::toolchain::GnuToolchain>(
+      sb::toolchain::GnuTools{"/cuda/bin/nvcc", "13.0.88", "/usr/bin/g++", {"gcc", "12.2.0"}});
+  tc.nvcc_version = "13.0.88";
+  tc.row_torch_cuda = "13.0";
+  return make_build_info(r, tc, sb::plan::extension_from_families(manifest(), r), "rev");
+}
+
+}  // namespace
+
+TEST_CASE("build_info records an archs family's built targets and a min_arch family's floor") {
+  auto b = info_for(row({A("8.0"), A("8.9"), A("9.0")}));
+  CHECK(b.archs == std::vector<std::string>{"8.0", "8.9", "9.0"});
+  REQUIRE(b.kernel_families.count("sm90"));
+  // Only the target whose base arch the row lists: 9.0a, not 10.0a.
+  CHECK(b.kernel_families["sm90"] == sb::distinfo::KernelFamily{"", "attn_sm90_kernel", {"9.0a"}});
+  CHECK(b.kernel_families["pv_fp8"] == sb::distinfo::KernelFamily{"8.9", "attn_pv_fp8_kernel", {}});
+  CHECK(b.host_compiler.id == "gcc");
+  CHECK(b.host_compiler.version == "12.2.0");
+  CHECK(b.cuda.nvcc == "13.0.88");
+  CHECK(b.torch.cuda == "13.0");
+  // A row listing 9.0a itself: the capability is 9.0, the family's target 9.0a.
+  auto specific = info_for(row({A("8.0"), A("9.0a")}));
+  CHECK(specific.archs == std::vector<std::string>{"8.0", "9.0"});
+  CHECK(specific.kernel_families["sm90"].archs == std::vector<std::string>{"9.0a"});
+}
+
+TEST_CASE("build_info leaves out the families the row skipped") {
+  auto b = info_for(row({A("8.0"), A("8.9")}));
+  CHECK(b.kernel_families.size() == 2);
+  CHECK_FALSE(b.kernel_families.count("sm90"));
+}

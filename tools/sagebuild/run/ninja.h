@@ -1,0 +1,55 @@
+// The compile graph as ninja runs it: the build.ninja text, and running ninja
+// for some targets through a ProcessRunner.  Parallel (-j), with progress,
+// incremental (ninja's own log) and resumable after an interruption, since
+// every step writes a temporary name and renames it when complete.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sagebuild/run/process.h"
+
+namespace sb::run {
+
+// One command producing one file.  `argv` writes `temp`; `command` is the
+// line ninja runs, argv and then the rename of temp to output, in the host's
+// syntax (a POSIX shell line, or a CreateProcess line): an interrupted build
+// never leaves a truncated file under the output's name.
+struct Edge {
+  std::filesystem::path output;
+  std::filesystem::path temp;
+  std::vector<std::filesystem::path> inputs;
+  std::vector<std::string> argv;
+  std::string command;
+  std::string description;  // "nvcc pv_fp8 kernels/src/pv_fp8.cu [8.9 9.0a]"
+};
+
+// A name for a group of outputs (one per row): `ninja <name>` builds it.
+struct Target {
+  std::string name;
+  std::filesystem::path output;
+};
+
+// Escapes a path for a build line ($, space, colon, newline).
+std::string ninja_escape_path(std::string_view path);
+// Escapes a variable value ($ and newline).
+std::string ninja_escape_value(std::string_view value);
+
+// The complete build.ninja text, deterministic for given edges and targets.
+std::string ninja_file(const std::vector<Edge>& edges, const std::vector<Target>& targets);
+
+struct NinjaRun {
+  std::filesystem::path dir;  // holds build.ninja
+  int jobs = 1;
+  bool keep_going = false;
+  std::string program = "ninja";  // looked up on the runner's PATH
+};
+
+// Runs ninja for `targets` (its progress streamed) and returns those it did
+// not finish (empty: all built).  Throws UsageError when ninja cannot be
+// started, saying how to install it.
+std::vector<std::string> run_ninja(ProcessRunner& runner, const NinjaRun& run, const std::vector<std::string>& targets);
+
+}  // namespace sb::run

@@ -1,0 +1,84 @@
+// build.ninja's text, ninja run through a fake runner, and the atomic
+// command lines of both hosts' shells.
+#include <catch2/catch.hpp>
+
+#include "sagebuild/common/error.h"
+#include "sagebuild/run/ninja.h"
+#include "sagebuild/run/process.h"
+#include "sagebuild/run/win_cmdline.h"
+
+using namespace sb::run;
+
+TEST_CASE("ninja: escaping of paths and values") {
+  CHECK(ninja_escape_path("a b:c$d") == "a$ b$:c$$d");
+  CHECK(ninja_escape_value("x $y") == "x $$y");
+  CHECK(ninja_escape_value("a\nb") == "a$\nb");
+}
+
+TEST_CASE("ninja: one build line per edge, a phony target per row, deterministic") {
+  Edge e;
+  e.output = "/c/objects/k.o";
+  e.inputs = {"/src/a b.cu"};
+  e.command = "nvcc -o $tmp && mv -f t o";
+  e.description = "nvcc quant";
+  std::string text = ninja_file({e}, {{"row-1", "/w/rows/row-1/_C.abi3.so"}});
+  CHECK(text.find("rule run\n  command = $cmd\n  description = $desc\n") != std::string::npos);
+  CHECK(
+      text.find("build /c/objects/k.o: run /src/a$ b.cu\n  cmd = nvcc -o $$tmp && mv -f t o\n  desc = nvcc quant\n") !=
+      std::string::npos);
+  CHECK(text.find("build row-1: phony /w/rows/row-1/_C.abi3.so\n") != std::string::npos);
+  CHECK(text.find("\ndefault row-1\n") != std::string::npos);
+  CHECK(ninja_file({e}, {{"row-1", "/w/rows/row-1/_C.abi3.so"}}) == text);
+}
+
+TEST_CASE("atomic commands: sh's mv -f, cmd.exe's move /y") {
+  CHECK(shell_run_then_move({"nvcc", "-o", "/o/.x.tmp.o", "code=[sm_89,compute_89]"}, "/o/.x.tmp.o", "/o/x.o") ==
+        "nvcc -o /o/.x.tmp.o 'code=[sm_89,compute_89]' && mv -f /o/.x.tmp.o /o/x.o");
+  std::string line =
+      cmd_run_then_move({R"(C:\CUDA\bin\nvcc.exe)", "-o", R"(C:\o dir\.x.tmp.obj)", "-DA=1", R"(-IC:\inc\)"},
+                        R"(C:\o dir\.x.tmp.obj)", R"(C:\o dir\x.obj)");
+  // The program and every argument cmd.exe could split are quoted; a quoted
+  // argument's trailing backslash is doubled for the program's C runtime.
+  CHECK(line == R"(cmd.exe /d /s /c ""C:\CUDA\bin\nvcc.exe" -o "C:\o dir\.x.tmp.obj" "-DA=1" -IC:\inc\ && )"
+                R"(move /y "C:\o dir\.x.tmp.obj" "C:\o dir\x.obj" >nul")");
+  CHECK(cmd_run_then_move({"cl.exe", "a b\\"}, "t", "o").find(R"("a b\\")") != std::string::npos);
+  CHECK_THROWS_AS(cmd_run_then_move({"cl.exe", "100%"}, "t", "o"), sb::UsageError);
+  CHECK_THROWS_AS(cmd_run_then_move({"cl.exe"}, "t\"", "o"), sb::UsageError);
+}
+
+namespace {
+
+// ninja's stand-in: `ninja -C dir -j N targets...` exits with `exit_code`;
+// `ninja -n target` says "no work to do" for the targets in `done`.
+struct FakeNinja : ProcessRunner {
+  int exit_code = 0;
+  bool spawned = true;
+  std::vector<std::string> done;
+  std::vector<Command> seen;
+  Result run(const Command& c) override {
+    seen.push_back(c);
+    if (!spawned) return Result{-1, "", "No such file or directory", false, 0};
+    if (c.argv.size() == 5 && c.argv[3] == "-n") {
+      bool finished = std::find(done.begin(), done.end(), c.argv[4]) != done.end();
+      return Result{0, finished ? "ninja: no work to do.\n" : "[1/2] nvcc\n", "", true, 0};
+    }
+    return Result{exit_code, "", "", true, 0};
+  }
+};
+
+}  // namespace
+
+TEST_CASE("run_ninja: the targets, -j and -k, and which targets it did not finish") {
+  FakeNinja ninja;
+  CHECK(run_ninja(ninja, {"/w", 3, true, "ninja"}, {"a", "b"}).empty());
+  REQUIRE(ninja.seen.size() == 1);
+  CHECK(ninja.seen[0].argv == std::vector<std::string>{"ninja", "-C", "/w", "-j", "3", "-k", "0", "a", "b"});
+  CHECK(ninja.seen[0].stream_output);
+  ninja.exit_code = 1;
+  ninja.done = {"a"};
+  CHECK(run_ninja(ninja, {"/w", 1, false, "ninja"}, {"a", "b"}) == std::vector<std::string>{"b"});
+  ninja.spawned = false;
+  CHECK_THROWS_WITH(run_ninja(ninja, {"/w", 1, false, "ninja-x"}, {"a"}), Catch::Contains("cannot run ninja-x") &&
+                                                                              Catch::Contains("ninja-build") &&
+                                                                              Catch::Contains("pip install ninja"));
+}

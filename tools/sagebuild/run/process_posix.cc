@@ -1,0 +1,177 @@
+// PosixProcessRunner and find_program for POSIX hosts (process.h).
+#include "sagebuild/run/process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+extern char** environ;
+
+namespace sb::run {
+
+namespace {
+
+struct Pipe {
+  int fd[2] = {-1, -1};
+  ~Pipe() {
+    for (int f : fd)
+      if (f >= 0) ::close(f);
+  }
+};
+
+// The child's environment: ours with the overrides applied.
+std::vector<std::string> make_env(const Command& cmd) {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string kv = *e;
+    auto eq = kv.find('=');
+    if (eq == std::string::npos) continue;
+    env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  for (const auto& [k, v] : cmd.env) {
+    if (v)
+      env[k] = *v;
+    else
+      env.erase(k);
+  }
+  std::vector<std::string> out;
+  for (const auto& [k, v] : env) out.push_back(k + "=" + v);
+  return out;
+}
+
+std::string path_of(const Command& cmd) {
+  auto it = cmd.env.find("PATH");
+  if (it != cmd.env.end() && it->second) return *it->second;
+  const char* p = std::getenv("PATH");
+  return p ? p : "/usr/bin:/bin";
+}
+
+}  // namespace
+
+std::optional<std::filesystem::path> find_program(const std::string& name, const std::string& path_env) {
+  if (name.empty()) return std::nullopt;
+  if (name.find('/') != std::string::npos) {
+    if (::access(name.c_str(), X_OK) == 0) return std::filesystem::path(name);
+    return std::nullopt;
+  }
+  std::size_t start = 0;
+  while (start <= path_env.size()) {
+    auto colon = path_env.find(':', start);
+    std::string dir = path_env.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    if (dir.empty()) dir = ".";
+    std::filesystem::path candidate = std::filesystem::path(dir) / name;
+    struct stat st {};
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0)
+      return candidate;
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::filesystem::path> find_program(const std::string& name) {
+  const char* p = std::getenv("PATH");
+  return find_program(name, p ? p : "");
+}
+
+Result PosixProcessRunner::run(const Command& cmd) {
+  Result r;
+  auto t0 = std::chrono::steady_clock::now();
+  if (cmd.windows_command_line) {
+    r.err = "a Windows command line (" + *cmd.windows_command_line + ") cannot run on a POSIX host";
+    return r;
+  }
+  if (cmd.argv.empty()) {
+    r.err = "empty command";
+    return r;
+  }
+  auto exe = find_program(cmd.argv[0], path_of(cmd));
+  if (!exe) {
+    r.err = "program not found: " + cmd.argv[0];
+    return r;
+  }
+  Pipe out, err;
+  if (::pipe2(out.fd, O_CLOEXEC) != 0 || ::pipe2(err.fd, O_CLOEXEC) != 0) {
+    r.err = std::string("pipe: ") + std::strerror(errno);
+    return r;
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, out.fd[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, err.fd[1], 2);
+  if (!cmd.cwd.empty()) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 29))
+    posix_spawn_file_actions_addchdir_np(&fa, cmd.cwd.c_str());
+#else
+#error "posix_spawn_file_actions_addchdir_np (glibc >= 2.29) is required"
+#endif
+  }
+  std::vector<std::string> env = make_env(cmd);
+  std::vector<char*> argv, envp;
+  for (const auto& a : cmd.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+
+  pid_t pid = -1;
+  int rc = ::posix_spawn(&pid, exe->c_str(), &fa, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) {
+    r.err = "cannot start " + exe->string() + ": " + std::strerror(rc);
+    return r;
+  }
+  r.spawned = true;
+  ::close(out.fd[1]);
+  out.fd[1] = -1;
+  ::close(err.fd[1]);
+  err.fd[1] = -1;
+
+  // Drain both pipes until both reach EOF.
+  pollfd fds[2] = {{out.fd[0], POLLIN, 0}, {err.fd[0], POLLIN, 0}};
+  std::string* sinks[2] = {&r.out, &r.err};
+  FILE* echo[2] = {stdout, stderr};
+  int open_fds = 2;
+  char buf[65536];
+  while (open_fds > 0) {
+    int n = ::poll(fds, 2, -1);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
+      if (got > 0) {
+        sinks[i]->append(buf, static_cast<std::size_t>(got));
+        if (cmd.stream_output) {
+          std::fwrite(buf, 1, static_cast<std::size_t>(got), echo[i]);
+          std::fflush(echo[i]);
+        }
+      } else if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) {
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status))
+    r.exit_code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status))
+    r.exit_code = 128 + WTERMSIG(status);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace sb::run

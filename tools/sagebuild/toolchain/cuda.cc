@@ -1,0 +1,108 @@
+#include "sagebuild/toolchain/cuda.h"
+
+#include <regex>
+
+#include "sagebuild/common/error.h"
+
+namespace sb::toolchain {
+
+namespace fs = std::filesystem;
+
+std::string NvccVersion::short_str() const { return std::to_string(major) + "." + std::to_string(minor); }
+std::string NvccVersion::str() const { return short_str() + "." + std::to_string(patch); }
+
+std::optional<NvccVersion> parse_nvcc_version(std::string_view text) {
+  // "Cuda compilation tools, release 13.0, V13.0.88"
+  static const std::regex re(R"(release (\d+)\.(\d+), V(\d+)\.(\d+)\.(\d+))");
+  std::match_results<std::string_view::const_iterator> m;
+  if (!std::regex_search(text.begin(), text.end(), m, re)) return std::nullopt;
+  NvccVersion v;
+  v.major = std::stoi(m[3].str());
+  v.minor = std::stoi(m[4].str());
+  v.patch = std::stoi(m[5].str());
+  // The "release" and the "V" numbers agree in every nvcc; when not, distrust both.
+  if (std::stoi(m[1].str()) != v.major || std::stoi(m[2].str()) != v.minor) return std::nullopt;
+  return v;
+}
+
+fs::path CudaToolkit::lib_dir() const {
+  for (const char* d : {"lib64", "lib", "targets/x86_64-linux/lib"})
+    if (fs::exists(home / d / "libcudart.so")) return home / d;
+  return home / "lib64";
+}
+
+NvccVersion query_nvcc(ProcessRunner& runner, const fs::path& nvcc) {
+  Result r = runner.run(Command{{nvcc.string(), "--version"}});
+  if (!r.ok())
+    throw UsageError(nvcc.string() + " --version failed (exit " + std::to_string(r.exit_code) + "): " + r.err);
+  auto v = parse_nvcc_version(r.out);
+  if (!v)
+    throw UsageError(nvcc.string() +
+                     " --version printed no \"release X.Y, VX.Y.Z\" line; got: " + r.out.substr(0, 200));
+  return *v;
+}
+
+CudaFound find_cuda(ProcessRunner& runner, const CudaSearch& search, const std::string& want) {
+  CudaFound found;
+  std::vector<std::pair<std::string, fs::path>> places;
+  if (search.cuda_home_flag) places.emplace_back("--cuda-home", *search.cuda_home_flag / "bin/nvcc");
+  if (search.cuda_home_env) places.emplace_back("CUDA_HOME", *search.cuda_home_env / "bin/nvcc");
+  if (auto p = run::find_program("nvcc", search.path_env)) places.emplace_back("PATH", *p);
+  for (const auto& [origin, nvcc] : places) {
+    CudaCandidate c{origin, nvcc, std::nullopt, {}};
+    std::error_code ec;
+    if (!fs::exists(nvcc, ec)) {
+      c.problem = "no nvcc at " + nvcc.string();
+    } else {
+      try {
+        c.version = query_nvcc(runner, nvcc);
+        if (c.version->short_str() != want) c.problem = "nvcc " + c.version->str() + ", the row needs CUDA " + want;
+      } catch (const UsageError& e) {
+        c.problem = e.what();
+      }
+    }
+    if (c.problem.empty() && !found.toolkit) {
+      // nvcc may be reached through a symlink (/usr/bin/nvcc): the home is
+      // the directory above the real bin/.
+      fs::path real = fs::weakly_canonical(nvcc, ec);
+      if (ec) real = nvcc;
+      found.toolkit = CudaToolkit{real.parent_path().parent_path(), real, *c.version, origin};
+    }
+    found.candidates.push_back(std::move(c));
+    // A flag the user gave is a demand, not a hint: stop there.
+    if (origin == "--cuda-home") break;
+  }
+  return found;
+}
+
+std::string cuda_provision_blocker(const std::string& want) {
+  const std::string major = want.substr(0, want.find('.'));
+  if (major == "13") return "";
+  if (major == "12")
+    // Read off the wheels themselves (2026-11-23): nvidia-cuda-nvcc-cu12 12.8.93 and 12.9.86
+    // hold bin/ptxas, nvvm/lib64/libnvvm.so and the headers, but no bin/nvcc and no cicc,
+    // and there is no nvidia-nvvm-cu12; nvidia-cuda-runtime-cu12 has no libcudart_static.a.
+    return "PyPI has no nvcc for CUDA " + want +
+           ": NVIDIA's CUDA 12 wheels (nvidia-cuda-nvcc-cu12) carry "
+           "ptxas and libNVVM only, not the nvcc driver or cicc";
+  return "only CUDA 13.x can be provisioned from PyPI, not CUDA " + want;
+}
+
+bool cuda_provisioned_from_pypi(const std::string& want, const std::string& platform) {
+  return platform.rfind("linux_", 0) == 0 && cuda_provision_blocker(want).empty();
+}
+
+std::vector<std::string> cuda_wheel_names(const std::string& want) {
+  const std::string blocker = cuda_provision_blocker(want);
+  if (!blocker.empty())
+    throw UsageError("cannot provision CUDA " + want + " from PyPI: " + blocker + "; install the CUDA " + want +
+                     " toolkit and pass --cuda-home (or set CUDA_HOME)");
+  const std::string major = want.substr(0, want.find('.'));
+  if (major == "13")
+    return {"nvidia-cuda-nvcc", "nvidia-cuda-runtime", "nvidia-cuda-cccl", "nvidia-cuda-crt", "nvidia-nvvm"};
+  throw UsageError("cannot provision CUDA " + want +
+                   " from PyPI: only CUDA 12.x and 13.x wheels are known; install it and pass "
+                   "--cuda-home");
+}
+
+}  // namespace sb::toolchain

@@ -1,0 +1,78 @@
+// The CUDA toolkit a row compiles with: found (--cuda-home, CUDA_HOME, PATH)
+// or provisioned from NVIDIA's wheels on PyPI.  The version is always the one
+// `nvcc --version` reports, never the one a path or a flag suggests.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sagebuild/run/process.h"
+
+namespace sb::toolchain {
+
+using run::Command;
+using run::ProcessRunner;
+using run::Result;
+
+struct NvccVersion {
+  int major = 0, minor = 0, patch = 0;  // "release 13.0, V13.0.88" -> 13, 0, 88
+  std::string short_str() const;        // "13.0"
+  std::string str() const;              // "13.0.88"
+};
+
+// Parses the text of `nvcc --version`; nullopt when no "release X.Y, VX.Y.Z" line.
+std::optional<NvccVersion> parse_nvcc_version(std::string_view text);
+
+struct CudaToolkit {
+  std::filesystem::path home;  // contains bin/nvcc, include/, lib64/ (or lib/)
+  std::filesystem::path nvcc;
+  NvccVersion version;
+  std::string origin;                     // "--cuda-home", "CUDA_HOME", "PATH", "cache (PyPI wheels)"
+  std::filesystem::path lib_dir() const;  // where libcudart.so is
+};
+
+// Where to look, in order; each candidate is asked for its version.
+struct CudaSearch {
+  std::optional<std::filesystem::path> cuda_home_flag;
+  std::optional<std::filesystem::path> cuda_home_env;
+  std::string path_env;
+};
+
+struct CudaCandidate {
+  std::string origin;
+  std::filesystem::path nvcc;
+  std::optional<NvccVersion> version;  // nullopt: missing or unreadable
+  std::string problem;                 // why it was not used
+};
+
+struct CudaFound {
+  std::optional<CudaToolkit> toolkit;     // one whose major.minor == want
+  std::vector<CudaCandidate> candidates;  // every place looked at
+};
+
+// Asks each candidate nvcc for its version and picks the first matching `want` ("13.0").
+CudaFound find_cuda(ProcessRunner& runner, const CudaSearch& search, const std::string& want);
+
+// Asks one nvcc; throws UsageError when it does not run or answer.
+NvccVersion query_nvcc(ProcessRunner& runner, const std::filesystem::path& nvcc);
+
+// Why CUDA `want` ("12.8") cannot be provisioned from NVIDIA's PyPI wheels, or ""
+// when it can (13.x: nvidia-cuda-nvcc carries the whole compiler).
+std::string cuda_provision_blocker(const std::string& want);
+
+// Whether `sagebuild build` provisions CUDA `want` from PyPI by itself for a
+// row of `platform`: a Linux row with no blocker above (NVIDIA's wheels are
+// unpacked into a Linux CUDA home; a Windows row uses an installed toolkit).
+// `sagebuild matrix --format github` tells the workflow so per row, and the
+// workflow installs the toolkit of the rows where it cannot.
+bool cuda_provisioned_from_pypi(const std::string& want, const std::string& platform);
+
+// The PyPI distributions that make up a CUDA home for `want` ("13.0" -> the
+// CUDA 13 names); throws UsageError (with cuda_provision_blocker's reason and the
+// fix) for a CUDA that PyPI cannot provide.
+std::vector<std::string> cuda_wheel_names(const std::string& want);
+
+}  // namespace sb::toolchain

@@ -1,0 +1,317 @@
+#include "sagebuild/toolchain/gnu_resolver.h"
+
+#include "sagebuild/common/error.h"
+#include "sagebuild/common/fs.h"
+#include "sagebuild/toolchain/gnu_toolchain.h"
+#include "sagebuild/toolchain/provision.h"
+
+namespace sb::toolchain {
+
+namespace fs = std::filesystem;
+using run::Command;
+using run::Result;
+
+void GnuResolver::Found::fail(Check c) {
+  problems.push_back(c.what + ": " + c.found + "\n    fix: " + c.fix);
+  checks.push_back(std::move(c));
+}
+
+GnuResolver::GnuResolver(ProcessRunner& runner, ToolchainOptions options) : runner_(runner), opt_(std::move(options)) {}
+
+std::optional<PythonInfo> GnuResolver::python_named(const std::string& exe) {
+  auto it = pythons_.find(exe);
+  if (it != pythons_.end()) return it->second;
+  std::optional<PythonInfo> info;
+  if (auto p = run::find_program(exe, opt_.path_env)) {
+    try {
+      info = query_python_cached(runner_, *p, opt_.cache_dir);
+    } catch (const UsageError&) {
+    }
+  }
+  pythons_[exe] = info;
+  return info;
+}
+
+// Python: the one given, else python3.  It answers for headers, torch and pip;
+// a per-interpreter row needs the headers of its own Python.
+void GnuResolver::find_python(const matrix::Row& row, Found& f) {
+  std::string exe = opt_.python ? opt_.python->string() : "python3";
+  f.pip_python = python_named(exe);
+  if (!f.pip_python) {
+    f.fail({false, "Python", exe + " not found or not answering", "pass --python PATH (CPython >= 3.9 with headers)"});
+    return;
+  }
+  if (row.abi_mode == wheel::AbiMode::abi3) {
+    const auto& py = *f.pip_python;
+    if (py.major == 3 && py.minor >= 9 && py.has_headers) {
+      f.python = py;
+      f.checks.push_back({true, "Python headers (abi3)",
+                          py.executable.string() + " " + py.version() + " " + py.include_dir.string(), ""});
+    } else {
+      f.fail({false, "Python headers (abi3)",
+              py.executable.string() + " " + py.version() + (py.has_headers ? "" : " without Python.h"),
+              "install the python3-dev package, or pass --python with a CPython >= 3.9 that has its headers"});
+    }
+    return;
+  }
+  std::optional<PythonInfo> own =
+      f.pip_python->version() == row.build_python ? f.pip_python : python_named("python" + row.build_python);
+  if (own && own->has_headers) {
+    f.python = own;
+    f.checks.push_back({true, "Python " + row.build_python + " headers",
+                        own->executable.string() + " " + own->include_dir.string(), ""});
+  } else {
+    f.fail({false, "Python " + row.build_python + " headers",
+            own ? "no Python.h" : "python" + row.build_python + " not found",
+            "install Python " + row.build_python + " with its headers and pass --python PATH"});
+  }
+}
+
+// CUDA: nvcc of the row's version from --cuda-home, CUDA_HOME or PATH, else
+// the cache's, else provisioned (or, in a dry run, planned) from PyPI.
+void GnuResolver::find_cuda(const matrix::Row& row, bool provision, Found& f) {
+  CudaFound found =
+      toolchain::find_cuda(runner_, CudaSearch{opt_.cuda_home, opt_.cuda_home_env, opt_.path_env}, row.cuda);
+  fs::path cached = opt_.cache_dir / "cuda" / row.cuda / "bin/nvcc";
+  if (found.toolkit) {
+    f.cuda = found.toolkit;
+    f.checks.push_back({true, "CUDA " + row.cuda,
+                        f.cuda->nvcc.string() + " " + f.cuda->version.str() + " (" + f.cuda->origin + ")", ""});
+  } else if (!opt_.cuda_home && fs::exists(cached)) {
+    auto v = query_nvcc(runner_, cached);
+    f.cuda = CudaToolkit{cached.parent_path().parent_path(), cached, v, "cache (PyPI wheels)"};
+    f.checks.push_back(
+        {v.short_str() == row.cuda, "CUDA " + row.cuda, cached.string() + " " + v.str() + " (cache)", ""});
+  } else {
+    std::string tried;
+    for (const auto& c : found.candidates) tried += (tried.empty() ? "" : "; ") + c.origin + ": " + c.problem;
+    provision_or_plan_cuda(row, provision, tried.empty() ? "no nvcc in --cuda-home, CUDA_HOME or PATH" : tried, f);
+  }
+}
+
+void GnuResolver::provision_or_plan_cuda(const matrix::Row& row, bool provision, const std::string& tried, Found& f) {
+  const std::string what = "CUDA " + row.cuda;
+  const std::string blocker = cuda_provision_blocker(row.cuda);
+  if (!opt_.cuda_home && !blocker.empty()) {  // dry run or not: this row needs a local CUDA
+    f.fail({false, what, tried + "; " + blocker,
+            "install the CUDA " + row.cuda + " toolkit and pass --cuda-home (or set CUDA_HOME)"});
+  } else if (provision && !opt_.cuda_home && f.pip_python) {
+    fs::path home = provision_cuda(runner_, opt_, *f.pip_python, row.cuda);
+    auto v = query_nvcc(runner_, home / "bin/nvcc");
+    if (v.short_str() != row.cuda) {
+      f.fail({false, what, "provisioned nvcc reports " + v.str(), "pass --cuda-home with CUDA " + row.cuda});
+      return;
+    }
+    f.cuda = CudaToolkit{home, home / "bin/nvcc", v, "cache (PyPI wheels)"};
+    f.checks.push_back({true, what, f.cuda->nvcc.string() + " " + v.str() + " (provisioned)", ""});
+  } else if (opt_.plan_only && !opt_.cuda_home) {
+    fs::path home = opt_.cache_dir / "cuda" / row.cuda;
+    auto v = parse_nvcc_version("release " + row.cuda + ", V" + row.cuda + ".0");
+    f.cuda = CudaToolkit{home, home / "bin/nvcc", v.value_or(NvccVersion{}), "to be provisioned from PyPI"};
+    f.checks.push_back(
+        {true, what,
+         f.cuda->nvcc.string() + " (dry run: " + tried + "; `build` provisions it from NVIDIA's PyPI wheels)", ""});
+  } else {
+    f.fail({false, what, tried,
+            opt_.cuda_home ? "point --cuda-home at a CUDA " + row.cuda + " toolkit"
+                           : "install CUDA " + row.cuda +
+                                 " and pass --cuda-home, or let `sagebuild build` provision "
+                                 "it from PyPI into " +
+                                 (opt_.cache_dir / "cuda" / row.cuda).string()});
+  }
+}
+
+// The torch the binding compiles against: the Python's when it is this
+// release built for this CUDA, else the cache's, else PyPI's wheel (a dry
+// run plans it).  Another build of the same release in the Python (cu130 for
+// a cu126 row) is not an error: it is named only when nothing else serves.
+// A stable-ABI row takes any torch >= its minimum already here instead.
+void GnuResolver::find_torch(const matrix::Row& row, bool provision, const std::optional<TorchMinor>& stable_min_torch,
+                             Found& f) {
+  const std::optional<PythonTorch> py_torch = f.pip_python ? f.pip_python->torch : std::nullopt;
+  bool same_release = py_torch && py_torch->version.substr(0, py_torch->version.find('+')) == row.torch;
+  bool python_has_it = same_release && py_torch->cuda == row.cuda;
+  auto cached = cached_torch(opt_.cache_dir, row);
+  std::optional<TorchInstall> stable;
+  if (stable_min_torch && !python_has_it && !cached)
+    stable = stable_abi_torch(opt_.cache_dir, f.pip_python, row.cuda, *stable_min_torch);
+  if (stable) {
+    use_stable_abi_torch(row, provision, *stable, f);
+  } else if (python_has_it) {
+    TorchInstall t = read_torch_dir(py_torch->dir);
+    t.origin = "python " + f.pip_python->executable.string();
+    f.torch_python = f.pip_python;
+    use_torch(row, t, f);
+  } else if (cached) {
+    TorchInstall t = read_torch_dir(*cached);
+    t.origin = "cache";
+    use_torch(row, t, f);
+  } else if (provision && f.pip_python) {
+    use_torch(row, provision_torch(runner_, opt_, *f.pip_python, row), f);
+  } else if (opt_.plan_only) {
+    TorchInstall t;
+    t.root = opt_.cache_dir / "torch" / (row.torch + "-" + row.cuda_tag + "-<wheel sha>") / "torch";
+    t.version = row.torch;
+    t.cuda = row.cuda;
+    t.abi_source = "dry run: read from the torch build once downloaded";
+    t.origin = "to be provisioned: pip download --no-deps torch==" + row.torch;
+    use_torch(row, t, f);
+  } else {
+    std::string other;
+    if (same_release)
+      other = "; the Python has torch " + py_torch->version + " built for CUDA " +
+              (py_torch->cuda.empty() ? "none (CPU)" : py_torch->cuda) + ", the row needs CUDA " + row.cuda;
+    f.fail({false, "torch " + row.torch + " (CUDA " + row.cuda + ")",
+            "not importable from the Python and not in the cache" + other,
+            "`sagebuild build` downloads it (pip download torch==" + row.torch +
+                "); or pass --python with a Python "
+                "that has it, or --torch-wheel FILE"});
+  }
+}
+
+// The stable-ABI binding compiles against a torch already here; the row's own
+// wheel is only checked, from the index, never downloaded.
+void GnuResolver::use_stable_abi_torch(const matrix::Row& row, bool provision, TorchInstall headers, Found& f) {
+  f.torch = headers;
+  if (!provision) {  // dry run: no network; `build` reads it
+    f.row_torch_cuda = row.cuda;
+    f.row_torch_check =
+        "dry run: `build` reads torch/version.py of the index's torch " + row.torch + " wheel with HTTP ranges";
+    return;
+  }
+  try {
+    std::string vpy = remote_torch_version_py(runner_, opt_, row);
+    f.row_torch_cuda = parse_version_py(vpy, "cuda").value_or("");
+    f.row_torch_check = "torch/version.py of the index's wheel (HTTP ranges): torch " +
+                        parse_version_py(vpy, "__version__").value_or("?") + ", CUDA " + f.row_torch_cuda;
+  } catch (const IoError& e) {
+    // No ranges, no network, an index without sizes or without the wheel:
+    // pip's full download checks the same file (and gives the headers of
+    // the row's own release).  A wrong CUDA is a UsageError: the row fails.
+    f.torch.reset();
+    use_torch(row, provision_torch(runner_, opt_, *f.pip_python, row), f);
+    if (f.torch) f.row_torch_check = "torch/version.py of the downloaded wheel (" + std::string(e.what()) + ")";
+  }
+}
+
+// The row's own release, checked to be its CUDA build.
+void GnuResolver::use_torch(const matrix::Row& row, TorchInstall t, Found& f) {
+  if (t.public_version() != row.torch) {
+    f.fail({false, "torch " + row.torch, t.root.string() + " is torch " + t.version, "use torch " + row.torch});
+  } else if (t.cuda != row.cuda) {
+    f.fail({false, "torch " + row.torch + " for CUDA " + row.cuda,
+            t.root.string() + " is torch " + t.version + " built for CUDA " + (t.cuda.empty() ? "none (CPU)" : t.cuda),
+            "use the torch " + row.torch + " build for CUDA " + row.cuda + " (--torch-wheel FILE or --python)"});
+  } else {
+    f.torch = std::move(t);
+  }
+}
+
+void GnuResolver::find_host_compiler(const matrix::Row& row, Found& f) {
+  std::vector<std::string> names;
+  if (opt_.host_compiler)
+    names.push_back(opt_.host_compiler->string());
+  else
+    names = {"c++", "g++", "clang++"};
+  for (const auto& n : names) {
+    auto path = run::find_program(n, opt_.path_env);
+    if (!path) continue;
+    Result r = runner_.run(Command{{path->string(), "--version"}});
+    if (auto id = r.ok() ? parse_compiler_version(r.out) : std::nullopt) {
+      f.host = id;
+      f.host_cxx = *path;
+      break;
+    }
+  }
+  if (!f.host) {
+    f.fail({false, "host compiler",
+            opt_.host_compiler ? opt_.host_compiler->string() + " is not a working gcc or clang"
+                               : "no c++, g++ or clang++ on PATH",
+            "install g++ and/or pass --host-compiler PATH"});
+    return;
+  }
+  std::optional<SupportedRange> range = supported_range(row.cuda, f.host->id);
+  fs::path host_config = f.cuda ? f.cuda->home / "include/crt/host_config.h" : fs::path();
+  if (!range && f.cuda && fs::exists(host_config))
+    if (auto max = max_major_from_host_config(read_file(host_config), f.host->id))
+      range = SupportedRange{0, *max, host_config.string()};
+  std::string what = "host compiler for CUDA " + row.cuda;
+  std::string found = f.host_cxx.string() + " (" + f.host->id + " " + f.host->version() + ")";
+  if (!range)
+    f.checks.push_back({true, what, found + "; no known range for CUDA " + row.cuda + ", nvcc will check", ""});
+  else if (auto msg = check_range(*f.host, *range, row.cuda); !msg.empty())
+    f.fail({false, what, found, msg});
+  else
+    f.checks.push_back(
+        {true, what, found + ", supported " + std::to_string(range->min_major) + "-" + std::to_string(range->max_major),
+         ""});
+}
+
+GnuResolver::Found GnuResolver::discover(const matrix::Row& row, bool provision,
+                                         const std::optional<TorchMinor>& stable_min_torch) {
+  Found f;
+  find_python(row, f);
+  find_cuda(row, provision, f);
+  try {
+    find_torch(row, provision, stable_min_torch, f);
+  } catch (const UsageError& e) {
+    f.fail({false, "torch " + row.torch, e.what(), "see above"});
+  } catch (const IoError& e) {
+    f.fail({false, "torch " + row.torch, e.what(), "check the cache directory " + opt_.cache_dir.string()});
+  }
+  if (f.torch && f.row_torch_cuda.empty()) {
+    f.row_torch_cuda = f.torch->cuda;
+    f.row_torch_check = "torch/version.py of " + f.torch->root.string();
+  }
+  if (f.torch) {
+    bool other_release = f.torch->public_version() != row.torch;
+    if (other_release)
+      f.checks.push_back({true, "torch " + row.torch + " for CUDA " + row.cuda, f.row_torch_check, ""});
+    f.checks.push_back({true,
+                        std::string(other_release ? "stable-ABI headers: " : "") + "torch " +
+                            f.torch->public_version() + " for CUDA " + row.cuda,
+                        f.torch->root.string() + " " + f.torch->version + ", cxx11 abi " +
+                            (f.torch->cxx11_abi ? "1" : "0") + " (" + f.torch->abi_source + "; " + f.torch->origin +
+                            ")",
+                        ""});
+  }
+  find_host_compiler(row, f);
+  return f;
+}
+
+RowToolchain GnuResolver::toolchain_of(Found& f) const {
+  RowToolchain t;
+  t.host = std::make_shared<GnuToolchain>(
+      GnuTools{f.cuda->nvcc, f.cuda->version.str(), f.host_cxx, {f.host->id, f.host->version()}});
+  t.nvcc_version = f.cuda->version.str();
+  t.cuda_include = f.cuda->home / "include";
+  t.cuda_lib = f.cuda->lib_dir();
+  t.torch = TorchHeaders{f.torch->root, f.torch->version, f.torch->cxx11_abi};
+  t.row_torch_cuda = f.row_torch_cuda;
+  t.python_include = f.python->include_dir;
+  t.python_version = f.python->version();
+  t.torch_importable = f.torch_python.has_value();
+  t.smoke_python = f.torch_python ? f.torch_python : f.python;
+  t.checks = std::move(f.checks);
+  return t;
+}
+
+RowToolchain GnuResolver::resolve(const matrix::Row& row, const std::optional<TorchMinor>& stable_min_torch) {
+  Found f = discover(row, opt_.provision, stable_min_torch);
+  if (!f.problems.empty()) {
+    std::string msg = "row " + row.id + ": the toolchain is incomplete:";
+    for (const auto& s : f.problems) msg += "\n  " + s;
+    throw UsageError(msg);
+  }
+  return toolchain_of(f);
+}
+
+std::vector<Check> GnuResolver::diagnose(const matrix::Row& row) {
+  try {
+    return discover(row, false, std::nullopt).checks;
+  } catch (const std::exception& e) {
+    return {Check{false, "toolchain", e.what(), "see the message"}};
+  }
+}
+
+}  // namespace sb::toolchain

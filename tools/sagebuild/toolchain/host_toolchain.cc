@@ -1,0 +1,19 @@
+#include "sagebuild/toolchain/host_toolchain.h"
+
+#include <regex>
+
+#include "sagebuild/common/error.h"
+
+namespace sb::toolchain {
+
+std::string PythonVersion::nodot() const { return std::to_string(major) + std::to_string(minor); }
+
+PythonVersion parse_python_version(const std::string& text, const std::string& what) {
+  static const std::regex re(R"((\d+)\.(\d+))");
+  std::smatch m;
+  if (!std::regex_match(text, m, re))
+    throw UsageError(what + ": Python version \"" + text + "\" is not <major>.<minor>, e.g. 3.12");
+  return PythonVersion{std::stoi(m[1].str()), std::stoi(m[2].str())};
+}
+
+}  // namespace sb::toolchain

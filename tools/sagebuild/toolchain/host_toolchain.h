@@ -1,0 +1,96 @@
+// The host toolchain behind one interface: the planner describes what to
+// compile and link (CompileJob, LinkJob) and asks the toolchain for the
+// command lines, the object and extension file names and the line ninja runs.
+// Two implementations: GnuToolchain (nvcc driving g++/clang++, the same
+// compiler for the binding and the link; Linux) and MsvcToolchain (nvcc
+// driving cl.exe, cl.exe, link.exe; Windows).  They only build text; running
+// it is run/'s job, so both are tested on any host.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sagebuild/wheel/tags.h"
+
+namespace sb::toolchain {
+
+enum class CxxStandard { cxx17, cxx20 };
+
+enum class SourceKind { cuda, cxx };
+
+struct CompileJob {
+  SourceKind kind = SourceKind::cxx;
+  std::filesystem::path source;
+  std::filesystem::path object;  // what the command writes (a temporary name)
+  CxxStandard standard = CxxStandard::cxx17;
+  std::vector<std::filesystem::path> include_dirs;         // the project's own headers
+  std::vector<std::filesystem::path> system_include_dirs;  // torch, CUDA, Python
+  std::vector<std::string> defines;                        // "NAME" or "NAME=VALUE"
+  std::vector<std::string> gencode;                        // cuda: "arch=compute_90a,code=sm_90a"
+  std::vector<std::string> device_flags;                   // cuda: nvcc's own flags (-O3, --use_fast_math, -Xptxas=...)
+  // Host compiler flags in GCC's spelling, as the manifest writes them
+  // ("-O2", "-fPIC"); each toolchain translates or refuses them.
+  std::vector<std::string> host_flags;
+  std::string flags_origin;  // where they were written, for the error message
+  // The torch build's libstdc++ ABI (_GLIBCXX_USE_CXX11_ABI), where the
+  // toolchain uses libstdc++.
+  std::optional<bool> cxx11_abi;
+  // Non-empty: __FILE__ in the object names the source relative to it, so
+  // the object does not depend on where the checkout is.
+  std::filesystem::path relative_to;
+};
+
+struct PythonVersion {
+  int major = 3, minor = 12;
+  std::string nodot() const;  // "312"
+};
+
+struct LinkJob {
+  std::vector<std::filesystem::path> objects;
+  std::filesystem::path output;  // what the command writes (a temporary name)
+  wheel::AbiMode abi = wheel::AbiMode::abi3;
+  PythonVersion python;                 // per-interpreter: the interpreter linked for
+  std::filesystem::path torch_lib_dir;  // <torch>/lib
+  std::vector<std::string> torch_libs;  // base names in link order ("torch_cpu", "torch_cuda")
+  std::filesystem::path cuda_lib_dir;   // where cudart's library is
+  // The CUDA runtime linked in statically (families.json "link": {"cudart":
+  // "static"}): the extension then needs no cudart DLL / .so of its own.
+  bool cudart_static = false;
+  std::filesystem::path python_lib_dir;  // Windows: <prefix>\libs (python3.lib); unused on Linux
+};
+
+// The host compiler as build_info.json records it.
+struct HostCompiler {
+  std::string id;       // "gcc", "clang", "msvc"
+  std::string version;  // "12.2.0", "14.44.35207"
+};
+
+class HostToolchain {
+ public:
+  virtual ~HostToolchain() = default;
+  // The wheel platform tag the outputs are for ("linux_x86_64", "win_amd64").
+  virtual std::string platform_tag() const = 0;
+  virtual HostCompiler host_compiler() const = 0;
+  // What an object depends on of the toolchain: the compilers, their
+  // versions and the options that change their output.  It enters every
+  // object key: "nvcc 13.0.88 / gcc 12.2.0".
+  virtual std::string identity() const = 0;
+  virtual std::string object_suffix() const = 0;  // ".o", ".obj"
+  // The extension module's file name: "_C" and the suffix the interpreter
+  // looks for.
+  virtual std::string extension_filename(wheel::AbiMode abi, const PythonVersion& python) const = 0;
+  // Throw UsageError for a host flag they cannot translate.
+  virtual std::vector<std::string> compile_command(const CompileJob& job) const = 0;
+  virtual std::vector<std::string> link_command(const LinkJob& job) const = 0;
+  // The line ninja runs for `argv`, which writes `temp`: argv, then the
+  // rename of temp to output, in the host's syntax.
+  virtual std::string run_then_move(const std::vector<std::string>& argv, const std::filesystem::path& temp,
+                                    const std::filesystem::path& output) const = 0;
+};
+
+// "3.12" -> {3, 12}; throws UsageError naming `what` otherwise.
+PythonVersion parse_python_version(const std::string& text, const std::string& what);
+
+}  // namespace sb::toolchain

@@ -1,0 +1,98 @@
+// A win_amd64 row's toolchain (resolver.h).
+//
+// On a Windows host: vswhere.exe (the newest complete Visual Studio with the
+// x64 C++ tools), then vcvars64.bat's environment, from which cl.exe and
+// link.exe are taken; per row the toolkit of the row's CUDA
+// (%CUDA_PATH_V12_8%, else %CUDA_PATH%; `nvcc --version` must agree) and the
+// build Python (windows_python.h) with the row's torch, its headers and import
+// libraries.  Everything runs through ProcessRunner, so it is tested with a
+// fake runner; nothing of it has run on a real Windows machine.
+//
+// Where a fact cannot be discovered (a dry run on another host, or a dry run
+// on a Windows host that lacks a piece) it is a labelled placeholder
+// ("<CUDA_PATH>", "<VCToolsInstallDir>", ...), never an invented path.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "sagebuild/run/win_env.h"
+#include "sagebuild/toolchain/resolver.h"
+
+namespace sb::toolchain {
+
+// What a Windows build needs to know of the machine (Windows path strings).
+struct WindowsToolchainFacts {
+  std::string cuda_path;      // %CUDA_PATH%
+  std::string nvcc;           // <CUDA_PATH>\bin\nvcc.exe
+  std::string nvcc_version;   // "12.8.93", or a placeholder
+  std::string cl;             // <VCToolsInstallDir>\bin\Hostx64\x64\cl.exe
+  std::string link;           // link.exe beside cl.exe
+  std::string msvc_version;   // %VCToolsVersion%, or a placeholder
+  std::string torch_root;     // <site-packages>\torch
+  std::string torch_version;  // the build Python's torch ("2.7.1+cu128"), or a placeholder
+  std::string torch_cuda;     // the CUDA it was built for ("12.8"), or a placeholder
+  std::string python;         // the build Python's executable
+  int python_major = 0, python_minor = 0;
+  std::string python_include;              // <python>\include
+  std::string python_lib_dir;              // <python>\libs (python3.lib, python312.lib)
+  std::map<std::string, std::string> env;  // what vcvars64 set (empty for placeholders)
+  bool placeholders = false;               // some facts are placeholders: plan only, never build
+};
+
+// Every fact a labelled placeholder.
+WindowsToolchainFacts placeholder_windows_facts();
+
+// vswhere.exe then vcvars64.bat (the runner runs them); cl.exe, link.exe and
+// %CUDA_PATH% from its environment.  Throws UsageError naming what is missing.
+WindowsToolchainFacts discover_windows_toolchain(ProcessRunner& runner, const std::string& program_files_x86,
+                                                 bool allow_prerelease_vs = false);
+
+// The row's facts on top of discover_windows_toolchain()'s: its CUDA
+// (`cuda_home`, else %CUDA_PATH_V<x>_<y>%, else %CUDA_PATH%; its
+// `nvcc --version` must say the row's version) and `python` with the row's
+// torch and the import libraries its binding links (stable_abi: the C shim's
+// only).  `runner` runs in vcvars64's environment.  Throws UsageError.
+WindowsToolchainFacts discover_windows_row(ProcessRunner& runner, WindowsToolchainFacts toolchain,
+                                           const matrix::Row& row, const std::string& python, bool stable_abi,
+                                           const std::optional<std::string>& cuda_home = std::nullopt);
+
+// vcvars64.bat's environment, as captured in `facts.env`.
+run::Environment windows_build_environment(const WindowsToolchainFacts& facts);
+
+// The host toolchain and facts of a row, from its Windows facts.
+RowToolchain msvc_row_toolchain(const WindowsToolchainFacts& facts, const matrix::Row& row,
+                                bool allow_unsupported_compiler);
+
+class MsvcResolver final : public RowResolver {
+ public:
+  // How a Windows host is searched: %ProgramFiles(x86)% (where vswhere.exe
+  // lives) and the runner for children in vcvars64's environment.
+  struct Host {
+    std::string program_files_x86;
+    std::function<std::unique_ptr<ProcessRunner>(run::Environment)> make_runner;
+  };
+  // `host` nullopt: this host is not Windows; every fact is a placeholder
+  // (dry runs only).
+  MsvcResolver(ProcessRunner& runner, ToolchainOptions options, std::optional<Host> host);
+  RowToolchain resolve(const matrix::Row& row, const std::optional<TorchMinor>& stable_min_torch) override;
+  std::vector<Check> diagnose(const matrix::Row& row) override;
+  ProcessRunner& build_runner() override { return vc_runner_ ? *vc_runner_ : runner_; }
+
+ private:
+  WindowsToolchainFacts facts_for(const matrix::Row& row, bool stable_abi, std::vector<Check>& checks);
+  void find_visual_studio();
+  std::optional<std::string> cuda_home() const;  // --cuda-home
+
+  ProcessRunner& runner_;
+  ToolchainOptions opt_;
+  std::optional<Host> host_;
+  std::optional<WindowsToolchainFacts> vs_;  // vswhere + vcvars64, once per build
+  std::string vs_problem_;                   // why vs_ is placeholders
+  std::unique_ptr<ProcessRunner> vc_runner_;
+};
+
+}  // namespace sb::toolchain

@@ -1,0 +1,236 @@
+#include "sagebuild/toolchain/provision.h"
+
+#include <algorithm>
+
+#include "sagebuild/common/error.h"
+#include "sagebuild/common/fs.h"
+#include "sagebuild/common/hash.h"
+#include "sagebuild/toolchain/cache.h"
+#include "sagebuild/toolchain/cuda.h"
+#include "sagebuild/toolchain/remote_wheel.h"
+#include "sagebuild/toolchain/wheel_unpack.h"
+
+namespace sb::toolchain {
+
+namespace fs = std::filesystem;
+using run::Command;
+using run::Result;
+
+std::vector<std::string> pip_platforms(const std::string& tag) {
+  if (tag == "linux_x86_64")
+    return {"manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_17_x86_64",
+            "manylinux2014_x86_64",  "manylinux_2_12_x86_64", "manylinux2010_x86_64"};
+  if (tag == "linux_aarch64")
+    return {"manylinux_2_28_aarch64", "manylinux_2_27_aarch64", "manylinux_2_17_aarch64", "manylinux2014_aarch64"};
+  throw UsageError("provisioning from PyPI is implemented for linux_x86_64 and linux_aarch64 rows, not " + tag +
+                   ": install CUDA and torch and pass --cuda-home and --python");
+}
+
+namespace {
+
+Result pip_download(ProcessRunner& runner, const PythonInfo& py, const matrix::Row& row, const fs::path& dest,
+                    const std::vector<std::string>& requirements, const std::string& python_version) {
+  std::vector<std::string> argv = {
+      py.executable.string(), "-m",           "pip",    "download",   "--no-deps", "--only-binary=:all:",
+      "--python-version",     python_version, "--dest", dest.string()};
+  for (const auto& p : pip_platforms(row.platform)) {
+    argv.push_back("--platform");
+    argv.push_back(p);
+  }
+  argv.insert(argv.end(), requirements.begin(), requirements.end());
+  Command c(argv);
+  c.env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1";
+  return runner.run(c);
+}
+
+std::vector<fs::path> wheels_in(const fs::path& dir) {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".whl") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+std::optional<fs::path> cached_torch(const fs::path& cache_dir, const matrix::Row& row) {
+  fs::path dir = cache_dir / "torch";
+  if (!fs::exists(dir)) return std::nullopt;
+  std::string prefix = row.torch + "-" + row.cuda_tag + "-";
+  for (const auto& e : fs::directory_iterator(dir)) {
+    std::string name = e.path().filename().string();
+    if (name.rfind(prefix, 0) == 0 && name.find(".tmp") == std::string::npos &&
+        name.find(".lock") == std::string::npos && fs::exists(e.path() / "torch/version.py"))
+      return e.path() / "torch";
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// The check every path shares: the wheel's own torch/version.py names the
+// row's release and CUDA.  Returns the CUDA; throws UsageError.
+std::string check_version_py(const std::string& vpy, const std::string& what, const matrix::Row& row) {
+  auto wver = parse_version_py(vpy, "__version__");
+  auto wcuda = parse_version_py(vpy, "cuda");
+  if (!wver || wver->substr(0, wver->find('+')) != row.torch)
+    throw UsageError(what + " is torch " + wver.value_or("?") + ", the row needs torch " + row.torch);
+  if (wcuda.value_or("") != row.cuda)
+    throw UsageError(what + " is torch " + *wver + " built for CUDA " + wcuda.value_or("none") + ", but row " + row.id +
+                     " needs CUDA " + row.cuda + "; fix: use the torch build for CUDA " + row.cuda +
+                     " (PyTorch's index https://download.pytorch.org/whl/" + row.cuda_tag + ") via --torch-wheel");
+  return *wcuda;
+}
+
+}  // namespace
+
+std::optional<TorchInstall> stable_abi_torch(const fs::path& cache_dir, const std::optional<PythonInfo>& python,
+                                             const std::string& cuda, const TorchMinor& min) {
+  auto serves = [&](const std::string& version, const std::string& its_cuda) {
+    auto v = parse_torch_minor(version);
+    return v && !(*v < min) && its_cuda == cuda;
+  };
+  if (python && python->torch && serves(python->torch->version, python->torch->cuda)) {
+    TorchInstall t = read_torch_dir(python->torch->dir);
+    t.origin = "python " + python->executable.string() + ", for the stable ABI";
+    return t;
+  }
+  fs::path dir = cache_dir / "torch";
+  if (!fs::exists(dir)) return std::nullopt;
+  std::vector<fs::path> entries;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    std::string name = e.path().filename().string();
+    if (name.find(".tmp") == std::string::npos && name.find(".lock") == std::string::npos &&
+        fs::exists(e.path() / "torch/version.py"))
+      entries.push_back(e.path());
+  }
+  std::sort(entries.begin(), entries.end());  // the same choice on every run
+  for (const auto& e : entries) {
+    TorchInstall t;
+    try {
+      t = read_torch_dir(e / "torch");
+    } catch (const UsageError&) {
+      continue;
+    }
+    if (!serves(t.version, t.cuda)) continue;
+    t.origin = "cache (" + e.filename().string() + "), for the stable ABI";
+    return t;
+  }
+  return std::nullopt;
+}
+
+std::string remote_torch_version_py(ProcessRunner& runner, const ToolchainOptions& opt, const matrix::Row& row) {
+  fs::path scratch = opt.cache_dir / "tmp" / ("probe-" + row.torch + "-" + row.cuda_tag);
+  std::string page = default_index_url() + "/torch/";
+  auto files = parse_simple_index_json(http_get(runner, page, "application/vnd.pypi.simple.v1+json", scratch), page);
+  std::vector<std::string> tags;  // newest Python first, as provision_torch downloads
+  for (auto it = row.pythons.rbegin(); it != row.pythons.rend(); ++it) {
+    std::string t = "cp";
+    for (char ch : *it)
+      if (ch != '.') t += ch;
+    tags.push_back(t);
+  }
+  auto wheel = pick_wheel(files, "torch", row.torch, tags, pip_platforms(row.platform));
+  if (!wheel) throw IoError(page + " lists no torch " + row.torch + " wheel for " + row.platform);
+  if (wheel->size == 0) throw RangeNotSupported(page + " does not give the size of " + wheel->filename);
+  RangeSource src(wheel->size, http_range_fetch(runner, wheel->url, scratch));
+  std::string vpy = read_zip_member(src, "torch/version.py");
+  std::error_code ec;
+  fs::remove_all(scratch, ec);
+  check_version_py(vpy, wheel->url, row);
+  return vpy;
+}
+
+TorchInstall provision_torch(ProcessRunner& runner, const ToolchainOptions& opt, const PythonInfo& py,
+                             const matrix::Row& row) {
+  fs::path wheel;
+  // A local wheel the user pointed at, when it is this release.
+  for (const auto& w : opt.torch_wheels) {
+    std::string name = w.filename().string();
+    if (name.rfind("torch-" + row.torch + "-", 0) == 0 || name.rfind("torch-" + row.torch + "+", 0) == 0) {
+      wheel = w;
+      break;
+    }
+  }
+  fs::path downloads = opt.cache_dir / "downloads" / ("torch-" + row.torch);
+  if (wheel.empty()) {
+    fs::create_directories(downloads);
+    FileLock lock(downloads.string() + ".lock");
+    auto have = wheels_in(downloads);
+    if (have.empty()) {
+      // The headers and libraries are the same for every CPython tag: take
+      // the newest Python the row serves.
+      std::string pyver = row.pythons.empty() ? row.build_python : row.pythons.back();
+      Result r = pip_download(runner, py, row, downloads, {"torch==" + row.torch}, pyver);
+      if (!r.ok())
+        throw UsageError("cannot download torch " + row.torch + " for " + row.platform + " (pip exit " +
+                         std::to_string(r.exit_code) +
+                         "): " + r.err.substr(r.err.size() > 600 ? r.err.size() - 600 : 0) +
+                         "\n  fix: pass --python with a Python that has torch " + row.torch +
+                         ", or --torch-wheel FILE with the wheel");
+      have = wheels_in(downloads);
+    }
+    if (have.empty()) throw UsageError("pip reported success but left no torch wheel in " + downloads.string());
+    wheel = have.front();
+  }
+  std::string sha = hex(sha256_file(wheel)).substr(0, 16);
+  fs::path entry = opt.cache_dir / "torch" / (row.torch + "-" + row.cuda_tag + "-" + sha);
+  // Check the wheel is the build the row needs before unpacking 4 GB of it.
+  check_version_py(read_wheel_member(wheel, "torch/version.py"), wheel.string(), row);
+  fs::create_directories(entry.parent_path());
+  fill_once(entry, [&](const fs::path& tmp) {
+    unpack_wheel(wheel, tmp,
+                 {{"torch/include/", ""}, {"torch/lib/", ""}, {"torch/share/cmake/", ""}, {"torch/version.py", ""}});
+  });
+  TorchInstall t = read_torch_dir(entry / "torch");
+  t.origin = "cache, from " + wheel.filename().string();
+  return t;
+}
+
+fs::path provision_cuda(ProcessRunner& runner, const ToolchainOptions& opt, const PythonInfo& py,
+                        const std::string& cuda) {
+  fs::path entry = opt.cache_dir / "cuda" / cuda;
+  fs::create_directories(entry.parent_path());
+  fill_once(entry, [&](const fs::path& tmp) {
+    fs::path dl = tmp / ".downloads";
+    fs::create_directories(dl);
+    std::vector<std::string> reqs;
+    for (const auto& n : cuda_wheel_names(cuda)) reqs.push_back(n + "==" + cuda + ".*");
+    matrix::Row linux_row;
+    linux_row.platform = "linux_x86_64";
+    Result r = pip_download(runner, py, linux_row, dl, reqs, "3.12");
+    if (!r.ok())
+      throw UsageError("cannot download CUDA " + cuda + " from PyPI (pip exit " + std::to_string(r.exit_code) +
+                       "): " + r.err.substr(r.err.size() > 600 ? r.err.size() - 600 : 0) + "\n  fix: install CUDA " +
+                       cuda + " and pass --cuda-home DIR");
+    std::string major = cuda.substr(0, cuda.find('.'));
+    for (const auto& w : wheels_in(dl)) {
+      // CUDA 13 wheels put everything under nvidia/cu13/; CUDA 12 ones under
+      // nvidia/<component>/ (cuda_nvcc, cuda_runtime, ...): merge them all.
+      if (major == "13") {
+        unpack_wheel(w, tmp, {{"nvidia/cu13/", "nvidia/cu13/"}});
+      } else {
+        for (const char* comp : {"cuda_nvcc", "cuda_runtime", "cuda_cccl", "nvvm"})
+          unpack_wheel(w, tmp, {{std::string("nvidia/") + comp + "/", std::string("nvidia/") + comp + "/"}});
+      }
+    }
+    fs::remove_all(dl);
+    // nvcc.profile looks in $(TOP)/targets/<triple>/{include,lib}; wheels
+    // cannot carry the symlinks a toolkit install has, so make them.
+    fs::create_directories(tmp / "targets/x86_64-linux");
+    if (!fs::exists(tmp / "lib") && fs::exists(tmp / "lib64")) fs::create_directory_symlink("lib64", tmp / "lib");
+    fs::create_directory_symlink("../../include", tmp / "targets/x86_64-linux/include");
+    fs::create_directory_symlink("../../lib", tmp / "targets/x86_64-linux/lib");
+    if (!fs::exists(tmp / "lib64")) fs::create_directory_symlink("lib", tmp / "lib64");
+    for (const auto& e : fs::directory_iterator(tmp / "lib")) {
+      std::string n = e.path().filename().string();
+      if (n.rfind("libcudart.so.", 0) == 0 && !fs::exists(tmp / "lib/libcudart.so"))
+        fs::create_symlink(n, tmp / "lib/libcudart.so");
+    }
+    if (!fs::exists(tmp / "bin/nvcc"))
+      throw UsageError("the CUDA " + cuda + " wheels from PyPI did not contain bin/nvcc");
+  });
+  return entry;
+}
+
+}  // namespace sb::toolchain

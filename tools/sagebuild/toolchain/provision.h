@@ -1,0 +1,44 @@
+// What `sagebuild build` downloads when the machine lacks it, into the cache
+// (cache.h): the row's torch wheel (headers and libraries, unpacked) and a
+// CUDA 13 home assembled from NVIDIA's wheels on PyPI; and the facts read from
+// the index without downloading (torch/version.py by HTTP ranges).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sagebuild/matrix/matrix.h"
+#include "sagebuild/toolchain/python_env.h"
+#include "sagebuild/toolchain/resolver.h"
+#include "sagebuild/toolchain/torch.h"
+
+namespace sb::toolchain {
+
+// The torch wheel's unpacked tree in the cache: <cache>/torch/<version>-cu<XY>-<sha16>/torch.
+// Downloads with `<python> -m pip download` unless a --torch-wheel matches.
+TorchInstall provision_torch(ProcessRunner& runner, const ToolchainOptions& opt, const PythonInfo& pip_python,
+                             const matrix::Row& row);
+// An already provisioned torch for the row, if any.
+std::optional<std::filesystem::path> cached_torch(const std::filesystem::path& cache_dir, const matrix::Row& row);
+
+// Any torch in the cache or `python`'s, of a release >= `min` built for
+// `cuda`: the headers and libraries a stable-ABI binding can compile against.
+std::optional<TorchInstall> stable_abi_torch(const std::filesystem::path& cache_dir,
+                                             const std::optional<PythonInfo>& python, const std::string& cuda,
+                                             const TorchMinor& min);
+
+// torch/version.py of the row's torch wheel on the index, read with range
+// requests; throws IoError (RangeNotSupported; no network; not on the index)
+// when it cannot tell, UsageError when the wheel is not the row's CUDA build.
+std::string remote_torch_version_py(ProcessRunner& runner, const ToolchainOptions& opt, const matrix::Row& row);
+
+// <cache>/cuda/<X.Y>: NVIDIA's wheels unpacked into a CUDA home nvcc accepts.
+std::filesystem::path provision_cuda(ProcessRunner& runner, const ToolchainOptions& opt, const PythonInfo& pip_python,
+                                     const std::string& cuda);
+
+// The manylinux platform tags pip may pick a wheel for, for a row's platform tag.
+std::vector<std::string> pip_platforms(const std::string& platform_tag);
+
+}  // namespace sb::toolchain

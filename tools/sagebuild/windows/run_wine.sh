@@ -1,0 +1,122 @@
+#!/bin/sh
+# Runs the Windows build (build.sh) under wine, in a wine prefix of its own:
+#   run_wine.sh WINE OUT suite NAME            the unit's Catch2 suite, sb_NAME_tests.exe
+#   run_wine.sh WINE OUT matrix LINUX_SAGEBUILD SOURCE_DIR
+#        `matrix` of every profile, each format: byte for byte what Linux's says
+#   run_wine.sh WINE OUT verify LINUX_SAGEBUILD CORPUS_DIR
+#        `verify --json` of every corpus wheel: the same verdicts and findings
+#   run_wine.sh WINE OUT plan SOURCE_DIR
+#        the win_amd64 row's plan (--dry-run) on a "Windows host" without
+#        Visual Studio or CUDA: discovery fails by name, the plan prints
+# Exit 77 (skipped) with the reason when wine cannot run a Windows program here.
+set -u
+wine=$1
+out=$2
+mode=$3
+shift 3
+exe_dir=$out/sagebuild/tools/sagebuild
+if [ -z "$wine" ] || [ ! -x "$wine" ]; then
+  echo "skipped: no wine (Debian: apt-get install wine64, then re-run cmake)"
+  exit 77
+fi
+export WINEPREFIX="$out/wineprefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+# The first run creates the prefix.  The child alone: if this fails, wine
+# itself cannot run a 64-bit Windows program here.
+if ! probe=$("$wine" "$exe_dir/run/sb_win_child.exe" exit 0 2>&1); then
+  echo "skipped: $wine cannot run a 64-bit Windows program here:"
+  echo "$probe" | tail -5
+  exit 77
+fi
+sagebuild_exe=$exe_dir/cli/sagebuild.exe
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# sagebuild.exe ARGS... > FILE (CRs dropped), its exit status in $rc.  Wine
+# itself now and then faults while a process exits under load (a null read
+# inside wine, "wine: Unhandled page fault", not reproducible with the same
+# input); such a run is repeated once, and the log says so.
+sagebuild_to() {
+  file=$1
+  shift
+  "$wine" "$sagebuild_exe" "$@" >"$file.crlf" 2>&1
+  rc=$?
+  if grep -q "^wine: Unhandled" "$file.crlf"; then
+    echo "note: wine faulted running sagebuild.exe $*; run again"
+    "$wine" "$sagebuild_exe" "$@" >"$file.crlf" 2>&1
+    rc=$?
+  fi
+  tr -d '\r' <"$file.crlf" >"$file"
+}
+
+case "$mode" in
+suite)
+  # Test cases tagged [posix] drive the Linux host's tools (cc, sh scripts on
+  # a POSIX PATH) or POSIX file semantics (exec bits, unprivileged symlinks).
+  exec "$wine" "$exe_dir/$1/sb_$1_tests.exe" "~[posix]"
+  ;;
+matrix)
+  linux=$1
+  cd "$2" || exit 1
+  rc=0
+  # An unknown profile's error lists the valid ones.
+  profiles=$("$linux" matrix --profile __none__ 2>&1 | sed -n 's/.*valid profiles: //p' | tr -d ',')
+  for profile in $profiles; do
+    for format in table json github; do
+      "$linux" matrix --profile "$profile" --format "$format" >"$tmp/linux" 2>&1
+      sagebuild_to "$tmp/windows" matrix --profile "$profile" --format "$format"
+      if ! cmp -s "$tmp/linux" "$tmp/windows"; then
+        echo "matrix --profile $profile --format $format differs:"
+        diff "$tmp/linux" "$tmp/windows" | head -20
+        rc=1
+      fi
+      n=$((${n:-0} + 1))
+    done
+  done
+  [ "${n:-0}" -gt 0 ] || { echo "no profiles listed"; exit 1; }
+  echo "matrix: $n outputs compared, $([ $rc = 0 ] && echo all equal || echo some differ)"
+  exit $rc
+  ;;
+verify)
+  linux=$1
+  corpus=$2
+  if [ ! -d "$corpus" ]; then
+    echo "skipped: no wheel corpus at $corpus (../shared beside the checkout)"
+    exit 77
+  fi
+  cd "$corpus" || exit 1
+  wheels=$(find . -name '*.whl' | sort)
+  n=0
+  differ=0
+  for w in $wheels; do
+    "$linux" verify --json "$w" >"$tmp/linux" 2>&1
+    lrc=$?
+    sagebuild_to "$tmp/windows" verify --json "$w"
+    wrc=$rc
+    n=$((n + 1))
+    if [ $lrc != $wrc ] || ! cmp -s "$tmp/linux" "$tmp/windows"; then
+      echo "$w: Linux exit $lrc, Windows exit $wrc"
+      diff "$tmp/linux" "$tmp/windows" | head -10
+      differ=$((differ + 1))
+    fi
+  done
+  echo "verify: $n corpus wheels, $((n - differ)) with the same verdict and findings on Windows as on Linux"
+  [ $n -gt 0 ] && [ $differ = 0 ]
+  exit $?
+  ;;
+plan)
+  cd "$1" || exit 1
+  row=sageattention-2.2.0-torch2.7.1-cu128-abi3-win_amd64
+  sagebuild_to "$tmp/plan.txt" --dry-run --row "$row" --cache-dir "$tmp/cache"
+  cat "$tmp/plan.txt"
+  [ $rc = 0 ] || { echo "the dry run exited $rc"; exit 1; }
+  for want in "vswhere.exe" 'cmd.exe /d /s /c ""<CUDA_PATH>\bin\nvcc.exe" -c ' '\cl.exe" /nologo /c ' \
+    '\link.exe" /nologo /DLL ' 'cudart_static.lib' 'python3.lib' '&& move /y ' "$row: stage, pack"; do
+    grep -qF -- "$want" "$tmp/plan.txt" || { echo "the plan lacks: $want"; exit 1; }
+  done
+  echo "the win_amd64 row planned under wine"
+  ;;
+*)
+  echo "run_wine.sh: unknown mode $mode"
+  exit 2
+  ;;
+esac
