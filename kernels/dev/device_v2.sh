@@ -2,7 +2,7 @@
 # One device call for the sm90 v2 kernel: smoke-check every carried variant
 # (.devcarry/v_*), the GPU tests with the dev build (python/), the side-by-side
 # benchmark against upstream (anchor/) and SDPA, quick variant benchmarks, memcheck.
-#   kernels/dev/device_v2.sh [smoke] [tests] [compare] [variants] [sanitize]
+#   kernels/dev/device_v2.sh [smoke] [tests] [compare] [variants] [profile] [ncu] [stalls] [hotspots] [sanitize]
 set -o pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/sa_out}; mkdir -p "$OUT"
@@ -26,7 +26,7 @@ for step in "$@"; do
         | tee "$OUT/compare.log" | grep -v "^  "
       summary+=("compare done");;
     variants)
-      for v in python .devcarry/v_*; do
+      for v in ${SA_VARIANTS:-python .devcarry/v_*}; do
         echo "== $v" | tee -a "$OUT/variants.log"
         PYTHONPATH=$PWD/$v timeout 90 python3 bench/compare.py --tables d128,causal,d64 --seqs ${SA_VARIANT_SEQS:-2048,8192,32768} 2>&1 \
           | grep -E "^\| (ours|cudnn) " | tee -a "$OUT/variants.log"
@@ -51,6 +51,15 @@ for step in "$@"; do
           --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio,gpu__time_duration.sum" \
           python3 kernels/dev/ncu_one.py $shape > "$f" 2>&1
         echo "== stalls $shape"; grep -E "stalled|duration" "$f" | awk '$NF+0 > 0.05' | sort -k3 -g -r | head -14
+      done;;
+    hotspots)  # where the attention kernel's warps stall, per SASS instruction (ncu's source page as CSV)
+      for shape in ${SA_NCU_SHAPES:-"fp8 128 4096 0"}; do
+        f="$OUT/hot_$(echo $shape | tr ' ' _)"
+        PYTHONPATH=$PWD/${SA_HOT_PKG:-python} timeout 200 ncu --kernel-name regex:attn_sm90_kernel --launch-skip 2 --launch-count 1 \
+          --section SourceCounters --section WarpStateStats --import-source no -f -o "$f" python3 kernels/dev/ncu_one.py $shape > "$f.log" 2>&1
+        timeout 120 ncu -i "$f.ncu-rep" --page source --csv --print-source sass > "$f.csv" 2> "$f.err"
+        echo "== hotspots $shape: $(wc -l < "$f.csv") SASS lines"; head -c 600 "$f.csv"; echo
+        summary+=("hotspots $shape rc=$?")
       done;;
     sanitize)
       PYTHONPATH=$PWD/python timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 python3 kernels/dev/sanitize_small.py > "$OUT/memcheck.log" 2>&1; rc1=$?
