@@ -30,6 +30,11 @@
 #ifndef SA90_EPI_VEC
 #define SA90_EPI_VEC 1  // 16-byte output stores (quad transpose) where the output's alignment allows
 #endif
+#ifndef SA90_FOLD_EARLY
+// fp8 path, causal: fold the previous P.V into O between this tile's row maxima
+// and its exponentials (measured: causal +2-3 %, non-causal -5 %, d64 -13 %).
+#define SA90_FOLD_EARLY 1
+#endif
 #ifndef SA90_CONSUMER_REGS
 #define SA90_CONSUMER_REGS 240
 #endif

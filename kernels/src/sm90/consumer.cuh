@@ -58,6 +58,11 @@ struct Consumer {
   // Scores of stage s (complete) -> P in `frag`, the rows' rescale factor in corr.
   __device__ __forceinline__ void softmax(Softmax& sm, Frag& frag, const int32_t (&s_int)[kBN / 2], int s, int t,
                                           float qs, int wrow0, int kv_len, float (&corr)[2]) const {
+    softmax(sm, frag, s_int, s, t, qs, wrow0, kv_len, corr, [] {});
+  }
+  template <typename Between>
+  __device__ __forceinline__ void softmax(Softmax& sm, Frag& frag, const int32_t (&s_int)[kBN / 2], int s, int t,
+                                          float qs, int wrow0, int kv_len, float (&corr)[2], Between&& between) const {
     float c[kSub];
     k_scales(s, qs, c);
     float sf[kBN / 2];
@@ -66,9 +71,9 @@ struct Consumer {
     const int key0 = t * kBN;
     const bool mask = (key0 + kBN > kv_len) || (CAUSAL && key0 + kBN - 1 > wrow0);
     if (mask)
-      sm.template step<true, CAUSAL>(sf, c, key0, kv_len, wrow0 + g, tig, corr);
+      sm.template step<true, CAUSAL>(sf, c, key0, kv_len, wrow0 + g, tig, corr, between);
     else
-      sm.template step<false, CAUSAL>(sf, c, key0, kv_len, wrow0 + g, tig, corr);
+      sm.template step<false, CAUSAL>(sf, c, key0, kv_len, wrow0 + g, tig, corr, between);
     frag.pack(sf);
   }
 
@@ -242,16 +247,24 @@ struct Consumer {
       if (t == n_tiles - 1) ptx::mbarrier_arrive(q_empty);
       float corr_t[2];
       Frag next;
-      softmax(sm, next, s_int, s, t, qs, wrow0, kv_len, corr_t);
-      ptx::wgmma_wait<0>();
-      ptx::pin_registers(frag.a);  // P_{t-1} stays in its registers until its P.V is done
-      if constexpr (PV_FP8) {
-        ptx::pin_registers(acc);
-        fold(o, sm, acc, corr);
+      // The P.V of tile t-1 done: P_{t-1} may leave its registers, acc joins O, the stage is free.
+      auto finish_pv = [&] {
+        ptx::wgmma_wait<0>();
+        ptx::pin_registers(frag.a);  // P_{t-1} stays in its registers until its P.V is done
+        if constexpr (PV_FP8) {
+          ptx::pin_registers(acc);
+          fold(o, sm, acc, corr);
+        } else {
+          ptx::pin_registers(o);
+        }
+        ptx::mbarrier_arrive(ring.empty(sp));
+      };
+      if constexpr (PV_FP8 && CAUSAL && SA90_FOLD_EARLY) {
+        softmax(sm, next, s_int, s, t, qs, wrow0, kv_len, corr_t, finish_pv);
       } else {
-        ptx::pin_registers(o);
+        softmax(sm, next, s_int, s, t, qs, wrow0, kv_len, corr_t);
+        finish_pv();
       }
-      ptx::mbarrier_arrive(ring.empty(sp));
       frag = next;
       corr[0] = corr_t[0];
       corr[1] = corr_t[1];

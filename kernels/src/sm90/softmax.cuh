@@ -28,9 +28,11 @@ struct OnlineSoftmax {
   // turned into P in place.  c: dequantization factor per 64-key group.
   // corr: the factor by which the rows' earlier O and l must be scaled.  With
   // ROWSUM_MMA the row sums come from the P.V MMA: l is updated when it is folded.
-  template <bool MASK, bool CAUSAL>
+  // `between` runs after the row maxima and before the exponentials: work that
+  // does not depend on this tile's P placed there can interleave with the MUFU ops.
+  template <bool MASK, bool CAUSAL, typename Between>
   __device__ __forceinline__ void step(float (&s)[kBN / 2], const float (&c)[kSub], int key0, int kv_len, int row0,
-                                       int tig, float (&corr)[2]) {
+                                       int tig, float (&corr)[2], Between&& between) {
     if constexpr (MASK) {
 #pragma unroll
       for (int j = 0; j < NJ; ++j)
@@ -66,6 +68,7 @@ struct OnlineSoftmax {
       m[r] = mnew;
       sh[r] = PV_FP8 ? mu - cfg::kLog2Fp8Max : mu;
     }
+    between();
     float rs0 = 0.f, rs1 = 0.f;
 #pragma unroll
     for (int j = 0; j < NJ; ++j) {
