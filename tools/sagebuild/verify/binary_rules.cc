@@ -89,27 +89,6 @@ std::optional<wheel::TorchBinding> torch_binding(const BinaryFacts& b) {
   return std::nullopt;
 }
 
-// Iterative, backtracking only to the last '*': O(pattern x name) and no
-// recursion (the name comes from the library, up to 64 KiB).
-bool glob_match(std::string_view p, std::string_view s) {
-  std::size_t pi = 0, si = 0, star = std::string_view::npos, resume = 0;
-  while (si < s.size()) {
-    if (pi < p.size() && p[pi] == '*') {
-      star = pi++;
-      resume = si;
-    } else if (pi < p.size() && p[pi] == s[si]) {
-      ++pi, ++si;
-    } else if (star != std::string_view::npos) {
-      pi = star + 1;
-      si = ++resume;
-    } else {
-      return false;
-    }
-  }
-  while (pi < p.size() && p[pi] == '*') ++pi;
-  return pi == p.size();
-}
-
 std::string outer_namespace(std::string_view m) {
   if (!starts_with(m, "_Z")) return {};
   m.remove_prefix(2);
