@@ -43,7 +43,7 @@ TEST_CASE("an unknown key lists the allowed keys and the closest one") {
   SECTION("in a package") {
     auto message = load_error("key.yaml", replace_line(17, "    abbi: abi3"), &file);
     CHECK(message == expect(file, "17:5: error: unknown key 'abbi' in package 'sageattention' "
-                                  "(did you mean 'abi'?); allowed keys: version, kernels, abi, "
+                                  "(did you mean 'abi'?); allowed keys: version, source, project, kernels, abi, "
                                   "naming, archs, optional_archs, min_python, min_torch, "
                                   "min_cuda, platforms, stable_abi"));
   }
