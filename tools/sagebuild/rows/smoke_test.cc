@@ -16,6 +16,48 @@ fs::path venv_python(const fs::path& venv) {
   return fs::exists(windows) ? windows : venv / "bin" / "python";
 }
 
+// A Python string literal; names are identifiers and file names, but the
+// quotes and backslashes are escaped all the same.
+std::string py_str(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\\' || c == '\'') out += '\\';
+    out += c;
+  }
+  return out + "'";
+}
+
+std::string py_list(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (const auto& i : items) out += py_str(i) + ", ";
+  return out + "]";
+}
+
+std::vector<std::string> installed_files(const SmokeRequest& req) {
+  std::vector<std::string> files = {req.package + "/__init__.py", req.package + "/build_info.json"};
+  for (const auto& m : req.modules) files.push_back(m.archive_name);
+  return files;
+}
+
+// Imports the package, then each module (importing ours registers its ops),
+// and checks what each promises; prints the number of ops registered.
+std::string import_script(const SmokeRequest& req) {
+  std::string code = "import importlib, torch\nimportlib.import_module(" + py_str(req.package) + ")\nn = 0\n";
+  for (const auto& m : req.modules) {
+    code += "mod = importlib.import_module(" + py_str(m.module) + ")\n";
+    code += "missing = [a for a in " + py_list(m.exports) + " if not hasattr(mod, a)]\n";
+    code += "assert not missing, " + py_str(m.module + " lacks ") + " + ', '.join(missing)\n";
+    if (!m.ops_namespace.empty()) {
+      std::string ns = py_str(m.ops_namespace + "::");
+      code += "ops = [o for o in torch._C._dispatch_get_all_op_names() if o.startswith(" + ns + ")]\n";
+      code += "assert ops, 'no ' + " + ns + " + '* ops registered'\n";
+      code += "assert hasattr(getattr(torch.ops, " + py_str(m.ops_namespace) + "), ops[0].split('::')[1])\n";
+      code += "n += len(ops)\n";
+    }
+  }
+  return code + "print(n)\n";
+}
+
 }  // namespace
 
 SmokeResult smoke_test(run::ProcessRunner& runner, const SmokeRequest& req) {
@@ -54,44 +96,24 @@ SmokeResult smoke_test(run::ProcessRunner& runner, const SmokeRequest& req) {
     return res;
   }
   if (req.torch_importable) {
-    // Importing the package loads the extension, whose import registers the ops.
-    std::string code =
-        "import importlib, torch\n"
-        "pkg = importlib.import_module('" +
-        req.package +
-        "')\n"
-        "importlib.import_module('" +
-        req.package +
-        "._C')\n"
-        "ops = [n for n in torch._C._dispatch_get_all_op_names() if n.startswith('" +
-        req.package +
-        "::')]\n"
-        "assert ops, 'no " +
-        req.package +
-        "::* ops registered'\n"
-        "assert hasattr(torch.ops." +
-        req.package +
-        ", ops[0].split('::')[1])\n"
-        "print(len(ops))\n";
-    r = runner.run(run::Command({py.string(), "-c", code}));
+    r = runner.run(run::Command({py.string(), "-c", import_script(req)}));
     if (!r.ok()) {
       res.message = "import failed: " + tail(r.err);
       return res;
     }
     res.ok = res.imported = true;
+    res.message = "imported " + std::to_string(req.modules.size()) + " module(s)";
     std::string n = r.out.substr(0, r.out.find('\n'));
-    res.message = "imported, " + n + " ops registered";
+    if (n != "0") res.message += ", " + n + " ops registered";
     return res;
   }
   // No torch here: check what pip installed instead of importing.
   std::string code =
       "import os, sysconfig\n"
-      "d = os.path.join(sysconfig.get_paths()['platlib'], '" +
-      req.package +
-      "')\n"
-      "for f in ('__init__.py', '" +
-      req.extension_name +
-      "', 'build_info.json'):\n"
+      "d = sysconfig.get_paths()['platlib']\n"
+      "for f in " +
+      py_list(installed_files(req)) +
+      ":\n"
       "    assert os.path.isfile(os.path.join(d, f)), 'not installed: ' + f\n";
   r = runner.run(run::Command({py.string(), "-c", code}));
   if (!r.ok()) {

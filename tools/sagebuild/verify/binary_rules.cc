@@ -200,13 +200,30 @@ void check_exact_targets(const CudaCode& code, const std::string& family, const 
 
 }  // namespace
 
+namespace {
+
+// "sageattention/_fused.cpython-312-x86_64-linux-gnu.so" -> "_fused".
+std::string module_stem(const std::string& member) {
+  std::string leaf = member.substr(member.find_last_of('/') + 1);
+  return leaf.substr(0, leaf.find('.'));
+}
+
+}  // namespace
+
 void check_cuda_coverage(const CudaCode& code, const distinfo::BuildInfo& b, const std::string& member,
                          Findings& out) {
+  // A wheel of several extension modules (upstream's trees) names each
+  // module's kernels as a family of the module's name: a module answers for
+  // its own family only.  A family-per-kernel wheel (ours: one _C) answers
+  // for all of them in its one module.
+  std::string stem = module_stem(member);
+  bool per_module = b.kernel_families.count(stem) > 0;
   for (const auto& arch_text : b.archs) {
     int arch = distinfo::arch_number(arch_text);
     bool ptx_below = std::any_of(code.ptx.begin(), code.ptx.end(), [&](int p) { return p <= arch; });
     auto sass = code.sass_kernels.find(arch);
     for (const auto& [family, k] : b.kernel_families) {
+      if (per_module && family != stem) continue;
       if (!k.archs.empty()) {
         check_exact_targets(code, family, k, arch, arch_text, member, out);
         continue;
