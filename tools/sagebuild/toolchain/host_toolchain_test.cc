@@ -134,6 +134,13 @@ TEST_CASE("GNU: the link, libstdc++ first, torch's libraries as needed, no libpy
                                         "-l:libcudart_static.a", "-ldl", "-lrt", "-lpthread"});
   CHECK(gnu().extension_filename("_C", AbiMode::abi3, {3, 9}) == "_C.abi3.so");
   CHECK(gnu().extension_filename("_C", AbiMode::per_interpreter, {3, 12}) == "_C.cpython-312-x86_64-linux-gnu.so");
+  CHECK(gnu().extension_filename("_fused", AbiMode::per_interpreter, {3, 12}) ==
+        "_fused.cpython-312-x86_64-linux-gnu.so");
+  // Further libraries (upstream's -lcuda) come last, with their directories.
+  job.libraries = {"cuda"};
+  job.library_dirs = {"/cuda/lib64/stubs"};
+  auto argv = gnu().link_command(job);
+  CHECK(Argv(argv.end() - 2, argv.end()) == Argv{"-L/cuda/lib64/stubs", "-lcuda"});
   CHECK(gnu().platform_tag() == "linux_x86_64");
   CHECK(gnu().identity() == "nvcc 13.0.88 / gcc 12.2.0");
 }
