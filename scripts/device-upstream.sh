@@ -31,6 +31,8 @@ if [ "${1:-}" = "--pack" ]; then
   [ -x "$sb" ] || { echo "no $sb: build sagebuild first (scripts/build-sagebuild.sh)" >&2; exit 2; }
   rm -rf .devcarry/lib && mkdir -p .devcarry/lib
   cp "$sb" .devcarry/sagebuild
+  # ninja too, for a machine without one on PATH (used only then).
+  mkdir -p .devcarry/bin && cp -L "$(command -v ninja)" .devcarry/bin/ninja
   # Everything it links but glibc itself, which the GPU machine has.
   ldd "$sb" | awk '$3 ~ /^\// {print $3}' | grep -Ev '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*)\.so' |
     xargs -r -I{} cp -L {} .devcarry/lib/
@@ -55,6 +57,13 @@ done
 "$PYTHON" -c 'import sys, torch; print("python", sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda)'
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 say "machine: $(nproc) cores; row $ROW, archs $ARCHS"
+
+# No network there: the toolkit must be found, not provisioned.
+if [ -z "${CUDA_HOME:-}" ] && ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export CUDA_HOME=/usr/local/cuda
+fi
+command -v ninja >/dev/null || export PATH="$PATH:$REPO/.devcarry/bin"
+say "tools: nvcc $(${CUDA_HOME:+$CUDA_HOME/bin/}nvcc --version 2>/dev/null | grep -o 'release [0-9.]*' || echo 'not found'), ninja $(ninja --version 2>/dev/null || echo 'not found')"
 
 echo "== 1. sagebuild builds anchor/src"
 rm -rf "$SB_CACHE/work" "$OUT/dist"
