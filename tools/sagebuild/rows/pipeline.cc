@@ -57,9 +57,11 @@ void smoke(const plan::RowInput& in, const plan::RowGraph& rg, const fs::path& w
   SmokeRequest sr{wheel, in.spec.package, {}, in.row.torch, *tc.smoke_python, tc.torch_importable, row_dir / "smoke"};
   for (std::size_t i = 0; i < rg.extensions.size(); ++i) {
     const auto& spec = in.spec.extensions[i];
+    bool driver = std::find(spec.libraries.begin(), spec.libraries.end(), "cuda") != spec.libraries.end();
     sr.modules.push_back({spec.module, staged_module(spec.module, rg.extensions[i].filename, {}).archive_name,
-                          spec.ops_namespace, spec.exports});
+                          spec.ops_namespace, spec.exports, driver});
   }
+  sr.cuda_stubs = tc.cuda_stubs;
   fs::create_directories(sr.scratch);
   SmokeResult r = smoke_test(runner, sr);
   res.smoke = r.message;

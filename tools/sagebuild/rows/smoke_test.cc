@@ -1,5 +1,8 @@
 #include "sagebuild/rows/smoke_test.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 #include "sagebuild/common/fs.h"
 
 namespace sb::rows {
@@ -58,6 +61,31 @@ std::string import_script(const SmokeRequest& req) {
   return code + "print(n)\n";
 }
 
+// Where a module links the driver and this machine has none, points the
+// import at CUDA's stub as libcuda.so.1 (see SmokeRequest::cuda_stubs) and
+// says so in `note`.  False (with the reason in `note`) when it cannot.
+bool stub_driver_if_absent(run::ProcessRunner& runner, const SmokeRequest& req, const fs::path& py,
+                           run::Command& import, std::string& note) {
+  bool needs = std::any_of(req.modules.begin(), req.modules.end(), [](const SmokeModule& m) { return m.needs_driver; });
+  if (!needs) return true;
+  run::Result probe = runner.run(run::Command({py.string(), "-c", "import ctypes; ctypes.CDLL('libcuda.so.1')"}));
+  if (probe.ok()) return true;
+  if (req.cuda_stubs.empty() || !fs::exists(req.cuda_stubs / "libcuda.so")) {
+    note = "import impossible here: a module links the CUDA driver (libcuda.so.1), which this machine lacks, and the "
+           "toolkit has no stubs/libcuda.so to stand in for it";
+    return false;
+  }
+  fs::path dir = req.scratch / "driver-stub";
+  fs::create_directories(dir);
+  std::error_code ec;
+  fs::remove(dir / "libcuda.so.1", ec);
+  fs::create_symlink(req.cuda_stubs / "libcuda.so", dir / "libcuda.so.1");
+  const char* inherited = std::getenv("LD_LIBRARY_PATH");
+  import.env["LD_LIBRARY_PATH"] = dir.string() + (inherited && *inherited ? ":" + std::string(inherited) : "");
+  note = "; no CUDA driver here: libcuda.so.1 was CUDA's stub";
+  return true;
+}
+
 }  // namespace
 
 SmokeResult smoke_test(run::ProcessRunner& runner, const SmokeRequest& req) {
@@ -96,7 +124,13 @@ SmokeResult smoke_test(run::ProcessRunner& runner, const SmokeRequest& req) {
     return res;
   }
   if (req.torch_importable) {
-    r = runner.run(run::Command({py.string(), "-c", import_script(req)}));
+    run::Command import({py.string(), "-c", import_script(req)});
+    std::string driver_note;
+    if (!stub_driver_if_absent(runner, req, py, import, driver_note)) {
+      res.message = driver_note;
+      return res;
+    }
+    r = runner.run(import);
     if (!r.ok()) {
       res.message = "import failed: " + tail(r.err);
       return res;
@@ -105,6 +139,7 @@ SmokeResult smoke_test(run::ProcessRunner& runner, const SmokeRequest& req) {
     res.message = "imported " + std::to_string(req.modules.size()) + " module(s)";
     std::string n = r.out.substr(0, r.out.find('\n'));
     if (n != "0") res.message += ", " + n + " ops registered";
+    res.message += driver_note;
     return res;
   }
   // No torch here: check what pip installed instead of importing.

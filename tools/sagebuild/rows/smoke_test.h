@@ -26,6 +26,7 @@ struct SmokeModule {
   std::string archive_name;          // where the wheel installs it: "sageattention/_C.abi3.so"
   std::string ops_namespace;         // ops registered under torch.ops.<it> (ours); empty: none
   std::vector<std::string> exports;  // attributes the module has (upstream's pybind11 functions)
+  bool needs_driver = false;         // links libcuda.so.1 (upstream's -lcuda)
 };
 
 struct SmokeRequest {
@@ -36,6 +37,12 @@ struct SmokeRequest {
   toolchain::PythonInfo python;   // makes the venv
   bool torch_importable = false;  // `python` imports the row's torch
   std::filesystem::path scratch;  // an empty directory for the venv
+  // CUDA's link stubs (libcuda.so, soname libcuda.so.1).  A module that
+  // links the driver cannot be imported where there is none (a CPU
+  // machine): there the import runs with the stub as libcuda.so.1, which
+  // loads and fails every call, so what is checked is that the module
+  // loads, resolves its symbols and registers its functions.
+  std::filesystem::path cuda_stubs;
 };
 
 SmokeResult smoke_test(run::ProcessRunner& runner, const SmokeRequest& req);
