@@ -11,6 +11,7 @@ torch 2.11.0 in this Python.  About 9 minutes on this 2-core machine
 (2026-11-24), almost all of it nvcc on qk_int_sv_f16_cuda_sm80.cu.
 """
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -18,7 +19,7 @@ import zipfile
 
 import pytest
 
-from test_build_e2e import nvcc_13, sagebuild_binary
+from test_build_e2e import nvcc_13, pypi_reachable, sagebuild_binary
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 UPSTREAM = ROOT.parent / "shared" / "anchors" / "upstream-sageattention" / "src"
@@ -91,3 +92,42 @@ def test_the_wheel_installs_into_a_fresh_venv_and_imports_without_a_gpu(built):
     assert r.returncode == 0, r.stderr[-3000:]
     where, sm80, fused = r.stdout.split()
     assert where.startswith(str(venv)) and sm80 == "True" and fused == "True"
+
+
+SAGE3_PYTHON = os.environ.get("SAGEBUILD_SAGEATTN3_PYTHON", "")
+
+
+@pytest.mark.slow
+def test_sageattn3_builds_for_one_blackwell_arch_with_cutlass_from_pypi(tmp_path):
+    """sageattn3 (upstream's sageattention3_blackwell/) for 10.0a: CUTLASS's
+    headers from the pinned nvidia-cutlass wheel, SASS for sm_100a in both
+    modules (verify), imported on this CPU machine (CUDA's stub standing in for
+    the driver that fp4attn_cuda links).  Needs a Python >= 3.12 with torch
+    2.11.0 in $SAGEBUILD_SAGEATTN3_PYTHON (sageattn3 serves 3.12 and later) and
+    PyPI; about 10 minutes of nvcc on 2 cores, 10 GiB of memory."""
+    if not UPSTREAM.is_dir():
+        pytest.skip(f"{UPSTREAM} is absent (../shared holds upstream's tree)")
+    if not SAGE3_PYTHON:
+        pytest.skip("set SAGEBUILD_SAGEATTN3_PYTHON to a Python >= 3.12 with torch 2.11.0")
+    if not nvcc_13():
+        pytest.skip("no CUDA 13.0 nvcc here")
+    if not pypi_reachable():
+        pytest.skip("PyPI is not reachable: nvidia-cutlass cannot be provisioned")
+    tag = subprocess.run([SAGE3_PYTHON, "-c", "import sys; print(f'cp{sys.version_info[0]}{sys.version_info[1]}')"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    row = f"sageattn3-1.0.0-torch2.11.0-cu130-{tag}-linux_x86_64"
+    r = subprocess.run([str(sagebuild_binary()), "build", "--source-dir", str(UPSTREAM), "--matrix",
+                        str(ROOT / "matrix/build-matrix.yaml"), "--row", row, "--archs", "10.0a", "--python",
+                        SAGE3_PYTHON, "--jobs", "2", "--cache-dir", str(tmp_path / "cache"), "--out",
+                        str(tmp_path / "dist"), "--launcher", "none", "--json", str(tmp_path / "b.json")],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=3600)
+    assert r.returncode == 0, r.stdout[-5000:] + r.stderr[-2000:]
+    assert "nvidia-cutlass 4.2.0.0 headers" in r.stdout
+    result = json.loads((tmp_path / "b.json").read_text())["rows"][0]
+    assert result["smoke"].startswith("imported 2 module(s)"), result["smoke"]
+    z = zipfile.ZipFile(result["wheel"])
+    names = z.namelist()
+    assert any(n.startswith("fp4attn_cuda.cpython-") for n in names)
+    assert "sageattn3/api.py" in names and not any(n.endswith((".cu", ".h")) for n in names)
+    info = json.loads(z.read("sageattn3/build_info.json"))
+    assert info["kernel_families"]["fp4attn_cuda"]["archs"] == ["10.0a"]
