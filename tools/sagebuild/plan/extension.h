@@ -5,7 +5,7 @@
 // planner (plan.h) turns them into commands through the row's host
 // toolchain, so each kind of source description only has to produce them:
 // our own tree's kernels/families.json (one abi3 or classic `_C` module) and
-// an upstream tree's sources/<kind>.yaml (pybind11 modules, one per
+// an upstream tree's matrix/sources/<kind>.yaml (pybind11 modules, one per
 // extension its setup.py builds).
 #pragma once
 

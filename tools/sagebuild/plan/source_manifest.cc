@@ -103,8 +103,8 @@ void read_targets(const YamlMap& map, SourceExtension& e) {
 }
 
 SourceExtension parse_extension(const Located& name, const YamlValue& node) {
-  YamlMap map = node.map(
-      {"sources", "min_arch", "archs", "symbol_marker", "libraries", "exports", "nvcc_flags", "cxx_flags"});
+  YamlMap map =
+      node.map({"sources", "min_arch", "archs", "symbol_marker", "libraries", "exports", "nvcc_flags", "cxx_flags"});
   SourceExtension e;
   e.module = name.text;
   e.where = name.where;
@@ -127,8 +127,10 @@ SourceExtension parse_extension(const Located& name, const YamlValue& node) {
   read_targets(map, e);
   e.symbol_marker = map.required("symbol_marker").scalar().text;
   if (e.symbol_marker.empty())
-    map.required("symbol_marker").fail("an empty symbol_marker matches every kernel; name a substring of this "
-                                       "extension's kernel names");
+    map.required("symbol_marker")
+        .fail(
+            "an empty symbol_marker matches every kernel; name a substring of this "
+            "extension's kernel names");
   for (const auto& lib : strings(map, "libraries"))
     if (lib.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+.-") !=
             std::string::npos ||
@@ -167,9 +169,10 @@ std::map<std::string, Arch> parse_arch_targets(const YamlValue& node) {
     Arch from = arch_at(key);
     Arch to = arch_at(value.scalar());
     if (from.arch_specific || to.sm != from.sm)
-      throw ConfigError(key.where, "arch_targets maps a capability to a target of the same capability (\"9.0\": "
-                                   "\"9.0a\"), not " +
-                                       key.text + " to " + to.name);
+      throw ConfigError(key.where,
+                        "arch_targets maps a capability to a target of the same capability (\"9.0\": "
+                        "\"9.0a\"), not " +
+                            key.text + " to " + to.name);
     out.emplace(from.name, to);
   }
   return out;
@@ -205,13 +208,15 @@ SourceManifest parse_source_manifest(const std::string& text, const std::string&
   m.kind = kind.text;
   m.kind_where = kind.where;
   if (m.kind == matrix::kOurSource)
-    throw ConfigError(kind.where, "kind 'ours' is this repository's own tree (kernels/families.json); a source "
-                                  "manifest describes an upstream tree: name it, like \"upstream-sageattention\"");
+    throw ConfigError(kind.where,
+                      "kind 'ours' is this repository's own tree (kernels/families.json); a source "
+                      "manifest describes an upstream tree: name it, like \"upstream-sageattention\"");
   if (auto d = top.get("describes")) m.describes = d->scalar().text;
   m.markers = tree_paths(top, "markers", "marker");
   if (m.markers.empty())
-    top.required("markers").fail("no markers: list files that only this kind of tree has, so that "
-                                 "`--source-dir` recognises it");
+    top.required("markers").fail(
+        "no markers: list files that only this kind of tree has, so that "
+        "`--source-dir` recognises it");
   m.package = tree_path(top.required("package").scalar(), "package directory");
   m.package_files = strings(top, "package_files");
   if (auto s = top.get("summary")) m.summary = s->scalar().text;

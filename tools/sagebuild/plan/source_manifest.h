@@ -1,4 +1,4 @@
-// sources/<kind>.yaml: an upstream source tree's own build, as data.  What
+// matrix/sources/<kind>.yaml: an upstream source tree's own build, as data.  What
 // upstream's setup.py compiles into which extension module, for which archs,
 // with which flags and libraries; the Python package staged beside them; the
 // files that recognise such a tree.  Our own tree is described by
@@ -30,20 +30,20 @@ struct SourceExtension {
   std::vector<std::string> sources;  // .cu to nvcc, .cpp/.cc/.cxx to the host compiler
   std::optional<matrix::Arch> min_arch;
   std::vector<matrix::Arch> archs;
-  std::string symbol_marker;                // a substring of its kernels' names, for verify's B6
-  std::vector<std::string> libraries;       // linked besides torch's: "cuda" (the driver, through CUDA's stub)
-  std::vector<std::string> exports;         // names the smoke test finds on the imported module
-  std::vector<std::string> nvcc_flags;      // after the manifest's own
-  std::vector<std::string> cxx_flags;       // after the manifest's own
+  std::string symbol_marker;            // a substring of its kernels' names, for verify's B6
+  std::vector<std::string> libraries;   // linked besides torch's: "cuda" (the driver, through CUDA's stub)
+  std::vector<std::string> exports;     // names the smoke test finds on the imported module
+  std::vector<std::string> nvcc_flags;  // after the manifest's own
+  std::vector<std::string> cxx_flags;   // after the manifest's own
   SourceLocation where;
 };
 
 struct SourceManifest {
-  std::filesystem::path path;  // where it was read from
-  std::string kind;            // "upstream-sageattention": what matrix packages name as `source:`
-  std::string describes;       // "thu-ml/SageAttention at d1a57a5": what it was written against
-  std::vector<std::string> markers;  // files that are all there in such a tree
-  std::string package;               // the Python package's directory: "sageattention"
+  std::filesystem::path path;              // where it was read from
+  std::string kind;                        // "upstream-sageattention": what matrix packages name as `source:`
+  std::string describes;                   // "thu-ml/SageAttention at d1a57a5": what it was written against
+  std::vector<std::string> markers;        // files that are all there in such a tree
+  std::string package;                     // the Python package's directory: "sageattention"
   std::vector<std::string> package_files;  // file-name globs staged from it ("*.py"); empty: every file
   std::string summary;                     // METADATA Summary
   std::string license_expression;          // "Apache-2.0"

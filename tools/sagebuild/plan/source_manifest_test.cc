@@ -100,9 +100,9 @@ TEST_CASE("source manifests are parsed, and mistakes named at file:line") {
                     Catch::Contains("demo.yaml:12") && Catch::Contains("inside the checkout"));
   CHECK_THROWS_WITH(parse_source_manifest(with(kManifest, "    min_arch: \"8.0\"\n", ""), "demo.yaml"),
                     Catch::Contains("neither min_arch nor archs"));
-  CHECK_THROWS_WITH(parse_source_manifest(with(kManifest, "csrc/h.cu]", "csrc/h.cu]\n    min_arch: \"8.0\""),
-                                          "demo.yaml"),
-                    Catch::Contains("both min_arch and archs"));
+  CHECK_THROWS_WITH(
+      parse_source_manifest(with(kManifest, "csrc/h.cu]", "csrc/h.cu]\n    min_arch: \"8.0\""), "demo.yaml"),
+      Catch::Contains("both min_arch and archs"));
   CHECK_THROWS_WITH(parse_source_manifest(with(kManifest, "csrc/any.cpp, csrc/a.cu", "csrc/any.cpp"), "demo.yaml"),
                     Catch::Contains("no CUDA source"));
   CHECK_THROWS_WITH(parse_source_manifest(with(kManifest, "kind: upstream-demo", "kind: ours"), "demo.yaml"),
