@@ -5,8 +5,9 @@
 #   push to main         -> stable      (the newest torch releases, one wheel each per platform)
 #   push of a tag v*     -> release     (every wheel a release publishes)
 #   workflow_dispatch    -> the `profile` input
-# sageattn3's kernels are not in this repository yet, so its profiles (sage3,
-# sage3-all) cannot build: no trigger builds them, and a manual run refuses them.
+# The profiles of upstream's trees (upstream*, sage3*: upstream-sageattention
+# and sageattn3) build from a checkout of upstream SageAttention, which the
+# workflow does not fetch: no trigger builds them, and a manual run refuses them.
 # Usage: profiles.sh EVENT_NAME REF [DISPATCH_PROFILE]
 set -euo pipefail
 event="${1:?usage: profiles.sh EVENT_NAME REF [DISPATCH_PROFILE]}"
@@ -25,9 +26,9 @@ case "$event" in
       echo "profiles.sh: workflow_dispatch needs the profile input (e.g. default, stable, pytorch211)" >&2; exit 2
     fi
     case "$dispatch_profile" in
-      sage3*) echo "profiles.sh: profile '$dispatch_profile' holds sageattn3 rows, which cannot build until its" \
-                   "kernels are in this repository (kernels/sageattn3/families.json); plan them locally with" \
-                   "sagebuild matrix --profile $dispatch_profile" >&2; exit 2 ;;
+      sage3*|upstream*) echo "profiles.sh: profile '$dispatch_profile' holds rows built from upstream" \
+                   "SageAttention's own tree, which this workflow does not check out; build them where a checkout" \
+                   "is: sagebuild --source-dir <checkout> --profile $dispatch_profile" >&2; exit 2 ;;
     esac
     echo "$dispatch_profile" ;;
   *) echo "profiles.sh: unexpected event '$event'; expected pull_request, push or workflow_dispatch" >&2; exit 2 ;;

@@ -81,9 +81,10 @@ def test_profiles_per_trigger():
 @pytest.mark.parametrize("args,why", [
     (("push", "refs/heads/feature"), "expected"), (("schedule", "refs/heads/main"), "expected"),
     (("workflow_dispatch", "refs/heads/main", ""), "needs the profile"),
-    # sageattn3's kernels are not in the repository: its rows cannot build.
-    (("workflow_dispatch", "refs/heads/main", "sage3"), "cannot build"),
-    (("workflow_dispatch", "refs/heads/main", "sage3-all"), "cannot build")])
+    # upstream's trees are not checked out by the workflow: their rows cannot build there.
+    (("workflow_dispatch", "refs/heads/main", "sage3"), "does not check out"),
+    (("workflow_dispatch", "refs/heads/main", "sage3-all"), "does not check out"),
+    (("workflow_dispatch", "refs/heads/main", "upstream"), "does not check out")])
 def test_profiles_refuses_what_it_does_not_know(args, why):
     out = subprocess.run(["bash", str(SCRIPTS / "profiles.sh"), *args], capture_output=True, text=True)
     assert out.returncode == 2

@@ -59,4 +59,24 @@ std::string clip(std::string_view s, std::size_t max) {
   return std::string(s.substr(0, cut)) + "... (" + std::to_string(s.size() - cut) + " more bytes)";
 }
 
+// Iterative, backtracking only to the last '*'.
+bool glob_match(std::string_view p, std::string_view s) {
+  std::size_t pi = 0, si = 0, star = std::string_view::npos, resume = 0;
+  while (si < s.size()) {
+    if (pi < p.size() && p[pi] == '*') {
+      star = pi++;
+      resume = si;
+    } else if (pi < p.size() && p[pi] == s[si]) {
+      ++pi, ++si;
+    } else if (star != std::string_view::npos) {
+      pi = star + 1;
+      si = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (pi < p.size() && p[pi] == '*') ++pi;
+  return pi == p.size();
+}
+
 }  // namespace sb

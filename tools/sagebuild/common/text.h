@@ -28,4 +28,9 @@ std::string printable(std::string_view s, bool* escaped = nullptr);
 constexpr std::size_t kMaxQuoted = 256;
 std::string clip(std::string_view s, std::size_t max = kMaxQuoted);
 
+// Whether `name` matches `pattern`, where '*' matches any run of characters
+// (the allow-list's and the source manifests' globs).  O(pattern x name), no
+// recursion: the name may come from a hostile file.
+bool glob_match(std::string_view pattern, std::string_view name);
+
 }  // namespace sb

@@ -69,6 +69,8 @@ nlohmann::json row_json(const Row& row) {
   for (const auto& arch : row.archs) archs.push_back(arch_json(arch));
   return {{"id", row.id},
           {"package", row.package},
+          {"project", row.project},
+          {"source", row.source},
           {"version", row.version},
           {"abi_mode", to_string(row.abi_mode)},
           {"pythons", row.pythons},

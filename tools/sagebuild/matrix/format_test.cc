@@ -105,9 +105,11 @@ TEST_CASE("json format carries every row field") {
   CHECK(r["torch_requirement"] == "torch>=2.10,<3");
   CHECK(r["wheel_filename"] == "sageattention-2.2.0-21100.130-cp310-abi3-linux_x86_64.whl");
   CHECK(r["kernels_manifest"] == "kernels/families.json");
+  CHECK(r["source"] == "ours");
+  CHECK(r["project"] == "sageattention");
   CHECK(r["pypi_variant"] == true);
   CHECK(r["torch_index"].is_null());
-  CHECK(r.size() == 27);
+  CHECK(r.size() == 29);
 }
 
 TEST_CASE("table format: aligned columns and a summary") {

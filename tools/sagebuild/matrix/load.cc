@@ -235,16 +235,47 @@ void check_package_identity(const Located& name, const Located& version) {
                                          "; expected a version like 2.2.0");
 }
 
+// "ours" (this tree: `kernels:` names its manifest) or an upstream tree's
+// kind, described by sources/<kind>.yaml, which names no kernels here.
+void parse_source(const YamlMap& map, Package& p) {
+  p.source_where = p.where;
+  if (auto source = map.get("source")) {
+    Located kind = source->scalar();
+    bool name_like = !kind.text.empty() && kind.text.size() <= 64 &&
+                     kind.text.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") == std::string::npos;
+    if (!name_like)
+      throw ConfigError(kind.where, "source '" + clip(kind.text, 80) + "' of package '" + p.name +
+                                        "' is not a source kind; write \"ours\" (this repository) or an upstream "
+                                        "kind in lower case, like \"upstream-sageattention\" (sources/<kind>.yaml)");
+    p.source = kind.text;
+    p.source_where = kind.where;
+  }
+  auto kernels = map.get("kernels");
+  if (p.source == kOurSource) {
+    p.kernels = map.required("kernels").scalar().text;
+  } else if (kernels) {
+    throw ConfigError(kernels->where(), "package '" + p.name + "' is built from an upstream tree (source: " +
+                                            p.source + "), which sources/" + p.source +
+                                            ".yaml describes; `kernels` names our own tree's manifest: remove it");
+  }
+}
+
 Package parse_package(const Located& name, const YamlValue& node, const Matrix& m) {
-  YamlMap map = node.map({"version", "kernels", "abi", "naming", "archs", "optional_archs",
+  YamlMap map = node.map({"version", "source", "project", "kernels", "abi", "naming", "archs", "optional_archs",
                           "min_python", "min_torch", "min_cuda", "platforms", "stable_abi"});
   Package p;
   p.name = name.text;
+  p.project = name.text;
   p.where = name.where;
   Located version = map.required("version").scalar();
   check_package_identity(name, version);
   p.version = version.text;
-  p.kernels = map.required("kernels").scalar().text;
+  if (auto project = map.get("project")) {
+    Located written = project->scalar();
+    check_package_identity(written, version);
+    p.project = written.text;
+  }
+  parse_source(map, p);
   p.abi_mode = parse_choice<AbiMode>(map.required("abi"), {{"abi3", AbiMode::abi3},
                                                            {"per-interpreter", AbiMode::per_interpreter}});
   p.naming = parse_choice<NamingScheme>(map.required("naming"),

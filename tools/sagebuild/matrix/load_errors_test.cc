@@ -43,7 +43,7 @@ TEST_CASE("an unknown key lists the allowed keys and the closest one") {
   SECTION("in a package") {
     auto message = load_error("key.yaml", replace_line(17, "    abbi: abi3"), &file);
     CHECK(message == expect(file, "17:5: error: unknown key 'abbi' in package 'sageattention' "
-                                  "(did you mean 'abi'?); allowed keys: version, kernels, abi, "
+                                  "(did you mean 'abi'?); allowed keys: version, source, project, kernels, abi, "
                                   "naming, archs, optional_archs, min_python, min_torch, "
                                   "min_cuda, platforms, stable_abi"));
   }
@@ -229,4 +229,20 @@ TEST_CASE("a torch release naming a Python or CUDA the matrix does not list says
   message = load_error("newcuda.yaml", replace_line(11, "      - {cuda: \"13.0\"}"), &file);
   CHECK(message == expect(file, "11:16: error: unknown CUDA version '13.0'; valid: 12.6, 12.8 "
                                 "(a new one goes under `cuda:` first)"));
+}
+
+TEST_CASE("a package's source kind: ours needs kernels, an upstream tree's must not name them") {
+  std::string file;
+  CHECK(load_error("src_ok.yaml", replace_line(16, "    source: upstream-sageattention\n    project: sageattention")) ==
+        "no error");
+  auto message = load_error("src_kernels.yaml", replace_line(15, "    version: 2.2.0\n    source: upstream-x"), &file);
+  CHECK(message.find(file + ":17:14: error: package 'sageattention' is built from an upstream tree (source: "
+                            "upstream-x), which sources/upstream-x.yaml describes; `kernels` names our own tree's "
+                            "manifest: remove it") == 0);
+  message = load_error("src_kind.yaml", replace_line(16, "    source: Upstream/Tree"), &file);
+  CHECK(message.find(file + ":16:13: error: source 'Upstream/Tree' of package 'sageattention' is not a source kind") ==
+        0);
+  message = load_error("src_project.yaml", replace_line(16, "    kernels: k.json\n    project: \"sage attention\""),
+                       &file);
+  CHECK(message.find(file + ":17:14:") == 0);
 }

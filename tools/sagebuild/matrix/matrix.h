@@ -42,7 +42,12 @@ struct Arch {
 // One wheel to build.
 struct Row {
   std::string id;  // "sageattention-2.2.0-torch2.11.0-cu130-abi3-linux_x86_64"; stable
-  std::string package;  // "sageattention"
+  std::string package;  // the matrix's package: "sageattention", "upstream-sageattention"
+  std::string project;  // the wheel's project name: "sageattention" (the package's unless it names one)
+  // The kind of source tree the row is built from: "ours" (this repository,
+  // kernels/families.json) or an upstream tree that sources/<kind>.yaml
+  // describes ("upstream-sageattention", "upstream-sageattn3").
+  std::string source = "ours";
   std::string version;  // "2.2.0" (the package's release)
   AbiMode abi_mode = AbiMode::abi3;
   std::vector<std::string> pythons;  // Pythons the wheel serves, ascending ("3.10", ...)
@@ -77,7 +82,7 @@ struct Row {
   // Where the row's torch comes from: "" for PyPI (pypi_buildable), else
   // PyTorch's index for the row's CUDA ("https://download.pytorch.org/whl/cu130").
   std::string torch_index;
-  std::string kernels_manifest;  // "kernels/families.json" (repository-relative)
+  std::string kernels_manifest;  // "kernels/families.json" (repository-relative); empty for upstream sources
 };
 
 // The rows a profile selects, in a stable order (package, torch, CUDA,
@@ -120,10 +125,16 @@ struct Platform {
   SourceLocation where;
 };
 
+// The source kind of this repository's own tree (kernels/families.json).
+inline constexpr const char* kOurSource = "ours";
+
 struct Package {
-  std::string name;
+  std::string name;     // the matrix's key, which starts every row id
+  std::string project;  // the wheel's project name (`project:`, default: name)
   std::string version;
-  std::string kernels;  // manifest path, repository-relative
+  std::string source = kOurSource;  // `source:`: "ours" or an upstream kind (sources/<kind>.yaml)
+  SourceLocation source_where;      // where `source:` is written (or the package, when it is not)
+  std::string kernels;  // our tree's manifest path, repository-relative; empty for an upstream source
   AbiMode abi_mode = AbiMode::abi3;
   NamingScheme naming = NamingScheme::build_tag;
   std::vector<Arch> archs;           // always built; every row's CUDA must build them

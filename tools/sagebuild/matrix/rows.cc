@@ -82,7 +82,7 @@ void name_wheel(Row& row, const Combo& c) {
     row.local_version = encoded(local_version(row.cuda, row.torch, &why), why, c, "local version");
     row.wheel_version = row.version + "+" + row.local_version;
   }
-  row.wheel_filename = wheel_filename(row.package, row.wheel_version, row.build_tag,
+  row.wheel_filename = wheel_filename(row.project, row.wheel_version, row.build_tag,
                                       row.python_tag, row.abi_tag, row.platform);
 }
 
@@ -96,6 +96,8 @@ Row make_row(const Combo& c, std::vector<std::string> pythons, std::vector<Arch>
              const std::string& oldest_python) {
   Row row;
   row.package = c.package.name;
+  row.project = c.package.project;
+  row.source = c.package.source;
   row.version = c.package.version;
   row.abi_mode = c.package.abi_mode;
   row.pythons = std::move(pythons);

@@ -212,7 +212,8 @@ std::string read_yaml_file(const std::filesystem::path& path, const std::string&
   return read_file(path);
 }
 
-YamlValue parse_yaml(const std::string& text, const std::string& file, const YamlLimits& limits) {
+YamlValue parse_yaml(const std::string& text, const std::string& file, const YamlLimits& limits,
+                     const std::string& document) {
   auto shared_file = std::make_shared<const std::string>(file);
   if (text.size() > limits.max_bytes)
     throw ConfigError(SourceLocation{file, 1, 1}, too_big(text.size(), limits));
@@ -222,7 +223,7 @@ YamlValue parse_yaml(const std::string& text, const std::string& file, const Yam
     ShapeCheck shape(file, limits);
     while (parser.HandleNextDocument(shape)) {
     }
-    return YamlValue(YAML::Load(text), shared_file, "the build matrix", SourceLocation{file, 1, 1});
+    return YamlValue(YAML::Load(text), shared_file, document, SourceLocation{file, 1, 1});
   } catch (const YAML::ParserException& e) {
     throw ConfigError(location_of(e.mark, file), "invalid YAML: " + e.msg);
   }

@@ -88,7 +88,8 @@ std::string read_yaml_file(const std::filesystem::path& path, const std::string&
 
 // Parses `text`; a syntax error becomes a ConfigError at yaml-cpp's mark, and
 // a document over `limits` one at the place that exceeds them, before any
-// node is built.
-YamlValue parse_yaml(const std::string& text, const std::string& file, const YamlLimits& limits = {});
+// node is built.  `document` names the whole in messages.
+YamlValue parse_yaml(const std::string& text, const std::string& file, const YamlLimits& limits = {},
+                     const std::string& document = "the build matrix");
 
 }  // namespace sb::matrix

@@ -9,6 +9,7 @@
 
 namespace sb::plan {
 
+namespace fs = std::filesystem;
 using matrix::Arch;
 using toolchain::CxxStandard;
 
@@ -40,6 +41,18 @@ std::vector<std::string> host_flags_of(const std::string& flag) {
   return out;
 }
 
+// -UNAME after -DNAME (torch's CUDAExtension defines __CUDA_NO_HALF_OPERATORS__,
+// upstream's flags undefine it): the define is dropped, as the compiler
+// would, since the toolchains write defines after the other flags.  A -U of
+// a name not defined here stays a flag (it undefines a predefined macro).
+bool undefine(std::vector<std::string>& defines, const std::string& flag) {
+  std::string name = flag.substr(2);
+  auto named = [&](const std::string& d) { return d == name || d.rfind(name + "=", 0) == 0; };
+  auto before = defines.size();
+  defines.erase(std::remove_if(defines.begin(), defines.end(), named), defines.end());
+  return defines.size() != before;
+}
+
 std::string sm_name(const Arch& a) { return std::to_string(a.sm) + (a.arch_specific ? "a" : ""); }
 
 }  // namespace
@@ -51,6 +64,8 @@ CompileFlags split_nvcc_flags(const std::vector<std::string>& flags, const std::
       f.standard = parse_standard(flag, origin);
     else if (starts_with(flag, "-D") && flag.size() > 2)
       f.defines.push_back(flag.substr(2));
+    else if (starts_with(flag, "-U") && flag.size() > 2 && undefine(f.defines, flag))
+      continue;
     else if (auto host = host_flags_of(flag); !host.empty())
       f.host_flags.insert(f.host_flags.end(), host.begin(), host.end());
     else if (flag == "-Xcompiler" || flag == "--compiler-options")
@@ -68,6 +83,8 @@ CompileFlags split_cxx_flags(const std::vector<std::string>& flags, const std::s
       f.standard = parse_standard(flag, origin);
     else if (starts_with(flag, "-D") && flag.size() > 2)
       f.defines.push_back(flag.substr(2));
+    else if (starts_with(flag, "-U") && flag.size() > 2 && undefine(f.defines, flag))
+      continue;
     else
       f.host_flags.push_back(flag);
   }
@@ -138,7 +155,7 @@ std::string limited_api_hex(const std::string& python_version) {
 
 namespace {
 
-std::vector<KernelUnit> kernel_units(const KernelManifest& m, const matrix::Row& row, ExtensionSpec& spec) {
+std::vector<KernelUnit> kernel_units(const KernelManifest& m, const matrix::Row& row, RowSpec& spec) {
   // Without flags of its own the manifest gets the defaults nvcc builds with.
   CompileFlags flags = split_nvcc_flags(
       m.nvcc_flags.empty() ? std::vector<std::string>{"-std=c++17", "-O3"} : m.nvcc_flags, m.path.string());
@@ -188,14 +205,129 @@ BindingUnit binding_unit(const KernelManifest& m, const matrix::Row& row) {
 
 }  // namespace
 
-ExtensionSpec extension_from_families(const KernelManifest& m, const matrix::Row& row) {
-  ExtensionSpec spec;
+const std::optional<std::string>& ExtensionSpec::stable_abi_target() const {
+  static const std::optional<std::string> none;
+  return bindings.empty() ? none : bindings.front().stable_abi_target;
+}
+
+RowSpec extension_from_families(const KernelManifest& m, const matrix::Row& row) {
+  RowSpec spec;
   spec.origin = m.path.string();
   spec.include_dirs.assign(m.include_dirs.begin(), m.include_dirs.end());
-  spec.kernels = kernel_units(m, row, spec);
-  spec.binding = binding_unit(m, row);
-  spec.torch_libs = toolchain::torch_link_libraries(spec.binding.stable_abi_target.has_value());
-  spec.cudart_static = m.cudart_static;
+  ExtensionSpec ext;
+  ext.module = row.project + "._C";
+  ext.kernels = kernel_units(m, row, spec);
+  ext.bindings = {binding_unit(m, row)};
+  ext.torch_libs = toolchain::torch_link_libraries(ext.bindings.front().stable_abi_target.has_value());
+  ext.cudart_static = m.cudart_static;
+  ext.ops_namespace = row.project;
+  spec.extensions.push_back(std::move(ext));
+  if (row.ptx_arch) spec.ptx_archs.push_back(row.ptx_arch->name);
+  spec.package = row.project;
+  spec.package_dir = fs::path("python") / row.project;
+  spec.summary = "SageAttention: quantized attention kernels for PyTorch (built for torch " + row.torch + ", CUDA " +
+                 row.cuda + ")";
+  spec.license_expression = "MIT";
+  spec.license_file = "LICENSE";
+  return spec;
+}
+
+namespace {
+
+// The row's archs as the tree's build compiles them (setup.py: 9.0 as 9.0a).
+std::vector<Arch> tree_targets(const SourceManifest& m, const std::vector<Arch>& row_archs) {
+  std::vector<Arch> out;
+  for (const auto& a : row_archs) {
+    auto it = m.arch_targets.find(a.name);
+    Arch t = it == m.arch_targets.end() ? a : it->second;
+    if (!matrix::contains_arch(out, t)) out.push_back(t);
+  }
+  std::sort(out.begin(), out.end(), matrix::arch_less);
+  return out;
+}
+
+bool is_cuda(const std::string& path) { return path.size() > 3 && path.substr(path.size() - 3) == ".cu"; }
+
+// The extension as a kernel family: what build_info.json records and verify
+// checks, named by the module's last component.
+KernelFamily family_of(const SourceExtension& e) {
+  KernelFamily f;
+  f.name = e.module.substr(e.module.rfind('.') + 1);
+  for (const auto& s : e.sources)
+    if (is_cuda(s)) f.sources.push_back(s);
+  f.min_arch = e.min_arch;
+  f.archs = e.archs;
+  f.symbol_marker = e.symbol_marker;
+  return f;
+}
+
+// Upstream's units include <torch/extension.h> and are pybind11 modules
+// named by TORCH_EXTENSION_NAME, as torch's CUDAExtension compiles them.
+std::vector<std::string> module_defines(const std::string& module) {
+  return {"TORCH_API_INCLUDE_EXTENSION_H", "TORCH_EXTENSION_NAME=" + module.substr(module.rfind('.') + 1)};
+}
+
+}  // namespace
+
+RowSpec extensions_from_source(const SourceManifest& m, const matrix::Row& row) {
+  if (row.abi_mode != wheel::AbiMode::per_interpreter)
+    throw UsageError("row " + row.id + ": " + m.path.string() +
+                     " describes pybind11 modules on torch's classic C++ API, which serve one Python and one torch; "
+                     "the package needs abi: per-interpreter in the matrix");
+  RowSpec spec;
+  spec.origin = m.path.string();
+  spec.include_dirs.assign(m.include_dirs.begin(), m.include_dirs.end());
+  spec.headers = m.headers;
+  std::vector<Arch> targets = tree_targets(m, row.archs);
+  std::optional<Arch> ptx = m.ptx ? row.ptx_arch : std::nullopt;
+  for (const auto& e : m.extensions) {
+    KernelFamily fam = family_of(e);
+    auto gencode = family_gencode(fam, targets, ptx);
+    if (gencode.empty()) {
+      spec.skipped_families.push_back({fam.name, skip_reason(fam)});
+      continue;
+    }
+    // build_info.json records the exact targets built, which verify's B6
+    // then demands as SASS in this module.
+    KernelFamily built = fam;
+    built.archs = family_targets(fam, targets);
+    built.min_arch.reset();
+    ExtensionSpec ext;
+    ext.module = e.module;
+    std::vector<std::string> nvcc = m.nvcc_flags, cxx = m.cxx_flags;
+    nvcc.insert(nvcc.end(), e.nvcc_flags.begin(), e.nvcc_flags.end());
+    cxx.insert(cxx.end(), e.cxx_flags.begin(), e.cxx_flags.end());
+    CompileFlags nvcc_flags = split_nvcc_flags(nvcc, m.path.string());
+    CompileFlags cxx_flags = split_cxx_flags(cxx, m.path.string());
+    for (auto* f : {&nvcc_flags, &cxx_flags})
+      for (auto& d : module_defines(e.module)) f->defines.push_back(d);
+    for (const auto& s : e.sources) {
+      if (is_cuda(s)) {
+        KernelUnit u{fam.name, s, built.archs, gencode, nvcc_flags};
+        u.torch_headers = true;
+        ext.kernels.push_back(std::move(u));
+      } else {
+        ext.bindings.push_back(BindingUnit{s, cxx_flags, std::nullopt, ""});
+      }
+    }
+    // pybind11's casts of at::Tensor are torch_python's.
+    ext.torch_libs = toolchain::torch_link_libraries(false);
+    ext.torch_libs.push_back("torch_python");
+    ext.libraries = e.libraries;
+    ext.exports = e.exports;
+    spec.families.push_back(std::move(built));
+    spec.extensions.push_back(std::move(ext));
+  }
+  if (spec.extensions.empty())
+    throw UsageError("row " + row.id + ": none of the extensions of " + m.path.string() +
+                     " is built for the row's archs; list an arch they support");
+  if (ptx) spec.ptx_archs.push_back(ptx->name);
+  spec.package_dir = m.package;
+  spec.package = fs::path(m.package).filename().string();
+  spec.package_files = m.package_files;
+  spec.summary = m.summary;
+  spec.license_expression = m.license_expression;
+  spec.license_file = m.license_file;
   return spec;
 }
 

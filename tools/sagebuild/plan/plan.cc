@@ -38,12 +38,30 @@ CompileJob job_for(SourceKind kind, const RowInput& in, const fs::path& source, 
   job.kind = kind;
   job.source = in.site.source / source;
   job.standard = flags.standard;
-  for (const auto& d : in.extension.include_dirs) job.include_dirs.push_back(in.site.source / d);
+  for (const auto& d : in.spec.include_dirs) job.include_dirs.push_back(in.site.source / d);
+  for (const auto& h : in.toolchain.headers) job.include_dirs.insert(job.include_dirs.end(), h.include_dirs.begin(), h.include_dirs.end());
   job.defines = flags.defines;
   job.device_flags = flags.device_flags;
   job.host_flags = flags.host_flags;
-  job.flags_origin = in.extension.origin;
+  job.flags_origin = in.spec.origin;
   return job;
+}
+
+// A unit that includes torch's C++ API compiles against torch's, CUDA's and
+// Python's headers, with the torch build's libstdc++ ABI.
+void add_torch_headers(CompileJob& job, const toolchain::RowToolchain& tc) {
+  job.system_include_dirs = {tc.torch.root / "include", tc.torch.root / "include" / "torch" / "csrc" / "api" / "include",
+                             tc.cuda_include, tc.python_include};
+  job.cxx11_abi = tc.torch.cxx11_abi;
+}
+
+// What such an object depends on outside the checkout besides the compiler.
+std::string torch_identity(const toolchain::RowToolchain& tc, const std::optional<std::string>& stable_abi_target) {
+  std::string torch_id = stable_abi_target ? "torch stable-abi target " + *stable_abi_target : "torch " + tc.torch.version;
+  std::string extra = torch_id + " cxx11=" + (tc.torch.cxx11_abi ? "1" : "0") + " cuda " + tc.nvcc_version +
+                      " python-headers " + tc.python_version;
+  for (const auto& h : tc.headers) extra += " headers " + h.requirement;
+  return extra;
 }
 
 class Planner {
@@ -55,12 +73,17 @@ class Planner {
   void add_row(const RowInput& in) {
     RowGraph rg;
     rg.row_id = in.row.id;
-    for (const auto& f : in.extension.families) rg.families.push_back(f.name);
-    rg.skipped_families = in.extension.skipped_families;
-    for (const auto& unit : in.extension.kernels) rg.kernels.push_back(add_kernel(in, unit));
-    rg.binding = add_binding(in);
-    rg.stable_abi_target = in.extension.binding.stable_abi_target;
-    add_link(in, rg);
+    for (const auto& f : in.spec.families) rg.families.push_back(f.name);
+    rg.skipped_families = in.spec.skipped_families;
+    for (const auto& ext : in.spec.extensions) {
+      PlannedExtension pe;
+      pe.module = ext.module;
+      for (const auto& unit : ext.kernels) pe.kernels.push_back(add_kernel(in, unit));
+      for (const auto& b : ext.bindings) pe.bindings.push_back(add_binding(in, b));
+      pe.stable_abi_target = ext.stable_abi_target();
+      add_link(in, ext, pe);
+      rg.extensions.push_back(std::move(pe));
+    }
     g_.rows.push_back(std::move(rg));
   }
 
@@ -73,7 +96,7 @@ class Planner {
  private:
   std::vector<fs::path> key_include_dirs(const RowInput& in) const {
     std::vector<fs::path> dirs;
-    for (const auto& d : in.extension.include_dirs) dirs.push_back(st_.repo_root / d);
+    for (const auto& d : in.spec.include_dirs) dirs.push_back(st_.repo_root / d);
     return dirs;
   }
 
@@ -107,10 +130,12 @@ class Planner {
   PlannedObject add_kernel(const RowInput& in, const KernelUnit& unit) {
     CompileJob job = job_for(SourceKind::cuda, in, unit.source, unit.flags);
     job.gencode = unit.gencode;
+    if (unit.torch_headers) add_torch_headers(job, in.toolchain);
     std::vector<std::string> flags = key_flags(unit.flags);
     flags.insert(flags.end(), unit.gencode.begin(), unit.gencode.end());
+    std::string extra = unit.torch_headers ? torch_identity(in.toolchain, std::nullopt) : "";
     std::string key = object_key(ObjectKeyInput{st_.repo_root / unit.source, st_.repo_root, key_include_dirs(in),
-                                                in.toolchain.host->identity(), flags, ""},
+                                                in.toolchain.host->identity(), flags, extra},
                                  st_.read);
     return object(in, job, unit.family, key,
                   "nvcc " + unit.family + " " + unit.source.generic_string() + " [" + arch_list(unit.targets) + "]",
@@ -122,20 +147,13 @@ class Planner {
   // stable ABI its target version, and the Python version) is in the key.
   // The stable headers of any release >= the target compile it for every
   // release >= the target, so the first one compiled serves all of them.
-  PlannedObject add_binding(const RowInput& in) {
-    const auto& b = in.extension.binding;
+  PlannedObject add_binding(const RowInput& in, const BindingUnit& b) {
     const auto& tc = in.toolchain;
     CompileJob job = job_for(SourceKind::cxx, in, b.source, b.flags);
-    job.system_include_dirs = {tc.torch.root / "include",
-                               tc.torch.root / "include" / "torch" / "csrc" / "api" / "include", tc.cuda_include,
-                               tc.python_include};
-    job.cxx11_abi = tc.torch.cxx11_abi;
+    add_torch_headers(job, tc);
     // A shared object must not name the checkout that compiled it.
     if (b.stable_abi_target) job.relative_to = in.site.source;
-    std::string torch_id =
-        b.stable_abi_target ? "torch stable-abi target " + *b.stable_abi_target : "torch " + tc.torch.version;
-    std::string extra = torch_id + " cxx11=" + (tc.torch.cxx11_abi ? "1" : "0") + " cuda " + tc.nvcc_version +
-                        " python-headers " + tc.python_version;
+    std::string extra = torch_identity(tc, b.stable_abi_target);
     std::string key = object_key(ObjectKeyInput{st_.repo_root / b.source, st_.repo_root, key_include_dirs(in),
                                                 tc.host->identity(), key_flags(b.flags), extra},
                                  st_.read);
@@ -149,54 +167,58 @@ class Planner {
   // Where the extension goes: per row, or for a stable-ABI binding a shared
   // one keyed by everything the link reads but torch (the objects, whose keys
   // cover sources, compilers and flags; the libraries; the file name).
-  fs::path extension_path(const RowInput& in, const RowGraph& rg) const {
-    if (!rg.stable_abi_target) return in.site.work / "rows" / in.row.id / rg.extension_name;
+  fs::path extension_path(const RowInput& in, const ExtensionSpec& ext, const PlannedExtension& pe) const {
+    if (!pe.stable_abi_target) return in.site.work / "rows" / in.row.id / pe.filename;
     Sha256 h;
     auto field = [&](std::string_view s) {
       h.update(std::to_string(s.size()) + ":");
       h.update(s);
     };
     field("sagebuild-stable-extension-v2");
-    field(rg.extension_name);
+    field(pe.filename);
     field(in.toolchain.host->identity());
-    for (const auto& k : rg.kernels) field(k.key);
-    field(rg.binding.key);
-    for (const auto& lib : in.extension.torch_libs) field(lib);
-    field(in.extension.cudart_static ? "cudart static" : "cudart shared");
-    return in.site.extensions / hex(h.finish()) / rg.extension_name;
+    for (const auto& k : pe.kernels) field(k.key);
+    for (const auto& b : pe.bindings) field(b.key);
+    for (const auto& lib : ext.torch_libs) field(lib);
+    field(ext.cudart_static ? "cudart static" : "cudart shared");
+    for (const auto& lib : ext.libraries) field("lib " + lib);
+    return in.site.extensions / hex(h.finish()) / pe.filename;
   }
 
-  void add_link(const RowInput& in, RowGraph& rg) {
+  void add_link(const RowInput& in, const ExtensionSpec& ext, PlannedExtension& pe) {
     const auto& tc = in.toolchain;
     toolchain::LinkJob job;
     job.abi = in.row.abi_mode;
     job.python = toolchain::parse_python_version(in.row.build_python, "row " + in.row.id);
-    rg.extension_name = tc.host->extension_filename(job.abi, job.python);
-    rg.extension = extension_path(in, rg);
-    if (!planned_.insert(rg.extension).second) {  // another row of this build links it
-      rg.extension_cached = cached_[rg.extension];
+    pe.filename = tc.host->extension_filename(ext.module.substr(ext.module.rfind('.') + 1), job.abi, job.python);
+    pe.path = extension_path(in, ext, pe);
+    if (!planned_.insert(pe.path).second) {  // another row of this build links it
+      pe.cached = cached_[pe.path];
       return;
     }
-    rg.extension_cached = cached_[rg.extension] = rg.stable_abi_target && exists_(rg.extension);
-    (rg.extension_cached ? g_.links_cached : g_.links)++;
-    if (rg.extension_cached) return;
-    for (const auto& k : rg.kernels) job.objects.push_back(k.object);
-    job.objects.push_back(rg.binding.object);
+    pe.cached = cached_[pe.path] = pe.stable_abi_target && exists_(pe.path);
+    (pe.cached ? g_.links_cached : g_.links)++;
+    if (pe.cached) return;
+    for (const auto& k : pe.kernels) job.objects.push_back(k.object);
+    for (const auto& b : pe.bindings) job.objects.push_back(b.object);
     job.torch_lib_dir = tc.torch.root / "lib";
-    job.torch_libs = in.extension.torch_libs;
+    job.torch_libs = ext.torch_libs;
     job.cuda_lib_dir = tc.cuda_lib;
-    job.cudart_static = in.extension.cudart_static;
+    job.cudart_static = ext.cudart_static;
     job.python_lib_dir = tc.python_lib_dir;
+    job.libraries = ext.libraries;
+    // The driver (libcuda) is the GPU machine's: linked through CUDA's stub.
+    if (!ext.libraries.empty() && !tc.cuda_stubs.empty()) job.library_dirs.push_back(tc.cuda_stubs);
     run::Edge e;
-    e.output = rg.extension;
-    e.temp = rg.extension.parent_path() / ("." + rg.extension_name + "." + short_hash(in.site.work.string()) + ".tmp");
+    e.output = pe.path;
+    e.temp = pe.path.parent_path() / ("." + pe.filename + "." + short_hash(in.site.work.string()) + ".tmp");
     e.inputs = job.objects;
     job.output = e.temp;
     e.argv = tc.host->link_command(job);
     e.command = tc.host->run_then_move(e.argv, e.temp, e.output);
-    e.description = rg.stable_abi_target ? "link " + rg.extension_name + " (stable ABI " + *rg.stable_abi_target +
-                                               ", shared by torch >= " + in.extension.binding.stable_abi_min_torch + ")"
-                                         : "link " + in.row.id + "/" + rg.extension_name;
+    e.description = pe.stable_abi_target ? "link " + pe.filename + " (stable ABI " + *pe.stable_abi_target +
+                                               ", shared by torch >= " + ext.bindings.front().stable_abi_min_torch + ")"
+                                         : "link " + in.row.id + "/" + pe.filename;
     links_.push_back(std::move(e));
   }
 

@@ -6,7 +6,9 @@
 // toolchains and an in-memory repository (plan_test.cc).
 //
 // Compile once, package many: kernel objects are torch-free and keyed by
-// object_key(); rows on the same CUDA share them.  The classic binding (the
+// object_key(); rows on the same CUDA share them.  (An upstream tree's
+// kernels include torch's headers: their keys name the torch build and the
+// Python headers too, so rows share them only where those are the same.)  The classic binding (the
 // only file that includes torch's C++ API) is keyed by the torch build too,
 // so it is compiled once per torch release, and the link is per row.  Rows
 // whose binding uses the stable ABI key it without the torch release, by its
@@ -42,7 +44,7 @@ struct BuildSite {
 
 struct RowInput {
   matrix::Row row;
-  ExtensionSpec extension;
+  RowSpec spec;
   toolchain::RowToolchain toolchain;
   BuildSite site;
 };
@@ -61,16 +63,22 @@ struct PlannedObject {
   bool cached = false;           // already in the cache: no edge
 };
 
+// One extension module of a row: its objects and where it is linked.
+struct PlannedExtension {
+  std::string module;                            // "sageattention._C", "fp4attn_cuda"
+  std::vector<PlannedObject> kernels;
+  std::vector<PlannedObject> bindings;
+  std::string filename;                          // "_C.abi3.so", "_fused.cpython-312-x86_64-linux-gnu.so"
+  std::filesystem::path path;                    // <work>/rows/<id>/<filename>, or the shared stable-ABI one
+  std::optional<std::string> stable_abi_target;  // "2.10" when the stable-ABI binding serves this row
+  bool cached = false;                           // a shared extension already in the cache: no link edge
+};
+
 struct RowGraph {
   std::string row_id;
-  std::vector<PlannedObject> kernels;
-  PlannedObject binding;
-  std::vector<std::string> families;             // the families built into this row
-  std::vector<SkippedFamily> skipped_families;   // no row arch they are built for
-  std::string extension_name;                    // "_C.abi3.so", "_C.pyd"
-  std::filesystem::path extension;               // <work>/rows/<id>/<name>, or the shared stable-ABI one
-  std::optional<std::string> stable_abi_target;  // "2.10" when the stable-ABI binding serves this row
-  bool extension_cached = false;                 // a shared extension already in the cache: no link edge
+  std::vector<PlannedExtension> extensions;     // in the spec's order
+  std::vector<std::string> families;            // the families built into this row
+  std::vector<SkippedFamily> skipped_families;  // no row arch they are built for
 };
 
 struct CompileGraph {

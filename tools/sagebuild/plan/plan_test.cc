@@ -145,8 +145,9 @@ std::string joined(const std::vector<std::string>& v) {
 }
 
 const PlannedObject* kernel_of(const RowGraph& rg, const std::string& family) {
-  for (const auto& k : rg.kernels)
-    if (k.family == family) return &k;
+  for (const auto& e : rg.extensions)
+    for (const auto& k : e.kernels)
+      if (k.family == family) return &k;
   return nullptr;
 }
 
@@ -260,15 +261,15 @@ TEST_CASE("every toolchain: two torch releases on one CUDA share the kernel obje
   REQUIRE(g.rows.size() == 2);
   CHECK(g.kernels_to_compile == 3);   // not 6
   CHECK(g.bindings_to_compile == 2);  // one per torch release
-  for (std::size_t i = 0; i < 3; ++i) CHECK(g.rows[0].kernels[i].object == g.rows[1].kernels[i].object);
-  CHECK(g.rows[0].binding.object != g.rows[1].binding.object);
+  for (std::size_t i = 0; i < 3; ++i) CHECK(g.rows[0].extensions[0].kernels[i].object == g.rows[1].extensions[0].kernels[i].object);
+  CHECK(g.rows[0].extensions[0].bindings[0].object != g.rows[1].extensions[0].bindings[0].object);
   CHECK(g.edges.size() == 3 + 2 + 2);  // kernels, bindings, links
-  const Edge* l0 = edge_for(g, g.rows[0].extension);
-  const Edge* l1 = edge_for(g, g.rows[1].extension);
+  const Edge* l0 = edge_for(g, g.rows[0].extensions[0].path);
+  const Edge* l1 = edge_for(g, g.rows[1].extensions[0].path);
   REQUIRE((l0 && l1));
   for (std::size_t i = 0; i < 3; ++i) {
-    CHECK(l0->inputs[i] == g.rows[0].kernels[i].object);
-    CHECK(l1->inputs[i] == g.rows[0].kernels[i].object);
+    CHECK(l0->inputs[i] == g.rows[0].extensions[0].kernels[i].object);
+    CHECK(l1->inputs[i] == g.rows[0].extensions[0].kernels[i].object);
   }
 }
 
@@ -276,28 +277,28 @@ TEST_CASE("every toolchain: the two toolchains' objects never share a key") {
   FakeRepo repo;
   auto gnu = plan_compile({input(Kind::gnu, "2.11.0")}, repo.settings());
   auto msvc = plan_compile({input(Kind::msvc, "2.11.0")}, repo.settings());
-  CHECK(gnu.rows[0].kernels[0].key != msvc.rows[0].kernels[0].key);
-  CHECK(gnu.rows[0].binding.key != msvc.rows[0].binding.key);
+  CHECK(gnu.rows[0].extensions[0].kernels[0].key != msvc.rows[0].extensions[0].kernels[0].key);
+  CHECK(gnu.rows[0].extensions[0].bindings[0].key != msvc.rows[0].extensions[0].bindings[0].key);
 }
 
 TEST_CASE("every toolchain: objects already in the cache get no edge") {
   Kind kind = each_kind();
   FakeRepo repo;
   auto g = plan_compile({input(kind, "2.9.1")}, repo.settings());
-  for (const auto& k : g.rows[0].kernels) repo.objects.insert(k.object);
+  for (const auto& k : g.rows[0].extensions[0].kernels) repo.objects.insert(k.object);
   auto again = plan_compile({input(kind, "2.9.1")}, repo.settings());
   CHECK(again.kernels_cached == 3);
   CHECK(again.kernels_to_compile == 0);
   CHECK(again.bindings_to_compile == 1);
   CHECK(again.edges.size() == 2);  // binding + link
-  for (const auto& k : again.rows[0].kernels) CHECK(k.cached);
+  for (const auto& k : again.rows[0].extensions[0].kernels) CHECK(k.cached);
 }
 
 TEST_CASE("every toolchain: the binding's limited API, torch headers and key") {
   Kind kind = each_kind();
   FakeRepo repo;
   auto g = plan_compile({input(kind, "2.9.1")}, repo.settings());
-  const Edge* b = edge_for(g, g.rows[0].binding.object);
+  const Edge* b = edge_for(g, g.rows[0].extensions[0].bindings[0].object);
   REQUIRE(b);
   auto cmd = joined(b->argv);
   CHECK(cmd.find("Py_LIMITED_API=0x030A0000") != std::string::npos);  // the oldest served Python
@@ -308,15 +309,15 @@ TEST_CASE("every toolchain: the binding's limited API, torch headers and key") {
   auto tc = toolchain(kind, "2.9.1");
   tc.torch.version = "2.9.1+cu128";
   auto other = plan_compile({input(kind, row(kind, "2.9.1"), manifest(), tc)}, repo.settings());
-  CHECK(other.rows[0].binding.key != g.rows[0].binding.key);
-  CHECK(other.rows[0].kernels[0].key == g.rows[0].kernels[0].key);
+  CHECK(other.rows[0].extensions[0].bindings[0].key != g.rows[0].extensions[0].bindings[0].key);
+  CHECK(other.rows[0].extensions[0].kernels[0].key == g.rows[0].extensions[0].kernels[0].key);
   // And libstdc++'s ABI, where the toolchain has one.
   tc = toolchain(kind, "2.9.1");
   tc.torch.cxx11_abi = false;
   auto old_abi = plan_compile({input(kind, row(kind, "2.9.1"), manifest(), tc)}, repo.settings());
-  CHECK(old_abi.rows[0].binding.key != g.rows[0].binding.key);
+  CHECK(old_abi.rows[0].extensions[0].bindings[0].key != g.rows[0].extensions[0].bindings[0].key);
   if (kind == Kind::gnu)
-    CHECK(joined(edge_for(old_abi, old_abi.rows[0].binding.object)->argv).find("-D_GLIBCXX_USE_CXX11_ABI=0") !=
+    CHECK(joined(edge_for(old_abi, old_abi.rows[0].extensions[0].bindings[0].object)->argv).find("-D_GLIBCXX_USE_CXX11_ABI=0") !=
           std::string::npos);
 }
 
@@ -326,8 +327,8 @@ TEST_CASE("every toolchain: the launcher prefixes compiles, not links") {
   auto in = input(kind, "2.11.0");
   in.site.launcher = {"/usr/bin/ccache"};
   auto g = plan_compile({in}, repo.settings());
-  CHECK(edge_for(g, g.rows[0].kernels[0].object)->argv.front() == "/usr/bin/ccache");
-  CHECK(edge_for(g, g.rows[0].extension)->argv.front() != "/usr/bin/ccache");
+  CHECK(edge_for(g, g.rows[0].extensions[0].kernels[0].object)->argv.front() == "/usr/bin/ccache");
+  CHECK(edge_for(g, g.rows[0].extensions[0].path)->argv.front() != "/usr/bin/ccache");
 }
 
 TEST_CASE("every toolchain: manifest defines reach the binding; Py_LIMITED_API stays the row's") {
@@ -337,7 +338,7 @@ TEST_CASE("every toolchain: manifest defines reach the binding; Py_LIMITED_API s
   m.cxx_flags = {"-std=c++20", "-O2", "-fPIC", "-DSAGE_FLAG"};
   m.binding_defines = {"Py_LIMITED_API=0x03090000", "SAGE_EXTRA=1"};
   auto g = plan_compile({input(kind, "2.9.1", m)}, repo.settings());
-  auto b = joined(edge_for(g, g.rows[0].binding.object)->argv);
+  auto b = joined(edge_for(g, g.rows[0].extensions[0].bindings[0].object)->argv);
   CHECK(b.find("SAGE_EXTRA=1") != std::string::npos);
   CHECK(b.find("SAGE_FLAG") != std::string::npos);
   CHECK(b.find("c++20") != std::string::npos);
@@ -351,10 +352,10 @@ TEST_CASE("every toolchain: the CUDA runtime is linked as the manifest asks") {
   auto m = manifest();
   m.cudart_static = true;
   auto g = plan_compile({input(kind, "2.9.1", m)}, repo.settings());
-  CHECK(joined(edge_for(g, g.rows[0].extension)->argv).find("cudart_static") != std::string::npos);
+  CHECK(joined(edge_for(g, g.rows[0].extensions[0].path)->argv).find("cudart_static") != std::string::npos);
   m.cudart_static = false;
   g = plan_compile({input(kind, "2.9.1", m)}, repo.settings());
-  CHECK(joined(edge_for(g, g.rows[0].extension)->argv).find("cudart_static") == std::string::npos);
+  CHECK(joined(edge_for(g, g.rows[0].extensions[0].path)->argv).find("cudart_static") == std::string::npos);
 }
 
 TEST_CASE("every toolchain: what a toolchain cannot express is refused by name") {
@@ -409,7 +410,7 @@ TEST_CASE("every toolchain: an archs family is planned for rows listing its base
   auto cmd = joined(edge_for(g, k->object)->argv);
   CHECK(cmd.find("arch=compute_90a,code=sm_90a ") != std::string::npos);
   CHECK(cmd.find("code=compute_") == std::string::npos);  // no PTX
-  const Edge* link = edge_for(g, g.rows[0].extension);
+  const Edge* link = edge_for(g, g.rows[0].extensions[0].path);
   REQUIRE(link);
   CHECK(std::count(link->inputs.begin(), link->inputs.end(), k->object) == 1);
   // Its build_info record: the exact target this row builds.
@@ -432,18 +433,18 @@ TEST_CASE("every toolchain: torch releases >= the stable minimum share one bindi
   REQUIRE(g.rows.size() == 4);
   CHECK(g.bindings_to_compile == 2);  // classic for 2.9.1, one stable object for the rest
   CHECK(g.links == 2);
-  CHECK_FALSE(g.rows[0].stable_abi_target);
+  CHECK_FALSE(g.rows[0].extensions[0].stable_abi_target);
   for (int i = 1; i < 4; ++i) {
-    CHECK(g.rows[i].binding.key == g.rows[1].binding.key);
-    CHECK(g.rows[i].extension == g.rows[1].extension);
-    CHECK(g.rows[i].stable_abi_target == std::optional<std::string>("2.10"));
+    CHECK(g.rows[i].extensions[0].bindings[0].key == g.rows[1].extensions[0].bindings[0].key);
+    CHECK(g.rows[i].extensions[0].path == g.rows[1].extensions[0].path);
+    CHECK(g.rows[i].extensions[0].stable_abi_target == std::optional<std::string>("2.10"));
   }
-  CHECK(g.rows[0].extension.parent_path().parent_path() == "/cache/work/default/rows");
-  CHECK(g.rows[1].extension.parent_path().parent_path() == "/cache/extensions");
-  auto cmd = joined(edge_for(g, g.rows[1].binding.object)->argv);
+  CHECK(g.rows[0].extensions[0].path.parent_path().parent_path() == "/cache/work/default/rows");
+  CHECK(g.rows[1].extensions[0].path.parent_path().parent_path() == "/cache/extensions");
+  auto cmd = joined(edge_for(g, g.rows[1].extensions[0].bindings[0].object)->argv);
   CHECK(cmd.find("TORCH_TARGET_VERSION=0x020A000000000000") != std::string::npos);
   if (kind == Kind::gnu) CHECK(cmd.find("-ffile-prefix-map=/repo/=") != std::string::npos);
-  auto link = joined(edge_for(g, g.rows[1].extension)->argv);
+  auto link = joined(edge_for(g, g.rows[1].extensions[0].path)->argv);
   CHECK(link.find("c10") == std::string::npos);  // the C shim only
   CHECK(link.find("torch_cpu") != std::string::npos);
   CHECK(link.find("torch_cuda") != std::string::npos);
@@ -453,15 +454,15 @@ TEST_CASE("every toolchain: a shared extension already in the cache is not linke
   Kind kind = each_kind();
   FakeRepo repo;
   auto g = plan_compile({input(kind, "2.11.0", stable_manifest())}, repo.settings());
-  for (const auto& k : g.rows[0].kernels) repo.objects.insert(k.object);
-  repo.objects.insert(g.rows[0].binding.object);
-  repo.objects.insert(g.rows[0].extension);
+  for (const auto& k : g.rows[0].extensions[0].kernels) repo.objects.insert(k.object);
+  repo.objects.insert(g.rows[0].extensions[0].bindings[0].object);
+  repo.objects.insert(g.rows[0].extensions[0].path);
   auto again =
       plan_compile({input(kind, row(kind, "2.12.1"), stable_manifest(), toolchain(kind, "2.11.0"))}, repo.settings());
   CHECK(again.edges.empty());
   CHECK(again.links_cached == 1);
-  CHECK(again.rows[0].extension_cached);
-  CHECK(again.rows[0].extension == g.rows[0].extension);
+  CHECK(again.rows[0].extensions[0].cached);
+  CHECK(again.rows[0].extensions[0].path == g.rows[0].extensions[0].path);
 }
 
 TEST_CASE("every toolchain: the stable binding key follows its target version, CUDA, flags and headers") {
@@ -474,16 +475,16 @@ TEST_CASE("every toolchain: the stable binding key follows its target version, C
   auto m2 = stable_manifest();
   m2.stable_abi->target_version = {2, 11};
   m2.stable_abi->min_torch = {2, 11};
-  CHECK(graph_of(m2, toolchain(kind, "2.11.0"), row(kind, "2.11.0")).binding.key != base.binding.key);
-  CHECK(graph_of(stable_manifest(), toolchain(kind, "2.11.0", "13.1.0"), row(kind, "2.11.0")).binding.key !=
-        base.binding.key);
+  CHECK(graph_of(m2, toolchain(kind, "2.11.0"), row(kind, "2.11.0")).extensions[0].bindings[0].key != base.extensions[0].bindings[0].key);
+  CHECK(graph_of(stable_manifest(), toolchain(kind, "2.11.0", "13.1.0"), row(kind, "2.11.0")).extensions[0].bindings[0].key !=
+        base.extensions[0].bindings[0].key);
   auto archs = graph_of(stable_manifest(), toolchain(kind, "2.11.0"), row(kind, "2.11.0", {A("8.0")}));
-  CHECK(archs.binding.key == base.binding.key);
-  CHECK(archs.extension != base.extension);
+  CHECK(archs.extensions[0].bindings[0].key == base.extensions[0].bindings[0].key);
+  CHECK(archs.extensions[0].path != base.extensions[0].path);
   repo.files["/repo/kernels/include/sage/common.h"] += "// changed\n";
   auto edited = graph_of(stable_manifest(), toolchain(kind, "2.11.0"), row(kind, "2.11.0"));
-  CHECK(edited.binding.key != base.binding.key);
-  CHECK(edited.extension != base.extension);
+  CHECK(edited.extensions[0].bindings[0].key != base.extensions[0].bindings[0].key);
+  CHECK(edited.extensions[0].path != base.extensions[0].path);
 }
 
 TEST_CASE("a row planned for another host names its directories as that host will") {
@@ -492,10 +493,10 @@ TEST_CASE("a row planned for another host names its directories as that host wil
   in.site = {"<SOURCE_DIR>", "<CACHE_DIR>/objects", "<CACHE_DIR>/extensions", "<BUILD_DIR>", {}};
   auto g = plan_compile({in}, repo.settings());
   CHECK(g.kernels_to_compile == 3);  // nothing is cached under a placeholder
-  const Edge* k = edge_for(g, g.rows[0].kernels[0].object);
+  const Edge* k = edge_for(g, g.rows[0].extensions[0].kernels[0].object);
   REQUIRE(k);
   CHECK(k->command.find(R"(<SOURCE_DIR>\kernels\src\)") != std::string::npos);
   CHECK(k->command.find(R"(<CACHE_DIR>\objects\)") != std::string::npos);
   CHECK(k->command.find("/repo") == std::string::npos);
-  CHECK(g.rows[0].extension == fs::path("<BUILD_DIR>") / "rows" / in.row.id / "_C.pyd");
+  CHECK(g.rows[0].extensions[0].path == fs::path("<BUILD_DIR>") / "rows" / in.row.id / "_C.pyd");
 }

@@ -26,10 +26,14 @@ namespace sb::rows {
 namespace fs = std::filesystem;
 using toolchain::RowResolver;
 
+bool is_our_tree(const fs::path& dir) {
+  return fs::exists(dir / "matrix/build-matrix.yaml") && fs::exists(dir / "kernels");
+}
+
 fs::path find_source_dir(const fs::path& start) {
   fs::path p = fs::absolute(start);
   for (fs::path d = p; !d.empty(); d = d.parent_path()) {
-    if (fs::exists(d / "matrix/build-matrix.yaml") && fs::exists(d / "kernels")) return d;
+    if (is_our_tree(d)) return d;
     if (d == d.parent_path()) break;
   }
   throw UsageError("cannot find the SageAttention source tree above " + p.string() +
@@ -61,9 +65,15 @@ struct Session {
   BuildOptions o;
   std::vector<matrix::Row> rows;
   std::string name;  // profile or row id, for the work dir and the summary
-  fs::path source, work;
+  fs::path source;   // the checkout built (--source-dir): ours, or an upstream tree
+  fs::path sources;  // the source manifests: matrix/sources/ beside the matrix
+  fs::path work;
   std::vector<RowResult> results;
   std::map<std::string, plan::KernelManifest> manifests;
+  // The upstream kinds the checkout is (every manifest whose markers it
+  // has, or the one --source-kind names), read once; empty for our tree.
+  std::map<std::string, plan::SourceManifest> tree_kinds;
+  std::string tree_description;  // "this repository's tree", "an upstream-sageattention tree", for messages
 
   void fail(std::size_t i, const std::string& stage, const std::string& why) {
     results[i].ok = false;
@@ -100,10 +110,54 @@ const matrix::Row& row_by_id(const matrix::Matrix& m, const std::string& id, con
                    "\n  (`sagebuild matrix` lists them all)");
 }
 
+// What the checkout is: ours, or the upstream kinds whose manifests'
+// markers it has (--source-kind: that one, which it must match).
+void recognise_tree(Session& s) {
+  bool ours = is_our_tree(s.source);
+  if (ours && s.o.source_kind.empty()) {
+    s.tree_description = "this repository's own tree";
+    return;
+  }
+  std::vector<fs::path> files;
+  if (!s.o.source_kind.empty()) {
+    files.push_back(s.sources / (s.o.source_kind + ".yaml"));
+    if (!fs::exists(files.front()))
+      throw UsageError("--source-kind " + s.o.source_kind + ": no source manifest " + files.front().string() +
+                       "; the kinds are the file names in " + s.sources.string());
+  } else if (fs::is_directory(s.sources)) {
+    for (const auto& e : fs::directory_iterator(s.sources))
+      if (e.path().extension() == ".yaml") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+  }
+  std::string tried;
+  for (const auto& f : files) {
+    plan::SourceManifest m = plan::load_source_manifest(f);
+    auto missing = plan::missing_markers(m, s.source);
+    if (missing.empty()) {
+      s.tree_description += (s.tree_description.empty() ? "" : ", ") + m.kind;
+      s.tree_kinds.emplace(m.kind, std::move(m));
+    } else {
+      tried += "\n  " + m.kind + " (" + f.string() + "): lacks " + missing.front();
+    }
+  }
+  if (s.tree_kinds.empty())
+    throw UsageError("--source-dir " + s.source.string() +
+                     " is neither this repository's tree (matrix/build-matrix.yaml and kernels/) nor a tree a "
+                     "source manifest describes:" +
+                     (tried.empty() ? "\n  (no manifests in " + s.sources.string() + ")" : tried) +
+                     "\n  fix: pass the top of the checkout, or --source-kind KIND to say which manifest to use");
+  s.tree_description = "a tree of kind " + s.tree_description;
+}
+
 void select_rows(Session& s) {
   const BuildOptions& o = s.o;
   s.source = o.source_dir.empty() ? find_source_dir(fs::current_path()) : fs::absolute(o.source_dir);
-  fs::path matrix_path = o.matrix_path.empty() ? s.source / "matrix/build-matrix.yaml" : o.matrix_path;
+  // An upstream checkout has no matrix: it comes from this repository, found
+  // upward from here (or --matrix).
+  fs::path repo = is_our_tree(s.source) || !o.matrix_path.empty() ? s.source : find_source_dir(fs::current_path());
+  fs::path matrix_path = o.matrix_path.empty() ? repo / "matrix/build-matrix.yaml" : fs::absolute(o.matrix_path);
+  s.sources = matrix_path.parent_path() / "sources";
+  recognise_tree(s);
   matrix::Matrix m = matrix::load_matrix(matrix_path);
   for (const auto& id : o.rows) s.rows.push_back(row_by_id(m, id, matrix_path));
   if (o.rows.empty()) s.rows = matrix::expand(m, o.profile).rows;
@@ -139,8 +193,10 @@ std::string source_revision(run::ProcessRunner& runner, const fs::path& source) 
   run::Result r = runner.run(run::Command({"git", "-C", source.string(), "rev-parse", "HEAD"}));
   if (!r.ok()) return "unknown";
   std::string rev = r.out.substr(0, r.out.find('\n'));
-  run::Result d = runner.run(run::Command(
-      {"git", "-C", source.string(), "status", "--porcelain", "--untracked-files=no", "--", "kernels", "python"}));
+  // Our tree's wheels are made of kernels/ and python/; an upstream tree's of all of it.
+  std::vector<std::string> argv = {"git", "-C", source.string(), "status", "--porcelain", "--untracked-files=no"};
+  if (is_our_tree(source)) argv.insert(argv.end(), {"--", "kernels", "python"});
+  run::Result d = runner.run(run::Command(argv));
   if (d.ok() && !d.out.empty()) rev += "-dirty";
   return rev;
 }
@@ -148,6 +204,10 @@ std::string source_revision(run::ProcessRunner& runner, const fs::path& source) 
 // build_info.json names, per family, what verify looks for in the kernels'
 // SASS: refuse before compiling rather than after.
 const plan::KernelManifest& manifest_of(Session& s, const matrix::Row& row) {
+  if (!s.tree_kinds.empty() || !is_our_tree(s.source))
+    throw UsageError("row " + row.id + " is built from this repository's own tree (kernels/families.json), and "
+                     "--source-dir " + s.source.string() + " is " + s.tree_description +
+                     "; build it from this repository's checkout");
   auto it = s.manifests.find(row.kernels_manifest);
   if (it == s.manifests.end())
     it = s.manifests.emplace(row.kernels_manifest, plan::load_kernel_manifest(s.source / row.kernels_manifest)).first;
@@ -219,6 +279,38 @@ void print_checks(const std::vector<toolchain::Check>& checks, std::ostream& out
         << "\n";
 }
 
+// An upstream row's manifest: the kind its package names, which the
+// checkout must be.
+const plan::SourceManifest& source_manifest_of(const Session& s, const matrix::Row& row) {
+  auto it = s.tree_kinds.find(row.source);
+  if (it == s.tree_kinds.end())
+    throw UsageError("row " + row.id + " is built from an upstream tree of kind " + row.source + " (" +
+                     (s.sources / (row.source + ".yaml")).string() + "), and --source-dir " + s.source.string() +
+                     " is " + s.tree_description + "; pass a checkout of that tree as --source-dir");
+  return it->second;
+}
+
+// A row's toolchain and what its wheel is built from.
+plan::RowInput resolve_row(Session& s, RowResolver& resolver, const matrix::Row& row, std::ostream& out) {
+  if (row.source == matrix::kOurSource) {
+    const plan::KernelManifest& manifest = manifest_of(s, row);
+    out << "[" << row.id << "] toolchain...\n" << std::flush;
+    const plan::StableAbiBinding* stable = manifest.stable_binding_for(row.torch);
+    auto tc = resolver.resolve(row, stable ? std::optional(stable->min_torch) : std::nullopt);
+    return {row, plan::extension_from_families(manifest, row), std::move(tc), {}};
+  }
+  const plan::SourceManifest& manifest = source_manifest_of(s, row);
+  plan::RowSpec spec = plan::extensions_from_source(manifest, row);
+  out << "[" << row.id << "] toolchain...\n" << std::flush;
+  auto tc = resolver.resolve(row, std::nullopt);
+  for (const auto& h : spec.headers) {
+    toolchain::Check check;
+    tc.headers.push_back(resolver.headers(h, row, check));
+    tc.checks.push_back(check);
+  }
+  return {row, std::move(spec), std::move(tc), {}};
+}
+
 // 1. Each row's toolchain, found or provisioned, and its extension.
 Resolved resolve_rows(Session& s, Resolvers& resolvers, std::ostream& out) {
   Resolved r;
@@ -226,14 +318,10 @@ Resolved resolve_rows(Session& s, Resolvers& resolvers, std::ostream& out) {
   for (std::size_t i = 0; i < s.rows.size() && !s.stopped(); ++i) {
     const auto& row = s.rows[i];
     try {
-      const plan::KernelManifest& manifest = manifest_of(s, row);
-      RowResolver& resolver = resolvers.for_row(row);
-      out << "[" << row.id << "] toolchain...\n" << std::flush;
-      const plan::StableAbiBinding* stable = manifest.stable_binding_for(row.torch);
-      auto tc = resolver.resolve(row, stable ? std::optional(stable->min_torch) : std::nullopt);
-      print_checks(tc.checks, out);
-      r.inputs.push_back(
-          {row, plan::extension_from_families(manifest, row), std::move(tc), site_for(s, row, launcher)});
+      plan::RowInput in = resolve_row(s, resolvers.for_row(row), row, out);
+      print_checks(in.toolchain.checks, out);
+      in.site = site_for(s, row, launcher);
+      r.inputs.push_back(std::move(in));
       r.row_of.push_back(i);
     } catch (const ConfigError& e) {
       s.fail(i, "toolchain", e.what());
@@ -267,7 +355,9 @@ plan::CompileGraph plan_rows(Session& s, const Resolved& r, std::ostream& out) {
     for (std::size_t k = 0; k < rg.skipped_families.size(); ++k)
       out << (k ? "; " : "(skipped: ") << rg.skipped_families[k].name << ", " << rg.skipped_families[k].why
           << (k + 1 == rg.skipped_families.size() ? ")" : "");
-    out << "-> " << rg.extension.filename().string() << "\n";
+    out << "->";
+    for (const auto& e : rg.extensions) out << " " << e.filename;
+    out << "\n";
   }
   return g;
 }

@@ -25,13 +25,20 @@ struct BuildOptions {
   std::filesystem::path cache_dir;    // empty: default_cache_dir()
   std::filesystem::path build_dir;    // empty: <cache>/work/<profile or row>
   std::filesystem::path matrix_path;  // empty: <source>/matrix/build-matrix.yaml
-  std::filesystem::path source_dir;   // empty: found upward from the current directory
+  // The checkout to build: this repository's tree (empty: found upward from
+  // the current directory) or an upstream tree that a source manifest
+  // (matrix/sources/<kind>.yaml) describes; the matrix then comes from this
+  // repository, found upward from the current directory, or --matrix.
+  std::filesystem::path source_dir;
+  std::string source_kind;  // --source-kind: the manifest to use, instead of recognising the tree
   std::string launcher = "auto";      // ccache | sccache | none | auto
   std::filesystem::path json_path;
   std::vector<std::string> archs;         // --archs: override every row's arch list (development)
   toolchain::ToolchainOptions toolchain;  // cache_dir and path_env are filled in by run_build
 };
 
+// Whether `dir` is this repository's tree (matrix/build-matrix.yaml, kernels/).
+bool is_our_tree(const std::filesystem::path& dir);
 // The source tree: `start` or its nearest parent holding matrix/ and kernels/.
 std::filesystem::path find_source_dir(const std::filesystem::path& start);
 

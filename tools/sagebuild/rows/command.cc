@@ -44,7 +44,11 @@ void add_selection(CLI::App* app, CliState& s) {
   app->add_option("--profile", s.opt.profile, "matrix profile to build (default: default)");
   app->add_option("--row", s.opt.rows, "build exactly this row id (repeatable; what one CI job runs)");
   app->add_option("--matrix", s.opt.matrix_path, "the build matrix (default: <source>/matrix/build-matrix.yaml)");
-  app->add_option("--source-dir", s.opt.source_dir, "the SageAttention source tree (default: found upward from here)");
+  app->add_option("--source-dir", s.opt.source_dir,
+                  "the checkout to build: this repository (default: found upward from here) or upstream "
+                  "SageAttention's tree (matrix/sources/ describes it)");
+  app->add_option("--source-kind", s.opt.source_kind,
+                  "the source manifest for --source-dir (matrix/sources/<KIND>.yaml), instead of recognising it");
   app->add_option("--cache-dir", s.opt.cache_dir,
                   "cache directory (default: $XDG_CACHE_HOME/sagebuild or ~/.cache/sagebuild)");
   app->add_option("--cuda-home", s.cuda_home,

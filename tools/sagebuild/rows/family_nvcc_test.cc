@@ -100,8 +100,8 @@ TEST_CASE("an archs family built by the real nvcc carries sm_90a SASS only, and 
   // A row with 9.0 does: run the planner's compile command for the kernel.
   auto r = row({parse_arch("8.0"), parse_arch("9.0")});
   auto g = plan_compile({input(r)}, st);
-  REQUIRE(g.rows[0].kernels.size() == 1);
-  const auto& obj = g.rows[0].kernels[0];
+  REQUIRE(g.rows[0].extensions[0].kernels.size() == 1);
+  const auto& obj = g.rows[0].extensions[0].kernels[0];
   const sb::run::Edge* edge = nullptr;
   for (const auto& e : g.edges)
     if (e.output == obj.object) edge = &e;

@@ -30,7 +30,9 @@ void compile(const plan::CompileGraph& graph, const std::vector<RowResult*>& res
   std::vector<std::string> names;
   for (std::size_t k = 0; k < graph.rows.size(); ++k) {
     if (failed(*results[k])) continue;
-    targets.push_back({graph.rows[k].row_id, graph.rows[k].extension});
+    run::Target t{graph.rows[k].row_id, {}};
+    for (const auto& e : graph.rows[k].extensions) t.outputs.push_back(e.path);
+    targets.push_back(std::move(t));
     names.push_back(graph.rows[k].row_id);
   }
   if (graph.edges.empty() || names.empty()) return;
@@ -52,8 +54,14 @@ void smoke(const plan::RowInput& in, const plan::RowGraph& rg, const fs::path& w
     res.smoke = "not run: no Python here to install the wheel with";
     return;
   }
-  SmokeRequest sr{
-      wheel, in.row.package, rg.extension_name, in.row.torch, *tc.smoke_python, tc.torch_importable, row_dir / "smoke"};
+  SmokeRequest sr{wheel, in.spec.package, {}, in.row.torch, *tc.smoke_python, tc.torch_importable, row_dir / "smoke"};
+  for (std::size_t i = 0; i < rg.extensions.size(); ++i) {
+    const auto& spec = in.spec.extensions[i];
+    bool driver = std::find(spec.libraries.begin(), spec.libraries.end(), "cuda") != spec.libraries.end();
+    sr.modules.push_back({spec.module, staged_module(spec.module, rg.extensions[i].filename, {}).archive_name,
+                          spec.ops_namespace, spec.exports, driver});
+  }
+  sr.cuda_stubs = tc.cuda_stubs;
   fs::create_directories(sr.scratch);
   SmokeResult r = smoke_test(runner, sr);
   res.smoke = r.message;
@@ -71,14 +79,16 @@ void complete_row(const plan::RowInput& in, const plan::RowGraph& rg, const Pipe
   fs::remove_all(dist, ec);
   fs::create_directories(dist);
   res.stage = "pack";
-  auto info = make_build_info(in.row, in.toolchain, in.extension, s.source_revision);
-  auto payload =
-      stage_payload(s.source_dir / "python" / in.row.package, in.row.package, rg.extension, rg.extension_name);
-  std::string stamp = row_stamp(payload, info, s.source_dir / "LICENSE", s.smoke);
+  auto info = make_build_info(in.row, in.toolchain, in.spec, s.source_revision);
+  std::vector<StagedModule> modules;
+  for (std::size_t i = 0; i < rg.extensions.size(); ++i)
+    modules.push_back(staged_module(in.spec.extensions[i].module, rg.extensions[i].filename, rg.extensions[i].path));
+  auto payload = stage_payload(s.source_dir / in.spec.package_dir, in.spec.package, in.spec.package_files, modules);
+  std::string stamp = row_stamp(payload, info, s.source_dir / in.spec.license_file, s.smoke);
   fs::path stamp_file = row_dir / "stamp.json";
   if (up_to_date(stamp_file, s.out_dir / in.row.wheel_filename, stamp, res)) return;
   fs::remove(stamp_file, ec);
-  fs::path built = pack_row_wheel(in.row, info, payload, s.source_dir, dist);
+  fs::path built = pack_row_wheel(in.row, info, payload, in.spec, s.source_dir, dist);
   try {
     res.stage = "verify";
     verify_row_wheel(built, res);
@@ -113,7 +123,8 @@ void run_rows(const plan::CompileGraph& graph, const std::vector<plan::RowInput>
   for (std::size_t k = 0; k < graph.rows.size(); ++k) {
     RowResult& res = *results[k];
     const auto& rg = graph.rows[k];
-    for (const auto& obj : rg.kernels) (obj.cached ? res.kernels_cached : res.kernels_compiled)++;
+    for (const auto& ext : rg.extensions)
+      for (const auto& obj : ext.kernels) (obj.cached ? res.kernels_cached : res.kernels_compiled)++;
     if (failed(res)) {
       stop = stop || !s.keep_going;
       continue;

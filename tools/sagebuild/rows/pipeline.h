@@ -19,7 +19,7 @@
 namespace sb::rows {
 
 struct PipelineSettings {
-  std::filesystem::path source_dir;  // the checkout: python/, LICENSE
+  std::filesystem::path source_dir;  // the checkout built: its Python package, its LICENSE
   std::filesystem::path work_dir;    // build.ninja and rows/<id>/
   std::filesystem::path out_dir;     // finished wheels
   int jobs = 1;

@@ -6,6 +6,8 @@
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
 #include "sagebuild/common/hash.h"
+#include "sagebuild/common/text.h"
+#include "sagebuild/matrix/arch.h"
 #include "sagebuild/verify/verify.h"
 
 namespace sb::rows {
@@ -23,9 +25,9 @@ std::string capability(const matrix::Arch& a) {
 }  // namespace
 
 distinfo::BuildInfo make_build_info(const matrix::Row& row, const toolchain::RowToolchain& tc,
-                                    const plan::ExtensionSpec& extension, const std::string& source_revision) {
+                                    const plan::RowSpec& spec, const std::string& source_revision) {
   distinfo::BuildInfo b;
-  b.package = row.package;
+  b.package = row.project;
   b.version = row.version;
   b.abi_mode = row.abi_mode;
   b.pythons = row.pythons;
@@ -43,8 +45,8 @@ distinfo::BuildInfo make_build_info(const matrix::Row& row, const toolchain::Row
     std::string c = capability(a);
     if (std::find(b.archs.begin(), b.archs.end(), c) == b.archs.end()) b.archs.push_back(c);
   }
-  if (row.ptx_arch) b.ptx_archs.push_back(capability(*row.ptx_arch));
-  for (const auto& f : extension.families) {
+  for (const auto& p : spec.ptx_archs) b.ptx_archs.push_back(capability(*matrix::parse_arch(p)));
+  for (const auto& f : spec.families) {
     distinfo::KernelFamily k;
     k.symbol_marker = f.symbol_marker;
     // An archs family records the exact targets this row built ("9.0a"),
@@ -63,11 +65,22 @@ distinfo::BuildInfo make_build_info(const matrix::Row& row, const toolchain::Row
   return b;
 }
 
+StagedModule staged_module(const std::string& module, const std::string& filename, const fs::path& file) {
+  std::string folder = module.find('.') == std::string::npos ? "" : module.substr(0, module.rfind('.'));
+  std::replace(folder.begin(), folder.end(), '.', '/');
+  return {folder.empty() ? filename : folder + "/" + filename, file};
+}
+
 std::vector<pack::PayloadFile> stage_payload(const fs::path& package_dir, const std::string& package,
-                                             const fs::path& extension, const std::string& extension_name) {
+                                             const std::vector<std::string>& globs,
+                                             const std::vector<StagedModule>& modules) {
   if (!fs::is_directory(package_dir))
-    throw UsageError("the Python package directory " + package_dir.string() + " does not exist (expected python/" +
-                     package + "/ in the source tree; pass --source-dir)");
+    throw UsageError("the Python package directory " + package_dir.string() + " of " + package +
+                     " does not exist; pass the checkout that holds it as --source-dir");
+  auto wanted = [&](const std::string& name) {
+    return globs.empty() ||
+           std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return glob_match(g, name); });
+  };
   std::vector<pack::PayloadFile> out;
   for (auto it = fs::recursive_directory_iterator(package_dir); it != fs::recursive_directory_iterator(); ++it) {
     const auto& p = it->path();
@@ -79,35 +92,34 @@ std::vector<pack::PayloadFile> stage_payload(const fs::path& package_dir, const 
     if (!it->is_regular_file()) continue;
     std::string ext = p.extension().string();
     if (ext == ".pyc" || ext == ".pyo" || ext == ".so" || ext == ".pyd" || name[0] == '.' ||
-        name.find(".so.") != std::string::npos || name == "build_info.json")
+        name.find(".so.") != std::string::npos || name == "build_info.json" || !wanted(name))
       continue;
     out.push_back({package + "/" + p.lexically_relative(package_dir).generic_string(), p, std::nullopt});
   }
-  out.push_back({package + "/" + extension_name, extension, std::nullopt});
+  for (const auto& m : modules) out.push_back({m.archive_name, m.file, std::nullopt});
   std::sort(out.begin(), out.end(),
             [](const pack::PayloadFile& a, const pack::PayloadFile& b) { return a.archive_name < b.archive_name; });
   return out;
 }
 
-pack::WheelSpec wheel_spec(const matrix::Row& row, distinfo::BuildInfo info, const std::filesystem::path& source_dir) {
+pack::WheelSpec wheel_spec(const matrix::Row& row, distinfo::BuildInfo info, const plan::RowSpec& spec,
+                           const fs::path& tree) {
   pack::WheelSpec s;
-  s.name = row.package;
+  s.name = row.project;
   std::string why;
   auto v = wheel::parse_version(row.wheel_version.empty() ? row.version : row.wheel_version, &why);
   if (!v) throw UsageError("row " + row.id + ": wheel version \"" + row.wheel_version + "\" is not PEP 440: " + why);
   s.version = *v;
   if (!row.build_tag.empty()) s.build_tag = row.build_tag;
   s.tags = wheel::TagSets{{row.python_tag}, {row.abi_tag}, {row.platform}};
-  s.summary = "SageAttention: quantized attention kernels for PyTorch (built for torch " + row.torch + ", CUDA " +
-              row.cuda + ")";
+  s.summary = spec.summary;
   s.requires_python = row.requires_python;
   if (!row.torch_requirement.empty()) s.requires_dist = {row.torch_requirement};
   s.build_info = std::move(info);
-  // The project's licence travels in every wheel (METADATA 2.4 License-File).
-  std::filesystem::path license = source_dir / "LICENSE";
-  if (std::filesystem::exists(license)) {
-    s.license_expression = "MIT";
-    s.license_file = license;
+  // The tree's licence travels in every wheel (METADATA 2.4 License-File).
+  if (!spec.license_file.empty() && fs::exists(tree / spec.license_file)) {
+    s.license_expression = spec.license_expression;
+    s.license_file = tree / spec.license_file;
   }
   // Project-URL: the repository the wheel was built from, when CI says which.
   const char* server = std::getenv("GITHUB_SERVER_URL");
@@ -130,8 +142,8 @@ fs::path move_wheel_into(const fs::path& wheel, const fs::path& out_dir) {
 }
 
 fs::path pack_row_wheel(const matrix::Row& row, distinfo::BuildInfo info, const std::vector<pack::PayloadFile>& payload,
-                        const fs::path& source_dir, const fs::path& dist_dir) {
-  pack::PackResult pr = pack::write_wheel(wheel_spec(row, std::move(info), source_dir), payload,
+                        const plan::RowSpec& spec, const fs::path& tree, const fs::path& dist_dir) {
+  pack::PackResult pr = pack::write_wheel(wheel_spec(row, std::move(info), spec, tree), payload,
                                           pack::PackOptions{dist_dir, std::nullopt});
   if (!row.wheel_filename.empty() && pr.path.filename() != row.wheel_filename)
     throw UsageError("the wheel was written as " + pr.path.filename().string() + " but the matrix predicts " +

@@ -17,15 +17,29 @@ namespace sb::rows {
 
 // The build-info record of a row as built.
 distinfo::BuildInfo make_build_info(const matrix::Row& row, const toolchain::RowToolchain& tc,
-                                    const plan::ExtensionSpec& extension, const std::string& source_revision);
+                                    const plan::RowSpec& spec, const std::string& source_revision);
 
-// python/<package>/ without bytecode caches and without extension modules a
-// developer build left there (the row's own extension is added instead).
+// An extension module as the wheel holds it: "sageattention/_fused.cpython-312-x86_64-linux-gnu.so".
+struct StagedModule {
+  std::string archive_name;
+  std::filesystem::path file;  // the linked module
+};
+// Where a linked module goes in the wheel: its package's folder ("sageattention._C" ->
+// "sageattention/<filename>"), or the top ("fp4attn_cuda" -> "<filename>").
+StagedModule staged_module(const std::string& module, const std::string& filename, const std::filesystem::path& file);
+
+// The Python package (<package_dir>, installed as <package>/) without
+// bytecode caches and without extension modules a developer build left there
+// (the row's own modules are added instead); with `globs`, only the files
+// whose name matches one.
 std::vector<pack::PayloadFile> stage_payload(const std::filesystem::path& package_dir, const std::string& package,
-                                             const std::filesystem::path& extension, const std::string& extension_name);
+                                             const std::vector<std::string>& globs,
+                                             const std::vector<StagedModule>& modules);
 
-// The wheel's metadata for a row; the licence is read from <source_dir>/LICENSE.
-pack::WheelSpec wheel_spec(const matrix::Row& row, distinfo::BuildInfo info, const std::filesystem::path& source_dir);
+// The wheel's metadata for a row, its summary and licence as the spec says
+// (the licence file read from the checkout `tree`).
+pack::WheelSpec wheel_spec(const matrix::Row& row, distinfo::BuildInfo info, const plan::RowSpec& spec,
+                           const std::filesystem::path& tree);
 
 // Moves a finished wheel into `out_dir` (--out): a rename when on the same
 // file system, else a copy under a temporary name and a rename.  Returns
@@ -36,8 +50,8 @@ std::filesystem::path move_wheel_into(const std::filesystem::path& wheel, const 
 // packs the row's wheel into dist_dir; UsageError when its file name is not
 // the one the matrix predicts (row.wheel_filename).
 std::filesystem::path pack_row_wheel(const matrix::Row& row, distinfo::BuildInfo info,
-                                     const std::vector<pack::PayloadFile>& payload,
-                                     const std::filesystem::path& source_dir, const std::filesystem::path& dist_dir);
+                                     const std::vector<pack::PayloadFile>& payload, const plan::RowSpec& spec,
+                                     const std::filesystem::path& tree, const std::filesystem::path& dist_dir);
 // verifies the packed wheel, one line per finding in res.findings; UsageError
 // naming the errors when it fails (warnings alone pass).
 void verify_row_wheel(const std::filesystem::path& wheel, RowResult& res);

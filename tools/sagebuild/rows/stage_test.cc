@@ -2,8 +2,11 @@
 // was built for, as verify's B6 will read it.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <memory>
 
+#include "sagebuild/common/error.h"
 #include "sagebuild/matrix/arch.h"
 #include "sagebuild/rows/stage.h"
 #include "sagebuild/toolchain/gnu_toolchain.h"
@@ -70,4 +73,33 @@ TEST_CASE("build_info leaves out the families the row skipped") {
   auto b = info_for(row({A("8.0"), A("8.9")}));
   CHECK(b.kernel_families.size() == 2);
   CHECK_FALSE(b.kernel_families.count("sm90"));
+}
+
+TEST_CASE("a module is staged in its package's folder, or at the top") {
+  CHECK(staged_module("sageattention._fused", "_fused.cpython-312-x86_64-linux-gnu.so", "/w/f.so").archive_name ==
+        "sageattention/_fused.cpython-312-x86_64-linux-gnu.so");
+  CHECK(staged_module("fp4attn_cuda", "fp4attn_cuda.cpython-312-x86_64-linux-gnu.so", "/w/a.so").archive_name ==
+        "fp4attn_cuda.cpython-312-x86_64-linux-gnu.so");
+  CHECK(staged_module("a.b._c", "_c.so", "/w/c.so").archive_name == "a/b/_c.so");
+}
+
+TEST_CASE("the package is staged without bytecode or stale modules, and only the globbed files when asked") {
+  auto dir = std::filesystem::temp_directory_path() / "sb_stage_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "pkg/sub/__pycache__");
+  for (const char* f : {"pkg/__init__.py", "pkg/sub/k.py", "pkg/sub/k.cu", "pkg/old.cpython-312.so",
+                        "pkg/sub/__pycache__/k.cpython-312.pyc", "m.so"})
+    std::ofstream(dir / f) << "x";
+  std::vector<StagedModule> modules = {staged_module("pkg._m", "_m.so", dir / "m.so")};
+  auto names = [](const std::vector<sb::pack::PayloadFile>& p) {
+    std::vector<std::string> out;
+    for (const auto& f : p) out.push_back(f.archive_name);
+    return out;
+  };
+  CHECK(names(stage_payload(dir / "pkg", "pkg", {}, modules)) ==
+        std::vector<std::string>{"pkg/__init__.py", "pkg/_m.so", "pkg/sub/k.cu", "pkg/sub/k.py"});
+  CHECK(names(stage_payload(dir / "pkg", "pkg", {"*.py"}, modules)) ==
+        std::vector<std::string>{"pkg/__init__.py", "pkg/_m.so", "pkg/sub/k.py"});
+  CHECK_THROWS_AS(stage_payload(dir / "missing", "pkg", {}, modules), sb::UsageError);
+  std::filesystem::remove_all(dir);
 }

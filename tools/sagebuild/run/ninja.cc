@@ -41,8 +41,11 @@ std::string ninja_file(const std::vector<Edge>& edges, const std::vector<Target>
     s += "\n  desc = " + ninja_escape_value(e.description) + "\n";
   }
   s += "\n";
-  for (const auto& t : targets)
-    s += "build " + ninja_escape_path(t.name) + ": phony " + ninja_escape_path(t.output.string()) + "\n";
+  for (const auto& t : targets) {
+    s += "build " + ninja_escape_path(t.name) + ": phony";
+    for (const auto& o : t.outputs) s += " " + ninja_escape_path(o.string());
+    s += "\n";
+  }
   s += "\ndefault";
   for (const auto& t : targets) s += " " + ninja_escape_path(t.name);
   s += "\n";

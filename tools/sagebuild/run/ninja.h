@@ -26,10 +26,11 @@ struct Edge {
   std::string description;  // "nvcc pv_fp8 kernels/src/pv_fp8.cu [8.9 9.0a]"
 };
 
-// A name for a group of outputs (one per row): `ninja <name>` builds it.
+// A name for a group of outputs (a row's extension modules): `ninja <name>`
+// builds them.
 struct Target {
   std::string name;
-  std::filesystem::path output;
+  std::vector<std::filesystem::path> outputs;
 };
 
 // Escapes a path for a build line ($, space, colon, newline).

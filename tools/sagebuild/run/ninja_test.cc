@@ -21,14 +21,15 @@ TEST_CASE("ninja: one build line per edge, a phony target per row, deterministic
   e.inputs = {"/src/a b.cu"};
   e.command = "nvcc -o $tmp && mv -f t o";
   e.description = "nvcc quant";
-  std::string text = ninja_file({e}, {{"row-1", "/w/rows/row-1/_C.abi3.so"}});
+  std::vector<Target> targets = {{"row-1", {"/w/rows/row-1/_C.abi3.so", "/w/rows/row-1/_fused.so"}}};
+  std::string text = ninja_file({e}, targets);
   CHECK(text.find("rule run\n  command = $cmd\n  description = $desc\n") != std::string::npos);
   CHECK(
       text.find("build /c/objects/k.o: run /src/a$ b.cu\n  cmd = nvcc -o $$tmp && mv -f t o\n  desc = nvcc quant\n") !=
       std::string::npos);
-  CHECK(text.find("build row-1: phony /w/rows/row-1/_C.abi3.so\n") != std::string::npos);
+  CHECK(text.find("build row-1: phony /w/rows/row-1/_C.abi3.so /w/rows/row-1/_fused.so\n") != std::string::npos);
   CHECK(text.find("\ndefault row-1\n") != std::string::npos);
-  CHECK(ninja_file({e}, {{"row-1", "/w/rows/row-1/_C.abi3.so"}}) == text);
+  CHECK(ninja_file({e}, targets) == text);
 }
 
 TEST_CASE("atomic commands: sh's mv -f, cmd.exe's move /y") {

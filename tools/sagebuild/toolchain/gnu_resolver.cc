@@ -259,6 +259,15 @@ GnuResolver::Found GnuResolver::discover(const matrix::Row& row, bool provision,
   } catch (const IoError& e) {
     f.fail({false, "torch " + row.torch, e.what(), "check the cache directory " + opt_.cache_dir.string()});
   }
+  // A per-interpreter wheel installs only into its own Python: the smoke test
+  // imports it there, where that Python has the row's torch too.
+  if (row.abi_mode == wheel::AbiMode::per_interpreter && f.torch_python &&
+      f.torch_python->version() != row.build_python) {
+    const auto& own = f.python;
+    bool has_it = own && own->torch && own->torch->cuda == row.cuda &&
+                  own->torch->version.substr(0, own->torch->version.find('+')) == row.torch;
+    f.torch_python = has_it ? own : std::nullopt;
+  }
   if (f.torch && f.row_torch_cuda.empty()) {
     f.row_torch_cuda = f.torch->cuda;
     f.row_torch_check = "torch/version.py of " + f.torch->root.string();
@@ -292,6 +301,11 @@ RowToolchain GnuResolver::toolchain_of(Found& f) const {
   t.python_version = f.python->version();
   t.torch_importable = f.torch_python.has_value();
   t.smoke_python = f.torch_python ? f.torch_python : f.python;
+  for (const char* lib : {"lib64", "lib"})
+    if (fs::exists(f.cuda->home / lib / "stubs/libcuda.so")) {
+      t.cuda_stubs = f.cuda->home / lib / "stubs";
+      break;
+    }
   t.checks = std::move(f.checks);
   return t;
 }
@@ -312,6 +326,30 @@ std::vector<Check> GnuResolver::diagnose(const matrix::Row& row) {
   } catch (const std::exception& e) {
     return {Check{false, "toolchain", e.what(), "see the message"}};
   }
+}
+
+ProvisionedHeaders GnuResolver::headers(const HeaderPackage& package, const matrix::Row& row, Check& check) {
+  ProvisionedHeaders out{package.requirement(), {}};
+  fs::path entry = headers_entry(opt_.cache_dir, package);
+  check = {true, package.name + " " + package.version + " headers", entry.string() + " (cache)", ""};
+  if (!fs::exists(entry)) {
+    if (opt_.provision) {
+      std::string exe = opt_.python ? opt_.python->string() : "python3";
+      auto py = python_named(exe);
+      if (!py)
+        throw UsageError("row " + row.id + ": " + package.requirement() + " is provisioned with pip, and " + exe +
+                         " is not found or not answering; pass --python PATH");
+      provision_headers(runner_, opt_, *py, package);
+      check.found = entry.string() + " (provisioned from PyPI)";
+    } else if (opt_.plan_only) {
+      check.found = entry.string() + " (dry run: `build` downloads " + package.requirement() + " from PyPI)";
+    } else {
+      check = {false, package.name + " " + package.version + " headers", "not in the cache " + entry.string(),
+               "`sagebuild build` downloads " + package.requirement() + " from PyPI"};
+    }
+  }
+  for (const auto& dir : package.include_dirs) out.include_dirs.push_back(entry / dir);
+  return out;
 }
 
 }  // namespace sb::toolchain

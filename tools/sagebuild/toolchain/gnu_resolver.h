@@ -21,6 +21,7 @@ class GnuResolver final : public RowResolver {
   GnuResolver(ProcessRunner& runner, ToolchainOptions options);
   RowToolchain resolve(const matrix::Row& row, const std::optional<TorchMinor>& stable_min_torch) override;
   std::vector<Check> diagnose(const matrix::Row& row) override;
+  ProvisionedHeaders headers(const HeaderPackage& package, const matrix::Row& row, Check& check) override;
   ProcessRunner& build_runner() override { return runner_; }
 
  private:

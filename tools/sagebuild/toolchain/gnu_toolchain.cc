@@ -32,6 +32,7 @@ std::vector<std::string> GnuToolchain::nvcc_command(const CompileJob& job) const
   argv.push_back(std_flag(job.standard));
   argv.insert(argv.end(), job.device_flags.begin(), job.device_flags.end());
   for (const auto& f : with_pic(job.host_flags)) argv.push_back("-Xcompiler=" + f);
+  if (job.cxx11_abi) argv.push_back("-D_GLIBCXX_USE_CXX11_ABI=" + std::string(*job.cxx11_abi ? "1" : "0"));
   for (const auto& d : job.defines) argv.push_back("-D" + d);
   for (const auto& g : job.gencode) argv.insert(argv.end(), {"-gencode", g});
   argv.insert(argv.end(), {"-o", job.object.string()});
@@ -68,6 +69,8 @@ std::vector<std::string> GnuToolchain::link_command(const LinkJob& job) const {
     argv.insert(argv.end(), {"-l:libcudart_static.a", "-ldl", "-lrt", "-lpthread"});
   else
     argv.push_back("-lcudart");
+  for (const auto& d : job.library_dirs) argv.push_back("-L" + d.string());
+  for (const auto& lib : job.libraries) argv.push_back("-l" + lib);
   // No libpython: the interpreter provides its symbols when it loads us.
   return argv;
 }

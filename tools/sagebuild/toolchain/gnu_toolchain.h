@@ -26,9 +26,10 @@ class GnuToolchain final : public HostToolchain {
   std::string identity() const override;
   std::string object_suffix() const override { return ".o"; }
   // abi3: "_C.abi3.so"; per-interpreter: "_C.cpython-312-x86_64-linux-gnu.so".
-  std::string extension_filename(wheel::AbiMode abi, const PythonVersion& python) const override {
-    return abi == wheel::AbiMode::abi3 ? "_C.abi3.so"
-                                       : "_C.cpython-" + python.nodot() + "-" + tools_.arch + "-linux-gnu.so";
+  std::string extension_filename(const std::string& stem, wheel::AbiMode abi,
+                                 const PythonVersion& python) const override {
+    return abi == wheel::AbiMode::abi3 ? stem + ".abi3.so"
+                                       : stem + ".cpython-" + python.nodot() + "-" + tools_.arch + "-linux-gnu.so";
   }
   std::vector<std::string> compile_command(const CompileJob& job) const override;
   std::vector<std::string> link_command(const LinkJob& job) const override;

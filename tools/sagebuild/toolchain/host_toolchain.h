@@ -59,6 +59,10 @@ struct LinkJob {
   // "static"}): the extension then needs no cudart DLL / .so of its own.
   bool cudart_static = false;
   std::filesystem::path python_lib_dir;  // Windows: <prefix>\libs (python3.lib); unused on Linux
+  // Further libraries, after torch's and CUDA's ("cuda": the driver), and
+  // where to find them (CUDA's link stubs).
+  std::vector<std::string> libraries;
+  std::vector<std::filesystem::path> library_dirs;
 };
 
 // The host compiler as build_info.json records it.
@@ -78,9 +82,10 @@ class HostToolchain {
   // object key: "nvcc 13.0.88 / gcc 12.2.0".
   virtual std::string identity() const = 0;
   virtual std::string object_suffix() const = 0;  // ".o", ".obj"
-  // The extension module's file name: "_C" and the suffix the interpreter
-  // looks for.
-  virtual std::string extension_filename(wheel::AbiMode abi, const PythonVersion& python) const = 0;
+  // The extension module's file name: its last name component ("_C") and
+  // the suffix the interpreter looks for.
+  virtual std::string extension_filename(const std::string& stem, wheel::AbiMode abi,
+                                         const PythonVersion& python) const = 0;
   // Throw UsageError for a host flag they cannot translate.
   virtual std::vector<std::string> compile_command(const CompileJob& job) const = 0;
   virtual std::vector<std::string> link_command(const LinkJob& job) const = 0;

@@ -86,8 +86,8 @@ TEST_CASE("every host toolchain: compiles, links and renames what the plan asks,
   std::string line = tc->run_then_move({"cc", "-o", "t"}, "/d/t", "/d/o");
   CHECK((line.find("mv -f") != std::string::npos || line.find("move /y") != std::string::npos));
   CHECK(tc->identity().find("nvcc ") == 0);
-  CHECK(tc->extension_filename(AbiMode::abi3, {3, 9}).rfind("_C.", 0) == 0);
-  CHECK(tc->extension_filename(AbiMode::per_interpreter, {3, 12}).find("312") != std::string::npos);
+  CHECK(tc->extension_filename("_C", AbiMode::abi3, {3, 9}).rfind("_C.", 0) == 0);
+  CHECK(tc->extension_filename("_C", AbiMode::per_interpreter, {3, 12}).find("312") != std::string::npos);
   CHECK_FALSE(tc->object_suffix().empty());
 }
 
@@ -132,8 +132,15 @@ TEST_CASE("GNU: the link, libstdc++ first, torch's libraries as needed, no libpy
                                         "/cache/objects/b.o", "-lstdc++", "-L/torch/lib", "-Wl,--as-needed",
                                         "-ltorch_cpu", "-ltorch_cuda", "-Wl,--no-as-needed", "-L/cuda/lib64",
                                         "-l:libcudart_static.a", "-ldl", "-lrt", "-lpthread"});
-  CHECK(gnu().extension_filename(AbiMode::abi3, {3, 9}) == "_C.abi3.so");
-  CHECK(gnu().extension_filename(AbiMode::per_interpreter, {3, 12}) == "_C.cpython-312-x86_64-linux-gnu.so");
+  CHECK(gnu().extension_filename("_C", AbiMode::abi3, {3, 9}) == "_C.abi3.so");
+  CHECK(gnu().extension_filename("_C", AbiMode::per_interpreter, {3, 12}) == "_C.cpython-312-x86_64-linux-gnu.so");
+  CHECK(gnu().extension_filename("_fused", AbiMode::per_interpreter, {3, 12}) ==
+        "_fused.cpython-312-x86_64-linux-gnu.so");
+  // Further libraries (upstream's -lcuda) come last, with their directories.
+  job.libraries = {"cuda"};
+  job.library_dirs = {"/cuda/lib64/stubs"};
+  auto argv = gnu().link_command(job);
+  CHECK(Argv(argv.end() - 2, argv.end()) == Argv{"-L/cuda/lib64/stubs", "-lcuda"});
   CHECK(gnu().platform_tag() == "linux_x86_64");
   CHECK(gnu().identity() == "nvcc 13.0.88 / gcc 12.2.0");
 }
@@ -201,8 +208,8 @@ TEST_CASE("MSVC: link.exe, import libraries by full path, python3.lib for abi3, 
   job.abi = AbiMode::per_interpreter;
   job.python = {3, 13};
   CHECK(msvc().link_command(job).back() == R"(C:\py\libs\python313.lib)");
-  CHECK(msvc().extension_filename(AbiMode::abi3, {3, 9}) == "_C.pyd");
-  CHECK(msvc().extension_filename(AbiMode::per_interpreter, {3, 12}) == "_C.cp312-win_amd64.pyd");
+  CHECK(msvc().extension_filename("_C", AbiMode::abi3, {3, 9}) == "_C.pyd");
+  CHECK(msvc().extension_filename("_C", AbiMode::per_interpreter, {3, 12}) == "_C.cp312-win_amd64.pyd");
   CHECK(msvc().platform_tag() == "win_amd64");
   CHECK(msvc().object_suffix() == ".obj");
 }

@@ -220,4 +220,11 @@ std::vector<Check> MsvcResolver::diagnose(const matrix::Row& row) {
   }
 }
 
+// No source of a win_amd64 row asks for one yet (upstream's trees, which
+// do, build Linux rows): refused by name rather than guessed at.
+ProvisionedHeaders MsvcResolver::headers(const HeaderPackage& package, const matrix::Row& row, Check&) {
+  throw UsageError("row " + row.id + " needs the header package " + package.requirement() +
+                   ", which sagebuild provisions for Linux rows only");
+}
+
 }  // namespace sb::toolchain

@@ -86,6 +86,8 @@ std::vector<std::string> MsvcToolchain::link_command(const LinkJob& job) const {
   // kernel32, which the /MD C runtime's own default libraries bring in
   // (CMake's FindCUDAToolkit adds Threads, dl and rt for it on UNIX only).
   argv.push_back(win(job.cuda_lib_dir / (job.cudart_static ? "cudart_static.lib" : "cudart.lib")));
+  // Further libraries (cuda.lib, the driver) from CUDA's own library folder.
+  for (const auto& lib : job.libraries) argv.push_back(win(job.cuda_lib_dir / (lib + ".lib")));
   std::string python_lib = job.abi == wheel::AbiMode::abi3 ? "python3.lib" : "python" + job.python.nodot() + ".lib";
   argv.push_back(win(job.python_lib_dir / python_lib));
   return argv;

@@ -32,8 +32,9 @@ class MsvcToolchain final : public HostToolchain {
   std::string identity() const override;
   std::string object_suffix() const override { return ".obj"; }
   // abi3: "_C.pyd"; per-interpreter: "_C.cp312-win_amd64.pyd".
-  std::string extension_filename(wheel::AbiMode abi, const PythonVersion& python) const override {
-    return abi == wheel::AbiMode::abi3 ? "_C.pyd" : "_C.cp" + python.nodot() + "-win_amd64.pyd";
+  std::string extension_filename(const std::string& stem, wheel::AbiMode abi,
+                                 const PythonVersion& python) const override {
+    return abi == wheel::AbiMode::abi3 ? stem + ".pyd" : stem + ".cp" + python.nodot() + "-win_amd64.pyd";
   }
   std::vector<std::string> compile_command(const CompileJob& job) const override;
   std::vector<std::string> link_command(const LinkJob& job) const override;

@@ -233,4 +233,36 @@ fs::path provision_cuda(ProcessRunner& runner, const ToolchainOptions& opt, cons
   return entry;
 }
 
+fs::path headers_entry(const fs::path& cache_dir, const HeaderPackage& package) {
+  return cache_dir / "headers" / (package.name + "-" + package.version);
+}
+
+fs::path provision_headers(ProcessRunner& runner, const ToolchainOptions& opt, const PythonInfo& py,
+                           const HeaderPackage& package) {
+  fs::path entry = headers_entry(opt.cache_dir, package);
+  fs::create_directories(entry.parent_path());
+  fill_once(entry, [&](const fs::path& tmp) {
+    fs::path dl = tmp / ".downloads";
+    fs::create_directories(dl);
+    matrix::Row linux_row;
+    linux_row.platform = "linux_x86_64";
+    Result r = pip_download(runner, py, linux_row, dl, {package.requirement()}, "3.12");
+    if (!r.ok())
+      throw UsageError("cannot download " + package.requirement() + " from PyPI (pip exit " +
+                       std::to_string(r.exit_code) + "): " + r.err.substr(r.err.size() > 600 ? r.err.size() - 600 : 0) +
+                       "\n  fix: make PyPI reachable, or fill " + entry.string() + " with the wheel's " +
+                       (package.include_dirs.empty() ? std::string("headers") : package.include_dirs.front()));
+    auto wheels = wheels_in(dl);
+    if (wheels.size() != 1)
+      throw UsageError("pip download " + package.requirement() + " left " + std::to_string(wheels.size()) +
+                       " wheels in " + dl.string() + "; expected exactly one");
+    for (const auto& dir : package.include_dirs)
+      if (unpack_wheel(wheels.front(), tmp, {{dir + "/", ""}}) == 0)
+        throw UsageError(wheels.front().filename().string() + " has no " + dir +
+                         "/: the source manifest names a directory this version of " + package.name + " lacks");
+    fs::remove_all(dl);
+  });
+  return entry;
+}
+
 }  // namespace sb::toolchain

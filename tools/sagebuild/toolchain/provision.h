@@ -38,6 +38,15 @@ std::string remote_torch_version_py(ProcessRunner& runner, const ToolchainOption
 std::filesystem::path provision_cuda(ProcessRunner& runner, const ToolchainOptions& opt, const PythonInfo& pip_python,
                                      const std::string& cuda);
 
+// <cache>/headers/<name>-<version>: the package's wheel from PyPI (pip
+// download --no-deps), its include directories unpacked, filled once.
+// Returns the entry; throws UsageError when pip cannot get it or the wheel
+// lacks a directory the package names.
+std::filesystem::path provision_headers(ProcessRunner& runner, const ToolchainOptions& opt,
+                                        const PythonInfo& pip_python, const HeaderPackage& package);
+// Where provision_headers puts the package.
+std::filesystem::path headers_entry(const std::filesystem::path& cache_dir, const HeaderPackage& package);
+
 // The manylinux platform tags pip may pick a wheel for, for a row's platform tag.
 std::vector<std::string> pip_platforms(const std::string& platform_tag);
 

@@ -50,6 +50,22 @@ struct Check {
   std::string fix;    // how to fix it, when not ok
 };
 
+// A header-only package a source tree compiles against (CUTLASS), provisioned
+// from PyPI at a pinned version like CUDA: its wheel unpacked into the cache,
+// these directories of it on the include path.
+struct HeaderPackage {
+  std::string name;                       // "nvidia-cutlass"
+  std::string version;                    // "4.2.0.0": pinned, exactly
+  std::vector<std::string> include_dirs;  // inside the wheel: "cutlass_library/source/include"
+  std::string requirement() const { return name + "==" + version; }
+};
+
+// A HeaderPackage where the compiles find it.
+struct ProvisionedHeaders {
+  std::string requirement;                         // "nvidia-cutlass==4.2.0.0": what object keys name
+  std::vector<std::filesystem::path> include_dirs;  // absolute
+};
+
 // The torch whose headers and libraries the binding compiles and links
 // against (for a stable-ABI row: possibly another release than the row's).
 struct TorchHeaders {
@@ -70,6 +86,10 @@ struct RowToolchain {
   std::string python_version;              // of those headers: "3.12"
   std::optional<PythonInfo> smoke_python;  // makes the smoke test's venv
   bool torch_importable = false;           // smoke_python imports the row's torch
+  // Link stubs (<CUDA>/lib64/stubs: libcuda.so) for extensions that link the
+  // CUDA driver; empty when the toolkit has none (PyPI's CUDA wheels).
+  std::filesystem::path cuda_stubs;
+  std::vector<ProvisionedHeaders> headers;  // the header packages the row's source asks for
   std::vector<Check> checks;               // what was found where
   // Some facts are labelled placeholders (a dry run where they cannot be
   // discovered): the plan prints, nothing builds.
@@ -85,6 +105,10 @@ class RowResolver {
   virtual RowToolchain resolve(const matrix::Row& row, const std::optional<TorchMinor>& stable_min_torch) = 0;
   // The checks alone, never throwing and never downloading (doctor).
   virtual std::vector<Check> diagnose(const matrix::Row& row) = 0;
+  // A header package for the row, in the cache (provisioned when absent;
+  // in a dry run, where it would be), and the log's line about it in
+  // `check`.  Throws UsageError.
+  virtual ProvisionedHeaders headers(const HeaderPackage& package, const matrix::Row& row, Check& check) = 0;
   // Runs ninja and so every compiler (on Windows: in vcvars64's environment).
   virtual ProcessRunner& build_runner() = 0;
 };

@@ -89,27 +89,6 @@ std::optional<wheel::TorchBinding> torch_binding(const BinaryFacts& b) {
   return std::nullopt;
 }
 
-// Iterative, backtracking only to the last '*': O(pattern x name) and no
-// recursion (the name comes from the library, up to 64 KiB).
-bool glob_match(std::string_view p, std::string_view s) {
-  std::size_t pi = 0, si = 0, star = std::string_view::npos, resume = 0;
-  while (si < s.size()) {
-    if (pi < p.size() && p[pi] == '*') {
-      star = pi++;
-      resume = si;
-    } else if (pi < p.size() && p[pi] == s[si]) {
-      ++pi, ++si;
-    } else if (star != std::string_view::npos) {
-      pi = star + 1;
-      si = ++resume;
-    } else {
-      return false;
-    }
-  }
-  while (pi < p.size() && p[pi] == '*') ++pi;
-  return pi == p.size();
-}
-
 std::string outer_namespace(std::string_view m) {
   if (!starts_with(m, "_Z")) return {};
   m.remove_prefix(2);
@@ -221,13 +200,30 @@ void check_exact_targets(const CudaCode& code, const std::string& family, const 
 
 }  // namespace
 
+namespace {
+
+// "sageattention/_fused.cpython-312-x86_64-linux-gnu.so" -> "_fused".
+std::string module_stem(const std::string& member) {
+  std::string leaf = member.substr(member.find_last_of('/') + 1);
+  return leaf.substr(0, leaf.find('.'));
+}
+
+}  // namespace
+
 void check_cuda_coverage(const CudaCode& code, const distinfo::BuildInfo& b, const std::string& member,
                          Findings& out) {
+  // A wheel of several extension modules (upstream's trees) names each
+  // module's kernels as a family of the module's name: a module answers for
+  // its own family only.  A family-per-kernel wheel (ours: one _C) answers
+  // for all of them in its one module.
+  std::string stem = module_stem(member);
+  bool per_module = b.kernel_families.count(stem) > 0;
   for (const auto& arch_text : b.archs) {
     int arch = distinfo::arch_number(arch_text);
     bool ptx_below = std::any_of(code.ptx.begin(), code.ptx.end(), [&](int p) { return p <= arch; });
     auto sass = code.sass_kernels.find(arch);
     for (const auto& [family, k] : b.kernel_families) {
+      if (per_module && family != stem) continue;
       if (!k.archs.empty()) {
         check_exact_targets(code, family, k, arch, arch_text, member, out);
         continue;

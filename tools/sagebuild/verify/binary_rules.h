@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sagebuild/common/finding.h"
+#include "sagebuild/common/text.h"
 #include "sagebuild/distinfo/build_info.h"
 #include "sagebuild/verify/policy.h"
 #include "sagebuild/wheel/torch_requirement.h"
@@ -86,7 +87,7 @@ void check_symbol_origins(const BinaryFacts& b, bool abi3, Findings& out);
 std::optional<wheel::TorchBinding> torch_binding(const BinaryFacts& b);
 
 // Whether a name matches a glob with '*' (the allow-list's syntax).
-bool glob_match(std::string_view pattern, std::string_view name);
+using sb::glob_match;
 // "at", "c10", "torch", "caffe2" as the outermost name of a mangled C++ symbol.
 std::string outer_namespace(std::string_view mangled);
 

@@ -254,3 +254,20 @@ TEST_CASE("B7 on Windows: the imported cudart names the build-info's CUDA major"
   check_pe_cuda_runtime("pkg/_C.pyd", {"cudart64_110.dll"}, b, f);  // CUDA 11 spelled the minor too
   CHECK(f.empty());
 }
+
+TEST_CASE("B6: in a wheel of several modules named as families, each module answers for its own kernels") {
+  auto b = info();  // archs 8.0, 8.9, 9.0, 12.0
+  b.archs = {"9.0"};
+  b.kernel_families = {{"_fused", {"", "QuantInt8Kernel", {"9.0a"}}},
+                       {"_qattn_sm90", {"", "qk_int8_sv_f8_attn_kernel", {"9.0a"}}}};
+  CudaCode fused;
+  fused.sass_targets["90a"] = {"_Z15QuantInt8KernelPv"};
+  Findings f;
+  check_cuda_coverage(fused, b, "sageattention/_fused.cpython-312-x86_64-linux-gnu.so", f);
+  CHECK(f.empty());  // _qattn_sm90's kernels are not _fused's to carry
+  check_cuda_coverage(fused, b, "sageattention/_qattn_sm90.cpython-312-x86_64-linux-gnu.so", f);
+  CHECK(rules(f) == std::multiset<std::string>{"B6"});  // ...but _qattn_sm90 must carry them
+  f.clear();
+  check_cuda_coverage(fused, b, "sageattention/_C.abi3.so", f);  // not a family's module: every family
+  CHECK(rules(f) == std::multiset<std::string>{"B6"});
+}
