@@ -43,6 +43,9 @@ CompileJob job_for(SourceKind kind, const RowInput& in, const fs::path& source, 
   job.device_flags = flags.device_flags;
   job.host_flags = flags.host_flags;
   job.flags_origin = in.extension.origin;
+  // Objects are shared between checkouts (their keys are relative to the
+  // source tree): none may name the one that compiled it.
+  job.unrecorded_prefixes = {in.site.source};
   return job;
 }
 
@@ -130,8 +133,9 @@ class Planner {
                                tc.torch.root / "include" / "torch" / "csrc" / "api" / "include", tc.cuda_include,
                                tc.python_include};
     job.cxx11_abi = tc.torch.cxx11_abi;
-    // A shared object must not name the checkout that compiled it.
-    if (b.stable_abi_target) job.relative_to = in.site.source;
+    // Nor the torch: its headers' paths (STD_TORCH_CHECK's __FILE__) are
+    // recorded from its site-packages on, "torch/include/...".
+    job.unrecorded_prefixes.push_back(tc.torch.root.parent_path());
     std::string torch_id =
         b.stable_abi_target ? "torch stable-abi target " + *b.stable_abi_target : "torch " + tc.torch.version;
     std::string extra = torch_id + " cxx11=" + (tc.torch.cxx11_abi ? "1" : "0") + " cuda " + tc.nvcc_version +
@@ -156,7 +160,7 @@ class Planner {
       h.update(std::to_string(s.size()) + ":");
       h.update(s);
     };
-    field("sagebuild-stable-extension-v2");
+    field("sagebuild-stable-extension-v3");  // v3: linked without local symbols
     field(rg.extension_name);
     field(in.toolchain.host->identity());
     for (const auto& k : rg.kernels) field(k.key);
