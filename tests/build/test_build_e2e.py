@@ -13,6 +13,7 @@ installs it), else sagebuild downloads it from PyPI as a user's build would.
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import zipfile
@@ -114,6 +115,42 @@ def test_default_row_builds_a_verified_wheel(built):
     dyn = subprocess.run(["readelf", "-d", str(so)], capture_output=True, text=True).stdout
     assert "RPATH" not in dyn and "RUNPATH" not in dyn
     assert "libtorch" in dyn or "libc10" in dyn
+
+
+GLIBC = re.compile(rb"GLIBC_2\.(\d+)")
+
+
+@pytest.mark.slow
+def test_the_wheel_is_tagged_with_the_manylinux_level_its_binary_satisfies(built, tmp_path):
+    """The build derives the tag with verify's own rules: the level is at
+    least the newest GLIBC_2.N the extension needs, verify accepts it, and
+    the same wheel claiming an older level is refused."""
+    assert built["first"].returncode == 0
+    row = json.loads((built["tmp"] / "first.json").read_text())["rows"][0]
+    wheel = pathlib.Path(row["wheel"])
+    m = re.fullmatch(r"sageattention-.*-cp\d+-abi3-manylinux_2_(\d+)_x86_64\.whl", wheel.name)
+    assert m, wheel.name
+    level = int(m.group(1))
+    assert row["platform_tag"].startswith(f"manylinux_2_{level}_x86_64, the oldest level the binaries satisfy")
+    so = zipfile.ZipFile(wheel).read("sageattention/_C.abi3.so")
+    needs = max(int(n) for n in GLIBC.findall(so))
+    assert level >= needs
+    info = json.loads(zipfile.ZipFile(wheel).read("sageattention/build_info.json"))
+    assert info["wheel"]["platform_tag"] == info["platform"] == f"manylinux_2_{level}_x86_64"
+    ok = subprocess.run([str(sagebuild_binary()), "verify", str(wheel)], capture_output=True, text=True)
+    assert ok.returncode == 0 and "P2" not in ok.stdout, ok.stdout[-3000:]
+    # Claiming manylinux_2_17 (older than the glibc the binary needs): the
+    # tag in the name, WHEEL and build_info.json all say so, and verify refuses it.
+    lower = tmp_path / wheel.name.replace(f"manylinux_2_{level}_", "manylinux_2_17_")
+    with zipfile.ZipFile(wheel) as src, zipfile.ZipFile(lower, "w", zipfile.ZIP_DEFLATED) as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            if item.filename.endswith((".dist-info/WHEEL", "build_info.json")):
+                data = data.replace(f"manylinux_2_{level}_".encode(), b"manylinux_2_17_")
+            dst.writestr(item, data)
+    bad = subprocess.run([str(sagebuild_binary()), "verify", str(lower)], capture_output=True, text=True)
+    assert bad.returncode == 1, bad.stdout[-3000:]
+    assert f"claims manylinux_2_17, but the binaries need manylinux_2_{level}" in bad.stdout, bad.stdout[-3000:]
 
 
 def test_a_family_without_symbol_marker_is_refused_before_compiling(tmp_path):

@@ -492,8 +492,13 @@ def test_release_notes_list_every_wheel_with_its_sha256(tmp_path):
     rows = [{"id": f"sageattention-2.2.0-torch{t}-cu130-abi3-linux_x86_64",
              "wheel": f"sageattention-2.2.0-{code}.130-cp310-abi3-linux_x86_64.whl"}
             for t, code in (("2.11.0", "21100"), ("2.12.1", "21201"), ("2.13.0", "21300"))]
-    for row, data in zip(rows[:2], (b"one", b"two")):
-        (dist / row["wheel"]).write_bytes(data)
+    # The build tags a Linux wheel with the manylinux level its binary earns;
+    # the plan predicts linux_x86_64.  A Windows wheel of the same name part
+    # is not the Linux row's.
+    built = [rows[0]["wheel"].replace("linux_x86_64", "manylinux_2_34_x86_64"), rows[1]["wheel"]]
+    for name, data in zip(built, (b"one", b"two")):
+        (dist / name).write_bytes(data)
+    (dist / rows[2]["wheel"].replace("linux_x86_64", "win_amd64")).write_bytes(b"other")
     plan = json.dumps({"include": rows})
     args = ["--tag", "v2.2.0", "--wheels", str(dist), "--plan", plan, "--notes", str(tmp_path / "notes.md"),
             "--sums", str(dist / "SHA256SUMS"), "--index-url", "https://o.github.io/sage/"]
@@ -501,11 +506,12 @@ def test_release_notes_list_every_wheel_with_its_sha256(tmp_path):
     assert out.returncode == 0, out.stderr
     import hashlib
     sums = (dist / "SHA256SUMS").read_text().splitlines()
-    assert sums == [f"{hashlib.sha256(b'one').hexdigest()}  {rows[0]['wheel']}",
-                    f"{hashlib.sha256(b'two').hexdigest()}  {rows[1]['wheel']}"]
+    assert sums == [f"{hashlib.sha256(b'one').hexdigest()}  {built[0]}",
+                    f"{hashlib.sha256(b'two').hexdigest()}  {built[1]}",
+                    f"{hashlib.sha256(b'other').hexdigest()}  {rows[2]['wheel'].replace('linux_x86_64', 'win_amd64')}"]
     notes = (tmp_path / "notes.md").read_text()
     assert "2 of 3 planned wheels" in notes
-    assert f"| `{rows[0]['wheel']}` | `{hashlib.sha256(b'one').hexdigest()}` |" in notes
+    assert f"| `{built[0]}` | `{hashlib.sha256(b'one').hexdigest()}` |" in notes
     assert f"- `{rows[2]['id']}`" in notes  # the row that did not make it
     assert "https://o.github.io/sage/" in notes
     # Nothing passed: nothing to publish.

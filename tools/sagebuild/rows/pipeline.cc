@@ -71,14 +71,15 @@ void complete_row(const plan::RowInput& in, const plan::RowGraph& rg, const Pipe
   fs::remove_all(dist, ec);
   fs::create_directories(dist);
   res.stage = "pack";
-  auto info = make_build_info(in.row, in.toolchain, in.extension, s.source_revision);
   auto payload =
       stage_payload(s.source_dir / "python" / in.row.package, in.row.package, rg.extension, rg.extension_name);
+  const matrix::Row row = with_platform_tag(in.row, payload, res.platform_tag);
+  auto info = make_build_info(row, in.toolchain, in.extension, s.source_revision);
   std::string stamp = row_stamp(payload, info, s.source_dir / "LICENSE", s.smoke);
   fs::path stamp_file = row_dir / "stamp.json";
-  if (up_to_date(stamp_file, s.out_dir / in.row.wheel_filename, stamp, res)) return;
+  if (up_to_date(stamp_file, s.out_dir / row.wheel_filename, stamp, res)) return;
   fs::remove(stamp_file, ec);
-  fs::path built = pack_row_wheel(in.row, info, payload, s.source_dir, dist);
+  fs::path built = pack_row_wheel(row, info, payload, s.source_dir, dist);
   try {
     res.stage = "verify";
     verify_row_wheel(built, res);
@@ -130,6 +131,7 @@ void run_rows(const plan::CompileGraph& graph, const std::vector<plan::RowInput>
       res.error = e.what();
       stop = !s.keep_going;
     }
+    if (!res.platform_tag.empty()) out << "[" << rg.row_id << "] platform tag " << res.platform_tag << "\n";
     // Compiles are shared between rows: a row's time runs from the start.
     res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     out << "[" << rg.row_id << "] "
