@@ -613,6 +613,21 @@ def test_install_cuda_script(runner_os, version, tmp_path):
     assert env == {"CUDA_HOME": home, "CUDA_PATH": home}
 
 
+def test_install_cuda_script_in_the_manylinux_container(tmp_path):
+    # The Linux build jobs run in manylinux_2_28 (AlmaLinux 8): NVIDIA's rhel8
+    # repository and dnf, the same pieces under their RPM names.
+    os_release = tmp_path / "os-release"
+    os_release.write_text('NAME="AlmaLinux"\nID="almalinux"\nID_LIKE="rhel centos fedora"\nVERSION_ID="8.10"\n')
+    step = _Raw(f"bash {INSTALL_CUDA} 12.8")
+    step.env = {"OS_RELEASE": str(os_release)}
+    env, out = run_install_step(step, "Linux", tmp_path)
+    assert ("dnf config-manager --add-repo https://developer.download.nvidia.com/compute/cuda/repos/rhel8/x86_64/"
+            "cuda-rhel8.repo") in out, out
+    assert re.search(r"dnf install -y -q cuda-nvcc-12-8 cuda-cudart-devel-12-8 cuda-cccl-12-8$", out, re.M), out
+    assert "apt-get" not in out
+    assert env == {"CUDA_HOME": "/usr/local/cuda-12.8"}
+
+
 @pytest.mark.parametrize("runner_os", ["Linux", "Windows"])
 def test_install_cuda_script_refuses_what_it_cannot_install(runner_os):
     for bad, why in ((["12"], "MAJOR.MINOR"), (["12.8"], "RUNNER_OS")):
