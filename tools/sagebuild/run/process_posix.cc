@@ -217,7 +217,9 @@ Result PosixProcessRunner::run(const Command& cmd) {
       ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
       if (got > 0) {
         sinks[i]->append(buf, static_cast<std::size_t>(got));
-        if (cmd.stream_output) {
+        if (cmd.stream_output && cmd.on_output) {
+          cmd.on_output(std::string_view(buf, static_cast<std::size_t>(got)), i == 1);
+        } else if (cmd.stream_output) {
           std::fwrite(buf, 1, static_cast<std::size_t>(got), echo[i]);
           std::fflush(echo[i]);
         }

@@ -76,6 +76,19 @@ TEST_CASE("the child's stdin is /dev/null, so a reader of it ends at once") {
   CHECK(res.out.empty());
 }
 
+TEST_CASE("streamed output goes to on_output when set, and is captured all the same") {
+  PosixProcessRunner r;
+  Command c{{"sh", "-c", "echo out; echo err >&2"}};
+  c.stream_output = true;
+  std::string seen_out, seen_err;
+  c.on_output = [&](std::string_view chunk, bool from_stderr) { (from_stderr ? seen_err : seen_out) += chunk; };
+  auto res = r.run(c);
+  CHECK(seen_out == "out\n");
+  CHECK(seen_err == "err\n");
+  CHECK(res.out == "out\n");
+  CHECK(res.err == "err\n");
+}
+
 TEST_CASE("a signal-killed child reports 128 + signal") {
   PosixProcessRunner r;
   auto res = r.run(Command{{"sh", "-c", "kill -9 $$"}});

@@ -46,6 +46,9 @@ Result pip_download(ProcessRunner& runner, const PythonInfo& py, const matrix::R
   argv.insert(argv.end(), requirements.begin(), requirements.end());
   Command c(argv);
   c.env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1";
+  // A torch wheel is ~1-4 GB: pip's lines (what it collects, from where, how
+  // big, when saved) show as they come, not once it is over.
+  c.stream_output = true;
   return runner.run(c);
 }
 

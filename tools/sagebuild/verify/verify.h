@@ -51,7 +51,8 @@ struct NamedLibrary {
   std::filesystem::path file;
   std::string member;  // "sageattention/_C.abi3.so"
 };
-// Throws IoError when a library cannot be read, UsageError when it is no ELF64.
+// A file that is no ELF64 library counts for nothing here (verify's P8 judges
+// it in the wheel).  Throws IoError when a library cannot be read.
 DerivedTag derive_platform_tag(const std::string& platform, const std::vector<NamedLibrary>& libraries,
                                std::vector<std::string> members, const Options& options);
 
