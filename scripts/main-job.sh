@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-bash scripts/build-sagebuild.sh
+TARGET=sagebuild bash scripts/build-sagebuild.sh
 SAGEBUILD=build/tools/sagebuild/cli/sagebuild
 echo "==> sagebuild --profile default $*"
 "$SAGEBUILD" --profile default --out dist "$@"

@@ -8,9 +8,10 @@
 #   - the CUDA runtime: headers (cuda_fp16.h, cuda_bf16.h, cuda_fp8.h, ...),
 #     libcudart_static.a on Linux, cudart.lib on Windows;
 #   - CCCL's headers: the runtime's headers include <nv/target> from there.
-# Linux:   NVIDIA's apt network repository for the runner's distribution
-#          (cuda-keyring), packages cuda-nvcc-X-Y cuda-cudart-dev-X-Y cuda-cccl-X-Y,
-#          installed in /usr/local/cuda-X.Y.
+# Linux:   NVIDIA's network repository for the machine's distribution: apt
+#          (cuda-keyring; cuda-nvcc-X-Y cuda-cudart-dev-X-Y cuda-cccl-X-Y) on
+#          Debian/Ubuntu, dnf (cuda-rhelN.repo; cuda-cudart-devel-X-Y) on
+#          AlmaLinux/RHEL (the manylinux_2_28 container), in /usr/local/cuda-X.Y.
 # Windows: NVIDIA's network installer, silent (-s), no reboot (-n), only the
 #          sub-packages nvcc_X.Y cudart_X.Y thrust_X.Y (thrust = the CCCL
 #          headers), plus crt_X.Y nvvm_X.Y from CUDA 13 on (where NVIDIA split
@@ -35,17 +36,36 @@ run() {
 }
 
 install_linux() {
-  # NVIDIA names its repositories after the distribution: ubuntu2204, debian12.
-  # shellcheck disable=SC1091  # the runner's own file
-  . /etc/os-release
-  local distro="${ID}${VERSION_ID//./}" arch
+  # NVIDIA names its repositories after the distribution: ubuntu2204, debian12,
+  # rhel8 (for AlmaLinux 8, the manylinux_2_28 image the build jobs run in).
+  # OS_RELEASE: another os-release file (tests/ci checks the dnf path so).
+  # shellcheck disable=SC1090,SC1091  # the machine's own file
+  . "${OS_RELEASE:-/etc/os-release}"
+  local arch
   arch="$(uname -m)"
   if [ "$arch" != x86_64 ]; then
     echo "install-cuda.sh: no repository chosen for $arch; the Linux rows are linux_x86_64" >&2; exit 2
   fi
-  local repo="https://developer.download.nvidia.com/compute/cuda/repos/$distro/$arch"
   local sudo=()
   if [ "$(id -u)" != 0 ]; then sudo=(sudo); fi
+  case " ${ID:-} ${ID_LIKE:-} " in
+    *" rhel "*|*" fedora "*|*" centos "*) install_linux_dnf ;;
+    *) install_linux_apt ;;
+  esac
+  run "$home/bin/nvcc" --version
+  echo "CUDA_HOME=$home" >> "$GITHUB_ENV"
+}
+
+install_linux_dnf() {
+  local repo="https://developer.download.nvidia.com/compute/cuda/repos/rhel${VERSION_ID%%.*}/$arch"
+  run "${sudo[@]}" dnf config-manager --add-repo "$repo/cuda-rhel${VERSION_ID%%.*}.repo"
+  run "${sudo[@]}" dnf install -y -q "cuda-nvcc-$dashed" "cuda-cudart-devel-$dashed" "cuda-cccl-$dashed"
+  home="/usr/local/cuda-$version"
+}
+
+install_linux_apt() {
+  local distro="${ID}${VERSION_ID//./}"
+  local repo="https://developer.download.nvidia.com/compute/cuda/repos/$distro/$arch"
   local keyring="${RUNNER_TEMP:-/tmp}/cuda-keyring.deb"
   run curl -fsSL --retry 3 -o "$keyring" "$repo/cuda-keyring_1.1-1_all.deb"
   run "${sudo[@]}" dpkg -i "$keyring"
@@ -53,8 +73,6 @@ install_linux() {
   run "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     "cuda-nvcc-$dashed" "cuda-cudart-dev-$dashed" "cuda-cccl-$dashed"
   home="/usr/local/cuda-$version"
-  run "$home/bin/nvcc" --version
-  echo "CUDA_HOME=$home" >> "$GITHUB_ENV"
 }
 
 install_windows() {

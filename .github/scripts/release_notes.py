@@ -15,6 +15,7 @@ import argparse
 import hashlib
 import json
 import pathlib
+import re
 import sys
 
 
@@ -24,6 +25,21 @@ def sha256(path):
         for chunk in iter(lambda: f.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def is_rows_wheel(planned, built):
+    """Whether `built` is the wheel `planned` names (sagebuild matrix's
+    prediction), up to the platform tag of a Linux row: linux_<arch> is
+    predicted, the build tags the manylinux level its binary earns."""
+    planned_rest, planned_platform = planned[:-len(".whl")].rsplit("-", 1)
+    built_rest, built_platform = built[:-len(".whl")].rsplit("-", 1)
+    if planned_rest != built_rest:
+        return False
+    if planned_platform.startswith("linux_"):
+        arch = planned_platform[len("linux_"):]
+        return built_platform == planned_platform or re.fullmatch(rf"manylinux_\d+_\d+_{re.escape(arch)}",
+                                                                  built_platform) is not None
+    return built_platform == planned_platform
 
 
 def main(argv=None):
@@ -49,9 +65,9 @@ def main(argv=None):
     sums = [(sha256(w), w.name, w.stat().st_size) for w in wheels]
     args.sums.write_text("".join(f"{digest}  {name}\n" for digest, name, _ in sums))
 
-    names = {name for _, name, _ in sums}
-    missing = [row for row in rows if row["wheel"] not in names]  # the file name sagebuild predicts
-    lines = [f"SageAttention wheels for {args.tag}: {len(sums)} of {len(rows)} planned "
+    names = [name for _, name, _ in sums]
+    missing = [row for row in rows if not any(is_rows_wheel(row["wheel"], n) for n in names)]
+    lines = [f"SageAttention wheels for {args.tag}: {len(rows) - len(missing)} of {len(rows)} planned "
              f"wheel{'s' if len(rows) != 1 else ''}.", ""]
     if args.index_url:
         lines += [f"Install from the index for your torch and CUDA: {args.index_url} "

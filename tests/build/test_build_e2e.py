@@ -13,6 +13,7 @@ installs it), else sagebuild downloads it from PyPI as a user's build would.
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import zipfile
@@ -116,6 +117,42 @@ def test_default_row_builds_a_verified_wheel(built):
     assert "libtorch" in dyn or "libc10" in dyn
 
 
+GLIBC = re.compile(rb"GLIBC_2\.(\d+)")
+
+
+@pytest.mark.slow
+def test_the_wheel_is_tagged_with_the_manylinux_level_its_binary_satisfies(built, tmp_path):
+    """The build derives the tag with verify's own rules: the level is at
+    least the newest GLIBC_2.N the extension needs, verify accepts it, and
+    the same wheel claiming an older level is refused."""
+    assert built["first"].returncode == 0
+    row = json.loads((built["tmp"] / "first.json").read_text())["rows"][0]
+    wheel = pathlib.Path(row["wheel"])
+    m = re.fullmatch(r"sageattention-.*-cp\d+-abi3-manylinux_2_(\d+)_x86_64\.whl", wheel.name)
+    assert m, wheel.name
+    level = int(m.group(1))
+    assert row["platform_tag"].startswith(f"manylinux_2_{level}_x86_64, the oldest level the binaries satisfy")
+    so = zipfile.ZipFile(wheel).read("sageattention/_C.abi3.so")
+    needs = max(int(n) for n in GLIBC.findall(so))
+    assert level >= needs
+    info = json.loads(zipfile.ZipFile(wheel).read("sageattention/build_info.json"))
+    assert info["wheel"]["platform_tag"] == info["platform"] == f"manylinux_2_{level}_x86_64"
+    ok = subprocess.run([str(sagebuild_binary()), "verify", str(wheel)], capture_output=True, text=True)
+    assert ok.returncode == 0 and "P2" not in ok.stdout, ok.stdout[-3000:]
+    # Claiming manylinux_2_17 (older than the glibc the binary needs): the
+    # tag in the name, WHEEL and build_info.json all say so, and verify refuses it.
+    lower = tmp_path / wheel.name.replace(f"manylinux_2_{level}_", "manylinux_2_17_")
+    with zipfile.ZipFile(wheel) as src, zipfile.ZipFile(lower, "w", zipfile.ZIP_DEFLATED) as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            if item.filename.endswith((".dist-info/WHEEL", "build_info.json")):
+                data = data.replace(f"manylinux_2_{level}_".encode(), b"manylinux_2_17_")
+            dst.writestr(item, data)
+    bad = subprocess.run([str(sagebuild_binary()), "verify", str(lower)], capture_output=True, text=True)
+    assert bad.returncode == 1, bad.stdout[-3000:]
+    assert f"claims manylinux_2_17, but the binaries need manylinux_2_{level}" in bad.stdout, bad.stdout[-3000:]
+
+
 def test_a_family_without_symbol_marker_is_refused_before_compiling(tmp_path):
     src = tmp_path / "src"
     for d in ("matrix", "kernels"):
@@ -188,7 +225,7 @@ def test_a_second_torch_release_reuses_the_stable_abi_extension(built):
     assert f"torch {SECOND_TORCH} for CUDA 13.0: torch/version.py of the index's wheel (HTTP ranges)" in r.stdout
     # No torch wheel of that release was downloaded or unpacked.
     cache = tmp / "cache"
-    assert not (cache / "downloads" / f"torch-{SECOND_TORCH}").exists()
+    assert not (cache / "downloads" / f"torch-{SECOND_TORCH}-cu130").exists()
     assert not any(p.name.startswith(SECOND_TORCH) for p in (cache / "torch").iterdir()) if (cache / "torch").exists() else True
     first = json.loads((tmp / "first.json").read_text())["rows"][0]["wheel"]
     second = json.loads((tmp / "second-torch.json").read_text())["rows"][0]["wheel"]
@@ -261,3 +298,46 @@ def test_keep_going_builds_the_good_row_and_reports_the_failed_one(built):
     assert "CUDA 12.8" in rows[bad]["error"]
     # The failed row left no wheel behind; the good one is the only file in --out.
     assert [p.name for p in out.iterdir()] == [pathlib.Path(rows[good]["wheel"]).name]
+
+
+@pytest.mark.slow
+def test_two_builds_from_different_paths_caches_and_times_give_identical_wheels(built):
+    """Byte-reproducible wheels: a second cold build of the same row from a copy
+    of the source at another (longer) path, with its own cache (so its own
+    unpacked torch, its own objects) and its own output directory, minutes
+    later, gives the same bytes; SOURCE_DATE_EPOCH sets every member's time and
+    nothing else."""
+    assert built["first"].returncode == 0
+    tmp = built["tmp"]
+    first = pathlib.Path(json.loads((tmp / "first.json").read_text())["rows"][0]["wheel"])
+    other = tmp / "another" / "checkout-at-a-longer-path"
+    shutil.copytree(tmp / "src", other / "src")
+    cache, out = other / "cache2", other / "dist2"
+
+    def build(extra_env, json_name):
+        base = list(built["base"])
+        for flag, value in (("--source-dir", other / "src"), ("--cache-dir", cache), ("--out", out)):
+            base[base.index(flag) + 1] = str(value)
+        env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"} | extra_env
+        r = subprocess.run(base + ["--json", str(other / json_name)], capture_output=True, text=True,
+                           cwd=other, env=env, timeout=1800)
+        assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
+        return json.loads((other / json_name).read_text())["rows"][0]
+
+    row = build({}, "cold.json")
+    assert row["kernels_cached"] == 0, "the second build must compile everything again"
+    second = pathlib.Path(row["wheel"])
+    assert second.name == first.name and second.parent == out
+    if first.read_bytes() != second.read_bytes():
+        z1, z2 = zipfile.ZipFile(first), zipfile.ZipFile(second)
+        differ = [n for n in z1.namelist() if n not in z2.namelist() or z1.read(n) != z2.read(n)]
+        pytest.fail(f"the wheels differ; members with other bytes: {differ}")
+    so = zipfile.ZipFile(second).read("sageattention/_C.abi3.so")
+    assert str(other).encode() not in so and b"site-packages" not in so and b"tmpxft_" not in so
+
+    # SOURCE_DATE_EPOCH: the same members and bytes, each dated that time.
+    epoch = 1700000000  # 2023-11-14 22:13:20 UTC
+    build({"SOURCE_DATE_EPOCH": str(epoch)}, "dated.json")
+    z1, z2 = zipfile.ZipFile(first), zipfile.ZipFile(second)
+    assert [i.date_time for i in z2.infolist()] == [(2023, 11, 14, 22, 13, 20)] * len(z2.infolist())
+    assert z1.namelist() == z2.namelist() and all(z1.read(n) == z2.read(n) for n in z1.namelist())

@@ -79,7 +79,7 @@ void field(Sha256& h, std::string_view s) {
 std::string object_key(const ObjectKeyInput& in, const ReadFileFn& read) {
   if (!read(in.source)) throw IoError("kernel source not found: " + in.source.string());
   Sha256 h;
-  field(h, "sagebuild-object-v1");
+  field(h, "sagebuild-object-v2");  // v2: objects record no checkout or torch path
   field(h, in.compiler);
   field(h, std::to_string(in.flags.size()));
   for (const auto& f : in.flags) field(h, f);

@@ -44,6 +44,9 @@ CompileJob job_for(SourceKind kind, const RowInput& in, const fs::path& source, 
   job.device_flags = flags.device_flags;
   job.host_flags = flags.host_flags;
   job.flags_origin = in.spec.origin;
+  // Objects are shared between checkouts (their keys are relative to the
+  // source tree): none may name the one that compiled it.
+  job.unrecorded_prefixes = {in.site.source};
   return job;
 }
 
@@ -53,6 +56,9 @@ void add_torch_headers(CompileJob& job, const toolchain::RowToolchain& tc) {
   job.system_include_dirs = {tc.torch.root / "include", tc.torch.root / "include" / "torch" / "csrc" / "api" / "include",
                              tc.cuda_include, tc.python_include};
   job.cxx11_abi = tc.torch.cxx11_abi;
+  // Nor the torch: its headers' paths (STD_TORCH_CHECK's __FILE__) are
+  // recorded from its site-packages on, "torch/include/...".
+  job.unrecorded_prefixes.push_back(tc.torch.root.parent_path());
 }
 
 // What such an object depends on outside the checkout besides the compiler.
@@ -151,8 +157,6 @@ class Planner {
     const auto& tc = in.toolchain;
     CompileJob job = job_for(SourceKind::cxx, in, b.source, b.flags);
     add_torch_headers(job, tc);
-    // A shared object must not name the checkout that compiled it.
-    if (b.stable_abi_target) job.relative_to = in.site.source;
     std::string extra = torch_identity(tc, b.stable_abi_target);
     std::string key = object_key(ObjectKeyInput{st_.repo_root / b.source, st_.repo_root, key_include_dirs(in),
                                                 tc.host->identity(), key_flags(b.flags), extra},
@@ -174,7 +178,7 @@ class Planner {
       h.update(std::to_string(s.size()) + ":");
       h.update(s);
     };
-    field("sagebuild-stable-extension-v2");
+    field("sagebuild-stable-extension-v3");  // v3: linked without local symbols
     field(pe.filename);
     field(in.toolchain.host->identity());
     for (const auto& k : pe.kernels) field(k.key);

@@ -374,6 +374,17 @@ int print_plan(const Session& s, const Resolved& r, const plan::CompileGraph& g,
   for (std::size_t k = 0; k < g.rows.size(); ++k)
     out << "# " << r.inputs[k].row.id << ": stage, pack " << r.inputs[k].row.wheel_filename << " into "
         << s.o.out_dir.string() << ", verify, smoke test\n";
+  // What this machine lacks that a real build of a planned row needs: the
+  // plan printed anyway (a dry run is not a check that the build can run).
+  bool header = false;
+  for (const auto& in : r.inputs)
+    for (const auto& c : in.toolchain.checks) {
+      if (c.ok || in.toolchain.placeholders) continue;  // another OS's row: its header above says what
+
+      if (!header) out << "\nmissing here (the plan above assumes it; a real build needs it):\n";
+      header = true;
+      out << "  " << in.row.id << ": " << c.what << ": " << c.found << "\n    fix: " << c.fix << "\n";
+    }
   bool any_failed = false;
   for (const auto& res : s.results)
     if (!res.stage.empty() && !res.ok) {

@@ -3,11 +3,14 @@
 // refuses it by name before any work).
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+#include <optional>
 #include <sstream>
 
 #include "sagebuild/common/os.h"
 #include "sagebuild/rows/build.h"
 #include "sagebuild/toolchain/host.h"
+#include "sagebuild/toolchain/provision.h"
 
 using namespace sb::rows;
 namespace fs = std::filesystem;
@@ -78,4 +81,18 @@ TEST_CASE("sagebuild build of a win_amd64 row on Linux fails by name before any 
   CHECK(s.find("nvcc") == std::string::npos);
   CHECK_FALSE(fs::exists(cache / "dist"));
   fs::remove_all(cache);
+}
+
+TEST_CASE("a row's torch comes from --torch-index, else the row's own index, else pip's") {
+  sb::toolchain::ToolchainOptions opt;
+  sb::matrix::Row row;
+  const char* was = std::getenv("PIP_INDEX_URL");
+  std::optional<std::string> saved = was ? std::optional<std::string>(was) : std::nullopt;
+  sb::set_environment_variable("PIP_INDEX_URL", std::nullopt);
+  CHECK(sb::toolchain::torch_index_for(opt, row) == "https://pypi.org/simple");
+  row.torch_index = "https://download.pytorch.org/whl/cu126";
+  CHECK(sb::toolchain::torch_index_for(opt, row) == "https://download.pytorch.org/whl/cu126");
+  opt.torch_index = "https://mirror.example/whl/cu126/";
+  CHECK(sb::toolchain::torch_index_for(opt, row) == "https://mirror.example/whl/cu126");
+  sb::set_environment_variable("PIP_INDEX_URL", saved);
 }

@@ -13,7 +13,7 @@ namespace {
 
 struct CliState {
   BuildOptions opt;
-  std::string cuda_home, python, host_compiler, archs;
+  std::string cuda_home, python, host_compiler, archs, torch_index;
   std::vector<std::string> torch_wheels;
   bool no_smoke = false;
 
@@ -22,6 +22,7 @@ struct CliState {
     if (!cuda_home.empty()) o.toolchain.cuda_home = cuda_home;
     if (!python.empty()) o.toolchain.python = python;
     if (!host_compiler.empty()) o.toolchain.host_compiler = host_compiler;
+    o.toolchain.torch_index = torch_index;
     for (const auto& w : torch_wheels) o.toolchain.torch_wheels.push_back(std::filesystem::absolute(w));
     o.smoke = !no_smoke;
     if (!archs.empty()) {
@@ -38,6 +39,14 @@ struct CliState {
     return o;
   }
 };
+
+// --torch-index: an http(s) or file URL (pip's --index-url takes no path).
+std::string index_url(const std::string& s) {
+  for (const char* scheme : {"https://", "http://", "file://"})
+    if (s.rfind(scheme, 0) == 0 && s.size() > std::string(scheme).size()) return {};
+  return "expected the URL of a package index (https://..., http://... or file://...), e.g. "
+         "https://download.pytorch.org/whl/cu130, got \"" + s + "\"";
+}
 
 // The options `build` and `doctor` share (doctor: those about finding tools).
 void add_selection(CLI::App* app, CliState& s) {
@@ -57,6 +66,10 @@ void add_selection(CLI::App* app, CliState& s) {
   app->add_option("--host-compiler", s.host_compiler, "host C++ compiler for nvcc and the link (default: c++ on PATH)");
   app->add_option("--torch-wheel", s.torch_wheels, "a local torch wheel to use instead of downloading (repeatable)")
       ->check(CLI::ExistingFile);
+  app->add_option("--torch-index", s.torch_index,
+                  "the package index torch is downloaded from, e.g. https://download.pytorch.org/whl/cu130 "
+                  "(default: each row's own: PyPI, or PyTorch's index for its CUDA where PyPI lacks its build)")
+      ->check(index_url, "URL");
   app->add_option("--archs", s.archs, "override every row's CUDA archs, e.g. 9.0 or 8.0,9.0a (development)");
 }
 

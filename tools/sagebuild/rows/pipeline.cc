@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <iostream>
 #include <ostream>
 
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
+#include "sagebuild/rows/compile_log.h"
 #include "sagebuild/rows/smoke_test.h"
 #include "sagebuild/rows/stage.h"
 #include "sagebuild/rows/stamp.h"
@@ -25,7 +27,7 @@ bool failed(const RowResult& r) { return !r.ok && !r.stage.empty(); }
 // build.ninja for the graph, and ninja run for the rows still alive; a row
 // whose target ninja did not finish fails at "compile".
 void compile(const plan::CompileGraph& graph, const std::vector<RowResult*>& results, const PipelineSettings& s,
-             run::ProcessRunner& build_runner) {
+             run::ProcessRunner& build_runner, std::ostream& out) {
   std::vector<run::Target> targets;
   std::vector<std::string> names;
   for (std::size_t k = 0; k < graph.rows.size(); ++k) {
@@ -39,7 +41,22 @@ void compile(const plan::CompileGraph& graph, const std::vector<RowResult*>& res
   fs::create_directories(s.work_dir);
   for (const auto& e : graph.edges) fs::create_directories(e.output.parent_path());
   write_file_atomic(s.work_dir / "build.ninja", run::ninja_file(graph.edges, targets));
-  auto unfinished = run::run_ninja(build_runner, run::NinjaRun{s.work_dir, s.jobs, s.keep_going, s.ninja}, names);
+  CompileLog log(out);
+  run::NinjaRun ninja{s.work_dir, s.jobs, s.keep_going, s.ninja};
+  // Compilers' output comes on ninja's stdout; its own complaints on stderr.
+  ninja.on_output = [&log](std::string_view chunk, bool from_stderr) {
+    if (from_stderr)
+      std::cerr << chunk << std::flush;
+    else
+      log.feed(chunk);
+  };
+  auto unfinished = run::run_ninja(build_runner, ninja, names);
+  log.finish();
+  if (log.warnings() > 0) {
+    fs::path full = s.work_dir / "ptxas-warnings.log";
+    write_file_atomic(full, log.full_text());
+    out << log.summary(full);
+  }
   for (std::size_t k = 0; k < graph.rows.size(); ++k)
     if (std::find(unfinished.begin(), unfinished.end(), graph.rows[k].row_id) != unfinished.end()) {
       results[k]->stage = "compile";
@@ -79,16 +96,17 @@ void complete_row(const plan::RowInput& in, const plan::RowGraph& rg, const Pipe
   fs::remove_all(dist, ec);
   fs::create_directories(dist);
   res.stage = "pack";
-  auto info = make_build_info(in.row, in.toolchain, in.spec, s.source_revision);
   std::vector<StagedModule> modules;
   for (std::size_t i = 0; i < rg.extensions.size(); ++i)
     modules.push_back(staged_module(in.spec.extensions[i].module, rg.extensions[i].filename, rg.extensions[i].path));
   auto payload = stage_payload(s.source_dir / in.spec.package_dir, in.spec.package, in.spec.package_files, modules);
+  const matrix::Row row = with_platform_tag(in.row, payload, res.platform_tag);
+  auto info = make_build_info(row, in.toolchain, in.spec, s.source_revision);
   std::string stamp = row_stamp(payload, info, s.source_dir / in.spec.license_file, s.smoke);
   fs::path stamp_file = row_dir / "stamp.json";
-  if (up_to_date(stamp_file, s.out_dir / in.row.wheel_filename, stamp, res)) return;
+  if (up_to_date(stamp_file, s.out_dir / row.wheel_filename, stamp, res)) return;
   fs::remove(stamp_file, ec);
-  fs::path built = pack_row_wheel(in.row, info, payload, in.spec, s.source_dir, dist);
+  fs::path built = pack_row_wheel(row, info, payload, in.spec, s.source_dir, dist);
   try {
     res.stage = "verify";
     verify_row_wheel(built, res);
@@ -118,7 +136,7 @@ void run_rows(const plan::CompileGraph& graph, const std::vector<plan::RowInput>
               run::ProcessRunner& runner, std::ostream& out) {
   auto t0 = Clock::now();
   for (std::size_t k = 0; k < graph.rows.size(); ++k) results[k]->families = graph.rows[k].families;
-  compile(graph, results, s, build_runner);
+  compile(graph, results, s, build_runner, out);
   bool stop = false;
   for (std::size_t k = 0; k < graph.rows.size(); ++k) {
     RowResult& res = *results[k];
@@ -141,6 +159,7 @@ void run_rows(const plan::CompileGraph& graph, const std::vector<plan::RowInput>
       res.error = e.what();
       stop = !s.keep_going;
     }
+    if (!res.platform_tag.empty()) out << "[" << rg.row_id << "] platform tag " << res.platform_tag << "\n";
     // Compiles are shared between rows: a row's time runs from the start.
     res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     out << "[" << rg.row_id << "] "

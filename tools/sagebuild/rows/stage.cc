@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <variant>
 
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
@@ -126,6 +127,36 @@ pack::WheelSpec wheel_spec(const matrix::Row& row, distinfo::BuildInfo info, con
   const char* repo = std::getenv("GITHUB_REPOSITORY");
   if (server && repo && *server && *repo) s.project_urls = {{"Source", std::string(server) + "/" + repo}};
   return s;
+}
+
+matrix::Row with_platform_tag(const matrix::Row& row, const std::vector<pack::PayloadFile>& payload, std::string& why) {
+  std::vector<verify::NamedLibrary> libraries;
+  std::vector<std::string> members;
+  for (const auto& f : payload) {
+    members.push_back(f.archive_name);
+    const auto* file = std::get_if<fs::path>(&f.data);
+    std::string name = fs::path(f.archive_name).filename().string();
+    bool shared_object = (name.size() > 3 && name.compare(name.size() - 3, 3, ".so") == 0) ||
+                         name.find(".so.") != std::string::npos;
+    if (file && shared_object)
+      libraries.push_back({*file, f.archive_name});
+  }
+  verify::Options vo;
+  vo.policy_dir = verify::default_policy_dir();
+  verify::DerivedTag derived = verify::derive_platform_tag(row.platform, libraries, members, vo);
+  // level_advice starts with the tag it names; "no manylinux level fits: ..." does not.
+  why = derived.why.empty()                     ? derived.tag
+        : derived.why.rfind(derived.tag, 0) == 0 ? derived.why
+                                                 : derived.tag + ": " + derived.why;
+  if (derived.tag == row.platform) return row;
+  matrix::Row tagged = row;
+  std::string suffix = "-" + row.platform + ".whl";
+  if (tagged.wheel_filename.size() > suffix.size() &&
+      tagged.wheel_filename.compare(tagged.wheel_filename.size() - suffix.size(), suffix.size(), suffix) == 0)
+    tagged.wheel_filename.replace(tagged.wheel_filename.size() - suffix.size(), suffix.size(),
+                                  "-" + derived.tag + ".whl");
+  tagged.platform = derived.tag;
+  return tagged;
 }
 
 fs::path move_wheel_into(const fs::path& wheel, const fs::path& out_dir) {

@@ -41,6 +41,12 @@ std::vector<pack::PayloadFile> stage_payload(const std::filesystem::path& packag
 pack::WheelSpec wheel_spec(const matrix::Row& row, distinfo::BuildInfo info, const plan::RowSpec& spec,
                            const std::filesystem::path& tree);
 
+// The row as its wheel is tagged: a linux_<arch> row takes the manylinux tag
+// its payload's ELF libraries earn (verify::derive_platform_tag, the rules
+// verify judges the tag by), in its wheel's name too; `why` says which level
+// and what rules out the one before.  Other platforms are unchanged.
+matrix::Row with_platform_tag(const matrix::Row& row, const std::vector<pack::PayloadFile>& payload, std::string& why);
+
 // Moves a finished wheel into `out_dir` (--out): a rename when on the same
 // file system, else a copy under a temporary name and a rename.  Returns
 // its new path.

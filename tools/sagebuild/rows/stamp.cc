@@ -6,13 +6,15 @@
 
 #include "sagebuild/common/fs.h"
 #include "sagebuild/common/hash.h"
+#include "sagebuild/pack/wheel_writer.h"
 
 namespace sb::rows {
 
 namespace fs = std::filesystem;
 
 // What a row's wheel is made of: the payload's names and contents, the
-// build-info, the licence and the options that change the checks.  Equal
+// build-info, the licence, the members' time (SOURCE_DATE_EPOCH) and the
+// options that change the checks.  Equal
 // stamps mean an identical wheel, already verified and smoke-tested.
 std::string row_stamp(const std::vector<pack::PayloadFile>& payload, const distinfo::BuildInfo& info,
                       const fs::path& license, bool smoke) {
@@ -21,7 +23,7 @@ std::string row_stamp(const std::vector<pack::PayloadFile>& payload, const disti
     h.update(std::to_string(s.size()) + ":");
     h.update(s);
   };
-  field("sagebuild-row-stamp-1");
+  field("sagebuild-row-stamp-2");
   for (const auto& f : payload) {
     field(f.archive_name);
     if (const auto* path = std::get_if<fs::path>(&f.data))
@@ -34,6 +36,7 @@ std::string row_stamp(const std::vector<pack::PayloadFile>& payload, const disti
   field(j.dump());
   field(fs::exists(license) ? hex(sha256_file(license)) : "no licence");
   field(smoke ? "smoke" : "no smoke");
+  field("mtime " + std::to_string(pack::timestamp_from_environment()));
   return hex(h.finish());
 }
 

@@ -1,6 +1,8 @@
 // The up-to-date stamp: what changes it, and when a row is up to date.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+
 #include "sagebuild/common/fs.h"
 #include "sagebuild/common/hash.h"
 #include "sagebuild/common/os.h"
@@ -29,6 +31,18 @@ TEST_CASE("the stamp follows the payload, the build-info, the licence and the sm
   sb::write_file_atomic(dir / "LICENSE", "MIT");
   CHECK(row_stamp(payload, sb::distinfo::BuildInfo{}, dir / "LICENSE", true) !=
         row_stamp(payload, sb::distinfo::BuildInfo{}, dir / "NO-LICENSE", true));
+  {
+    // SOURCE_DATE_EPOCH dates every member: another time is another wheel.
+    const char* was = std::getenv("SOURCE_DATE_EPOCH");
+    std::optional<std::string> saved = was ? std::optional<std::string>(was) : std::nullopt;
+    sb::set_environment_variable("SOURCE_DATE_EPOCH", "1700000000");
+    std::string dated = row_stamp(payload, info, dir / "LICENSE", true);
+    sb::set_environment_variable("SOURCE_DATE_EPOCH", "1600000000");
+    CHECK(row_stamp(payload, info, dir / "LICENSE", true) != dated);
+    sb::set_environment_variable("SOURCE_DATE_EPOCH", "1700000000");
+    CHECK(row_stamp(payload, info, dir / "LICENSE", true) == dated);
+    sb::set_environment_variable("SOURCE_DATE_EPOCH", saved);
+  }
 
   SECTION("up to date: the same stamp and the stamped wheel untouched in --out") {
     fs::path wheel = dir / "pkg-1.0-py3-none-any.whl";

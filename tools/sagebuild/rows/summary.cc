@@ -74,7 +74,7 @@ std::string format_markdown(const std::vector<RowResult>& rows) {
   std::string s = "| row | wheel | size | archs | time | result |\n|---|---|---|---|---|---|\n";
   for (const auto& c : cells(rows)) {
     s += "|";
-    for (const auto& x : c) s += " " + esc(x) + " |";
+    for (const auto& x : c) s.append(" ").append(esc(x)).append(" |");
     s += "\n";
   }
   for (const auto& r : rows)
@@ -101,6 +101,7 @@ nlohmann::json to_json(const std::vector<RowResult>& rows, const std::string& pr
                         {"kernels_cached", r.kernels_cached},
                         {"kernels_compiled", r.kernels_compiled},
                         {"smoke", r.smoke},
+                        {"platform_tag", r.platform_tag},
                         {"findings", r.findings}};
     j["rows"].push_back(std::move(o));
   }

@@ -25,6 +25,7 @@ struct RowResult {
   int kernels_cached = 0, kernels_compiled = 0;
   std::string smoke;                  // the smoke test's message
   std::vector<std::string> findings;  // verify findings, one line each
+  std::string platform_tag;           // the wheel's platform tag, and for Linux why that level
 };
 
 std::string human_size(std::uint64_t bytes);                      // "2.3 MiB"

@@ -36,7 +36,8 @@ std::string ninja_file(const std::vector<Edge>& edges, const std::vector<Target>
       "  description = $desc\n\n";
   for (const auto& e : edges) {
     s += "build " + ninja_escape_path(e.output.string()) + ": run";
-    for (const auto& in : e.inputs) s += " " + ninja_escape_path(in.string());
+    for (const auto& in : e.inputs) s.append(" ").append(ninja_escape_path(in.string()));  // (GCC 12: not " " + ...,
+                                                                                          // a false -Wrestrict)
     s += "\n  cmd = " + ninja_escape_value(e.command);
     s += "\n  desc = " + ninja_escape_value(e.description) + "\n";
   }
@@ -47,7 +48,7 @@ std::string ninja_file(const std::vector<Edge>& edges, const std::vector<Target>
     s += "\n";
   }
   s += "\ndefault";
-  for (const auto& t : targets) s += " " + ninja_escape_path(t.name);
+  for (const auto& t : targets) s.append(" ").append(ninja_escape_path(t.name));
   s += "\n";
   return s;
 }
@@ -58,6 +59,7 @@ std::vector<std::string> run_ninja(ProcessRunner& runner, const NinjaRun& n, con
   argv.insert(argv.end(), targets.begin(), targets.end());
   Command build(argv);
   build.stream_output = true;
+  build.on_output = n.on_output;
   Result r = runner.run(build);
   if (!r.spawned)
     throw UsageError("cannot run " + n.program + ": " + r.err +

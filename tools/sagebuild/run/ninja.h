@@ -5,6 +5,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <string_view>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,6 +48,8 @@ struct NinjaRun {
   int jobs = 1;
   bool keep_going = false;
   std::string program = "ninja";  // looked up on the runner's PATH
+  // Where ninja's streamed output goes (Command::on_output); unset: our stdout.
+  std::function<void(std::string_view chunk, bool from_stderr)> on_output;
 };
 
 // Runs ninja for `targets` (its progress streamed) and returns those it did

@@ -10,9 +10,11 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #if defined(_WIN32)
@@ -28,6 +30,10 @@ struct Command {
   std::map<std::string, std::optional<std::string>> env;             // overrides; nullopt unsets
   std::filesystem::path cwd;                                         // empty: inherit
   bool stream_output = false;  // also copy stdout/stderr to ours as it arrives (ninja progress)
+  // With stream_output: each chunk goes here instead of to our stdout/stderr
+  // (`from_stderr`: the child's stderr), never from two threads at once; the
+  // output is captured in Result all the same.  (ninja's log filter.)
+  std::function<void(std::string_view chunk, bool from_stderr)> on_output;
   // Windows runners: hand this line to CreateProcess as is instead of joining
   // argv (cmd.exe lines such as vcvars', which argv quoting would break).
   // POSIX runners refuse a command that has one.

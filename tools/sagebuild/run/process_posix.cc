@@ -16,6 +16,21 @@
 
 extern char** environ;
 
+// How a child that must start in another directory is started.  glibc >= 2.29
+// has posix_spawn_file_actions_addchdir_np; older ones (manylinux_2_28's glibc
+// 2.28, where release wheels are built) do not, and there the child is forked
+// and changes directory itself before exec.  A chdir in the parent around a
+// spawn would not do, even under a lock: the working directory is the whole
+// process's, and every other thread's relative paths would move with it.
+// SB_SPAWN_FORK_EXEC=1 forces the fork path (its unit tests build it so).
+#ifndef SB_SPAWN_FORK_EXEC
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 29))
+#define SB_SPAWN_FORK_EXEC 0
+#else
+#define SB_SPAWN_FORK_EXEC 1
+#endif
+#endif
+
 namespace sb::run {
 
 namespace {
@@ -55,6 +70,68 @@ std::string path_of(const Command& cmd) {
   return p ? p : "/usr/bin:/bin";
 }
 
+// Starts `exe` with stdin from /dev/null, stdout and stderr on the pipes'
+// write ends, in `cwd` when not empty.  Returns 0 or an errno value.
+#if SB_SPAWN_FORK_EXEC
+// fork, then in the child only async-signal-safe calls (open, dup2, chdir,
+// execve, write, _exit: what POSIX allows after fork in a threaded process);
+// everything it needs was built before the fork.  A failed chdir or exec
+// sends its errno back through a close-on-exec pipe, which an exec that
+// succeeds closes with nothing written.
+int start_child(pid_t& pid, const char* exe, char* const argv[], char* const envp[], const std::string& cwd,
+                int out_fd, int err_fd) {
+  int report[2];
+  if (::pipe2(report, O_CLOEXEC) != 0) return errno;
+  pid = ::fork();
+  if (pid < 0) {
+    int e = errno;
+    ::close(report[0]);
+    ::close(report[1]);
+    return e;
+  }
+  if (pid == 0) {
+    int in = ::open("/dev/null", O_RDONLY);
+    int e = 0;
+    if (in < 0 || ::dup2(in, 0) < 0 || ::dup2(out_fd, 1) < 0 || ::dup2(err_fd, 2) < 0)
+      e = errno;
+    else if (!cwd.empty() && ::chdir(cwd.c_str()) != 0)
+      e = errno;
+    else
+      ::execve(exe, argv, envp);
+    if (e == 0) e = errno;
+    ssize_t ignored = ::write(report[1], &e, sizeof e);
+    (void)ignored;
+    ::_exit(127);
+  }
+  ::close(report[1]);
+  int child_errno = 0;
+  ssize_t got;
+  while ((got = ::read(report[0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR) {
+  }
+  ::close(report[0]);
+  if (got == static_cast<ssize_t>(sizeof child_errno)) {
+    int status;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return child_errno;
+  }
+  return 0;
+}
+#else
+int start_child(pid_t& pid, const char* exe, char* const argv[], char* const envp[], const std::string& cwd,
+                int out_fd, int err_fd) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+  posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
+  if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, cwd.c_str());
+  int rc = ::posix_spawn(&pid, exe, &fa, nullptr, argv, envp);
+  posix_spawn_file_actions_destroy(&fa);
+  return rc;
+}
+#endif
+
 }  // namespace
 
 std::optional<std::filesystem::path> find_program(const std::string& name, const std::string& path_env) {
@@ -67,7 +144,7 @@ std::optional<std::filesystem::path> find_program(const std::string& name, const
   while (start <= path_env.size()) {
     auto colon = path_env.find(':', start);
     std::string dir = path_env.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-    if (dir.empty()) dir = ".";
+    if (dir.empty()) dir.assign(1, '.');  // (not = ".": GCC 12 warns falsely -Wrestrict)
     std::filesystem::path candidate = std::filesystem::path(dir) / name;
     struct stat st {};
     if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0)
@@ -104,18 +181,6 @@ Result PosixProcessRunner::run(const Command& cmd) {
     r.err = std::string("pipe: ") + std::strerror(errno);
     return r;
   }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, out.fd[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, err.fd[1], 2);
-  if (!cmd.cwd.empty()) {
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 29))
-    posix_spawn_file_actions_addchdir_np(&fa, cmd.cwd.c_str());
-#else
-#error "posix_spawn_file_actions_addchdir_np (glibc >= 2.29) is required"
-#endif
-  }
   std::vector<std::string> env = make_env(cmd);
   std::vector<char*> argv, envp;
   for (const auto& a : cmd.argv) argv.push_back(const_cast<char*>(a.c_str()));
@@ -124,8 +189,7 @@ Result PosixProcessRunner::run(const Command& cmd) {
   envp.push_back(nullptr);
 
   pid_t pid = -1;
-  int rc = ::posix_spawn(&pid, exe->c_str(), &fa, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&fa);
+  int rc = start_child(pid, exe->c_str(), argv.data(), envp.data(), cmd.cwd.string(), out.fd[1], err.fd[1]);
   if (rc != 0) {
     r.err = "cannot start " + exe->string() + ": " + std::strerror(rc);
     return r;
@@ -153,7 +217,9 @@ Result PosixProcessRunner::run(const Command& cmd) {
       ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
       if (got > 0) {
         sinks[i]->append(buf, static_cast<std::size_t>(got));
-        if (cmd.stream_output) {
+        if (cmd.stream_output && cmd.on_output) {
+          cmd.on_output(std::string_view(buf, static_cast<std::size_t>(got)), i == 1);
+        } else if (cmd.stream_output) {
           std::fwrite(buf, 1, static_cast<std::size_t>(got), echo[i]);
           std::fflush(echo[i]);
         }

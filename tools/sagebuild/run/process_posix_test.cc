@@ -56,6 +56,39 @@ TEST_CASE("a missing program is reported, not thrown") {
   CHECK_FALSE(r.run(Command{}).spawned);
 }
 
+TEST_CASE("a cwd that does not exist is reported, and nothing runs") {
+  PosixProcessRunner r;
+  auto marker = std::filesystem::temp_directory_path() / "sb-run-cwd-marker";
+  std::filesystem::remove(marker);
+  Command c{{"touch", marker.string()}};
+  c.cwd = "/nonexistent/sagebuild-no-such-dir";
+  auto res = r.run(c);
+  CHECK_FALSE(res.spawned);
+  CHECK(res.err.find("No such file or directory") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(marker));
+}
+
+TEST_CASE("the child's stdin is /dev/null, so a reader of it ends at once") {
+  PosixProcessRunner r;
+  auto res = r.run(Command{{"cat"}});
+  CHECK(res.spawned);
+  CHECK(res.exit_code == 0);
+  CHECK(res.out.empty());
+}
+
+TEST_CASE("streamed output goes to on_output when set, and is captured all the same") {
+  PosixProcessRunner r;
+  Command c{{"sh", "-c", "echo out; echo err >&2"}};
+  c.stream_output = true;
+  std::string seen_out, seen_err;
+  c.on_output = [&](std::string_view chunk, bool from_stderr) { (from_stderr ? seen_err : seen_out) += chunk; };
+  auto res = r.run(c);
+  CHECK(seen_out == "out\n");
+  CHECK(seen_err == "err\n");
+  CHECK(res.out == "out\n");
+  CHECK(res.err == "err\n");
+}
+
 TEST_CASE("a signal-killed child reports 128 + signal") {
   PosixProcessRunner r;
   auto res = r.run(Command{{"sh", "-c", "kill -9 $$"}});

@@ -19,6 +19,8 @@
 
 #include <cstdio>
 #include <cwchar>
+#include <functional>
+#include <mutex>
 #include <thread>
 
 #include "sagebuild/common/error.h"
@@ -118,13 +120,19 @@ struct Handle {
 };
 
 // Reads until every writer has closed the pipe (ReadFile then fails with
-// ERROR_BROKEN_PIPE); echoes to `echo` as it arrives when asked.
-void drain(HANDLE pipe, std::string* sink, std::FILE* echo) {
+// ERROR_BROKEN_PIPE); when the command streams, hands each chunk to its
+// on_output (one thread at a time: `lock` is shared by both pipes' readers)
+// or echoes it to `echo`.
+void drain(HANDLE pipe, std::string* sink, const Command& cmd, std::FILE* echo, std::mutex& lock) {
   char buf[65536];
   DWORD got = 0;
   while (ReadFile(pipe, buf, sizeof buf, &got, nullptr)) {
     sink->append(buf, got);
-    if (echo && got) {
+    if (!cmd.stream_output || !got) continue;
+    if (cmd.on_output) {
+      std::lock_guard<std::mutex> hold(lock);
+      cmd.on_output(std::string_view(buf, got), echo == stderr);
+    } else {
       std::fwrite(buf, 1, got, echo);
       std::fflush(echo);
     }
@@ -257,8 +265,9 @@ Result WindowsProcessRunner::run(const Command& cmd) {
   err_w.reset();
   nul.reset();
 
-  std::thread err_reader(drain, err_r.h, &r.err, cmd.stream_output ? stderr : nullptr);
-  drain(out_r.h, &r.out, cmd.stream_output ? stdout : nullptr);
+  std::mutex output_lock;
+  std::thread err_reader(drain, err_r.h, &r.err, std::cref(cmd), stderr, std::ref(output_lock));
+  drain(out_r.h, &r.out, cmd, stdout, output_lock);
   err_reader.join();
   WaitForSingleObject(process.h, INFINITE);
   DWORD code = 0;

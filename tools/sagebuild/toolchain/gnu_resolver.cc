@@ -92,7 +92,9 @@ void GnuResolver::find_cuda(const matrix::Row& row, bool provision, Found& f) {
 void GnuResolver::provision_or_plan_cuda(const matrix::Row& row, bool provision, const std::string& tried, Found& f) {
   const std::string what = "CUDA " + row.cuda;
   const std::string blocker = cuda_provision_blocker(row.cuda);
-  if (!opt_.cuda_home && !blocker.empty()) {  // dry run or not: this row needs a local CUDA
+  if (opt_.plan_only && (opt_.cuda_home || !blocker.empty())) {
+    plan_missing_cuda(row, opt_.cuda_home || blocker.empty() ? tried : tried + "; " + blocker, f);
+  } else if (!opt_.cuda_home && !blocker.empty()) {  // dry run or not: this row needs a local CUDA
     f.fail({false, what, tried + "; " + blocker,
             "install the CUDA " + row.cuda + " toolkit and pass --cuda-home (or set CUDA_HOME)"});
   } else if (provision && !opt_.cuda_home && f.pip_python) {
@@ -119,6 +121,20 @@ void GnuResolver::provision_or_plan_cuda(const matrix::Row& row, bool provision,
                                  "it from PyPI into " +
                                  (opt_.cache_dir / "cuda" / row.cuda).string()});
   }
+}
+
+// A dry run without the toolkit a build needs here (one --cuda-home names,
+// or a CUDA PyPI has no nvcc for): the plan prints with the toolkit where
+// --cuda-home says, else a labelled placeholder, and the check says what is
+// missing and how to get it.
+void GnuResolver::plan_missing_cuda(const matrix::Row& row, const std::string& why, Found& f) {
+  fs::path home = opt_.cuda_home ? *opt_.cuda_home : fs::path("<CUDA_HOME of CUDA " + row.cuda + ">");
+  auto v = parse_nvcc_version("release " + row.cuda + ", V" + row.cuda + ".0");
+  f.cuda = CudaToolkit{home, home / "bin/nvcc", v.value_or(NvccVersion{}), "missing here"};
+  f.checks.push_back({false, "CUDA " + row.cuda, why,
+                      "a real build needs it: install the CUDA " + row.cuda + " toolkit" +
+                          (opt_.cuda_home ? " into " + opt_.cuda_home->string()
+                                          : " and pass --cuda-home DIR (or set CUDA_HOME)")});
 }
 
 // The torch the binding compiles against: the Python's when it is this
@@ -154,7 +170,8 @@ void GnuResolver::find_torch(const matrix::Row& row, bool provision, const std::
     t.version = row.torch;
     t.cuda = row.cuda;
     t.abi_source = "dry run: read from the torch build once downloaded";
-    t.origin = "to be provisioned: pip download --no-deps torch==" + row.torch;
+    t.origin = "to be provisioned: pip download --no-deps torch==" + row.torch + " --index-url " +
+               torch_index_for(opt_, row);
     use_torch(row, t, f);
   } else {
     std::string other;
@@ -176,7 +193,8 @@ void GnuResolver::use_stable_abi_torch(const matrix::Row& row, bool provision, T
   if (!provision) {  // dry run: no network; `build` reads it
     f.row_torch_cuda = row.cuda;
     f.row_torch_check =
-        "dry run: `build` reads torch/version.py of the index's torch " + row.torch + " wheel with HTTP ranges";
+        "dry run: `build` reads torch/version.py of the torch " + row.torch + " wheel on " + torch_index_for(opt_, row) +
+        " with HTTP ranges";
     return;
   }
   try {

@@ -43,6 +43,7 @@ class GnuResolver final : public RowResolver {
   void find_python(const matrix::Row& row, Found& f);
   void find_cuda(const matrix::Row& row, bool provision, Found& f);
   void provision_or_plan_cuda(const matrix::Row& row, bool provision, const std::string& tried, Found& f);
+  void plan_missing_cuda(const matrix::Row& row, const std::string& why, Found& f);
   void find_torch(const matrix::Row& row, bool provision, const std::optional<TorchMinor>& stable_min_torch, Found& f);
   void use_stable_abi_torch(const matrix::Row& row, bool provision, TorchInstall headers, Found& f);
   void use_torch(const matrix::Row& row, TorchInstall t, Found& f);

@@ -8,6 +8,14 @@ namespace {
 
 std::string std_flag(CxxStandard s) { return s == CxxStandard::cxx20 ? "-std=c++20" : "-std=c++17"; }
 
+// GCC's (and clang's) spelling of "do not record this prefix": __FILE__,
+// debug info and the like name paths below it relative to it.
+std::vector<std::string> prefix_maps(const CompileJob& job) {
+  std::vector<std::string> out;
+  for (const auto& p : job.unrecorded_prefixes) out.push_back("-ffile-prefix-map=" + p.string() + "/=");
+  return out;
+}
+
 // Objects go into a shared library: position-independent, whatever the
 // manifest says.
 std::vector<std::string> with_pic(std::vector<std::string> flags) {
@@ -33,6 +41,9 @@ std::vector<std::string> GnuToolchain::nvcc_command(const CompileJob& job) const
   argv.insert(argv.end(), job.device_flags.begin(), job.device_flags.end());
   for (const auto& f : with_pic(job.host_flags)) argv.push_back("-Xcompiler=" + f);
   if (job.cxx11_abi) argv.push_back("-D_GLIBCXX_USE_CXX11_ABI=" + std::string(*job.cxx11_abi ? "1" : "0"));
+  // nvcc preprocesses both sides with the host compiler and compiles the
+  // host side with it: the map reaches every __FILE__ of the .cu file.
+  for (const auto& m : prefix_maps(job)) argv.push_back("-Xcompiler=" + m);
   for (const auto& d : job.defines) argv.push_back("-D" + d);
   for (const auto& g : job.gencode) argv.insert(argv.end(), {"-gencode", g});
   argv.insert(argv.end(), {"-o", job.object.string()});
@@ -44,9 +55,9 @@ std::vector<std::string> GnuToolchain::cxx_command(const CompileJob& job) const 
   for (const auto& f : with_pic(job.host_flags)) argv.push_back(f);
   if (job.cxx11_abi) argv.push_back("-D_GLIBCXX_USE_CXX11_ABI=" + std::string(*job.cxx11_abi ? "1" : "0"));
   for (const auto& d : job.defines) argv.push_back("-D" + d);
-  // A shared object must not name the checkout that compiled it (__FILE__
-  // in torch's registration macros).
-  if (!job.relative_to.empty()) argv.push_back("-ffile-prefix-map=" + job.relative_to.string() + "/=");
+  // A shared object must not name the checkout or the torch that compiled
+  // it (__FILE__ in torch's check and registration macros).
+  for (auto& m : prefix_maps(job)) argv.push_back(std::move(m));
   for (const auto& d : job.include_dirs) argv.push_back("-I" + d.string());
   for (const auto& d : job.system_include_dirs) argv.push_back("-isystem" + d.string());
   argv.insert(argv.end(), {"-o", job.object.string()});
@@ -72,6 +83,10 @@ std::vector<std::string> GnuToolchain::link_command(const LinkJob& job) const {
   for (const auto& d : job.library_dirs) argv.push_back("-L" + d.string());
   for (const auto& lib : job.libraries) argv.push_back("-l" + lib);
   // No libpython: the interpreter provides its symbols when it loads us.
+  // No local symbols: nvcc's host objects name their temporary source
+  // (tmpxft_<pid>_...cudafe1.cpp) in an STT_FILE symbol, which would make
+  // every build's extension differ; the dynamic linker never reads them.
+  argv.push_back("-Wl,-x");
   return argv;
 }
 

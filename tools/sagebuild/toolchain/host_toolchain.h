@@ -37,9 +37,11 @@ struct CompileJob {
   // The torch build's libstdc++ ABI (_GLIBCXX_USE_CXX11_ABI), where the
   // toolchain uses libstdc++.
   std::optional<bool> cxx11_abi;
-  // Non-empty: __FILE__ in the object names the source relative to it, so
-  // the object does not depend on where the checkout is.
-  std::filesystem::path relative_to;
+  // Directories the object must not name (the checkout, torch's
+  // site-packages): each is dropped from the paths the object records
+  // (__FILE__ in assertion macros), so the object, and the wheel, do not
+  // depend on where they are.
+  std::vector<std::filesystem::path> unrecorded_prefixes;
 };
 
 struct PythonVersion {

@@ -28,11 +28,17 @@ std::vector<std::string> pip_platforms(const std::string& tag) {
 
 namespace {
 
+// `index`: empty for pip's own (PIP_INDEX_URL or PyPI).
 Result pip_download(ProcessRunner& runner, const PythonInfo& py, const matrix::Row& row, const fs::path& dest,
-                    const std::vector<std::string>& requirements, const std::string& python_version) {
+                    const std::vector<std::string>& requirements, const std::string& python_version,
+                    const std::string& index = {}) {
   std::vector<std::string> argv = {
       py.executable.string(), "-m",           "pip",    "download",   "--no-deps", "--only-binary=:all:",
       "--python-version",     python_version, "--dest", dest.string()};
+  if (!index.empty()) {
+    argv.push_back("--index-url");
+    argv.push_back(index);
+  }
   for (const auto& p : pip_platforms(row.platform)) {
     argv.push_back("--platform");
     argv.push_back(p);
@@ -40,6 +46,9 @@ Result pip_download(ProcessRunner& runner, const PythonInfo& py, const matrix::R
   argv.insert(argv.end(), requirements.begin(), requirements.end());
   Command c(argv);
   c.env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1";
+  // A torch wheel is ~1-4 GB: pip's lines (what it collects, from where, how
+  // big, when saved) show as they come, not once it is over.
+  c.stream_output = true;
   return runner.run(c);
 }
 
@@ -52,6 +61,12 @@ std::vector<fs::path> wheels_in(const fs::path& dir) {
 }
 
 }  // namespace
+
+std::string torch_index_for(const ToolchainOptions& opt, const matrix::Row& row) {
+  std::string u = !opt.torch_index.empty() ? opt.torch_index : !row.torch_index.empty() ? row.torch_index : default_index_url();
+  while (!u.empty() && u.back() == '/') u.pop_back();
+  return u;
+}
 
 std::optional<fs::path> cached_torch(const fs::path& cache_dir, const matrix::Row& row) {
   fs::path dir = cache_dir / "torch";
@@ -77,8 +92,9 @@ std::string check_version_py(const std::string& vpy, const std::string& what, co
     throw UsageError(what + " is torch " + wver.value_or("?") + ", the row needs torch " + row.torch);
   if (wcuda.value_or("") != row.cuda)
     throw UsageError(what + " is torch " + *wver + " built for CUDA " + wcuda.value_or("none") + ", but row " + row.id +
-                     " needs CUDA " + row.cuda + "; fix: use the torch build for CUDA " + row.cuda +
-                     " (PyTorch's index https://download.pytorch.org/whl/" + row.cuda_tag + ") via --torch-wheel");
+                     " needs CUDA " + row.cuda + "; fix: take torch from PyTorch's index for CUDA " + row.cuda +
+                     " (--torch-index https://download.pytorch.org/whl/" + row.cuda_tag +
+                     "), or pass that build's wheel with --torch-wheel");
   return *wcuda;
 }
 
@@ -121,7 +137,7 @@ std::optional<TorchInstall> stable_abi_torch(const fs::path& cache_dir, const st
 
 std::string remote_torch_version_py(ProcessRunner& runner, const ToolchainOptions& opt, const matrix::Row& row) {
   fs::path scratch = opt.cache_dir / "tmp" / ("probe-" + row.torch + "-" + row.cuda_tag);
-  std::string page = default_index_url() + "/torch/";
+  std::string page = torch_index_for(opt, row) + "/torch/";
   auto files = parse_simple_index_json(http_get(runner, page, "application/vnd.pypi.simple.v1+json", scratch), page);
   std::vector<std::string> tags;  // newest Python first, as provision_torch downloads
   for (auto it = row.pythons.rbegin(); it != row.pythons.rend(); ++it) {
@@ -152,7 +168,8 @@ TorchInstall provision_torch(ProcessRunner& runner, const ToolchainOptions& opt,
       break;
     }
   }
-  fs::path downloads = opt.cache_dir / "downloads" / ("torch-" + row.torch);
+  // One folder per build (a cu126 and a cu130 wheel of one release differ).
+  fs::path downloads = opt.cache_dir / "downloads" / ("torch-" + row.torch + "-" + row.cuda_tag);
   if (wheel.empty()) {
     fs::create_directories(downloads);
     FileLock lock(downloads.string() + ".lock");
@@ -161,13 +178,14 @@ TorchInstall provision_torch(ProcessRunner& runner, const ToolchainOptions& opt,
       // The headers and libraries are the same for every CPython tag: take
       // the newest Python the row serves.
       std::string pyver = row.pythons.empty() ? row.build_python : row.pythons.back();
-      Result r = pip_download(runner, py, row, downloads, {"torch==" + row.torch}, pyver);
+      std::string index = torch_index_for(opt, row);
+      Result r = pip_download(runner, py, row, downloads, {"torch==" + row.torch}, pyver, index);
       if (!r.ok())
-        throw UsageError("cannot download torch " + row.torch + " for " + row.platform + " (pip exit " +
-                         std::to_string(r.exit_code) +
+        throw UsageError("cannot download torch " + row.torch + " for " + row.platform + " from " + index +
+                         " (pip exit " + std::to_string(r.exit_code) +
                          "): " + r.err.substr(r.err.size() > 600 ? r.err.size() - 600 : 0) +
-                         "\n  fix: pass --python with a Python that has torch " + row.torch +
-                         ", or --torch-wheel FILE with the wheel");
+                         "\n  fix: pass --torch-index with an index that serves torch " + row.torch + " for CUDA " +
+                         row.cuda + ", --python with a Python that has it, or --torch-wheel FILE with the wheel");
       have = wheels_in(downloads);
     }
     if (have.empty()) throw UsageError("pip reported success but left no torch wheel in " + downloads.string());

@@ -16,8 +16,13 @@
 
 namespace sb::toolchain {
 
+// The index a row's torch comes from: --torch-index, else the row's own,
+// else pip's default (default_index_url()); no trailing slash.
+std::string torch_index_for(const ToolchainOptions& opt, const matrix::Row& row);
+
 // The torch wheel's unpacked tree in the cache: <cache>/torch/<version>-cu<XY>-<sha16>/torch.
-// Downloads with `<python> -m pip download` unless a --torch-wheel matches.
+// Downloads with `<python> -m pip download` (from torch_index_for()) unless a
+// --torch-wheel matches.
 TorchInstall provision_torch(ProcessRunner& runner, const ToolchainOptions& opt, const PythonInfo& pip_python,
                              const matrix::Row& row);
 // An already provisioned torch for the row, if any.

@@ -30,6 +30,10 @@ struct ToolchainOptions {
   std::optional<std::filesystem::path> python;         // --python (else python3 / python on PATH)
   std::optional<std::filesystem::path> host_compiler;  // --host-compiler (else c++, g++)
   std::vector<std::filesystem::path> torch_wheels;     // --torch-wheel: local wheels to use
+  // --torch-index: the index every row's torch is downloaded from; empty: the
+  // row's own (matrix::Row::torch_index, PyTorch's per-CUDA index where PyPI
+  // does not serve its build), else pip's ($PIP_INDEX_URL or PyPI).
+  std::string torch_index;
   std::filesystem::path cache_dir;
   std::string path_env;
   bool provision = true;  // false: report what would be downloaded instead (dry run, doctor)

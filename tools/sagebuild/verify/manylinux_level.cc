@@ -30,20 +30,6 @@ bool older(const ManylinuxPolicy& a, const ManylinuxPolicy& b) {
   return std::pair(a.glibc_major, a.glibc_minor) < std::pair(b.glibc_major, b.glibc_minor);
 }
 
-// "manylinux_2_34_x86_64, the oldest level the binaries satisfy (manylinux_2_31
-// is ruled out by ...)", or why no level fits.
-std::string level_advice(const std::vector<BinaryFacts>& binaries, const std::string& arch, const LevelContext& ctx) {
-  auto levels = ctx.policy.levels(arch);
-  const ManylinuxPolicy* fit = oldest_level(binaries, arch, ctx);
-  if (!fit)
-    return "no manylinux level fits: " + joined(reasons(binaries, *levels.back(), arch, ctx), 2);
-  std::string advice = fit->name + "_" + arch + ", the oldest level the binaries satisfy";
-  auto it = std::find(levels.begin(), levels.end(), fit);
-  if (it != levels.begin())
-    advice += " (" + (*std::prev(it))->name + " is ruled out by " + joined(reasons(binaries, **std::prev(it), arch, ctx), 2) + ")";
-  return advice;
-}
-
 void check_manylinux_claim(const std::vector<BinaryFacts>& binaries, const std::string& tag,
                            const ManylinuxPolicy& claimed, const std::string& arch, const LevelContext& ctx,
                            Findings& out) {
@@ -76,6 +62,18 @@ const ManylinuxPolicy* oldest_level(const std::vector<BinaryFacts>& binaries, co
     if (fits) return level;
   }
   return nullptr;
+}
+
+std::string level_advice(const std::vector<BinaryFacts>& binaries, const std::string& arch, const LevelContext& ctx) {
+  auto levels = ctx.policy.levels(arch);
+  const ManylinuxPolicy* fit = oldest_level(binaries, arch, ctx);
+  if (!fit)
+    return "no manylinux level fits: " + joined(reasons(binaries, *levels.back(), arch, ctx), 2);
+  std::string advice = fit->name + "_" + arch + ", the oldest level the binaries satisfy";
+  auto it = std::find(levels.begin(), levels.end(), fit);
+  if (it != levels.begin())
+    advice += " (" + (*std::prev(it))->name + " is ruled out by " + joined(reasons(binaries, **std::prev(it), arch, ctx), 2) + ")";
+  return advice;
 }
 
 void check_platform_levels(const std::vector<BinaryFacts>& binaries, const std::vector<std::string>& platform_tags,

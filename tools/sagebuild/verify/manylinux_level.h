@@ -30,6 +30,10 @@ std::vector<std::string> unmet(const BinaryFacts& b, const ManylinuxPolicy& leve
 const ManylinuxPolicy* oldest_level(const std::vector<BinaryFacts>& binaries, const std::string& arch,
                                     const LevelContext& ctx);
 
+// "manylinux_2_34_x86_64, the oldest level the binaries satisfy (manylinux_2_31
+// is ruled out by ...)", or why no level fits.
+std::string level_advice(const std::vector<BinaryFacts>& binaries, const std::string& arch, const LevelContext& ctx);
+
 // P2 per linux or manylinux platform tag of a wheel holding `binaries` (its
 // ELF libraries whose machine is the tag's).
 void check_platform_levels(const std::vector<BinaryFacts>& binaries, const std::vector<std::string>& platform_tags,

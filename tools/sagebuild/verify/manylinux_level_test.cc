@@ -171,6 +171,45 @@ TEST_CASE("manylinux level: verify flags a tag claiming less than the binary nee
   CHECK_FALSE(exact.failed(false));
 }
 
+TEST_CASE("manylinux level: the tag a build derives is the one verify accepts", "[posix]") {
+  std::string bytes = compile(kSamples[3].source, "c");  // GLIBC_2.34
+  if (bytes.empty()) FAIL("gcc could not build the sample (install gcc)");
+  TempDir dir;
+  write_file_atomic(dir.path / "m.so", bytes);
+  std::vector<NamedLibrary> libs = {{dir.path / "m.so", "levels/_native.so"}};
+  std::vector<std::string> members = {"levels/_native.so", "levels/__init__.py"};
+  DerivedTag tag = derive_platform_tag("linux_x86_64", libs, members, Options{});
+  CHECK(tag.tag == "manylinux_2_34_x86_64");
+  CHECK(tag.why.rfind("manylinux_2_34_x86_64, the oldest level the binaries satisfy (", 0) == 0);
+  CHECK(tag.why.find("needs GLIBC_2.34 from libc.so.6") != std::string::npos);
+  TempDir wheel_dir;
+  Report r = verify_wheel(wheel_with(bytes, tag.tag, wheel_dir), Options{});
+  INFO(format_human(r, false));
+  CHECK(p2(r).empty());
+  CHECK_FALSE(r.failed(false));
+
+  // Not Linux: unchanged.  No ELF library: unchanged (verify's P8 judges the file).
+  CHECK(derive_platform_tag("win_amd64", {}, members, Options{}).tag == "win_amd64");
+  write_file_atomic(dir.path / "text.so", "not a library");
+  CHECK(derive_platform_tag("linux_x86_64", {{dir.path / "text.so", "levels/t.so"}}, members, Options{}).tag ==
+        "linux_x86_64");
+}
+
+TEST_CASE("manylinux level: no level fits a library needing one outside the policy: the tag stays linux", "[posix]") {
+  TempDir dir;
+  std::string foo = compile("int g(void) { return 1; }\n", "c", "-Wl,-soname,libfoo.so.1");
+  if (foo.empty()) FAIL("gcc could not build the sample (install gcc)");
+  write_file_atomic(dir.path / "libfoo.so", foo);
+  std::string bytes = compile("int g(void);\nint f(void) { return g(); }\n", "c", "-Wl,--no-as-needed -L" + dir.path.string() + " -lfoo");
+  REQUIRE_FALSE(bytes.empty());
+  write_file_atomic(dir.path / "m.so", bytes);
+  std::vector<std::string> members = {"levels/_native.so"};
+  DerivedTag tag = derive_platform_tag("linux_x86_64", {{dir.path / "m.so", "levels/_native.so"}}, members, Options{});
+  CHECK(tag.tag == "linux_x86_64");
+  CHECK(tag.why.rfind("no manylinux level fits: ", 0) == 0);
+  CHECK(tag.why.find("libfoo.so.1") != std::string::npos);
+}
+
 TEST_CASE("manylinux level: a linux_x86_64 tag is a warning naming the level to use", "[posix]") {
   std::string bytes = compile(kSamples[2].source, "c", kSamples[2].flags);  // GLIBC_2.28
   if (bytes.empty()) FAIL("gcc could not build the sample (install gcc)");

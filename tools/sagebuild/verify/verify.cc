@@ -1,5 +1,6 @@
 #include "sagebuild/verify/verify.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <unordered_map>
@@ -14,6 +15,8 @@
 #include "sagebuild/common/digest.h"
 #include "sagebuild/verify/extension_suffix.h"
 #include "sagebuild/verify/layout.h"
+#include "sagebuild/verify/manylinux_level.h"
+#include "sagebuild/wheel/platform.h"
 
 namespace sb::verify {
 
@@ -187,16 +190,6 @@ void check_build_info(Ctx& c) {
   check_python_coverage(*b, name, c.out());
 }
 
-// The built-in manylinux policy, or the one in options.policy_dir (loaded
-// once per process per directory).
-const PolicyTable& policy_for(const Options& o) {
-  if (o.policy_dir.empty()) return PolicyTable::embedded();
-  static std::map<std::filesystem::path, PolicyTable> cache;
-  auto it = cache.find(o.policy_dir);
-  if (it == cache.end()) it = cache.emplace(o.policy_dir, PolicyTable::load(o.policy_dir / kPolicyFile)).first;
-  return it->second;
-}
-
 // Then B4, which needs to know how the extension links torch.
 void check_native_code(Ctx& c) {
   WheelBinaries binaries;
@@ -219,6 +212,37 @@ void check_dist_info(Ctx& c) {
 }
 
 }  // namespace
+
+// The built-in manylinux policy, or the one in options.policy_dir (loaded
+// once per process per directory).
+const PolicyTable& policy_for(const Options& o) {
+  if (o.policy_dir.empty()) return PolicyTable::embedded();
+  static std::map<std::filesystem::path, PolicyTable> cache;
+  auto it = cache.find(o.policy_dir);
+  if (it == cache.end()) it = cache.emplace(o.policy_dir, PolicyTable::load(o.policy_dir / kPolicyFile)).first;
+  return it->second;
+}
+
+DerivedTag derive_platform_tag(const std::string& platform, const std::vector<NamedLibrary>& libraries,
+                               std::vector<std::string> members, const Options& options) {
+  auto info = wheel::classify_platform(platform);
+  if (info.family != wheel::PlatformFamily::Linux) return {platform, ""};
+  std::vector<BinaryFacts> facts;
+  for (const auto& lib : libraries) {
+    auto source = binary::FileSource::open(lib.file);
+    Findings structure;
+    auto elf = binary::identify_elf(*source).is_elf ? binary::ElfFile::parse(*source, structure) : nullptr;
+    if (!elf) continue;  // not one Linux loads: verify's P8 says so, by member, after the pack
+    BinaryFacts f = elf_facts(*elf, lib.member);
+    if (f.machine == info.arch) facts.push_back(std::move(f));
+  }
+  const PolicyTable& policy = policy_for(options);
+  if (facts.empty() || policy.levels(info.arch).empty()) return {platform, ""};
+  std::sort(members.begin(), members.end());  // check_needed_libraries searches it
+  LevelContext ctx{policy, options.allowed_libraries, members};
+  const ManylinuxPolicy* level = oldest_level(facts, info.arch, ctx);
+  return {level ? level->name + "_" + info.arch : platform, level_advice(facts, info.arch, ctx)};
+}
 
 std::filesystem::path default_policy_dir() {
   if (const char* env = std::getenv("SAGEBUILD_POLICY_DIR"); env && *env) return env;
