@@ -5,8 +5,8 @@
 #      .devcarry/lib) builds anchor/src (upstream at d1a57a5) for arch 9.0 on
 #      every core, the `upstream` profile's row (torch 2.11.0, CUDA 13.0,
 #      cp312), timed; verify and its smoke test run as in every build;
-#   2. the wheel is installed with pip into a fresh venv
-#      (--system-site-packages: the machine's torch);
+#   2. the wheel is installed with pip (--target a fresh folder, put on
+#      PYTHONPATH beside the machine's torch);
 #   3. upstream's `sageattn` from the anchor build (anchor/lib/*.so copied
 #      into anchor/src/sageattention/, as anchor/README.md says) and from the
 #      wheel run on the same inputs (scripts/upstream_compare.py: several
@@ -33,8 +33,12 @@ if [ "${1:-}" = "--pack" ]; then
   cp "$sb" .devcarry/sagebuild
   # ninja too, for a machine without one on PATH (used only then).
   mkdir -p .devcarry/bin && cp -L "$(command -v ninja)" .devcarry/bin/ninja
-  # Everything it links but glibc itself, which the GPU machine has.
-  ldd "$sb" | awk '$3 ~ /^\// {print $3}' | grep -Ev '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*)\.so' |
+  # Everything it links but glibc and the C++ runtime, which the GPU machine
+  # has (newer than this machine's: a carried libstdc++ on LD_LIBRARY_PATH
+  # would reach the smoke test's Python and fail the extensions built there
+  # with its newer g++ -- GLIBCXX_3.4.32 not found, measured 2026-11-24).
+  ldd "$sb" | awk '$3 ~ /^\// {print $3}' |
+    grep -Ev '/(libc|libm|libdl|librt|libpthread|libstdc\+\+|libgcc_s|ld-linux[^/]*)\.so' |
     xargs -r -I{} cp -L {} .devcarry/lib/
   echo "packed: .devcarry/sagebuild ($(git rev-parse --short HEAD)) and $(ls .devcarry/lib | wc -l) libraries;" \
        "carry [\".devcarry\", \"anchor\"]"
@@ -81,14 +85,18 @@ say "build: rc=$rc in ${secs} s on $(nproc) cores (upstream's setup.py: 250 s on
 [ "$rc" = 0 ] && [ -n "$wheel" ] || { say "FAILED: the build (see $OUT/sagebuild.log)"; finish 1; }
 say "verify + smoke test (sagebuild's own): $(grep -o '\] ok: .*' "$OUT/sagebuild.log" | sed 's/.*\.whl (\(.*\))$/\1/' | head -1)"
 
-echo "== 2. pip install into a fresh venv (--system-site-packages)"
-rm -rf /tmp/upstream-venv
-"$PYTHON" -m venv --system-site-packages /tmp/upstream-venv &&
-  /tmp/upstream-venv/bin/python -m pip install -q --no-deps --no-index "$wheel" > "$OUT/pip.log" 2>&1
+echo "== 2. pip install into a fresh site folder beside the machine's torch"
+# The machine's torch lives in a virtual environment (/opt/torch/.venv), whose
+# packages a --system-site-packages venv made from it would not see: the
+# wheel goes into its own folder with pip install --target, put first on
+# PYTHONPATH of the machine's Python, as a user's site-packages would be.
+SITE=/tmp/upstream-site
+rm -rf "$SITE"
+"$PYTHON" -m pip install -q --no-deps --no-index --target "$SITE" "$wheel" > "$OUT/pip.log" 2>&1
 rc=$?
-/tmp/upstream-venv/bin/python -c 'import sageattention, os; d = os.path.dirname(sageattention.__file__); print("installed:", sorted(f for f in os.listdir(d) if f.endswith(".so")))' \
+PYTHONPATH="$SITE" "$PYTHON" -c 'import sageattention, os; d = os.path.dirname(sageattention.__file__); print("installed:", d, sorted(f for f in os.listdir(d) if f.endswith(".so")))' \
   2>&1 | tee -a "$OUT/pip.log"
-say "pip install into a venv: rc=$rc; $(tail -1 "$OUT/pip.log")"
+say "pip install --target: rc=$rc; $(tail -1 "$OUT/pip.log")"
 
 if [ "${SKIP_GPU:-0}" = 1 ]; then say "compare: skipped (SKIP_GPU=1)"; finish 0; fi
 
@@ -96,7 +104,7 @@ echo "== 3. sageattn: the anchor build and the wheel on the same inputs"
 cp anchor/lib/*.so anchor/src/sageattention/
 (cd /tmp && PYTHONPATH="$REPO/anchor/src" timeout 200 "$PYTHON" "$REPO/scripts/upstream_compare.py" run /tmp/upstream-anchor.pt) \
   > "$OUT/compare.log" 2>&1 &&
-(cd /tmp && timeout 200 /tmp/upstream-venv/bin/python "$REPO/scripts/upstream_compare.py" run /tmp/upstream-ours.pt \
+(cd /tmp && PYTHONPATH="$SITE" timeout 200 "$PYTHON" "$REPO/scripts/upstream_compare.py" run /tmp/upstream-ours.pt \
   --inputs /tmp/upstream-anchor.pt) >> "$OUT/compare.log" 2>&1 &&
 (cd /tmp && "$PYTHON" "$REPO/scripts/upstream_compare.py" compare /tmp/upstream-anchor.pt /tmp/upstream-ours.pt) >> "$OUT/compare.log" 2>&1
 rc=$?

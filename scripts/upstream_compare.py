@@ -40,7 +40,8 @@ def make_inputs():
 def run(args):
     import sageattention
 
-    inputs = torch.load(args.inputs) if args.inputs else make_inputs()
+    # --inputs: the file the other build's run saved (its "inputs").
+    inputs = torch.load(args.inputs)["inputs"] if args.inputs else make_inputs()
     outputs = []
     for case in inputs:
         q, k, v = (case[x].cuda() for x in "qkv")

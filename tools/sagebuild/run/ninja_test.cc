@@ -71,15 +71,15 @@ struct FakeNinja : ProcessRunner {
 
 TEST_CASE("run_ninja: the targets, -j and -k, and which targets it did not finish") {
   FakeNinja ninja;
-  CHECK(run_ninja(ninja, {"/w", 3, true, "ninja"}, {"a", "b"}).empty());
+  CHECK(run_ninja(ninja, {"/w", 3, true, "ninja", {}}, {"a", "b"}).empty());
   REQUIRE(ninja.seen.size() == 1);
   CHECK(ninja.seen[0].argv == std::vector<std::string>{"ninja", "-C", "/w", "-j", "3", "-k", "0", "a", "b"});
   CHECK(ninja.seen[0].stream_output);
   ninja.exit_code = 1;
   ninja.done = {"a"};
-  CHECK(run_ninja(ninja, {"/w", 1, false, "ninja"}, {"a", "b"}) == std::vector<std::string>{"b"});
+  CHECK(run_ninja(ninja, {"/w", 1, false, "ninja", {}}, {"a", "b"}) == std::vector<std::string>{"b"});
   ninja.spawned = false;
-  CHECK_THROWS_WITH(run_ninja(ninja, {"/w", 1, false, "ninja-x"}, {"a"}), Catch::Contains("cannot run ninja-x") &&
+  CHECK_THROWS_WITH(run_ninja(ninja, {"/w", 1, false, "ninja-x", {}}, {"a"}), Catch::Contains("cannot run ninja-x") &&
                                                                               Catch::Contains("ninja-build") &&
                                                                               Catch::Contains("pip install ninja"));
 }
