@@ -12,7 +12,7 @@ APT_PACKAGES=(
   libcli11-dev libyaml-cpp-dev nlohmann-json3-dev
   libzip-dev zipcmp zipmerge ziptool   # libzip's CMake config names its tools
   libfmt-dev libssl-dev zlib1g-dev libdeflate-dev liblz4-dev libzstd-dev
-  catch2
+  catch2 clang-format   # clang-format: tests/ci/test_format.py keeps .clang-format applied
   # The fuzz step (scripts/fuzz.sh): clang, and libFuzzer with the sanitizer
   # runtimes (Debian 12: libclang-rt-dev -> libclang-rt-14-dev).
   clang libclang-rt-dev

@@ -11,8 +11,8 @@
 // ATen/cuda/CUDAContext.h would add ~50 %).
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/empty.h>
-#include <c10/cuda/CUDAStream.h>
 #include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
 #include <torch/library.h>
 
 #include <optional>
@@ -29,7 +29,8 @@
 
 namespace {
 
-constexpr int64_t kHND = 0, kNHD = 1, kPacked = 2;  // kPacked: [total, heads, head_dim], sequences by seq_start / seq_len
+constexpr int64_t kHND = 0, kNHD = 1,
+                  kPacked = 2;  // kPacked: [total, heads, head_dim], sequences by seq_start / seq_len
 
 void check_status(sa_status s, const char* what) {
   TORCH_CHECK(s == SA_OK, "sageattention: ", what, " failed (", sa_status_string(s), "): ", sa_last_error_message());
@@ -47,13 +48,14 @@ void check_layout(int64_t layout) {
 }
 
 // A per-batch int32 array (sequence starts or lengths): 1-D, contiguous, on `like`'s device; NULL when absent.
-const int32_t* batch_array(const std::optional<at::Tensor>& t, int64_t batch, const char* name, const at::Tensor& like) {
+const int32_t* batch_array(const std::optional<at::Tensor>& t, int64_t batch, const char* name,
+                           const at::Tensor& like) {
   if (!t.has_value()) return nullptr;
   TORCH_CHECK(t->device() == like.device(), "sageattention: ", name, " is on ", t->device(), " but the data is on ",
               like.device());
   TORCH_CHECK(t->scalar_type() == at::kInt && t->dim() == 1 && t->numel() == batch && t->is_contiguous(),
-              "sageattention: ", name, " must be a contiguous 1-D int32 tensor of ", batch, " entries (one per batch), got ",
-              t->scalar_type(), " ", t->sizes());
+              "sageattention: ", name, " must be a contiguous 1-D int32 tensor of ", batch,
+              " entries (one per batch), got ", t->scalar_type(), " ", t->sizes());
   return t->data_ptr<int32_t>();
 }
 
@@ -61,13 +63,14 @@ const int32_t* batch_array(const std::optional<at::Tensor>& t, int64_t batch, co
 // t is [total, H, D]; sequence b is rows seq_start[b] .. + seq_len[b] (both
 // required), max_seq the longest.  Dense layouts take optional seq_start
 // (absolute rows of the seq axis: stride_batch is then unused) and seq_len.
-sa_view make_view(const at::Tensor& t, int64_t layout, const char* name, const std::optional<at::Tensor>& seq_start = {},
-                  const std::optional<at::Tensor>& seq_len = {}, int64_t max_seq = 0) {
+sa_view make_view(const at::Tensor& t, int64_t layout, const char* name,
+                  const std::optional<at::Tensor>& seq_start = {}, const std::optional<at::Tensor>& seq_len = {},
+                  int64_t max_seq = 0) {
   TORCH_CHECK(t.defined(), "sageattention: ", name, " is undefined");
   TORCH_CHECK(t.is_cuda(), "sageattention: ", name, " must be a CUDA tensor, got device ", t.device());
   const int64_t rank = layout == kPacked ? 3 : 4;
-  TORCH_CHECK(t.dim() == rank, "sageattention: ", name, " must be ", rank, "-D in layout ", layout_name(layout), ", got ",
-              t.dim(), "-D with shape ", t.sizes());
+  TORCH_CHECK(t.dim() == rank, "sageattention: ", name, " must be ", rank, "-D in layout ", layout_name(layout),
+              ", got ", t.dim(), "-D with shape ", t.sizes());
   TORCH_CHECK(t.scalar_type() == at::kHalf || t.scalar_type() == at::kBFloat16, "sageattention: ", name,
               " must be float16 or bfloat16, got ", t.scalar_type());
   TORCH_CHECK(t.stride(rank - 1) == 1, "sageattention: ", name,
@@ -98,8 +101,8 @@ sa_view make_view(const at::Tensor& t, int64_t layout, const char* name, const s
     v.stride_seq = t.stride(0);
   } else {
     const int hd = layout == kHND ? 1 : 2, nd = layout == kHND ? 2 : 1;
-    TORCH_CHECK(t.size(0) > 0 && t.size(hd) > 0 && t.size(nd) > 0, "sageattention: ", name, " has an empty dimension: ",
-                t.sizes());
+    TORCH_CHECK(t.size(0) > 0 && t.size(hd) > 0 && t.size(nd) > 0, "sageattention: ", name,
+                " has an empty dimension: ", t.sizes());
     TORCH_CHECK(t.size(nd) < (1LL << 31) && t.size(hd) <= 65535 && t.size(0) <= 65535, "sageattention: ", name,
                 " is too large: ", t.sizes());
     TORCH_CHECK(max_seq == 0 || max_seq == t.size(nd), "sageattention: max_seq (", max_seq, ") of ", name,
@@ -122,7 +125,8 @@ sa_granularity to_gran(int64_t g) {
   return static_cast<sa_granularity>(g);
 }
 
-void check_internal(const at::Tensor& t, const char* name, at::ScalarType dt, at::IntArrayRef shape, const at::Device& dev) {
+void check_internal(const at::Tensor& t, const char* name, at::ScalarType dt, at::IntArrayRef shape,
+                    const at::Device& dev) {
   TORCH_CHECK(t.defined() && t.is_cuda(), "sageattention: ", name, " must be a CUDA tensor");
   TORCH_CHECK(t.device() == dev, "sageattention: ", name, " is on ", t.device(), " but q is on ", dev);
   TORCH_CHECK(t.scalar_type() == dt, "sageattention: ", name, " must have dtype ", dt, ", got ", t.scalar_type());
@@ -132,8 +136,8 @@ void check_internal(const at::Tensor& t, const char* name, at::ScalarType dt, at
 
 using OptTensor = std::optional<at::Tensor>;
 
-std::tuple<at::Tensor, at::Tensor> quant_q(const at::Tensor& q, int64_t layout, int64_t gran, const OptTensor& seq_start,
-                                           const OptTensor& seq_len, int64_t max_seq) {
+std::tuple<at::Tensor, at::Tensor> quant_q(const at::Tensor& q, int64_t layout, int64_t gran,
+                                           const OptTensor& seq_start, const OptTensor& seq_len, int64_t max_seq) {
   check_layout(layout);
   sa_view v = make_view(q, layout, "q", seq_start, seq_len, max_seq);
   c10::cuda::CUDAGuard guard(q.device());
@@ -181,8 +185,14 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> quant_v_fp8(const at::Tensor& v_i
   auto v_fp8 = at::empty({v.batch, v.heads, dp, n_pad}, v_in.options().dtype(at::kFloat8_e4m3fn));
   auto v_scale = at::empty({v.batch, v.heads, dp}, fopt);
   auto v_mean = at::empty({v.batch, v.heads, dp}, fopt);
-  sa_quant_v_fp8_params p{v, st[0].data_ptr<float>(), st[1].data_ptr<float>(), st[2].data_ptr<float>(), smooth_v ? 1 : 0,
-                          reinterpret_cast<uint8_t*>(v_fp8.data_ptr()), v_scale.data_ptr<float>(), v_mean.data_ptr<float>()};
+  sa_quant_v_fp8_params p{v,
+                          st[0].data_ptr<float>(),
+                          st[1].data_ptr<float>(),
+                          st[2].data_ptr<float>(),
+                          smooth_v ? 1 : 0,
+                          reinterpret_cast<uint8_t*>(v_fp8.data_ptr()),
+                          v_scale.data_ptr<float>(),
+                          v_mean.data_ptr<float>()};
   check_status(sa_quant_v_fp8(&p, stream), "quant_v_fp8");
   return {v_fp8, v_scale, v_mean};
 }
@@ -191,8 +201,8 @@ struct QKInfo {
   int64_t b, hq, hk, q_pad, k_pad, dp;
 };
 
-QKInfo check_qk(const at::Tensor& q_int8, const at::Tensor& q_scale, const at::Tensor& k_int8, const at::Tensor& k_scale,
-                int64_t q_len, int64_t kv_len) {
+QKInfo check_qk(const at::Tensor& q_int8, const at::Tensor& q_scale, const at::Tensor& k_int8,
+                const at::Tensor& k_scale, int64_t q_len, int64_t kv_len) {
   TORCH_CHECK(q_int8.defined() && q_int8.is_cuda() && q_int8.dim() == 4 && q_int8.scalar_type() == at::kChar,
               "sageattention: q_int8 must be a 4-D int8 CUDA tensor [B, Hq, Nq_pad, Dp] from quant_q");
   TORCH_CHECK(k_int8.defined() && k_int8.is_cuda() && k_int8.dim() == 4 && k_int8.scalar_type() == at::kChar,
@@ -213,9 +223,9 @@ QKInfo check_qk(const at::Tensor& q_int8, const at::Tensor& q_scale, const at::T
   return i;
 }
 
-sa_attn_params base_params(const QKInfo& i, const at::Tensor& q_int8, const at::Tensor& q_scale, const at::Tensor& k_int8,
-                           const at::Tensor& k_scale, int64_t q_len, int64_t kv_len, int64_t head_dim, bool causal,
-                           double sm_scale) {
+sa_attn_params base_params(const QKInfo& i, const at::Tensor& q_int8, const at::Tensor& q_scale,
+                           const at::Tensor& k_int8, const at::Tensor& k_scale, int64_t q_len, int64_t kv_len,
+                           int64_t head_dim, bool causal, double sm_scale) {
   sa_attn_params p{};
   p.q_int8 = q_int8.data_ptr<int8_t>();
   p.q_scale = q_scale.data_ptr<float>();
@@ -248,10 +258,10 @@ void set_query_rows(sa_attn_params& p, int64_t layout, const OptTensor& q_seq_st
 }
 
 // Output [B, Hq, Nq, D] / [B, Nq, Hq, D], or packed [q_total, Hq, D]; lse [B, Hq, Nq] (Nq the longest sequence).
-std::tuple<at::Tensor, at::Tensor> make_out(sa_attn_params& p, const at::Tensor& like, int64_t layout, at::ScalarType out_dtype,
-                                            bool return_lse, int64_t q_total) {
-  TORCH_CHECK(out_dtype == at::kHalf || out_dtype == at::kBFloat16, "sageattention: out_dtype must be float16 or bfloat16, got ",
-              out_dtype);
+std::tuple<at::Tensor, at::Tensor> make_out(sa_attn_params& p, const at::Tensor& like, int64_t layout,
+                                            at::ScalarType out_dtype, bool return_lse, int64_t q_total) {
+  TORCH_CHECK(out_dtype == at::kHalf || out_dtype == at::kBFloat16,
+              "sageattention: out_dtype must be float16 or bfloat16, got ", out_dtype);
   auto opt = like.options().dtype(out_dtype);
   at::Tensor out = layout == kHND   ? at::empty({p.batch, p.q_heads, p.q_len, p.head_dim}, opt)
                    : layout == kNHD ? at::empty({p.batch, p.q_len, p.q_heads, p.head_dim}, opt)
@@ -267,23 +277,27 @@ std::tuple<at::Tensor, at::Tensor> make_out(sa_attn_params& p, const at::Tensor&
   return {out, lse};
 }
 
-std::tuple<at::Tensor, at::Tensor> attn_pv_fp16(const at::Tensor& q_int8, const at::Tensor& q_scale, const at::Tensor& k_int8,
-                                                const at::Tensor& k_scale, const at::Tensor& v, int64_t layout, int64_t q_len,
-                                                bool is_causal, double sm_scale, bool return_lse, at::ScalarType out_dtype,
+std::tuple<at::Tensor, at::Tensor> attn_pv_fp16(const at::Tensor& q_int8, const at::Tensor& q_scale,
+                                                const at::Tensor& k_int8, const at::Tensor& k_scale,
+                                                const at::Tensor& v, int64_t layout, int64_t q_len, bool is_causal,
+                                                double sm_scale, bool return_lse, at::ScalarType out_dtype,
                                                 const OptTensor& q_seq_start, const OptTensor& q_seq_len,
-                                                const OptTensor& kv_seq_start, const OptTensor& kv_seq_len, int64_t q_total,
-                                                int64_t kv_len) {
-  TORCH_CHECK(&sa_attn_qk_int8_pv_fp16 != nullptr,
-              "sageattention: this build does not contain the pv_fp16 kernel family (see sageattention/build_info.json)");
+                                                const OptTensor& kv_seq_start, const OptTensor& kv_seq_len,
+                                                int64_t q_total, int64_t kv_len) {
+  TORCH_CHECK(
+      &sa_attn_qk_int8_pv_fp16 != nullptr,
+      "sageattention: this build does not contain the pv_fp16 kernel family (see sageattention/build_info.json)");
   check_layout(layout);
   // V as the kernel reads it: kv_seq_start / kv_seq_len place its sequences (and kv_seq_len masks the keys).
   sa_view vv = make_view(v, layout, "v", kv_seq_start, kv_seq_len, kv_len);
-  TORCH_CHECK(v.scalar_type() == at::kHalf, "sageattention: v must be float16 for the fp16 PV path, got ", v.scalar_type());
+  TORCH_CHECK(v.scalar_type() == at::kHalf, "sageattention: v must be float16 for the fp16 PV path, got ",
+              v.scalar_type());
   const QKInfo i = check_qk(q_int8, q_scale, k_int8, k_scale, q_len, vv.seq);
   TORCH_CHECK(v.device() == q_int8.device(), "sageattention: v is on ", v.device(), " but q is on ", q_int8.device());
   TORCH_CHECK(vv.batch == i.b && vv.heads == i.hk, "sageattention: v must have batch ", i.b, " and ", i.hk,
               " heads like k, got shape ", v.sizes(), " in layout ", layout_name(layout));
-  TORCH_CHECK(sa_padded_head_dim(vv.dim) == i.dp, "sageattention: v head_dim ", vv.dim, " does not match q/k padded head_dim ", i.dp);
+  TORCH_CHECK(sa_padded_head_dim(vv.dim) == i.dp, "sageattention: v head_dim ", vv.dim,
+              " does not match q/k padded head_dim ", i.dp);
   c10::cuda::CUDAGuard guard(q_int8.device());
   sa_attn_params p = base_params(i, q_int8, q_scale, k_int8, k_scale, q_len, vv.seq, vv.dim, is_causal, sm_scale);
   p.v = vv;
@@ -304,18 +318,21 @@ std::tuple<at::Tensor, at::Tensor> attn_pv_fp16(const at::Tensor& q_int8, const 
   return res;
 }
 
-std::tuple<at::Tensor, at::Tensor> attn_pv_fp8(const at::Tensor& q_int8, const at::Tensor& q_scale, const at::Tensor& k_int8,
-                                               const at::Tensor& k_scale, const at::Tensor& v_fp8, const at::Tensor& v_scale,
+std::tuple<at::Tensor, at::Tensor> attn_pv_fp8(const at::Tensor& q_int8, const at::Tensor& q_scale,
+                                               const at::Tensor& k_int8, const at::Tensor& k_scale,
+                                               const at::Tensor& v_fp8, const at::Tensor& v_scale,
                                                const std::optional<at::Tensor>& v_mean, int64_t layout, int64_t q_len,
                                                int64_t kv_len, int64_t head_dim, bool is_causal, double sm_scale,
                                                bool return_lse, at::ScalarType out_dtype, const OptTensor& q_seq_start,
-                                               const OptTensor& q_seq_len, const OptTensor& kv_seq_len, int64_t q_total) {
-  TORCH_CHECK(&sa_attn_qk_int8_pv_fp8 != nullptr,
-              "sageattention: this build does not contain the pv_fp8 kernel family (sm89+; see sageattention/build_info.json)");
+                                               const OptTensor& q_seq_len, const OptTensor& kv_seq_len,
+                                               int64_t q_total) {
+  TORCH_CHECK(
+      &sa_attn_qk_int8_pv_fp8 != nullptr,
+      "sageattention: this build does not contain the pv_fp8 kernel family (sm89+; see sageattention/build_info.json)");
   check_layout(layout);
   const QKInfo i = check_qk(q_int8, q_scale, k_int8, k_scale, q_len, kv_len);
-  TORCH_CHECK(head_dim > 0 && head_dim % 8 == 0 && sa_padded_head_dim((int)head_dim) == i.dp, "sageattention: head_dim ",
-              head_dim, " does not match the padded head_dim ", i.dp, " of q_int8");
+  TORCH_CHECK(head_dim > 0 && head_dim % 8 == 0 && sa_padded_head_dim((int)head_dim) == i.dp,
+              "sageattention: head_dim ", head_dim, " does not match the padded head_dim ", i.dp, " of q_int8");
   const auto dev = q_int8.device();
   check_internal(v_fp8, "v_fp8", at::kFloat8_e4m3fn, {i.b, i.hk, i.dp, i.k_pad}, dev);
   check_internal(v_scale, "v_scale", at::kFloat, {i.b, i.hk, i.dp}, dev);
@@ -409,8 +426,14 @@ TORCH_LIBRARY_IMPL(sageattention, CPU, m) {
 
 // Minimal limited-API module: importing sageattention._C loads this library,
 // whose static initialisers above register the ops.
-static PyModuleDef sa_module = {PyModuleDef_HEAD_INIT, "_C",
-                                "SageAttention CUDA kernels; the ops live in torch.ops.sageattention", -1, nullptr,
-                                nullptr, nullptr, nullptr, nullptr};
+static PyModuleDef sa_module = {PyModuleDef_HEAD_INIT,
+                                "_C",
+                                "SageAttention CUDA kernels; the ops live in torch.ops.sageattention",
+                                -1,
+                                nullptr,
+                                nullptr,
+                                nullptr,
+                                nullptr,
+                                nullptr};
 
 PyMODINIT_FUNC PyInit__C(void) { return PyModule_Create(&sa_module); }

@@ -53,7 +53,8 @@ using torch::headeronly::ScalarType;
 using torch::stable::Tensor;
 using Shape = std::vector<int64_t>;
 
-constexpr int64_t kHND = 0, kNHD = 1, kPacked = 2;  // kPacked: [total, heads, head_dim], sequences by seq_start / seq_len
+constexpr int64_t kHND = 0, kNHD = 1,
+                  kPacked = 2;  // kPacked: [total, heads, head_dim], sequences by seq_start / seq_len
 using OptTensor = std::optional<Tensor>;
 
 // ---------------------------------------------------------------------------
@@ -78,10 +79,18 @@ std::ostream& operator<<(std::ostream& os, const Dims& d) {
 std::ostream& operator<<(std::ostream& os, const DeviceName& n) {
   using torch::headeronly::DeviceType;
   switch (n.d.type()) {
-    case DeviceType::CPU: os << "cpu"; break;
-    case DeviceType::CUDA: os << "cuda"; break;
-    case DeviceType::Meta: os << "meta"; break;
-    default: os << "device_type_" << static_cast<int>(n.d.type()); break;
+    case DeviceType::CPU:
+      os << "cpu";
+      break;
+    case DeviceType::CUDA:
+      os << "cuda";
+      break;
+    case DeviceType::Meta:
+      os << "meta";
+      break;
+    default:
+      os << "device_type_" << static_cast<int>(n.d.type());
+      break;
   }
   if (n.d.has_index()) os << ":" << static_cast<int>(n.d.index());
   return os;
@@ -158,7 +167,8 @@ bool is_half_or_bf16(ScalarType t) { return t == ScalarType::Half || t == Scalar
 // A per-batch int32 array (sequence starts or lengths): 1-D, contiguous, on `like`'s device; NULL when absent.
 const int32_t* batch_array(const OptTensor& t, int64_t batch, const char* name, const Tensor& like) {
   if (!t.has_value()) return nullptr;
-  check(same_device(*t, like), "sageattention: ", name, " is on ", device_of(*t), " but the data is on ", device_of(like));
+  check(same_device(*t, like), "sageattention: ", name, " is on ", device_of(*t), " but the data is on ",
+        device_of(like));
   check(t->scalar_type() == ScalarType::Int && t->dim() == 1 && t->numel() == batch && t->is_contiguous(),
         "sageattention: ", name, " must be a contiguous 1-D int32 tensor of ", batch, " entries (one per batch), got ",
         dtype_name(t->scalar_type()), " ", sizes_of(*t));
@@ -206,8 +216,8 @@ sa_view make_view(const Tensor& t, int64_t layout, const char* name, const OptTe
     v.stride_seq = t.stride(0);
   } else {
     const int hd = layout == kHND ? 1 : 2, nd = layout == kHND ? 2 : 1;
-    check(t.size(0) > 0 && t.size(hd) > 0 && t.size(nd) > 0, "sageattention: ", name, " has an empty dimension: ",
-          sizes_of(t));
+    check(t.size(0) > 0 && t.size(hd) > 0 && t.size(nd) > 0, "sageattention: ", name,
+          " has an empty dimension: ", sizes_of(t));
     check(t.size(nd) < (1LL << 31) && t.size(hd) <= 65535 && t.size(0) <= 65535, "sageattention: ", name,
           " is too large: ", sizes_of(t));
     check(max_seq == 0 || max_seq == t.size(nd), "sageattention: max_seq (", max_seq, ") of ", name,
@@ -288,8 +298,14 @@ std::tuple<Tensor, Tensor, Tensor> quant_v_fp8(Tensor v_in, int64_t layout, bool
   Tensor v_fp8 = empty_like_device(v_in, {v.batch, v.heads, dp, n_pad}, ScalarType::Float8_e4m3fn);
   Tensor v_scale = empty_like_device(v_in, {v.batch, v.heads, dp}, ScalarType::Float);
   Tensor v_mean = empty_like_device(v_in, {v.batch, v.heads, dp}, ScalarType::Float);
-  sa_quant_v_fp8_params p{v, s0, s0 + plane, s0 + 2 * plane, smooth_v ? 1 : 0, ptr<uint8_t>(v_fp8),
-                          ptr<float>(v_scale), ptr<float>(v_mean)};
+  sa_quant_v_fp8_params p{v,
+                          s0,
+                          s0 + plane,
+                          s0 + 2 * plane,
+                          smooth_v ? 1 : 0,
+                          ptr<uint8_t>(v_fp8),
+                          ptr<float>(v_scale),
+                          ptr<float>(v_mean)};
   check_status(sa_quant_v_fp8(&p, stream), "quant_v_fp8");
   return {v_fp8, v_scale, v_mean};
 }
@@ -356,7 +372,8 @@ void set_query_rows(sa_attn_params& p, int64_t layout, const OptTensor& q_seq_st
 // Output [B, Hq, Nq, D] / [B, Nq, Hq, D], or packed [q_total, Hq, D]; lse [B, Hq, Nq] (Nq the longest sequence).
 std::tuple<Tensor, Tensor> make_out(sa_attn_params& p, const Tensor& like, int64_t layout, ScalarType out_dtype,
                                     bool return_lse, int64_t q_total) {
-  check(is_half_or_bf16(out_dtype), "sageattention: out_dtype must be float16 or bfloat16, got ", dtype_name(out_dtype));
+  check(is_half_or_bf16(out_dtype), "sageattention: out_dtype must be float16 or bfloat16, got ",
+        dtype_name(out_dtype));
   Tensor out = layout == kHND   ? empty_like_device(like, {p.batch, p.q_heads, p.q_len, p.head_dim}, out_dtype)
                : layout == kNHD ? empty_like_device(like, {p.batch, p.q_len, p.q_heads, p.head_dim}, out_dtype)
                                 : empty_like_device(like, {q_total, p.q_heads, p.head_dim}, out_dtype);
@@ -386,8 +403,8 @@ std::tuple<Tensor, Tensor> attn_pv_fp16(Tensor q_int8, Tensor q_scale, Tensor k_
   check(same_device(v, q_int8), "sageattention: v is on ", device_of(v), " but q is on ", device_of(q_int8));
   check(vv.batch == i.b && vv.heads == i.hk, "sageattention: v must have batch ", i.b, " and ", i.hk,
         " heads like k, got shape ", sizes_of(v), " in layout ", layout_name(layout));
-  check(sa_padded_head_dim(vv.dim) == i.dp, "sageattention: v head_dim ", vv.dim, " does not match q/k padded head_dim ",
-        i.dp);
+  check(sa_padded_head_dim(vv.dim) == i.dp, "sageattention: v head_dim ", vv.dim,
+        " does not match q/k padded head_dim ", i.dp);
   DeviceGuard guard(q_int8);
   sa_attn_params p = base_params(i, q_int8, q_scale, k_int8, k_scale, q_len, vv.seq, vv.dim, is_causal, sm_scale);
   p.v = vv;
@@ -413,8 +430,9 @@ std::tuple<Tensor, Tensor> attn_pv_fp8(Tensor q_int8, Tensor q_scale, Tensor k_i
                                        int64_t kv_len, int64_t head_dim, bool is_causal, double sm_scale,
                                        bool return_lse, ScalarType out_dtype, OptTensor q_seq_start,
                                        OptTensor q_seq_len, OptTensor kv_seq_len, int64_t q_total) {
-  check(&sa_attn_qk_int8_pv_fp8 != nullptr,
-        "sageattention: this build does not contain the pv_fp8 kernel family (sm89+; see sageattention/build_info.json)");
+  check(
+      &sa_attn_qk_int8_pv_fp8 != nullptr,
+      "sageattention: this build does not contain the pv_fp8 kernel family (sm89+; see sageattention/build_info.json)");
   check_layout(layout);
   const QKInfo i = check_qk(q_int8, q_scale, k_int8, k_scale, q_len, kv_len);
   check(head_dim > 0 && head_dim % 8 == 0 && sa_padded_head_dim((int)head_dim) == i.dp, "sageattention: head_dim ",
@@ -510,8 +528,14 @@ STABLE_TORCH_LIBRARY_IMPL(sageattention, CPU, m) {
 
 // Minimal limited-API module: importing sageattention._C loads this library,
 // whose static initialisers above register the ops.
-static PyModuleDef sa_module = {PyModuleDef_HEAD_INIT, "_C",
-                                "SageAttention CUDA kernels; the ops live in torch.ops.sageattention", -1, nullptr,
-                                nullptr, nullptr, nullptr, nullptr};
+static PyModuleDef sa_module = {PyModuleDef_HEAD_INIT,
+                                "_C",
+                                "SageAttention CUDA kernels; the ops live in torch.ops.sageattention",
+                                -1,
+                                nullptr,
+                                nullptr,
+                                nullptr,
+                                nullptr,
+                                nullptr};
 
 PyMODINIT_FUNC PyInit__C(void) { return PyModule_Create(&sa_module); }

@@ -2,36 +2,39 @@
 // (compile with different -D SA_* values).  Inputs: random fp16 Q/K/V,
 // quantized by the library's own kernels.
 //   attn_bench [B H D causal N...]
+#include <cuda_fp16.h>
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-#include <algorithm>
-#include <cmath>
-#include <cuda_fp16.h>
 #include "sageattn/sageattn.h"
 
-#define CK(x)                                                                         \
-  do {                                                                                \
-    cudaError_t e_ = (x);                                                             \
-    if (e_ != cudaSuccess) {                                                          \
+#define CK(x)                                                                              \
+  do {                                                                                     \
+    cudaError_t e_ = (x);                                                                  \
+    if (e_ != cudaSuccess) {                                                               \
       fprintf(stderr, "%s: %s (%s:%d)\n", #x, cudaGetErrorString(e_), __FILE__, __LINE__); \
-      exit(1);                                                                        \
-    }                                                                                 \
+      exit(1);                                                                             \
+    }                                                                                      \
   } while (0)
-#define SK(x)                                                                          \
-  do {                                                                                 \
-    sa_status s_ = (x);                                                                \
-    if (s_ != SA_OK) {                                                                 \
+#define SK(x)                                                                             \
+  do {                                                                                    \
+    sa_status s_ = (x);                                                                   \
+    if (s_ != SA_OK) {                                                                    \
       fprintf(stderr, "%s: %s: %s\n", #x, sa_status_string(s_), sa_last_error_message()); \
-      exit(1);                                                                         \
-    }                                                                                  \
+      exit(1);                                                                            \
+    }                                                                                     \
   } while (0)
 
 __global__ void fill_randn(__half* x, size_t n, unsigned seed) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
     unsigned h = (unsigned)i * 2654435761u ^ seed;
-    h ^= h >> 13; h *= 0x5bd1e995u; h ^= h >> 15;
-    unsigned h2 = h * 0x27d4eb2du; h2 ^= h2 >> 16;
+    h ^= h >> 13;
+    h *= 0x5bd1e995u;
+    h ^= h >> 15;
+    unsigned h2 = h * 0x27d4eb2du;
+    h2 ^= h2 >> 16;
     float u1 = ((h & 0xffffff) + 1) / 16777217.f, u2 = (h2 & 0xffffff) / 16777216.f;
     x[i] = __float2half(sqrtf(-2.f * logf(u1)) * cosf(6.2831853f * u2));
   }
@@ -62,23 +65,37 @@ int main(int argc, char** argv) {
   int B = 4, H = 32, D = 128, causal = 0;
   std::vector<int> Ns = {2048, 16384};
   if (argc > 4) {
-    B = atoi(argv[1]); H = atoi(argv[2]); D = atoi(argv[3]); causal = atoi(argv[4]);
+    B = atoi(argv[1]);
+    H = atoi(argv[2]);
+    D = atoi(argv[3]);
+    causal = atoi(argv[4]);
     Ns.clear();
     for (int i = 5; i < argc; ++i) Ns.push_back(atoi(argv[i]));
   }
   for (int N : Ns) {
     const size_t n = (size_t)B * H * N * D;
     __half *q, *k, *v, *o;
-    CK(cudaMalloc(&q, n * 2)); CK(cudaMalloc(&k, n * 2)); CK(cudaMalloc(&v, n * 2)); CK(cudaMalloc(&o, n * 2));
-    fill_randn<<<1024, 256>>>(q, n, 1); fill_randn<<<1024, 256>>>(k, n, 2); fill_randn<<<1024, 256>>>(v, n, 3);
+    CK(cudaMalloc(&q, n * 2));
+    CK(cudaMalloc(&k, n * 2));
+    CK(cudaMalloc(&v, n * 2));
+    CK(cudaMalloc(&o, n * 2));
+    fill_randn<<<1024, 256>>>(q, n, 1);
+    fill_randn<<<1024, 256>>>(k, n, 2);
+    fill_randn<<<1024, 256>>>(v, n, 3);
     CK(cudaGetLastError());
     const int dp = sa_padded_head_dim(D);
     const int qp = (int)sa_round_up(N, SA_BLOCK_Q), kp = (int)sa_round_up(N, SA_BLOCK_K);
-    int8_t *qi, *ki; float *qs, *ks, *ksum, *vst, *vs, *vm; uint8_t* vf;
-    CK(cudaMalloc(&qi, (size_t)B * H * qp * dp)); CK(cudaMalloc(&ki, (size_t)B * H * kp * dp));
-    CK(cudaMalloc(&qs, (size_t)B * H * qp / 16 * 8 * 4)); CK(cudaMalloc(&ks, (size_t)B * H * kp / 64 * 4 * 4));
-    CK(cudaMalloc(&ksum, (size_t)B * H * D * 4)); CK(cudaMalloc(&vst, (size_t)3 * B * H * D * 4));
-    CK(cudaMalloc(&vs, (size_t)B * H * dp * 4)); CK(cudaMalloc(&vm, (size_t)B * H * dp * 4));
+    int8_t *qi, *ki;
+    float *qs, *ks, *ksum, *vst, *vs, *vm;
+    uint8_t* vf;
+    CK(cudaMalloc(&qi, (size_t)B * H * qp * dp));
+    CK(cudaMalloc(&ki, (size_t)B * H * kp * dp));
+    CK(cudaMalloc(&qs, (size_t)B * H * qp / 16 * 8 * 4));
+    CK(cudaMalloc(&ks, (size_t)B * H * kp / 64 * 4 * 4));
+    CK(cudaMalloc(&ksum, (size_t)B * H * D * 4));
+    CK(cudaMalloc(&vst, (size_t)3 * B * H * D * 4));
+    CK(cudaMalloc(&vs, (size_t)B * H * dp * 4));
+    CK(cudaMalloc(&vm, (size_t)B * H * dp * 4));
     CK(cudaMalloc(&vf, (size_t)B * H * dp * kp));
     auto view = [&](const __half* p) {
       sa_view w{p, SA_DTYPE_F16, B, H, N, D, (int64_t)H * N * D, (int64_t)N * D, D};
@@ -100,12 +117,27 @@ int main(int argc, char** argv) {
     quant();
     CK(cudaDeviceSynchronize());
     sa_attn_params p{};
-    p.q_int8 = qi; p.q_scale = qs; p.k_int8 = ki; p.k_scale = ks;
-    p.batch = B; p.q_heads = H; p.kv_heads = H; p.q_len = N; p.kv_len = N; p.head_dim = D;
-    p.v = view(v); p.v_fp8 = vf; p.v_scale = vs; p.v_mean = nullptr;
-    p.out = o; p.out_dtype = SA_DTYPE_F16;
-    p.out_stride_batch = (int64_t)H * N * D; p.out_stride_head = (int64_t)N * D; p.out_stride_seq = D;
-    p.causal = causal; p.sm_scale = 0.088f;
+    p.q_int8 = qi;
+    p.q_scale = qs;
+    p.k_int8 = ki;
+    p.k_scale = ks;
+    p.batch = B;
+    p.q_heads = H;
+    p.kv_heads = H;
+    p.q_len = N;
+    p.kv_len = N;
+    p.head_dim = D;
+    p.v = view(v);
+    p.v_fp8 = vf;
+    p.v_scale = vs;
+    p.v_mean = nullptr;
+    p.out = o;
+    p.out_dtype = SA_DTYPE_F16;
+    p.out_stride_batch = (int64_t)H * N * D;
+    p.out_stride_head = (int64_t)N * D;
+    p.out_stride_seq = D;
+    p.causal = causal;
+    p.sm_scale = 0.088f;
     const double flops = 4.0 * B * H * (double)N * N * D / (causal ? 2 : 1);
     float tq = time_ms(quant);
     // mma.sync fp8 kernel (SAGEATTN_SM90=0 keeps sa_attn_qk_int8_pv_fp8 off the sm90 family)
@@ -131,8 +163,15 @@ int main(int argc, char** argv) {
       double dot = 0, na = 0, nb = 0, dl1 = 0, rl1 = 0;
       for (size_t i = 0; i < n; ++i) {
         const double a = __half2float(hn[i]), r = __half2float(hr[i]);
-        if (!(a == a) || !(r == r)) { ++c.nan; continue; }
-        dot += a * r; na += a * a; nb += r * r; dl1 += fabs(a - r); rl1 += fabs(r);
+        if (!(a == a) || !(r == r)) {
+          ++c.nan;
+          continue;
+        }
+        dot += a * r;
+        na += a * a;
+        nb += r * r;
+        dl1 += fabs(a - r);
+        rl1 += fabs(r);
       }
       c.cos = dot / sqrt(na * nb + 1e-300);
       c.l1 = dl1 / (rl1 + 1e-300);
@@ -145,12 +184,24 @@ int main(int argc, char** argv) {
       c16 = compare([&] { SK(sa_attn_qk_int8_pv_fp16(&p, 0)); }, [&] { SK(sa_attn_sm90_qk_int8_pv_fp16(&p, 0)); });
     }
     auto tops = [&](float ms) { return ms > 0 ? flops / ms / 1e9 : 0.0; };
-    printf("B=%d H=%d D=%d causal=%d N=%d | quant %.3f ms | mma.sync: fp8 %.0f fp16 %.0f TOPS | "
-           "sm90 fp8 %.0f TOPS (cos %.7f relL1 %.1e NaN %ld) | sm90 fp16 %.0f TOPS (cos %.7f relL1 %.1e NaN %ld)\n",
-           B, H, D, causal, N, tq, tops(t8), tops(t16), tops(c8.ms), c8.cos, c8.l1, c8.nan, tops(c16.ms), c16.cos,
-           c16.l1, c16.nan);
-    CK(cudaFree(q)); CK(cudaFree(k)); CK(cudaFree(v)); CK(cudaFree(o)); CK(cudaFree(qi)); CK(cudaFree(ki));
-    CK(cudaFree(qs)); CK(cudaFree(ks)); CK(cudaFree(ksum)); CK(cudaFree(vst)); CK(cudaFree(vs)); CK(cudaFree(vm)); CK(cudaFree(vf));
+    printf(
+        "B=%d H=%d D=%d causal=%d N=%d | quant %.3f ms | mma.sync: fp8 %.0f fp16 %.0f TOPS | "
+        "sm90 fp8 %.0f TOPS (cos %.7f relL1 %.1e NaN %ld) | sm90 fp16 %.0f TOPS (cos %.7f relL1 %.1e NaN %ld)\n",
+        B, H, D, causal, N, tq, tops(t8), tops(t16), tops(c8.ms), c8.cos, c8.l1, c8.nan, tops(c16.ms), c16.cos, c16.l1,
+        c16.nan);
+    CK(cudaFree(q));
+    CK(cudaFree(k));
+    CK(cudaFree(v));
+    CK(cudaFree(o));
+    CK(cudaFree(qi));
+    CK(cudaFree(ki));
+    CK(cudaFree(qs));
+    CK(cudaFree(ks));
+    CK(cudaFree(ksum));
+    CK(cudaFree(vst));
+    CK(cudaFree(vs));
+    CK(cudaFree(vm));
+    CK(cudaFree(vf));
   }
   return 0;
 }

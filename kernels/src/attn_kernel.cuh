@@ -22,12 +22,12 @@
 #ifndef SA_LAZY_RESCALE
 #define SA_LAZY_RESCALE 1  // fp16 PV: keep a stale row max unless it grows by > kLazyLog2 (warp vote)
 #endif
-#include <cuda_fp16.h>
 #include <cuda_bf16.h>
-#include "sageattn/sageattn.h"
+#include <cuda_fp16.h>
+#include "common.cuh"
 #include "sageattn/config.cuh"
 #include "sageattn/ptx.cuh"
-#include "common.cuh"
+#include "sageattn/sageattn.h"
 
 namespace sa {
 
@@ -77,10 +77,10 @@ __device__ __forceinline__ void attn_body(const AttnArgs& args) {
 #endif
   using L = AttnSmem<DP, PV_FP8>;
   constexpr int BK = cfg::kBlockK;
-  constexpr int KS = DP / 32;          // k32 steps over the head dim
-  constexpr int NT = BK / 8;           // n8 tiles of S per key tile
-  constexpr int ON = DP / 8;           // n8 tiles of O
-  constexpr int MT = cfg::kWarpMTiles; // m16 tiles per warp (B fragments reused MT times)
+  constexpr int KS = DP / 32;           // k32 steps over the head dim
+  constexpr int NT = BK / 8;            // n8 tiles of S per key tile
+  constexpr int ON = DP / 8;            // n8 tiles of O
+  constexpr int MT = cfg::kWarpMTiles;  // m16 tiles per warp (B fragments reused MT times)
   // kMagic: the s8 MMA accumulates onto the bit pattern of 1.5*2^23, so
   // each int32 result x reads as the float 1.5*2^23 + x exactly (|x| <= 128*127*127
   // < 2^22): no int->float conversion per score; the bias is subtracted in
@@ -107,7 +107,7 @@ __device__ __forceinline__ void attn_body(const AttnArgs& args) {
   const int wq0 = q0 + warp * cfg::kRowsPerWarp;  // first row of this warp; m-tile mt starts at wq0 + 16 mt
   // Variable-length batches: this batch's query rows and keys (sageattn.h).
   const int q_len = batch_len(p.q_seq_len, b, p.q_len);
-  if (q0 >= q_len) return;  // the whole CTA is padding of a shorter sequence
+  if (q0 >= q_len) return;                           // the whole CTA is padding of a shorter sequence
   const int v_rows = PV_FP8 ? 0 : view_len(p.v, b);  // fp16 path: V's own rows (its view)
   // kv_end: the keys this CTA visits, both the loop bound and the key mask.
   // Causal: clipped to the end of the tile of the CTA's last row; the causal
@@ -221,8 +221,9 @@ __device__ __forceinline__ void attn_body(const AttnArgs& args) {
 #pragma unroll
       for (int pp = 0; pp < NT / 2; ++pp) {
         uint32_t b0, b1, b2, b3;
-        ptx::ldmatrix_x4(b0, b1, b2, b3,
-                         sK + (pp * 16 + (lane >> 4) * 8 + (lane & 7)) * L::kKStride + ks * 32 + ((lane >> 3) & 1) * 16);
+        ptx::ldmatrix_x4(
+            b0, b1, b2, b3,
+            sK + (pp * 16 + (lane >> 4) * 8 + (lane & 7)) * L::kKStride + ks * 32 + ((lane >> 3) & 1) * 16);
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt) {
           ptx::mma_m16n8k32_s8(acc[mt][2 * pp], qf[mt][ks], b0, b1);
@@ -360,9 +361,9 @@ __device__ __forceinline__ void attn_body(const AttnArgs& args) {
 #pragma unroll
         for (int dp = 0; dp < DP / 16; ++dp) {
           uint32_t b0, b1, b2, b3;
-          ptx::ldmatrix_x4_trans(b0, b1, b2, b3,
-                                 sV + (kk * 16 + ((lane >> 3) & 1) * 8 + (lane & 7)) * L::kVStride +
-                                     (dp * 16 + (lane >> 4) * 8) * 2);
+          ptx::ldmatrix_x4_trans(
+              b0, b1, b2, b3,
+              sV + (kk * 16 + ((lane >> 3) & 1) * 8 + (lane & 7)) * L::kVStride + (dp * 16 + (lane >> 4) * 8) * 2);
 #pragma unroll
           for (int mt = 0; mt < MT; ++mt) {
             ptx::mma_m16n8k16_f16(o[mt][2 * dp], pa[mt][kk], b0, b1);
@@ -378,8 +379,9 @@ __device__ __forceinline__ void attn_body(const AttnArgs& args) {
         uint32_t bf[2][4];
 #pragma unroll
         for (int kk = 0; kk < 2; ++kk)
-          ptx::ldmatrix_x4(bf[kk][0], bf[kk][1], bf[kk][2], bf[kk][3],
-                           sV + (dp * 16 + (lane >> 4) * 8 + (lane & 7)) * L::kVStride + kk * 32 + ((lane >> 3) & 1) * 16);
+          ptx::ldmatrix_x4(
+              bf[kk][0], bf[kk][1], bf[kk][2], bf[kk][3],
+              sV + (dp * 16 + (lane >> 4) * 8 + (lane & 7)) * L::kVStride + kk * 32 + ((lane >> 3) & 1) * 16);
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt) {
           float t0[4] = {0.f, 0.f, 0.f, 0.f}, t1[4] = {0.f, 0.f, 0.f, 0.f};
@@ -401,8 +403,8 @@ __device__ __forceinline__ void attn_body(const AttnArgs& args) {
   ptx::cp_async_wait<0>();
 
   // ---- epilogue
-  const int64_t orow0 = p.q_seq_start != nullptr ? (int64_t)p.q_seq_start[b] * p.out_stride_seq
-                                                 : (int64_t)b * p.out_stride_batch;
+  const int64_t orow0 =
+      p.q_seq_start != nullptr ? (int64_t)p.q_seq_start[b] * p.out_stride_seq : (int64_t)b * p.out_stride_batch;
   OutT* ob = reinterpret_cast<OutT*>(p.out) + orow0 + (size_t)h * p.out_stride_head;
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt) {
@@ -492,10 +494,10 @@ inline sa_status check_attn_params(const sa_attn_params* p, bool pv_fp8, const c
     sa_status st = check_view(p->v, "v");
     if (st != SA_OK) return st;
     SA_CHECK_ARG(p->v.dtype == SA_DTYPE_F16, "%s: v must be float16 for the fp16 PV path", fn);
-    SA_CHECK_ARG(p->v.batch == p->batch && p->v.heads == p->kv_heads && p->v.seq == p->kv_len &&
-                     p->v.dim == p->head_dim,
-                 "%s: v view [%d,%d,%d,%d] does not match [batch %d, kv_heads %d, kv_len %d, head_dim %d]", fn,
-                 p->v.batch, p->v.heads, p->v.seq, p->v.dim, p->batch, p->kv_heads, p->kv_len, p->head_dim);
+    SA_CHECK_ARG(
+        p->v.batch == p->batch && p->v.heads == p->kv_heads && p->v.seq == p->kv_len && p->v.dim == p->head_dim,
+        "%s: v view [%d,%d,%d,%d] does not match [batch %d, kv_heads %d, kv_len %d, head_dim %d]", fn, p->v.batch,
+        p->v.heads, p->v.seq, p->v.dim, p->batch, p->kv_heads, p->kv_len, p->head_dim);
   } else {
     SA_CHECK_ARG(p->v_fp8 && p->v_scale, "%s: v_fp8 and v_scale are required", fn);
   }

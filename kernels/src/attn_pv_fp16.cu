@@ -8,8 +8,7 @@
 #pragma weak sa_attn_sm90_qk_int8_pv_fp16_workspace_bytes
 
 extern "C" sa_status sa_attn_qk_int8_pv_fp16(const sa_attn_params* p, cudaStream_t stream) {
-  if (&sa_attn_sm90_qk_int8_pv_fp16 != nullptr && sa::route_to_sm90())
-    return sa_attn_sm90_qk_int8_pv_fp16(p, stream);
+  if (&sa_attn_sm90_qk_int8_pv_fp16 != nullptr && sa::route_to_sm90()) return sa_attn_sm90_qk_int8_pv_fp16(p, stream);
   return sa::launch_attn<false>(p, stream);
 }
 

@@ -9,7 +9,6 @@
 #pragma weak sa_attn_sm90_qk_int8_pv_fp8
 
 extern "C" sa_status sa_attn_qk_int8_pv_fp8(const sa_attn_params* p, cudaStream_t stream) {
-  if (&sa_attn_sm90_qk_int8_pv_fp8 != nullptr && sa::route_to_sm90())
-    return sa_attn_sm90_qk_int8_pv_fp8(p, stream);
+  if (&sa_attn_sm90_qk_int8_pv_fp8 != nullptr && sa::route_to_sm90()) return sa_attn_sm90_qk_int8_pv_fp8(p, stream);
   return sa::launch_attn<true>(p, stream);
 }

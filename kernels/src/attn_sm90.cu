@@ -11,9 +11,9 @@
 // This file: the kernel (role split, register reallocation), the tensor maps
 // and the launch.  The fp16 path reads the caller's V directly (MN-major
 // operand through TMA): no transposed copy, no workspace.
-#include <cuda_fp16.h>
-#include <cuda_bf16.h>
 #include <cudaTypedefs.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <mutex>
 #include <type_traits>
 #include "sm90/consumer.cuh"
@@ -40,7 +40,7 @@ __global__ void __launch_bounds__(kThreads, 1) attn_sm90_kernel(const __grid_con
   } else {
     ptx::setmaxnreg_inc<SA90_CONSUMER_REGS>();
     const int lane = (int)threadIdx.x & 31;
-    const Consumer<DP, CAUSAL, PV_FP8, OutT> c{prm, ring, smem_raw + pad, wg - 1, ((int)threadIdx.x / 32) & 3,
+    const Consumer<DP, CAUSAL, PV_FP8, OutT> c{prm,       ring,    smem_raw + pad, wg - 1, ((int)threadIdx.x / 32) & 3,
                                                lane >> 2, lane & 3};
     c.run();
   }
@@ -87,9 +87,11 @@ static sa_status make_map(CUtensorMap* m, CUtensorMapDataType type, int rank, co
     e[i] = 1;
     if (i + 1 < rank) s[i] = strides[i];
   }
-  const CUresult r = encode(m, type, (cuuint32_t)rank, const_cast<void*>(ptr), d, s, b, e, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                            swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) return set_error(SA_ERR_CUDA, "sm90: cuTensorMapEncodeTiled(%s) failed with error %d", what, (int)r);
+  const CUresult r =
+      encode(m, type, (cuuint32_t)rank, const_cast<void*>(ptr), d, s, b, e, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    return set_error(SA_ERR_CUDA, "sm90: cuTensorMapEncodeTiled(%s) failed with error %d", what, (int)r);
   return SA_OK;
 }
 

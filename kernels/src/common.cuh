@@ -1,48 +1,46 @@
 // Internal helpers shared by the kernel families: error reporting and the
 // (head dim, causal, granularity, dtype) dispatch.
 #pragma once
-#include <cstdio>
+#include <cuda_runtime.h>
 #include <cstdarg>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <cuda_runtime.h>
-#include "sageattn/sageattn.h"
 #include "sageattn/config.cuh"
+#include "sageattn/sageattn.h"
 
 namespace sa {
 
 // Defined in quant.cu (always built): stores a thread-local message.
 sa_status set_error(sa_status s, const char* fmt, ...);
 
-#define SA_CHECK_ARG(cond, ...)                                          \
-  do {                                                                   \
+#define SA_CHECK_ARG(cond, ...)                                                \
+  do {                                                                         \
     if (!(cond)) return ::sa::set_error(SA_ERR_INVALID_ARGUMENT, __VA_ARGS__); \
   } while (0)
 
-#define SA_CUDA_CHECK(expr)                                                           \
-  do {                                                                                \
-    cudaError_t err_ = (expr);                                                        \
-    if (err_ != cudaSuccess)                                                          \
-      return ::sa::set_error(SA_ERR_CUDA, "%s failed: %s (%s:%d)", #expr,             \
-                             cudaGetErrorString(err_), __FILE__, __LINE__);           \
+#define SA_CUDA_CHECK(expr)                                                                                   \
+  do {                                                                                                        \
+    cudaError_t err_ = (expr);                                                                                \
+    if (err_ != cudaSuccess)                                                                                  \
+      return ::sa::set_error(SA_ERR_CUDA, "%s failed: %s (%s:%d)", #expr, cudaGetErrorString(err_), __FILE__, \
+                             __LINE__);                                                                       \
   } while (0)
 
 // Check the launch just made.
-#define SA_LAUNCH_CHECK(what)                                                         \
-  do {                                                                                \
-    cudaError_t err_ = cudaGetLastError();                                            \
-    if (err_ != cudaSuccess)                                                          \
-      return ::sa::set_error(SA_ERR_CUDA, "launch of %s failed: %s", what,            \
-                             cudaGetErrorString(err_));                               \
+#define SA_LAUNCH_CHECK(what)                                                                         \
+  do {                                                                                                \
+    cudaError_t err_ = cudaGetLastError();                                                            \
+    if (err_ != cudaSuccess)                                                                          \
+      return ::sa::set_error(SA_ERR_CUDA, "launch of %s failed: %s", what, cudaGetErrorString(err_)); \
   } while (0)
 
 inline sa_status check_view(const sa_view& v, const char* name) {
   SA_CHECK_ARG(v.data != nullptr, "%s: null data pointer", name);
   SA_CHECK_ARG(v.dtype == SA_DTYPE_F16 || v.dtype == SA_DTYPE_BF16, "%s: dtype must be f16 or bf16", name);
-  SA_CHECK_ARG(v.batch > 0 && v.heads > 0 && v.seq > 0 && v.dim > 0,
-               "%s: shape must be positive, got [%d,%d,%d,%d]", name, v.batch, v.heads, v.seq, v.dim);
-  SA_CHECK_ARG(v.dim % 8 == 0 && v.dim <= 128, "%s: head dim must be a multiple of 8 and <= 128, got %d", name,
-               v.dim);
+  SA_CHECK_ARG(v.batch > 0 && v.heads > 0 && v.seq > 0 && v.dim > 0, "%s: shape must be positive, got [%d,%d,%d,%d]",
+               name, v.batch, v.heads, v.seq, v.dim);
+  SA_CHECK_ARG(v.dim % 8 == 0 && v.dim <= 128, "%s: head dim must be a multiple of 8 and <= 128, got %d", name, v.dim);
   SA_CHECK_ARG((reinterpret_cast<uintptr_t>(v.data) & 15) == 0, "%s: data must be 16-byte aligned", name);
   SA_CHECK_ARG(v.stride_batch % 8 == 0 && v.stride_head % 8 == 0 && v.stride_seq % 8 == 0,
                "%s: strides must be multiples of 8 elements (16 bytes)", name);
@@ -83,10 +81,14 @@ inline sa_status dispatch_bool(bool b, F&& f) {
 template <typename F>
 inline sa_status dispatch_gran(int g, F&& f) {
   switch (g) {
-    case SA_GRAN_PER_BLOCK: return f(IntC<SA_GRAN_PER_BLOCK>{});
-    case SA_GRAN_PER_WARP: return f(IntC<SA_GRAN_PER_WARP>{});
-    case SA_GRAN_PER_THREAD: return f(IntC<SA_GRAN_PER_THREAD>{});
-    default: return set_error(SA_ERR_INVALID_ARGUMENT, "unknown granularity %d", g);
+    case SA_GRAN_PER_BLOCK:
+      return f(IntC<SA_GRAN_PER_BLOCK>{});
+    case SA_GRAN_PER_WARP:
+      return f(IntC<SA_GRAN_PER_WARP>{});
+    case SA_GRAN_PER_THREAD:
+      return f(IntC<SA_GRAN_PER_THREAD>{});
+    default:
+      return set_error(SA_ERR_INVALID_ARGUMENT, "unknown granularity %d", g);
   }
 }
 // dtype: IntC<0> = __half, IntC<1> = __nv_bfloat16 (see DTypeOf)

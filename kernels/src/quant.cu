@@ -1,14 +1,14 @@
 // Family "quant" (sm80+): fused quantization of Q, K (with smoothing), V (fp8),
 // per-channel statistics, and the C ABI's error state.
-#include <cuda_fp16.h>
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
-#include <cmath>
-#include "sageattn/sageattn.h"
+#include "common.cuh"
 #include "sageattn/config.cuh"
 #include "sageattn/ptx.cuh"
-#include "common.cuh"
+#include "sageattn/sageattn.h"
 
 namespace sa {
 
@@ -101,9 +101,9 @@ __host__ __device__ constexpr int quant_rows() {
 // Each thread keeps its 8-element chunks in registers between the amax pass
 // and the quantize pass, so the input is read exactly once.
 template <typename T, bool IS_Q, int GRAN, int DP>
-__global__ void __launch_bounds__(cfg::kQuantThreads) quant_qk_kernel(sa_view x, const float* __restrict__ sum,
-                                                                     int8_t* __restrict__ out,
-                                                                     float* __restrict__ scale, int n_pad) {
+__global__ void __launch_bounds__(cfg::kQuantThreads)
+    quant_qk_kernel(sa_view x, const float* __restrict__ sum, int8_t* __restrict__ out, float* __restrict__ scale,
+                    int n_pad) {
   constexpr int ROWS = quant_rows<IS_Q, GRAN>();
   constexpr int CPR = DP / 8;  // 16-byte chunks per row (input) / 8-byte chunks (output)
   constexpr int PER = ROWS * CPR / cfg::kQuantThreads;
@@ -118,7 +118,8 @@ __global__ void __launch_bounds__(cfg::kQuantThreads) quant_qk_kernel(sa_view x,
   const int len = view_len(x, b);  // rows past it (padding of a shorter sequence) quantize to zero
   if (tid < NG) gmax[tid] = 0.f;
   if (tid < DP)
-    mean_s[tid] = (sum != nullptr && tid < x.dim && len > 0) ? sum[((size_t)b * x.heads + h) * x.dim + tid] / (float)len : 0.f;
+    mean_s[tid] =
+        (sum != nullptr && tid < x.dim && len > 0) ? sum[((size_t)b * x.heads + h) * x.dim + tid] / (float)len : 0.f;
   __syncthreads();
 
   const T* base = view_rows<T>(x, b, h);
@@ -168,7 +169,8 @@ __global__ void __launch_bounds__(cfg::kQuantThreads) quant_qk_kernel(sa_view x,
   if (IS_Q) {
     if (tid < ROWS / 2) {  // ROWS/16 slices x 8 groups, replicated for coarse granularities
       const int slice = tid >> 3, g = tid & 7;
-      scale[(((size_t)b * x.heads + h) * (n_pad / 16) + r0 / 16) * 8 + tid] = gmax[quant_group<IS_Q, GRAN>(slice * 16 + g)] / 127.f;
+      scale[(((size_t)b * x.heads + h) * (n_pad / 16) + r0 / 16) * 8 + tid] =
+          gmax[quant_group<IS_Q, GRAN>(slice * 16 + g)] / 127.f;
     }
   } else {
     if (tid < 4) {
@@ -192,9 +194,10 @@ __global__ void init_stats_kernel(float* sum, float* mx, float* mn, int n) {
 // global memory with atomics.  Each thread streams its 16-byte column chunk down
 // the rows with several loads in flight (the pass is bandwidth-bound).
 template <typename T, int DP, bool MINMAX>
-__global__ void __launch_bounds__(cfg::kQuantThreads) channel_stats_kernel(sa_view x, float* sum, float* mx, float* mn) {
-  constexpr int TPR = DP / 8;                      // threads per row
-  constexpr int RP = cfg::kQuantThreads / TPR;     // rows in parallel
+__global__ void __launch_bounds__(cfg::kQuantThreads)
+    channel_stats_kernel(sa_view x, float* sum, float* mx, float* mn) {
+  constexpr int TPR = DP / 8;                   // threads per row
+  constexpr int RP = cfg::kQuantThreads / TPR;  // rows in parallel
   constexpr int NS = MINMAX ? 3 : 1;
   __shared__ float s_red[NS][RP][DP];
   const int tid = threadIdx.x;
@@ -322,7 +325,8 @@ __global__ void __launch_bounds__(cfg::kQuantThreads) quant_v_fp8_kernel(sa_quan
       }
       w[q] = ptx::pack_e4m3x4(f[0], f[1], f[2], f[3]);
     }
-    *reinterpret_cast<uint4*>(p.v_fp8 + (bh * DP + d) * (size_t)n_pad + k0 + grp * 16) = make_uint4(w[0], w[1], w[2], w[3]);
+    *reinterpret_cast<uint4*>(p.v_fp8 + (bh * DP + d) * (size_t)n_pad + k0 + grp * 16) =
+        make_uint4(w[0], w[1], w[2], w[3]);
   }
 }
 
@@ -336,10 +340,14 @@ const char* sa_last_error_message(void) { return sa::g_err; }
 
 const char* sa_status_string(sa_status s) {
   switch (s) {
-    case SA_OK: return "ok";
-    case SA_ERR_INVALID_ARGUMENT: return "invalid argument";
-    case SA_ERR_UNSUPPORTED: return "unsupported";
-    case SA_ERR_CUDA: return "CUDA error";
+    case SA_OK:
+      return "ok";
+    case SA_ERR_INVALID_ARGUMENT:
+      return "invalid argument";
+    case SA_ERR_UNSUPPORTED:
+      return "unsupported";
+    case SA_ERR_CUDA:
+      return "CUDA error";
   }
   return "unknown status";
 }

@@ -19,7 +19,7 @@
 
 namespace sa {
 namespace cfg {
-constexpr int kWarps = SA_ATTN_WARPS;        // warps per attention CTA
+constexpr int kWarps = SA_ATTN_WARPS;  // warps per attention CTA
 constexpr int kThreads = kWarps * 32;
 constexpr int kWarpMTiles = SA_WARP_MTILES;  // m16 slices per warp
 constexpr int kRowsPerWarp = 16 * kWarpMTiles;
@@ -35,8 +35,8 @@ constexpr int kStagesFp16 = SA_STAGES_FP16;  // cp.async ring depth, PV fp16 pat
 constexpr int kStagesFp8 = SA_STAGES_FP8;    // cp.async ring depth, PV fp8 path
 constexpr int kSmemPad = 16;                 // bytes of padding per smem row (bank spread for ldmatrix)
 constexpr int kQuantThreads = 256;
-constexpr int kStatRows = 512;               // rows per CTA in sa_channel_stats
-constexpr float kFp8Max = 448.0f;            // e4m3 max finite
+constexpr int kStatRows = 512;                     // rows per CTA in sa_channel_stats
+constexpr float kFp8Max = 448.0f;                  // e4m3 max finite
 constexpr float kLog2Fp8Max = 8.807354922057604f;  // log2(448)
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;

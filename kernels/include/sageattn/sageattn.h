@@ -32,30 +32,25 @@
 #ifndef SAGEATTN_SAGEATTN_H_
 #define SAGEATTN_SAGEATTN_H_
 
-#include <stdint.h>
 #include <cuda_runtime.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define SA_ABI_VERSION 2 /* 2: per-batch sequence starts and lengths */
-#define SA_BLOCK_Q 128 /* Q padding and per-block Q scale granularity (rows) */
-#define SA_BLOCK_K 64  /* keys per tile */
+#define SA_BLOCK_Q 128   /* Q padding and per-block Q scale granularity (rows) */
+#define SA_BLOCK_K 64    /* keys per tile */
 
-typedef enum sa_status {
-  SA_OK = 0,
-  SA_ERR_INVALID_ARGUMENT = 1,
-  SA_ERR_UNSUPPORTED = 2,
-  SA_ERR_CUDA = 3
-} sa_status;
+typedef enum sa_status { SA_OK = 0, SA_ERR_INVALID_ARGUMENT = 1, SA_ERR_UNSUPPORTED = 2, SA_ERR_CUDA = 3 } sa_status;
 
 typedef enum sa_dtype { SA_DTYPE_F16 = 0, SA_DTYPE_BF16 = 1 } sa_dtype;
 
 typedef enum sa_granularity {
-  SA_GRAN_PER_BLOCK = 0,  /* one scale per 128 query rows / per 64-key tile */
-  SA_GRAN_PER_WARP = 1,   /* one scale per 16 query rows / per 64-key tile */
-  SA_GRAN_PER_THREAD = 2  /* q: rows {g, g+8} of each 16-row slice; k: 4 key classes per tile */
+  SA_GRAN_PER_BLOCK = 0, /* one scale per 128 query rows / per 64-key tile */
+  SA_GRAN_PER_WARP = 1,  /* one scale per 16 query rows / per 64-key tile */
+  SA_GRAN_PER_THREAD = 2 /* q: rows {g, g+8} of each 16-row slice; k: 4 key classes per tile */
 } sa_granularity;
 
 /* A [batch, heads, seq, dim] view of a 16-bit tensor, dim contiguous. */
@@ -79,8 +74,8 @@ typedef struct sa_view {
 typedef struct sa_quant_q_params {
   sa_view q;
   sa_granularity granularity;
-  int8_t* q_int8;  /* [B,H,Nq_pad,Dp] */
-  float* q_scale;  /* [B,H,Nq_pad/16,8] */
+  int8_t* q_int8; /* [B,H,Nq_pad,Dp] */
+  float* q_scale; /* [B,H,Nq_pad/16,8] */
 } sa_quant_q_params;
 
 /* Per (batch, head, channel) sum over the sequence's rows, and optionally

@@ -45,9 +45,9 @@
 namespace sa {
 namespace sm90 {
 
-constexpr int kConsumers = 2;                    // consumer warpgroups
+constexpr int kConsumers = 2;                     // consumer warpgroups
 constexpr int kThreads = 128 * (1 + kConsumers);  // + the producer warpgroup
-constexpr int kRows = 64 * kConsumers;           // query rows per CTA
+constexpr int kRows = 64 * kConsumers;            // query rows per CTA
 constexpr int kConsumerThreads = 128 * kConsumers;
 static_assert(kRows == cfg::kBlockQ, "a CTA covers one Q padding / Q scale block");
 // setmaxnreg moves registers between the warpgroups of the CTA, within what the
@@ -70,16 +70,16 @@ struct Tile {
   static constexpr int kQBytes = kRows * DP;
   static constexpr int kKBytes = kBN * DP;
   static constexpr int kVBytes = PV_FP8 ? DP * kBN : kBN * DP * 2;
-  static constexpr int kVSubBytes = kBN * 128;  // fp16 path: one 64-dim sub-tile
-  static constexpr int kVRow = kBN;              // fp8 path: bytes per V^T row
-  static constexpr int kKsBytes = kSub * 16;     // the stage's K scales: 4 floats per 64 keys
+  static constexpr int kVSubBytes = kBN * 128;                   // fp16 path: one 64-dim sub-tile
+  static constexpr int kVRow = kBN;                              // fp8 path: bytes per V^T row
+  static constexpr int kKsBytes = kSub * 16;                     // the stage's K scales: 4 floats per 64 keys
   static constexpr int kTxBytes = kKBytes + kVBytes + kKsBytes;  // what the TMA copies of a stage land
   // fp8 path (SA90_ROWSUM_MMA): under each stage's V^T, one more 8-row group
   // (1 KiB, written once) whose first row is ones: the P.V MMA then also yields
   // P's row sums (N = DP + 8), and the softmax adds none.
   static constexpr bool kRowSumMma = PV_FP8 && SA90_ROWSUM_MMA != 0;
   static constexpr int kVStride = kVBytes + (kRowSumMma ? 1024 : 0);  // bytes between stages' V buffers
-  static constexpr int kAccN = DP / 2 + (kRowSumMma ? 4 : 0);       // P.V accumulators per thread
+  static constexpr int kAccN = DP / 2 + (kRowSumMma ? 4 : 0);         // P.V accumulators per thread
   // Two Q slots: the next work tile's Q lands while the current one still runs.
   static constexpr int kQSlots = 2;
   // Layout (offsets from a 1 KiB-aligned base): Q[2] | K[stages] | V[stages] | Ks[stages] | barriers.
@@ -104,10 +104,10 @@ struct Params {
   CUtensorMap tm_v;   // fp8: v_fp8 [B*Hk][DP][k_pad] box [1][DP][kBN]; fp16: V [B][Hk][N][D] box [1][1][kBN][64]
   CUtensorMap tm_ks;  // k_scale  [B*Hk][k_pad/64][4] box [1][kSub][4]
   AttnArgs a;
-  int n_qt;           // query tiles per (batch, head)
-  int total;          // work tiles
-  int pairs;          // causal schedule (see work_slot / decode_work)
-  int out_vec;        // the output takes 16-byte stores (aligned base and strides)
+  int n_qt;     // query tiles per (batch, head)
+  int total;    // work tiles
+  int pairs;    // causal schedule (see work_slot / decode_work)
+  int out_vec;  // the output takes 16-byte stores (aligned base and strides)
 };
 
 // The static schedule: slot w names a work tile, query tiles varying fastest

@@ -109,7 +109,8 @@ struct Consumer {
       const int t = threadIdx.x - 128;  // 0 .. 255 over both consumer warpgroups
 #pragma unroll
       for (int s = 0; s < L::kStages; ++s) {
-        uint32_t* row = reinterpret_cast<uint32_t*>(const_cast<uint8_t*>(smem) + L::kOffV + s * L::kVStride + L::kVBytes);
+        uint32_t* row =
+            reinterpret_cast<uint32_t*>(const_cast<uint8_t*>(smem) + L::kOffV + s * L::kVStride + L::kVBytes);
         row[t] = t < 32 ? 0x38383838u : 0u;  // e4m3 1.0 = 0x38: the group's first row (128 bytes), zeros after
       }
       ptx::fence_proxy_async_shared();
@@ -206,10 +207,10 @@ struct Consumer {
   // Software-pipelined: the P.V of tile t-1 is in flight during the softmax of tile t.
   __device__ __forceinline__ void overlapped(float (&o)[DP / 2], Softmax& sm, RingPos& pos, uint32_t sq,
                                              uint32_t q_empty, int n_tiles, float qs, int wrow0, int kv_len) const {
-    Frag frag;        // P of the previous tile
-    float corr[2];    // its rescale factor
+    Frag frag;           // P of the previous tile
+    float corr[2];       // its rescale factor
     RingPos prev = pos;  // the previous tile's stage
-    {  // tile 0: Q.K^T and softmax only
+    {                    // tile 0: Q.K^T and softmax only
       ptx::mbarrier_wait_parity(ring.full(pos.stage), pos.phase);
       take_turn();
       int32_t s_int[kBN / 2];

@@ -51,8 +51,9 @@ __device__ __forceinline__ void quad_transpose(uint32_t (&x)[4], int tig) {
 }
 
 template <int DP, int kBN, bool PV_FP8, typename OutT, typename Softmax>
-__device__ __forceinline__ void store_output(const sa_attn_params& p, const float (&o)[DP / 2], const Softmax& sm, size_t bhq, size_t bhk, int b,
-                                             int h, int row0, int tig, int q_len, bool vec_stores) {
+__device__ __forceinline__ void store_output(const sa_attn_params& p, const float (&o)[DP / 2], const Softmax& sm,
+                                             size_t bhq, size_t bhk, int b, int h, int row0, int tig, int q_len,
+                                             bool vec_stores) {
   // Output rows of batch b: from q_seq_start[b] (packed), else from batch b's origin.
   const int64_t orow0 =
       p.q_seq_start != nullptr ? (int64_t)p.q_seq_start[b] * p.out_stride_seq : (int64_t)b * p.out_stride_batch;
@@ -92,23 +93,25 @@ __device__ __forceinline__ void store_output(const sa_attn_params& p, const floa
       quad_transpose(c, tig);
       const int d = (4 * m + tig) * 8;
       if (d < p.head_dim) {
-        if (row0 < q_len) *reinterpret_cast<uint4*>(ob + (size_t)row0 * p.out_stride_seq + d) = make_uint4(a[0], a[1], a[2], a[3]);
-        if (row1 < q_len) *reinterpret_cast<uint4*>(ob + (size_t)row1 * p.out_stride_seq + d) = make_uint4(c[0], c[1], c[2], c[3]);
+        if (row0 < q_len)
+          *reinterpret_cast<uint4*>(ob + (size_t)row0 * p.out_stride_seq + d) = make_uint4(a[0], a[1], a[2], a[3]);
+        if (row1 < q_len)
+          *reinterpret_cast<uint4*>(ob + (size_t)row1 * p.out_stride_seq + d) = make_uint4(c[0], c[1], c[2], c[3]);
       }
     }
   } else
 #pragma unroll
-  for (int j = 0; j < DP / 8; ++j) {
-    const int d = j * 8 + tig * 2;
-    if (d < p.head_dim) {
-      if (row0 < q_len)
-        store2<OutT>(ob + (size_t)row0 * p.out_stride_seq + d, fmaf(o[4 * j + 0] * inv0, vs[j].x, vm[j].x),
-                     fmaf(o[4 * j + 1] * inv0, vs[j].y, vm[j].y));
-      if (row1 < q_len)
-        store2<OutT>(ob + (size_t)row1 * p.out_stride_seq + d, fmaf(o[4 * j + 2] * inv1, vs[j].x, vm[j].x),
-                     fmaf(o[4 * j + 3] * inv1, vs[j].y, vm[j].y));
+    for (int j = 0; j < DP / 8; ++j) {
+      const int d = j * 8 + tig * 2;
+      if (d < p.head_dim) {
+        if (row0 < q_len)
+          store2<OutT>(ob + (size_t)row0 * p.out_stride_seq + d, fmaf(o[4 * j + 0] * inv0, vs[j].x, vm[j].x),
+                       fmaf(o[4 * j + 1] * inv0, vs[j].y, vm[j].y));
+        if (row1 < q_len)
+          store2<OutT>(ob + (size_t)row1 * p.out_stride_seq + d, fmaf(o[4 * j + 2] * inv1, vs[j].x, vm[j].x),
+                       fmaf(o[4 * j + 3] * inv1, vs[j].y, vm[j].y));
+      }
     }
-  }
   if (p.lse != nullptr && tig == 0) {
     const float off = PV_FP8 ? cfg::kLog2Fp8Max : 0.f;
     if (row0 < q_len) p.lse[bhq * p.q_len + row0] = (sm.m[0] + __log2f(sm.l[0]) - off) * cfg::kLn2;

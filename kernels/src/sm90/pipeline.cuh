@@ -80,8 +80,8 @@ __device__ __forceinline__ void produce(const Params& prm, const Ring<DP, PV_FP8
   int loaded = 0;  // work tiles with loads so far: they take the Q slots in turn
   const int group = p.q_heads / p.kv_heads;
   for (int round = 0;; ++round) {
-      const int w = work_slot(prm, round);
-      if (w >= prm.total) break;
+    const int w = work_slot(prm, round);
+    if (w >= prm.total) break;
     const Work wk = decode_work<CAUSAL>(prm, w);
     const int hk = wk.h / group;
     const int bhq = wk.b * p.q_heads + wk.h, bhk = wk.b * p.kv_heads + hk;

@@ -7,8 +7,8 @@
 
 namespace sb::zip {
 
-MemberSource::MemberSource(binary::ByteSource& file, const Entry& entry, StreamLimits limits,
-                           std::size_t window, std::size_t head)
+MemberSource::MemberSource(binary::ByteSource& file, const Entry& entry, StreamLimits limits, std::size_t window,
+                           std::size_t head)
     : file_(file),
       entry_(entry),
       limits_(limits),
@@ -55,9 +55,8 @@ bool MemberSource::advance() {
   window_start_ += window_.size();
   window_.clear();
   if (inflated_ >= budget_) {
-    error_ = "reading this member at random needs more than " + std::to_string(budget_) +
-             " bytes of decompression (" + std::to_string(kBudgetFactor) +
-             " times its size): its tables send every read backwards";
+    error_ = "reading this member at random needs more than " + std::to_string(budget_) + " bytes of decompression (" +
+             std::to_string(kBudgetFactor) + " times its size): its tables send every read backwards";
     return false;
   }
   maybe_checkpoint();
@@ -73,8 +72,7 @@ bool MemberSource::advance() {
   return got > 0;
 }
 
-std::size_t MemberSource::copy_from_head(std::uint64_t offset, std::uint8_t* out,
-                                         std::size_t n) const {
+std::size_t MemberSource::copy_from_head(std::uint64_t offset, std::uint8_t* out, std::size_t n) const {
   if (offset >= head_.size()) return 0;
   auto k = static_cast<std::size_t>(std::min<std::uint64_t>(n, head_.size() - offset));
   std::memcpy(out, head_.data() + offset, k);
@@ -84,8 +82,7 @@ std::size_t MemberSource::copy_from_head(std::uint64_t offset, std::uint8_t* out
 bool MemberSource::read(std::uint64_t offset, void* dst, std::size_t n) {
   if (!binary::in_bounds(offset, n, size())) return false;
   if (entry_.method == format::kStored)
-    return entry_.compressed_size == entry_.uncompressed_size &&
-           file_.read(entry_.data_offset + offset, dst, n);
+    return entry_.compressed_size == entry_.uncompressed_size && file_.read(entry_.data_offset + offset, dst, n);
   auto* out = static_cast<std::uint8_t*>(dst);
   while (n > 0) {
     std::uint64_t window_end = window_start_ + window_.size();
@@ -101,8 +98,7 @@ bool MemberSource::read(std::uint64_t offset, void* dst, std::size_t n) {
       out += k;
       offset += k;
       n -= k;
-    } else if (offset - window_end >= spacing_ && !checkpoints_.empty() &&
-               checkpoints_.back().offset > window_end) {
+    } else if (offset - window_end >= spacing_ && !checkpoints_.empty() && checkpoints_.back().offset > window_end) {
       resume_before(offset);  // far ahead, past a checkpoint: jump there
     } else if (!advance()) {
       return false;

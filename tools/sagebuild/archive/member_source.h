@@ -36,8 +36,8 @@ class MemberSource final : public binary::ByteSource {
   static constexpr std::uint64_t kBudgetSlack = 64ull << 20;
 
   // `file` (the archive) must outlive this source.
-  MemberSource(binary::ByteSource& file, const Entry& entry, StreamLimits limits,
-               std::size_t window = 256 * 1024, std::size_t head = 1024 * 1024);
+  MemberSource(binary::ByteSource& file, const Entry& entry, StreamLimits limits, std::size_t window = 256 * 1024,
+               std::size_t head = 1024 * 1024);
   std::uint64_t size() const override { return entry_.uncompressed_size; }
   bool read(std::uint64_t offset, void* dst, std::size_t n) override;
 

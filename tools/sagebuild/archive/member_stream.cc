@@ -137,14 +137,13 @@ void MemberStream::account(const std::uint8_t* data, std::size_t n) {
   if (n) crc_ = libdeflate_crc32(crc_, data, n);
   if (produced_ > entry_.uncompressed_size)
     fail("member produces more than its declared " + num(entry_.uncompressed_size) + " bytes");
-  else if (produced_ > limits_.max_bytes || (produced_ > limits_.ratio_applies_above &&
-                                              double(produced_) > limits_.max_ratio *
-                                                  double(std::max<std::uint64_t>(consumed_, 1)))) {
+  else if (produced_ > limits_.max_bytes ||
+           (produced_ > limits_.ratio_applies_above &&
+            double(produced_) > limits_.max_ratio * double(std::max<std::uint64_t>(consumed_, 1)))) {
     hit_limit_ = true;
-    fail(produced_ > limits_.max_bytes
-             ? "member exceeds the size limit of " + num(limits_.max_bytes) + " bytes"
-             : "compression ratio above " + num(std::uint64_t(limits_.max_ratio)) + " after " +
-                   num(produced_) + " bytes");
+    fail(produced_ > limits_.max_bytes ? "member exceeds the size limit of " + num(limits_.max_bytes) + " bytes"
+                                       : "compression ratio above " + num(std::uint64_t(limits_.max_ratio)) +
+                                             " after " + num(produced_) + " bytes");
   }
 }
 

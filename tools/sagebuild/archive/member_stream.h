@@ -16,8 +16,8 @@
 namespace sb::zip {
 
 struct StreamLimits {
-  std::uint64_t max_bytes = ~0ull;  // stop with an error past this many bytes
-  double max_ratio = 50.0;           // ... or past this ratio,
+  std::uint64_t max_bytes = ~0ull;            // stop with an error past this many bytes
+  double max_ratio = 50.0;                    // ... or past this ratio,
   std::uint64_t ratio_applies_above = ~0ull;  // once this many bytes are out
 };
 

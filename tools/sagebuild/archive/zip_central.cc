@@ -25,8 +25,8 @@ std::string num(std::uint64_t v) { return std::to_string(v); }
 
 // APPNOTE 4.5.3: the ZIP64 extra holds, in this order, only the fields
 // whose header value is the 0xFFFFFFFF (0xFFFF for the disk) marker.
-void apply_zip64(const std::uint8_t* p, std::uint16_t size, Entry& e, EntryState& st,
-                 std::uint16_t disk, Findings& out) {
+void apply_zip64(const std::uint8_t* p, std::uint16_t size, Entry& e, EntryState& st, std::uint16_t disk,
+                 Findings& out) {
   std::uint64_t* fields[] = {&e.uncompressed_size, &e.compressed_size, &e.local_header_offset};
   std::uint64_t need = 0, at = 0;
   for (auto* f : fields)
@@ -58,8 +58,7 @@ void apply_zip64(const std::uint8_t* p, std::uint16_t size, Entry& e, EntryState
 }  // namespace
 
 void check_unicode_path(const std::uint8_t* p, std::uint16_t size, const Entry& e, Findings& out) {
-  uLong crc = crc32(0L, reinterpret_cast<const Bytef*>(e.name.data()),
-                    static_cast<uInt>(e.name.size()));
+  uLong crc = crc32(0L, reinterpret_cast<const Bytef*>(e.name.data()), static_cast<uInt>(e.name.size()));
   if (size < 5 || p[0] != 1 || le32(p + 1) != crc) {
     add(out, "Z6", Severity::Error, e.name,
         "corrupt unicode-path extra field (0x7075, " + num(size) +
@@ -70,14 +69,13 @@ void check_unicode_path(const std::uint8_t* p, std::uint16_t size, const Entry& 
   std::string alt(reinterpret_cast<const char*>(p + 5), size - 5);
   if (alt != e.name)
     add(out, "Z6", Severity::Error, e.name,
-        "unicode-path extra field names '" + alt + "' but the header names '" + e.name + "'",
-        "one name per member");
+        "unicode-path extra field names '" + alt + "' but the header names '" + e.name + "'", "one name per member");
 }
 
 namespace {
 
-void parse_extras(const std::uint8_t* area, std::uint16_t size, std::uint16_t disk, Entry& e,
-                  EntryState& st, Findings& out) {
+void parse_extras(const std::uint8_t* area, std::uint16_t size, std::uint16_t disk, Entry& e, EntryState& st,
+                  Findings& out) {
   std::vector<ExtraField> fields;
   if (!split_extra(area, size, e.name, "central", fields, out)) {
     st.refuse = "corrupt extra field";
@@ -86,13 +84,11 @@ void parse_extras(const std::uint8_t* area, std::uint16_t size, std::uint16_t di
   int zip64 = 0, unicode = 0;
   for (const auto& f : fields) {
     if (f.id == kExtraZip64 && zip64++ == 0) apply_zip64(area + f.offset, f.size, e, st, disk, out);
-    if (f.id == kExtraUnicodePath && unicode++ == 0)
-      check_unicode_path(area + f.offset, f.size, e, out);
+    if (f.id == kExtraUnicodePath && unicode++ == 0) check_unicode_path(area + f.offset, f.size, e, out);
   }
   if (zip64 > 1 || unicode > 1)
     add(out, "Z6", Severity::Strict, e.name,
-        "central header repeats the " + std::string(zip64 > 1 ? "ZIP64" : "unicode-path") +
-            " extra field",
+        "central header repeats the " + std::string(zip64 > 1 ? "ZIP64" : "unicode-path") + " extra field",
         "at most one extra field of each kind (PyPI rejects duplicates)");
   bool marked = e.compressed_size == k32 || e.uncompressed_size == k32 || e.local_header_offset == k32;
   if (zip64 == 0 && marked && st.refuse.empty()) {
@@ -123,25 +119,22 @@ void check_entry(const Entry& e, EntryState& st, const Limits& limits, Findings&
     st.refuse = "member is encrypted";
   }
   if (e.method != kStored && e.method != kDeflated) {
-    add(out, "Z5", Severity::Error, e.name, "compression method " + num(e.method),
-        "STORED (0) or DEFLATED (8)");
+    add(out, "Z5", Severity::Error, e.name, "compression method " + num(e.method), "STORED (0) or DEFLATED (8)");
     st.refuse = "unsupported compression method " + num(e.method);
   }
   if (e.is_symlink())
-    add(out, "Z7", Severity::Strict, e.name, "member is a symbolic link (S_IFLNK mode)",
-        "regular files only");
+    add(out, "Z7", Severity::Strict, e.name, "member is a symbolic link (S_IFLNK mode)", "regular files only");
   if (e.flags & kFlagDescriptor)
     add(out, "Z4", Severity::Warning, e.name, "member uses a data descriptor (flag bit 3)",
         "sizes and CRC-32 in the local header (PyPI rejects data descriptors)");
   if (e.uncompressed_size > limits.ratio_applies_above &&
       double(e.uncompressed_size) > limits.max_ratio * double(e.compressed_size))
     add(out, "Z5", Severity::Strict, e.name,
-        "declared compression ratio above " + num(std::uint64_t(limits.max_ratio)) + " (" +
-            num(e.uncompressed_size) + " from " + num(e.compressed_size) + " bytes)",
+        "declared compression ratio above " + num(std::uint64_t(limits.max_ratio)) + " (" + num(e.uncompressed_size) +
+            " from " + num(e.compressed_size) + " bytes)",
         "ratio at most 50 for members over 64 MiB (PyPI)");
   if (e.is_directory() && e.uncompressed_size > 0)
-    add(out, "Z6", Severity::Error, e.name,
-        "directory entry carries " + num(e.uncompressed_size) + " bytes of data",
+    add(out, "Z6", Severity::Error, e.name, "directory entry carries " + num(e.uncompressed_size) + " bytes of data",
         "directory entries (names ending in '/') with no data");
 }
 
@@ -156,26 +149,28 @@ bool check_counts(const EndRecord& end, const Limits& limits, Findings& out) {
     return fail("central directory of " + num(end.cd_size) + " bytes",
                 "at most " + num(limits.max_central_directory_bytes) + " bytes");
   if (end.entries * kCentralSize > end.cd_size)
-    return fail("central directory of " + num(end.cd_size) + " bytes cannot hold " +
-                    num(end.entries) + " entries",
+    return fail("central directory of " + num(end.cd_size) + " bytes cannot hold " + num(end.entries) + " entries",
                 "at least 46 bytes per entry");
   return true;
 }
 
 }  // namespace
 
-bool split_extra(const std::uint8_t* area, std::size_t size, const std::string& member,
-                 const char* where, std::vector<ExtraField>& fields, Findings& out) {
+bool split_extra(const std::uint8_t* area, std::size_t size, const std::string& member, const char* where,
+                 std::vector<ExtraField>& fields, Findings& out) {
   std::size_t pos = 0;
   while (size - pos >= 4) {
     std::uint16_t id = le16(area + pos), len = le16(area + pos + 2);
     if (len > size - pos - 4) {
-      add(out, "Z1", Severity::Error, member,
-          std::string(where) + " extra field 0x" + [&] {
-            char b[8];
-            std::snprintf(b, sizeof b, "%04x", id);
-            return std::string(b);
-          }() + " declares " + num(len) + " bytes but only " + num(size - pos - 4) + " remain",
+      add(
+          out, "Z1", Severity::Error, member,
+          std::string(where) + " extra field 0x" +
+              [&] {
+                char b[8];
+                std::snprintf(b, sizeof b, "%04x", id);
+                return std::string(b);
+              }() +
+              " declares " + num(len) + " bytes but only " + num(size - pos - 4) + " remain",
           "extra fields that fit their area");
       return false;
     }
@@ -184,15 +179,13 @@ bool split_extra(const std::uint8_t* area, std::size_t size, const std::string& 
   }
   if (pos != size)
     add(out, "Z1", Severity::Strict, member,
-        std::string(where) + " extra-field area ends with " + num(size - pos) +
-            " bytes too short for a field header",
+        std::string(where) + " extra-field area ends with " + num(size - pos) + " bytes too short for a field header",
         "an extra-field area made of whole fields");
   return true;
 }
 
-bool parse_central_directory(binary::ByteSource& file, const EndRecord& end,
-                             const Limits& limits, std::vector<Entry>& entries,
-                             std::vector<EntryState>& states, Findings& out) {
+bool parse_central_directory(binary::ByteSource& file, const EndRecord& end, const Limits& limits,
+                             std::vector<Entry>& entries, std::vector<EntryState>& states, Findings& out) {
   if (!check_counts(end, limits, out)) return false;
   std::vector<std::uint8_t> cd(end.cd_size);
   if (!file.read(end.cd_offset, cd.data(), cd.size())) {
@@ -204,8 +197,8 @@ bool parse_central_directory(binary::ByteSource& file, const EndRecord& end,
     const std::uint8_t* p = cd.data() + pos;
     if (cd.size() - pos < kCentralSize || le32(p) != kCentralSig) {
       add(out, "Z1", Severity::Error, "",
-          "no central-directory header for entry " + num(i + 1) + " of " + num(end.entries) +
-              " at offset " + num(end.cd_offset + pos),
+          "no central-directory header for entry " + num(i + 1) + " of " + num(end.entries) + " at offset " +
+              num(end.cd_offset + pos),
           "a central header (PK\\1\\2) per entry the EOCD counts");
       return false;
     }
@@ -232,8 +225,7 @@ bool parse_central_directory(binary::ByteSource& file, const EndRecord& end,
   }
   if (pos != cd.size())
     add(out, "Z1", Severity::Error, "",
-        num(cd.size() - pos) + " bytes in the central directory after its " + num(end.entries) +
-            " entries",
+        num(cd.size() - pos) + " bytes in the central directory after its " + num(end.entries) + " entries",
         "a central directory exactly as long as the EOCD declares");
   check_name_collisions(entries, out);
   return true;

@@ -94,8 +94,7 @@ const std::map<std::string, std::string> kKnownDisagreements = {
      "two members share a CRC-32; legal, and each CRC matches its data"},
     {"zipdata/malo/zip/iffy/crc_collision_two_nonempty.zip",
      "two members share a CRC-32; legal, and each CRC matches its data"},
-    {"zipdata/malo/zip/iffy/crc_zero_nonempty.zip",
-     "a non-empty member whose CRC-32 is really 0; legal and verified"},
+    {"zipdata/malo/zip/iffy/crc_zero_nonempty.zip", "a non-empty member whose CRC-32 is really 0; legal and verified"},
     {"zipdata/malo/zip/iffy/nosubdir.zip",
      "a member without a directory entry for its parent; wheels never have directory "
      "entries, and PyPI accepts the same file (warehouse/accept/nosubdir.zip)"},
@@ -129,8 +128,8 @@ TEST_CASE("the reader's Z verdict agrees with MANIFEST for every corpus archive"
     Outcome got = run_reader(file);
     bool want = expected_reject(row);
     bool known = kKnownDisagreements.count(row.path) > 0;
-    INFO(row.path << ": expected " << (want ? "reject" : "accept") << ", got "
-                  << (got.reject ? "reject" : "accept") << got.summary);
+    INFO(row.path << ": expected " << (want ? "reject" : "accept") << ", got " << (got.reject ? "reject" : "accept")
+                  << got.summary);
     CHECK((got.reject != want) == known);
     ++checked;
   }

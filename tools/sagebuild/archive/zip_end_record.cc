@@ -37,8 +37,7 @@ std::vector<std::uint64_t> eocd_signatures(const std::vector<std::uint8_t>& tail
 
 // The record whose comment ends exactly at the end of the file; failing
 // that (trailing junk), the last one.
-std::uint64_t pick_eocd(const std::vector<std::uint8_t>& tail,
-                        const std::vector<std::uint64_t>& sigs) {
+std::uint64_t pick_eocd(const std::vector<std::uint8_t>& tail, const std::vector<std::uint64_t>& sigs) {
   for (std::uint64_t s : sigs)
     if (s + kEocdSize + le16(&tail[s + 20]) == tail.size()) return s;
   return sigs.front();
@@ -49,8 +48,7 @@ struct Eocd {
   std::uint64_t disk_entries, entries, cd_size, cd_offset;
 };
 
-bool read_zip64(binary::ByteSource& file, std::uint64_t locator_pos, const Eocd& eocd,
-                EndRecord& end, Findings& out) {
+bool read_zip64(binary::ByteSource& file, std::uint64_t locator_pos, const Eocd& eocd, EndRecord& end, Findings& out) {
   std::uint8_t loc[kLocatorSize];
   if (!file.read(locator_pos, loc, sizeof loc)) return false;
   std::uint64_t off = le64(loc + 8);
@@ -77,8 +75,7 @@ bool read_zip64(binary::ByteSource& file, std::uint64_t locator_pos, const Eocd&
   if (rec_size > kEocd64Size - 12)
     z1(out, Severity::Strict, num(rec_size - (kEocd64Size - 12)) + " bytes of ZIP64 extensible data",
        "no ZIP64 extensible data (PyPI rejects it)");
-  Eocd z{le32(rec + 16), le32(rec + 20), le64(rec + 24), le64(rec + 32), le64(rec + 40),
-         le64(rec + 48)};
+  Eocd z{le32(rec + 16), le32(rec + 20), le64(rec + 24), le64(rec + 32), le64(rec + 40), le64(rec + 48)};
   auto agree = [&](const char* what, std::uint64_t small, std::uint64_t marker, std::uint64_t big) {
     if (small != marker && small != big)
       z1(out, Severity::Error,
@@ -100,8 +97,8 @@ bool read_zip64(binary::ByteSource& file, std::uint64_t locator_pos, const Eocd&
   return true;
 }
 
-bool read_eocd(binary::ByteSource& file, const std::vector<std::uint8_t>& tail,
-               std::uint64_t tail_start, std::uint64_t s, EndRecord& end, Findings& out) {
+bool read_eocd(binary::ByteSource& file, const std::vector<std::uint8_t>& tail, std::uint64_t tail_start,
+               std::uint64_t s, EndRecord& end, Findings& out) {
   const std::uint8_t* p = &tail[s];
   Eocd e{le16(p + 4), le16(p + 6), le16(p + 8), le16(p + 10), le32(p + 12), le32(p + 16)};
   end.eocd_offset = end.directory_end = tail_start + s;
@@ -118,16 +115,14 @@ bool read_eocd(binary::ByteSource& file, const std::vector<std::uint8_t>& tail,
     return false;
   }
   if (e.disk != 0 || e.cd_disk != 0 || e.disk_entries != e.entries) {
-    z1(out, Severity::Error, "EOCD describes a multi-disk archive (disk " + num(e.disk) + ")",
-       "a single-disk archive");
+    z1(out, Severity::Error, "EOCD describes a multi-disk archive (disk " + num(e.disk) + ")", "a single-disk archive");
     return false;
   }
   return true;
 }
 
-void check_tail(const std::vector<std::uint8_t>& tail, std::uint64_t tail_start,
-                const std::vector<std::uint64_t>& sigs, std::uint64_t picked,
-                const EndRecord& end, Findings& out) {
+void check_tail(const std::vector<std::uint8_t>& tail, std::uint64_t tail_start, const std::vector<std::uint64_t>& sigs,
+                std::uint64_t picked, const EndRecord& end, Findings& out) {
   std::uint64_t comment = le16(&tail[picked + 20]);
   std::uint64_t record_end = picked + kEocdSize + comment;
   if (record_end > tail.size())
@@ -136,11 +131,9 @@ void check_tail(const std::vector<std::uint8_t>& tail, std::uint64_t tail_start,
            " bytes past the end of the file",
        "a comment length that ends at the end of the file");
   else if (record_end < tail.size())
-    z1(out, Severity::Strict,
-       num(tail.size() - record_end) + " bytes of trailing data after the EOCD record",
+    z1(out, Severity::Strict, num(tail.size() - record_end) + " bytes of trailing data after the EOCD record",
        "the file to end with the EOCD record and its comment");
-  if (comment > 0)
-    z1(out, Severity::Warning, "archive comment of " + num(comment) + " bytes", "no archive comment");
+  if (comment > 0) z1(out, Severity::Warning, "archive comment of " + num(comment) + " bytes", "no archive comment");
   std::uint64_t cd_end = end.cd_offset + end.cd_size;
   for (std::uint64_t s : sigs)
     if (s != picked && tail_start + s >= cd_end)
@@ -168,8 +161,7 @@ bool find_end_record(binary::ByteSource& file, EndRecord& end, Findings& out) {
   }
   auto sigs = eocd_signatures(tail);
   if (sigs.empty()) {
-    z1(out, Severity::Error,
-       "not a zip archive: no end-of-central-directory record in the last " + num(len) + " bytes",
+    z1(out, Severity::Error, "not a zip archive: no end-of-central-directory record in the last " + num(len) + " bytes",
        "a zip archive ending with an EOCD record (PK\\5\\6)");
     return false;
   }
@@ -178,8 +170,8 @@ bool find_end_record(binary::ByteSource& file, EndRecord& end, Findings& out) {
   check_tail(tail, size - len, sigs, picked, end, out);
   if (end.cd_offset > end.directory_end || end.cd_size > end.directory_end - end.cd_offset) {
     z1(out, Severity::Error,
-       "central directory [" + num(end.cd_offset) + ", +" + num(end.cd_size) +
-           ") runs past the end record at offset " + num(end.directory_end),
+       "central directory [" + num(end.cd_offset) + ", +" + num(end.cd_size) + ") runs past the end record at offset " +
+           num(end.directory_end),
        "the central directory to end where the end records start");
     return false;
   }

@@ -6,11 +6,11 @@
 
 namespace sb::zip::format {
 
-constexpr std::uint32_t kLocalSig = 0x04034b50;      // "PK\3\4"
-constexpr std::uint32_t kCentralSig = 0x02014b50;    // "PK\1\2"
-constexpr std::uint32_t kEocdSig = 0x06054b50;       // "PK\5\6"
-constexpr std::uint32_t kEocd64Sig = 0x06064b50;     // "PK\6\6"
-constexpr std::uint32_t kLocatorSig = 0x07064b50;    // "PK\6\7"
+constexpr std::uint32_t kLocalSig = 0x04034b50;       // "PK\3\4"
+constexpr std::uint32_t kCentralSig = 0x02014b50;     // "PK\1\2"
+constexpr std::uint32_t kEocdSig = 0x06054b50;        // "PK\5\6"
+constexpr std::uint32_t kEocd64Sig = 0x06064b50;      // "PK\6\6"
+constexpr std::uint32_t kLocatorSig = 0x07064b50;     // "PK\6\7"
 constexpr std::uint32_t kDescriptorSig = 0x08074b50;  // "PK\7\10"
 
 constexpr std::uint64_t kLocalSize = 30;    // fixed part of a local header

@@ -76,8 +76,7 @@ void local_extras(Local& l, const Entry& e, Findings& out) {
   }
   if (zip64 > 1 || unicode > 1)
     add(out, "Z6", Severity::Strict, e.name,
-        "local header repeats the " + std::string(zip64 > 1 ? "ZIP64" : "unicode-path") +
-            " extra field",
+        "local header repeats the " + std::string(zip64 > 1 ? "ZIP64" : "unicode-path") + " extra field",
         "at most one extra field of each kind (PyPI rejects duplicates)");
 }
 
@@ -86,12 +85,10 @@ void compare_sizes(const Local& l, const Entry& e, EntryState& st, Findings& out
   auto differs = [&](std::uint64_t local, std::uint64_t central) {
     return local != central && !(descriptor && local == 0);
   };
-  if (differs(l.crc, e.crc32) || differs(l.csize, e.compressed_size) ||
-      differs(l.usize, e.uncompressed_size)) {
+  if (differs(l.crc, e.crc32) || differs(l.csize, e.compressed_size) || differs(l.usize, e.uncompressed_size)) {
     add(out, "Z2", Severity::Error, e.name,
         "local header says CRC-32 " + num(l.crc) + ", sizes " + num(l.csize) + "/" + num(l.usize) +
-            "; central directory says " + num(e.crc32) + ", " + num(e.compressed_size) + "/" +
-            num(e.uncompressed_size),
+            "; central directory says " + num(e.crc32) + ", " + num(e.compressed_size) + "/" + num(e.uncompressed_size),
         "the same CRC-32 and sizes in both headers");
     st.refuse = "local header and central directory disagree on CRC-32 or sizes";
   }
@@ -99,8 +96,8 @@ void compare_sizes(const Local& l, const Entry& e, EntryState& st, Findings& out
 
 // Length of the data descriptor after the member's data, checking it
 // against the central directory; 0 when the member has none.
-std::uint64_t check_descriptor(binary::ByteSource& file, const Entry& e, const Local& l,
-                               std::uint64_t at, Findings& out) {
+std::uint64_t check_descriptor(binary::ByteSource& file, const Entry& e, const Local& l, std::uint64_t at,
+                               Findings& out) {
   if (!l.descriptor()) return 0;
   std::uint8_t d[24] = {};
   std::uint64_t avail = std::min<std::uint64_t>(24, file.size() > at ? file.size() - at : 0);
@@ -118,20 +115,17 @@ std::uint64_t check_descriptor(binary::ByteSource& file, const Entry& e, const L
   std::uint64_t us = wide ? le64(d + sig + 12) : le32(d + sig + 8);
   if (crc != e.crc32 || cs != e.compressed_size || us != e.uncompressed_size)
     add(out, "Z2", Severity::Error, e.name,
-        "data descriptor says CRC-32 " + num(crc) + ", sizes " + num(cs) + "/" + num(us) +
-            "; central directory says " + num(e.crc32) + ", " + num(e.compressed_size) + "/" +
-            num(e.uncompressed_size),
+        "data descriptor says CRC-32 " + num(crc) + ", sizes " + num(cs) + "/" + num(us) + "; central directory says " +
+            num(e.crc32) + ", " + num(e.compressed_size) + "/" + num(e.uncompressed_size),
         "the data descriptor to match the central directory");
   return len;
 }
 
 // Checks member i's local header; returns the span of file it occupies.
-Span check_member(binary::ByteSource& file, const EndRecord& end, Entry& e, EntryState& st,
-                  long i, Findings& out) {
+Span check_member(binary::ByteSource& file, const EndRecord& end, Entry& e, EntryState& st, long i, Findings& out) {
   Local l;
   if (!read_local(file, e.local_header_offset, l)) {
-    add(out, "Z3", Severity::Error, e.name,
-        "no local header at offset " + num(e.local_header_offset),
+    add(out, "Z3", Severity::Error, e.name, "no local header at offset " + num(e.local_header_offset),
         "a local header (PK\\3\\4) where the central directory points");
     st.refuse = "missing local header";
     return {e.local_header_offset, e.local_header_offset, -1};
@@ -141,8 +135,8 @@ Span check_member(binary::ByteSource& file, const EndRecord& end, Entry& e, Entr
         "the central directory's name '" + e.name + "'");
   if (l.method != e.method || (l.flags & kCompared) != (e.flags & kCompared)) {
     add(out, "Z1", Severity::Error, e.name,
-        "local header has method " + num(l.method) + ", flags " + num(l.flags) +
-            "; central directory has " + num(e.method) + ", " + num(e.flags),
+        "local header has method " + num(l.method) + ", flags " + num(l.flags) + "; central directory has " +
+            num(e.method) + ", " + num(e.flags),
         "the same method and flags in both headers");
     st.refuse = "local header and central directory disagree on method or flags";
   }
@@ -168,8 +162,7 @@ void report_gap(binary::ByteSource& file, std::uint64_t from, std::uint64_t to, 
   Local l;
   if (read_local(file, from, l)) {
     add(out, "Z3", Severity::Error, l.name,
-        "local header for '" + l.name + "' at offset " + num(from) +
-            " is not listed in the central directory",
+        "local header for '" + l.name + "' at offset " + num(from) + " is not listed in the central directory",
         "every local header listed in the central directory");
     return;
   }
@@ -185,16 +178,15 @@ std::string span_name(const Span& s, const std::vector<Entry>& entries) {
 
 void check_tiling(binary::ByteSource& file, std::vector<Span> spans, std::vector<Entry>& entries,
                   std::vector<EntryState>& states, Findings& out) {
-  std::sort(spans.begin(), spans.end(),
-            [](const Span& a, const Span& b) { return a.start < b.start; });
+  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
   std::uint64_t cursor = 0;
   const Span* last = nullptr;
   for (const Span& s : spans) {
     if (s.start > cursor) report_gap(file, cursor, s.start, out);
     if (s.start < cursor && last) {
       add(out, "Z1", Severity::Error, s.index >= 0 ? entries[s.index].name : "",
-          span_name(s, entries) + " at offset " + num(s.start) + " overlaps " +
-              span_name(*last, entries) + " (ends at " + num(cursor) + ")",
+          span_name(s, entries) + " at offset " + num(s.start) + " overlaps " + span_name(*last, entries) +
+              " (ends at " + num(cursor) + ")",
           "records that do not overlap (overlapping members are a zip-bomb technique)");
       for (long k : {s.index, last->index})
         if (k >= 0) states[k].refuse = "member data overlaps another record";
@@ -208,9 +200,8 @@ void check_tiling(binary::ByteSource& file, std::vector<Span> spans, std::vector
 
 }  // namespace
 
-void check_local_headers(binary::ByteSource& file, const EndRecord& end,
-                         std::vector<Entry>& entries, std::vector<EntryState>& states,
-                         Findings& out) {
+void check_local_headers(binary::ByteSource& file, const EndRecord& end, std::vector<Entry>& entries,
+                         std::vector<EntryState>& states, Findings& out) {
   std::vector<Span> spans;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     Span s = check_member(file, end, entries[i], states[i], static_cast<long>(i), out);

@@ -50,14 +50,13 @@ void check_characters(std::string_view name, bool utf8_flag, Findings& out) {
     }
   }
   if (name.find('\\') != std::string_view::npos)
-    add(out, "Z6", Severity::Error, member, "backslash in name " + shown(name),
-        "'/' as the only path separator");
+    add(out, "Z6", Severity::Error, member, "backslash in name " + shown(name), "'/' as the only path separator");
 }
 
 void check_components(std::string_view name, Findings& out) {
   std::string member(name);
-  bool drive = name.size() >= 2 && name[1] == ':' &&
-               ((name[0] >= 'A' && name[0] <= 'Z') || (name[0] >= 'a' && name[0] <= 'z'));
+  bool drive =
+      name.size() >= 2 && name[1] == ':' && ((name[0] >= 'A' && name[0] <= 'Z') || (name[0] >= 'a' && name[0] <= 'z'));
   if (name.empty()) {
     add(out, "Z6", Severity::Error, member, "empty member name", "a relative path");
     return;
@@ -80,8 +79,7 @@ void check_components(std::string_view name, Findings& out) {
     add(out, "Z6", Severity::Error, member, "'..' component in " + shown(name),
         "a path that stays inside the install directory");
   if (empty_or_dot)
-    add(out, "Z6", Severity::Warning, member, "empty or '.' component in " + shown(name),
-        "a normalized path");
+    add(out, "Z6", Severity::Warning, member, "empty or '.' component in " + shown(name), "a normalized path");
 }
 
 std::string ascii_lower(std::string_view s) {
@@ -110,8 +108,7 @@ void check_name_collisions(const std::vector<Entry>& entries, Findings& out) {
     auto [it, fresh] = folded.emplace(ascii_lower(name), i);
     if (!fresh)
       add(out, "Z6", Severity::Warning, name,
-          "name " + shown(name) + " collides case-insensitively with " +
-              shown(entries[it->second].name),
+          "name " + shown(name) + " collides case-insensitively with " + shown(entries[it->second].name),
           "names that stay distinct on case-insensitive file systems");
   }
 }

@@ -16,8 +16,8 @@
 namespace sb::zip::detail {
 
 struct EndRecord {
-  std::uint64_t eocd_offset = 0;     // where the EOCD record starts
-  std::uint64_t directory_end = 0;   // where the central directory must end
+  std::uint64_t eocd_offset = 0;    // where the EOCD record starts
+  std::uint64_t directory_end = 0;  // where the central directory must end
   std::uint64_t cd_offset = 0;
   std::uint64_t cd_size = 0;
   std::uint64_t entries = 0;
@@ -35,16 +35,14 @@ struct EntryState {
 
 // Parses `end.entries` central headers.  Returns false when the directory
 // cannot be trusted at all (nothing is readable then).
-bool parse_central_directory(binary::ByteSource& file, const EndRecord& end,
-                             const Limits& limits, std::vector<Entry>& entries,
-                             std::vector<EntryState>& states, Findings& out);
+bool parse_central_directory(binary::ByteSource& file, const EndRecord& end, const Limits& limits,
+                             std::vector<Entry>& entries, std::vector<EntryState>& states, Findings& out);
 
 // Checks every entry's local header against its central header, sets
 // Entry::data_offset, and checks that the members, the central directory
 // and the end records tile the file with no gaps and no overlaps.
-void check_local_headers(binary::ByteSource& file, const EndRecord& end,
-                         std::vector<Entry>& entries, std::vector<EntryState>& states,
-                         Findings& out);
+void check_local_headers(binary::ByteSource& file, const EndRecord& end, std::vector<Entry>& entries,
+                         std::vector<EntryState>& states, Findings& out);
 
 // Walks the extra-field area; shared by central and local headers.
 struct ExtraField {
@@ -53,11 +51,10 @@ struct ExtraField {
   std::uint16_t size = 0;
 };
 // Returns false (with a finding) when a field overruns the area.
-bool split_extra(const std::uint8_t* area, std::size_t size, const std::string& member,
-                 const char* where, std::vector<ExtraField>& fields, Findings& out);
+bool split_extra(const std::uint8_t* area, std::size_t size, const std::string& member, const char* where,
+                 std::vector<ExtraField>& fields, Findings& out);
 
 // Info-ZIP unicode-path field (0x7075) payload against the header name (Z6).
-void check_unicode_path(const std::uint8_t* payload, std::uint16_t size, const Entry& e,
-                        Findings& out);
+void check_unicode_path(const std::uint8_t* payload, std::uint16_t size, const Entry& e, Findings& out);
 
 }  // namespace sb::zip::detail

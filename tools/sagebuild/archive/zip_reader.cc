@@ -13,8 +13,7 @@
 namespace sb::zip {
 
 bool Entry::is_symlink() const {
-  return made_by_os == format::kMadeByUnix &&
-         (unix_mode() & format::kUnixTypeMask) == format::kUnixSymlink;
+  return made_by_os == format::kMadeByUnix && (unix_mode() & format::kUnixTypeMask) == format::kUnixSymlink;
 }
 
 namespace {
@@ -23,8 +22,7 @@ constexpr std::size_t kOutputChunk = 256 * 1024;
 
 class FileReader final : public Reader {
  public:
-  FileReader(std::unique_ptr<binary::ByteSource> file, Limits limits)
-      : file_(std::move(file)), limits_(limits) {
+  FileReader(std::unique_ptr<binary::ByteSource> file, Limits limits) : file_(std::move(file)), limits_(limits) {
     detail::EndRecord end;
     if (!detail::find_end_record(*file_, end, findings_)) return;
     if (!detail::parse_central_directory(*file_, end, limits_, entries_, states_, findings_)) {
@@ -48,8 +46,7 @@ class FileReader final : public Reader {
   ReadResult read(std::size_t index, const Sink& sink) override {
     ReadResult r;
     if (index >= entries_.size()) {
-      r.error = "no member " + std::to_string(index) + " (archive has " +
-                std::to_string(entries_.size()) + ")";
+      r.error = "no member " + std::to_string(index) + " (archive has " + std::to_string(entries_.size()) + ")";
       return r;
     }
     const Entry& e = entries_[index];
@@ -76,13 +73,11 @@ class FileReader final : public Reader {
     return r;
   }
 
-  bool read_small(std::size_t index, std::uint64_t max_bytes, std::string& out,
-                  std::string& error) override {
+  bool read_small(std::size_t index, std::uint64_t max_bytes, std::string& out, std::string& error) override {
     out.clear();
     if (index < entries_.size() && entries_[index].uncompressed_size > max_bytes) {
-      error = "member '" + entries_[index].name + "' declares " +
-              std::to_string(entries_[index].uncompressed_size) + " bytes, more than the " +
-              std::to_string(max_bytes) + " allowed";
+      error = "member '" + entries_[index].name + "' declares " + std::to_string(entries_[index].uncompressed_size) +
+              " bytes, more than the " + std::to_string(max_bytes) + " allowed";
       return false;
     }
     bool too_big = false;
@@ -91,8 +86,10 @@ class FileReader final : public Reader {
       out.append(reinterpret_cast<const char*>(d), n);
       return true;
     });
-    if (too_big) error = "member is larger than " + std::to_string(max_bytes) + " bytes";
-    else if (!r.ok) error = r.error;
+    if (too_big)
+      error = "member is larger than " + std::to_string(max_bytes) + " bytes";
+    else if (!r.ok)
+      error = r.error;
     if (!r.ok) out.clear();
     return r.ok;
   }
@@ -129,9 +126,8 @@ class FileReader final : public Reader {
   ReadResult& failed(const Entry& e, const std::string& why, bool limit, ReadResult& r) {
     r.error = why;
     std::string rule = limit ? "Z5" : "Z2";
-    bool seen = std::any_of(findings_.begin(), findings_.end(), [&](const Finding& f) {
-      return f.member == e.name && f.rule == rule && f.message == why;
-    });
+    bool seen = std::any_of(findings_.begin(), findings_.end(),
+                            [&](const Finding& f) { return f.member == e.name && f.rule == rule && f.message == why; });
     if (!seen)
       add(findings_, rule, Severity::Error, e.name, why,
           limit ? "members within the configured size limits"

@@ -38,18 +38,18 @@ struct Limits {
 };
 
 struct Entry {
-  std::string name;                 // as stored (bytes; validity is checked, not assumed)
-  std::uint16_t method = 0;         // 0 stored, 8 deflated, others unsupported
-  std::uint16_t flags = 0;          // general purpose bit flag
-  std::uint32_t crc32 = 0;          // from the central directory
+  std::string name;          // as stored (bytes; validity is checked, not assumed)
+  std::uint16_t method = 0;  // 0 stored, 8 deflated, others unsupported
+  std::uint16_t flags = 0;   // general purpose bit flag
+  std::uint32_t crc32 = 0;   // from the central directory
   std::uint64_t compressed_size = 0;
   std::uint64_t uncompressed_size = 0;
   std::uint64_t local_header_offset = 0;
-  std::uint64_t data_offset = 0;    // first byte of the member's data
+  std::uint64_t data_offset = 0;  // first byte of the member's data
   std::uint32_t external_attr = 0;
-  std::uint8_t made_by_os = 0;      // high byte of "version made by" (3 = Unix)
+  std::uint8_t made_by_os = 0;  // high byte of "version made by" (3 = Unix)
   bool is_directory() const { return !name.empty() && name.back() == '/'; }
-  bool is_symlink() const;          // Unix S_IFLNK in external_attr
+  bool is_symlink() const;  // Unix S_IFLNK in external_attr
   bool is_encrypted() const { return flags & 1u; }
   std::uint32_t unix_mode() const { return external_attr >> 16; }
 };
@@ -59,10 +59,10 @@ struct Entry {
 using Sink = std::function<bool(const std::uint8_t* data, std::size_t size)>;
 
 struct ReadResult {
-  bool ok = false;            // data decompressed, sizes and CRC-32 matched
-  bool stopped = false;       // the sink asked to stop
-  std::uint64_t bytes = 0;    // uncompressed bytes delivered
-  std::string error;          // why not ok ("CRC-32 mismatch", "invalid deflate data", ...)
+  bool ok = false;          // data decompressed, sizes and CRC-32 matched
+  bool stopped = false;     // the sink asked to stop
+  std::uint64_t bytes = 0;  // uncompressed bytes delivered
+  std::string error;        // why not ok ("CRC-32 mismatch", "invalid deflate data", ...)
 };
 
 class Reader {
@@ -76,9 +76,9 @@ class Reader {
   static std::unique_ptr<Reader> open(std::unique_ptr<binary::ByteSource> source, Limits limits = {});
 
   virtual ~Reader() = default;
-  virtual bool usable() const = 0;                 // central directory parsed
+  virtual bool usable() const = 0;                        // central directory parsed
   virtual const std::vector<Entry>& entries() const = 0;  // central-directory order
-  virtual const Findings& findings() const = 0;    // structural findings so far
+  virtual const Findings& findings() const = 0;           // structural findings so far
   virtual std::uint64_t file_size() const = 0;
 
   // Streams member `index`, verifying its CRC-32 and sizes, enforcing Limits.
@@ -86,8 +86,7 @@ class Reader {
 
   // Reads a small member whole (METADATA, WHEEL, RECORD ...).  Fails (returns
   // false, with `error`) if it would exceed max_bytes.
-  virtual bool read_small(std::size_t index, std::uint64_t max_bytes, std::string& out,
-                          std::string& error) = 0;
+  virtual bool read_small(std::size_t index, std::uint64_t max_bytes, std::string& out, std::string& error) = 0;
 
   // Index of the first entry with exactly this name, or -1.
   virtual long find(std::string_view name) const = 0;

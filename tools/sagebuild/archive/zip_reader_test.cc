@@ -79,8 +79,8 @@ TEST_CASE("a sink can stop a read early") {
 }
 
 TEST_CASE("files that are not zips get one clear Z1 error") {
-  for (std::string bytes : {std::string(), std::string("PK"), std::string("hello, world\n", 13),
-                            std::string(70000, 'z')}) {
+  for (std::string bytes :
+       {std::string(), std::string("PK"), std::string("hello, world\n", 13), std::string(70000, 'z')}) {
     Opened z(bytes);
     CHECK_FALSE(z->usable());
     CHECK(z->entries().empty());
@@ -99,15 +99,13 @@ TEST_CASE("a truncated archive is reported, never read past its end") {
 
 TEST_CASE("bytes before the first record, after the EOCD, and comments (Z1)") {
   auto prefixed = open_zip({{member("a", "1")}, "#!/bin/sh\n"});
-  CHECK(rule(*prefixed.reader, "Z1") ==
-        std::vector<std::string>{"S:10 bytes before the first record"});
+  CHECK(rule(*prefixed.reader, "Z1") == std::vector<std::string>{"S:10 bytes before the first record"});
   // The CD offsets were written relative to the prefixed file, so the
   // members still read: a prefix is strictness, not corruption.
   CHECK(read_all(*prefixed.reader, 0) == "1");
 
   auto trailing = open_zip({{member("a", "1")}, "", "junk"});
-  CHECK(rule(*trailing.reader, "Z1") ==
-        std::vector<std::string>{"S:4 bytes of trailing data after the EOCD record"});
+  CHECK(rule(*trailing.reader, "Z1") == std::vector<std::string>{"S:4 bytes of trailing data after the EOCD record"});
 
   auto commented = open_zip({{member("a", "1")}, "", "", "hello"});
   CHECK(rule(*commented.reader, "Z1") == std::vector<std::string>{"W:archive comment of 5 bytes"});
@@ -156,8 +154,7 @@ TEST_CASE("size and ratio limits are enforced while decompressing (Z5)") {
 
   Limits total;
   total.max_total_uncompressed = 3 << 20;
-  auto t = open_zip({{member("a", std::string(2 << 20, 'a')), member("b", std::string(2 << 20, 'b'))}},
-                    total);
+  auto t = open_zip({{member("a", std::string(2 << 20, 'a')), member("b", std::string(2 << 20, 'b'))}}, total);
   read_all(*t.reader, 0, &rr);
   CHECK(rr.ok);
   read_all(*t.reader, 1, &rr);

@@ -4,8 +4,8 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "sagebuild/common/os.h"
 #include <zlib.h>
+#include "sagebuild/common/os.h"
 
 namespace sb::zip::testing {
 
@@ -77,8 +77,7 @@ void central_header(std::string& out, const TestMember& m, const Placed& p) {
 
 std::string raw_deflate(const std::string& data) {
   z_stream s{};
-  if (deflateInit2(&s, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-    throw std::runtime_error("deflateInit2");
+  if (deflateInit2(&s, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) throw std::runtime_error("deflateInit2");
   std::string out(deflateBound(&s, data.size()), '\0');
   s.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
   s.avail_in = static_cast<uInt>(data.size());

@@ -38,7 +38,9 @@ inline TestMember member(std::string name, std::string data, bool deflate = fals
 struct TestZip {
   TestZip(std::vector<TestMember> m, std::string prefix_bytes = {}, std::string suffix_bytes = {},
           std::string archive_comment = {})
-      : members(std::move(m)), prefix(std::move(prefix_bytes)), suffix(std::move(suffix_bytes)),
+      : members(std::move(m)),
+        prefix(std::move(prefix_bytes)),
+        suffix(std::move(suffix_bytes)),
         comment(std::move(archive_comment)) {}
   std::vector<TestMember> members;
   std::string prefix, suffix, comment;

@@ -45,8 +45,7 @@ DosDateTime to_dos_datetime(std::int64_t t) {
   auto secs = static_cast<unsigned>(t % 86400);
   DosDateTime out;
   out.date = static_cast<std::uint16_t>(((y - 1980) << 9) | (m << 5) | d);
-  out.time = static_cast<std::uint16_t>(((secs / 3600) << 11) | (((secs / 60) % 60) << 5) |
-                                        ((secs % 60) / 2));
+  out.time = static_cast<std::uint16_t>(((secs / 3600) << 11) | (((secs / 60) % 60) << 5) | ((secs % 60) / 2));
   return out;
 }
 
@@ -92,23 +91,20 @@ void Writer::Impl::add(const std::string& name, zip_source_t* src, std::uint32_t
   DosDateTime dos = to_dos_datetime(options.mtime);
   if (zip_file_set_dostime(za, i, dos.time, dos.date, 0) != 0 ||
       zip_file_set_external_attributes(za, i, 0, ZIP_OPSYS_UNIX, (kRegular | mode) << 16) != 0 ||
-      zip_set_file_compression(za, i, ZIP_CM_DEFLATE,
-                               static_cast<zip_uint32_t>(options.deflate_level)) != 0)
+      zip_set_file_compression(za, i, ZIP_CM_DEFLATE, static_cast<zip_uint32_t>(options.deflate_level)) != 0)
     fail("cannot set the attributes of '" + name + "'");
   // libzip may carry extra fields over from a source; none may vary.
   if (zip_file_extra_field_delete(za, i, ZIP_EXTRA_FIELD_ALL, ZIP_FL_LOCAL | ZIP_FL_CENTRAL) != 0)
     fail("cannot strip the extra fields of '" + name + "'");
 }
 
-static void check_entry(std::unordered_set<std::string>& names, const std::string& name,
-                        std::uint32_t mode) {
+static void check_entry(std::unordered_set<std::string>& names, const std::string& name, std::uint32_t mode) {
   if (mode > 0777)
     throw UsageError("mode " + std::to_string(mode) + " for '" + name +
                      "' is not a permission mask (expected e.g. 0644 or 0755)");
   if (name.empty() || name.back() == '/')
     throw UsageError("'" + name + "' is not a file name (expected a non-empty path not ending in '/')");
-  if (!names.insert(name).second)
-    throw UsageError("'" + name + "' added twice (expected each member name once)");
+  if (!names.insert(name).second) throw UsageError("'" + name + "' added twice (expected each member name once)");
 }
 
 void Writer::add_file(std::string name, std::string_view data, std::uint32_t mode) {
@@ -122,8 +118,7 @@ void Writer::add_file(std::string name, std::string_view data, std::uint32_t mod
   impl_->add(name, src, mode);
 }
 
-void Writer::add_file_from_disk(std::string name, const std::filesystem::path& src,
-                                std::uint32_t mode) {
+void Writer::add_file_from_disk(std::string name, const std::filesystem::path& src, std::uint32_t mode) {
   check_entry(impl_->names, name, mode);
   std::error_code ec;
   if (!std::filesystem::is_regular_file(src, ec))

@@ -10,12 +10,12 @@
 
 #include <zlib.h>
 
-#include "sagebuild/common/os.h"
 #include "sagebuild/archive/zip_reader.h"
 #include "sagebuild/archive/zip_writer.h"
 #include "sagebuild/binary/le.h"
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
+#include "sagebuild/common/os.h"
 
 using namespace sb::zip;
 namespace fs = std::filesystem;
@@ -26,8 +26,8 @@ struct TempDir {
   fs::path path;
   TempDir() {
     static int n = 0;
-    path = fs::temp_directory_path() /
-           ("sb-writer-test-" + std::to_string(sb::process_id()) + "-" + std::to_string(n++));
+    path =
+        fs::temp_directory_path() / ("sb-writer-test-" + std::to_string(sb::process_id()) + "-" + std::to_string(n++));
     fs::create_directories(path);
   }
   ~TempDir() {
@@ -54,8 +54,7 @@ void write_sample(const fs::path& dest, std::int64_t mtime, const fs::path& disk
 }
 
 std::uint32_t crc_of(const std::string& s) {
-  return static_cast<std::uint32_t>(
-      crc32(0L, reinterpret_cast<const Bytef*>(s.data()), static_cast<uInt>(s.size())));
+  return static_cast<std::uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(s.data()), static_cast<uInt>(s.size())));
 }
 
 }  // namespace
@@ -118,8 +117,7 @@ TEST_CASE("our reader reads the archive back with no findings and exact fields")
     CHECK_FALSE(m.flags & (1u << 3));  // no data descriptor
     // No extra fields: data starts right after the local header's name.
     CHECK(m.data_offset == m.local_header_offset + 30 + m.name.size());
-    CHECK(sb::binary::le16(reinterpret_cast<const std::uint8_t*>(bytes.data()) +
-                           m.local_header_offset + 28) == 0);
+    CHECK(sb::binary::le16(reinterpret_cast<const std::uint8_t*>(bytes.data()) + m.local_header_offset + 28) == 0);
   }
   std::string got, err;
   REQUIRE(r->read_small(4, 1 << 20, got, err));

@@ -2,10 +2,10 @@
 
 #include <filesystem>
 
-#include "sagebuild/common/os.h"
 #include "sagebuild/binary/byte_source.h"
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
+#include "sagebuild/common/os.h"
 
 using namespace sb::binary;
 

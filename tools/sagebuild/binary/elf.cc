@@ -11,8 +11,7 @@ namespace sb::binary {
 
 namespace {
 
-constexpr std::uint32_t kShtSymtab = 2, kShtStrtab = 3, kShtDynamic = 6, kShtNote = 7,
-                        kShtDynsym = 11;
+constexpr std::uint32_t kShtSymtab = 2, kShtStrtab = 3, kShtDynamic = 6, kShtNote = 7, kShtDynsym = 11;
 constexpr std::uint32_t kShtVerneed = 0x6ffffffe, kShtVersym = 0x6fffffff;
 constexpr std::int64_t kDtNeeded = 1, kDtSoname = 14, kDtRpath = 15, kDtRunpath = 29;
 constexpr std::uint32_t kNtGnuProperty = 5;
@@ -30,8 +29,7 @@ class StringTable {
  public:
   StringTable(const ElfFile& f, std::uint64_t max_name, Findings& out) : f_(f), max_name_(max_name), out_(out) {}
   bool load(ByteSource& src, const ElfSection& s, std::uint64_t cap) {
-    if (s.size > cap || !s.has_file_data() || !in_bounds(s.offset, s.size, src.size()) ||
-        !f_.charge(s.size, out_))
+    if (s.size > cap || !s.has_file_data() || !in_bounds(s.offset, s.size, src.size()) || !f_.charge(s.size, out_))
       return false;
     bytes_.resize(s.size);
     return src.read(s.offset, bytes_.data(), bytes_.size());
@@ -68,11 +66,16 @@ std::vector<std::string> split_path(const std::string& s) {
 
 SymbolBinding binding_of(std::uint8_t info) {
   switch (info >> 4) {
-    case 0: return SymbolBinding::Local;
-    case 1: return SymbolBinding::Global;
-    case 2: return SymbolBinding::Weak;
-    case 10: return SymbolBinding::Unique;
-    default: return SymbolBinding::Other;
+    case 0:
+      return SymbolBinding::Local;
+    case 1:
+      return SymbolBinding::Global;
+    case 2:
+      return SymbolBinding::Weak;
+    case 10:
+      return SymbolBinding::Unique;
+    default:
+      return SymbolBinding::Other;
   }
 }
 
@@ -80,31 +83,40 @@ SymbolBinding binding_of(std::uint8_t info) {
 
 std::string elf_machine_name(std::uint16_t m, bool is_64, bool little_endian) {
   switch (m) {
-    case 3: return "i686";
-    case 62: return "x86_64";
-    case 183: return "aarch64";
-    case 40: return "armv7l";
-    case 21: return little_endian ? "ppc64le" : "ppc64";
-    case 20: return "ppc";
-    case 22: return is_64 ? "s390x" : "s390";
-    case 243: return is_64 ? "riscv64" : "riscv32";
-    case 258: return "loongarch64";
-    case 190: return "cuda";
-    default: return "em_" + num(m);
+    case 3:
+      return "i686";
+    case 62:
+      return "x86_64";
+    case 183:
+      return "aarch64";
+    case 40:
+      return "armv7l";
+    case 21:
+      return little_endian ? "ppc64le" : "ppc64";
+    case 20:
+      return "ppc";
+    case 22:
+      return is_64 ? "s390x" : "s390";
+    case 243:
+      return is_64 ? "riscv64" : "riscv32";
+    case 258:
+      return "loongarch64";
+    case 190:
+      return "cuda";
+    default:
+      return "em_" + num(m);
   }
 }
 
 std::string ElfIdent::describe() const {
   if (!is_elf) return "not an ELF file";
-  return std::string(is_64 ? "ELF64" : "ELF32") + (little_endian ? " little-endian " : " big-endian ") +
-         machine;
+  return std::string(is_64 ? "ELF64" : "ELF32") + (little_endian ? " little-endian " : " big-endian ") + machine;
 }
 
 ElfIdent identify_elf(ByteSource& src) {
   ElfIdent id;
   std::uint8_t h[20];
-  if (!src.read(0, h, sizeof h) || h[0] != 0x7f || h[1] != 'E' || h[2] != 'L' || h[3] != 'F')
-    return id;
+  if (!src.read(0, h, sizeof h) || h[0] != 0x7f || h[1] != 'E' || h[2] != 'L' || h[3] != 'F') return id;
   id.is_elf = true;
   id.is_64 = h[4] == 2;
   id.little_endian = h[5] == 1;
@@ -157,12 +169,13 @@ class ElfParser {
   }
 
   // Reads n fixed-size records of a section, or nothing (with a finding).
-  bool table(const ElfSection& s, std::uint64_t entsize, std::uint64_t cap,
-             std::vector<std::uint8_t>& buf, std::uint64_t& n) {
+  bool table(const ElfSection& s, std::uint64_t entsize, std::uint64_t cap, std::vector<std::uint8_t>& buf,
+             std::uint64_t& n) {
     n = s.size / entsize;
     if (n > cap || !in_bounds(s.offset, s.size, src_.size())) {
-      b1(out_, "section " + clip(s.name) + " (" + num(s.size) + " bytes at " + num(s.offset) +
-                   ") is out of bounds or over the limit of " + num(cap) + " entries",
+      b1(out_,
+         "section " + clip(s.name) + " (" + num(s.size) + " bytes at " + num(s.offset) +
+             ") is out of bounds or over the limit of " + num(cap) + " entries",
          "tables inside the file");
       n = 0;
       return false;
@@ -184,7 +197,7 @@ class ElfParser {
     if (le16(h + 58) != 64) return b1(out_, "section header size " + num(le16(h + 58)), "64");
     std::uint8_t first[64];
     if (!src_.read(shoff, first, 64)) return b1(out_, "section headers at " + num(shoff) + " lie outside the file");
-    if (shnum == 0) shnum = le64(first + 32);        // extended numbering
+    if (shnum == 0) shnum = le64(first + 32);  // extended numbering
     if (shstrndx == 0xffff) shstrndx = le32(first + 40);
     if (shnum > lim_.max_sections || !in_bounds(shoff, shnum * 64, src_.size()))
       return b1(out_, num(shnum) + " section headers at offset " + num(shoff) + " do not fit the file",
@@ -229,8 +242,7 @@ class ElfParser {
     StringTable strs = strings();
     std::vector<std::uint8_t> buf;
     std::uint64_t n;
-    if (!dyn || !table(*dyn, 16, lim_.max_dynamic_entries, buf, n) ||
-        !load_strings(linked(*dyn), strs, ".dynamic"))
+    if (!dyn || !table(*dyn, 16, lim_.max_dynamic_entries, buf, n) || !load_strings(linked(*dyn), strs, ".dynamic"))
       return;
     ElfInfo& info = f_.info_;
     for (std::uint64_t i = 0; i < n; ++i) {
@@ -340,7 +352,8 @@ class ElfParser {
       b1(out_, num(notes.size()) + " .note.gnu.property sections", "one");
       notes.resize(lim_.max_property_notes);
     }
-    std::sort(notes.begin(), notes.end(), [](const ElfSection* a, const ElfSection* b) { return a->offset < b->offset; });
+    std::sort(notes.begin(), notes.end(),
+              [](const ElfSection* a, const ElfSection* b) { return a->offset < b->offset; });
     for (const ElfSection* s : notes) {
       if (s->size > lim_.max_note_bytes || !in_bounds(s->offset, s->size, src_.size())) continue;
       std::vector<std::uint8_t> buf(s->size);
@@ -391,8 +404,8 @@ bool ElfFile::charge(std::uint64_t bytes, Findings& out) const {
     return true;
   }
   if (!overspent_)
-    b1(out, "the ELF's tables and names need more than " + num(limits_.max_memory) +
-                " bytes; the rest of them is not read",
+    b1(out,
+       "the ELF's tables and names need more than " + num(limits_.max_memory) + " bytes; the rest of them is not read",
        "tables of ordinary size");
   overspent_ = true;
   return false;
@@ -403,13 +416,13 @@ std::vector<ElfSymbol> ElfFile::read_symbols(const ElfSection& s, Findings& out)
   std::uint64_t n = s.entsize == 24 ? s.size / 24 : 0;
   if (n == 0 || n > limits_.max_symbols || !in_bounds(s.offset, s.size, source_.size())) {
     if (s.size)
-      add(out, "P8", Severity::Error, "", "symbol table " + clip(s.name) + " is malformed or over " +
-          num(limits_.max_symbols) + " entries", "24-byte symbols inside the file");
+      add(out, "P8", Severity::Error, "",
+          "symbol table " + clip(s.name) + " is malformed or over " + num(limits_.max_symbols) + " entries",
+          "24-byte symbols inside the file");
     return syms;
   }
   StringTable strs(*this, limits_.max_name, out);
-  if (s.link >= info_.sections.size() ||
-      !strs.load(source_, info_.sections[s.link], limits_.max_string_table)) {
+  if (s.link >= info_.sections.size() || !strs.load(source_, info_.sections[s.link], limits_.max_string_table)) {
     add(out, "P8", Severity::Error, "", "unreadable string table for " + clip(s.name));
     return syms;
   }
@@ -459,8 +472,8 @@ std::vector<std::string> ElfFile::exported_symbols() const {
   std::vector<std::string> out;
   for (const auto& s : info_.dynamic_symbols) {
     bool visible = s.visibility == 0 || s.visibility == 3;
-    bool global = s.binding == SymbolBinding::Global || s.binding == SymbolBinding::Weak ||
-                  s.binding == SymbolBinding::Unique;
+    bool global =
+        s.binding == SymbolBinding::Global || s.binding == SymbolBinding::Weak || s.binding == SymbolBinding::Unique;
     if (s.defined() && visible && global && !s.name.empty()) out.push_back(s.name);
   }
   return out;

@@ -8,9 +8,9 @@
 #include <fstream>
 #include <random>
 
-#include "sagebuild/common/os.h"
 #include "sagebuild/binary/elf.h"
 #include "sagebuild/common/fs.h"
+#include "sagebuild/common/os.h"
 
 using namespace sb::binary;
 namespace fs = std::filesystem;
@@ -32,8 +32,7 @@ const std::string& sample_library() {
     fs::path dir = fs::temp_directory_path() / ("sb-elf-test-" + std::to_string(sb::process_id()));
     fs::create_directories(dir);
     sb::write_file_atomic(dir / "t.c", kSource);
-    std::string cmd = "cc -shared -fPIC -O1 " + (dir / "t.c").string() + " -o " +
-                      (dir / "libt.so").string() +
+    std::string cmd = "cc -shared -fPIC -O1 " + (dir / "t.c").string() + " -o " + (dir / "libt.so").string() +
                       " -Wl,-soname,libsbtest.so.1 '-Wl,-rpath,$ORIGIN/../lib:/opt/x'"
                       " -Wl,--enable-new-dtags -Wl,-z,x86-64-v3 -lm 2>/dev/null";
     std::string out;
@@ -44,10 +43,10 @@ const std::string& sample_library() {
   return bytes;
 }
 
-#define REQUIRE_SAMPLE()                                              \
-  if (sample_library().empty()) {                                     \
+#define REQUIRE_SAMPLE()                                                 \
+  if (sample_library().empty()) {                                        \
     WARN("skipped: no working 'cc' to build the sample x86_64 library"); \
-    return;                                                           \
+    return;                                                              \
   }
 
 bool contains(const std::vector<std::string>& v, const std::string& s) {
@@ -153,8 +152,8 @@ TEST_CASE("other ELF flavours and non-ELF input are identified, not parsed") {
 
 TEST_CASE("hostile section headers are findings, not crashes or huge allocations") {
   std::string h = header(2, 1, 62) + std::string(64, '\0');
-  h[40] = 64;          // e_shoff = 64: right after the header ...
-  h[58] = 64;          // e_shentsize
+  h[40] = 64;              // e_shoff = 64: right after the header ...
+  h[58] = 64;              // e_shentsize
   h[60] = h[61] = '\xff';  // ... and 65535 of them in a 128-byte file
   MemorySource src(h);
   sb::Findings f;

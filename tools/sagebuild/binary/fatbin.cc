@@ -35,7 +35,7 @@ FatbinEntry decode_entry(const std::uint8_t* h, std::uint64_t at, std::uint64_t 
   e.arch.number = le32(h + 28);
   e.flags = le64(h + 40);
   e.arch.variant = (e.flags & kFlagArchSpecific) ? 'a' : (e.flags & kFlagFamily) ? 'f' : 0;
-  e.compression = (e.flags & kFlagZstd) ? FatbinCompression::Zstd
+  e.compression = (e.flags & kFlagZstd)  ? FatbinCompression::Zstd
                   : (e.flags & kFlagLz4) ? FatbinCompression::Lz4
                                          : FatbinCompression::None;
   e.payload_offset = at + header_size;
@@ -46,8 +46,8 @@ FatbinEntry decode_entry(const std::uint8_t* h, std::uint64_t at, std::uint64_t 
 
 // Entries of one container whose entries span [at, end); returns false on
 // a header that cannot be trusted.
-bool parse_container(ByteSource& src, std::uint64_t at, std::uint64_t end,
-                     std::vector<FatbinEntry>& entries, Findings& out, const FatbinLimits& lim) {
+bool parse_container(ByteSource& src, std::uint64_t at, std::uint64_t end, std::vector<FatbinEntry>& entries,
+                     Findings& out, const FatbinLimits& lim) {
   while (at < end) {
     std::uint8_t h[kMinEntryHeader];
     if (end - at < kMinEntryHeader || !src.read(at, h, sizeof h)) {
@@ -57,8 +57,9 @@ bool parse_container(ByteSource& src, std::uint64_t at, std::uint64_t end,
     }
     std::uint64_t hs = le32(h + 4), padded = le64(h + 8);
     if (hs < kMinEntryHeader || hs > end - at || padded > end - at - hs) {
-      b2(out, "fatbin entry at offset " + num(at) + " declares header " + num(hs) + " and payload " +
-                  num(padded) + " bytes, past its container's end at " + num(end),
+      b2(out,
+         "fatbin entry at offset " + num(at) + " declares header " + num(hs) + " and payload " + num(padded) +
+             " bytes, past its container's end at " + num(end),
          "entries inside their container");
       return false;
     }
@@ -98,8 +99,7 @@ bool decompress(const std::string& in, const FatbinEntry& e, std::string& out, s
     out.resize(n);
   } else {
     out.assign(e.uncompressed_size, '\0');
-    int n = LZ4_decompress_safe(in.data(), out.data(), static_cast<int>(in.size()),
-                                static_cast<int>(out.size()));
+    int n = LZ4_decompress_safe(in.data(), out.data(), static_cast<int>(in.size()), static_cast<int>(out.size()));
     if (n < 0) {
       error = "corrupt LZ4 block";
       return false;
@@ -125,16 +125,11 @@ bool runs(const std::set<CudaArch>& have, CudaArch t, bool ptx) {
 
 }  // namespace
 
-std::string CudaArch::str() const {
-  return num(number) + (variant ? std::string(1, variant) : std::string());
-}
+std::string CudaArch::str() const { return num(number) + (variant ? std::string(1, variant) : std::string()); }
 
-std::string FatbinEntry::arch_name() const {
-  return (kind == FatbinKind::Ptx ? "compute_" : "sm_") + arch.str();
-}
+std::string FatbinEntry::arch_name() const { return (kind == FatbinKind::Ptx ? "compute_" : "sm_") + arch.str(); }
 
-std::vector<FatbinEntry> parse_fatbin_section(ByteSource& src, std::uint64_t offset,
-                                              std::uint64_t size, Findings& out,
+std::vector<FatbinEntry> parse_fatbin_section(ByteSource& src, std::uint64_t offset, std::uint64_t size, Findings& out,
                                               FatbinLimits limits) {
   std::vector<FatbinEntry> entries;
   if (!in_bounds(offset, size, src.size())) {
@@ -151,8 +146,8 @@ std::vector<FatbinEntry> parse_fatbin_section(ByteSource& src, std::uint64_t off
     }
     std::uint64_t hs = le16(h + 6), body = le64(h + 8);
     if (hs < kContainerHeader || hs > end - at || body > end - at - hs) {
-      b2(out, "fatbin container at offset " + num(at) + " declares " + num(body) +
-                  " bytes, past the section's end", "containers inside the section");
+      b2(out, "fatbin container at offset " + num(at) + " declares " + num(body) + " bytes, past the section's end",
+         "containers inside the section");
       break;
     }
     if (!parse_container(src, at + hs, at + hs + body, entries, out, limits)) break;
@@ -161,8 +156,8 @@ std::vector<FatbinEntry> parse_fatbin_section(ByteSource& src, std::uint64_t off
   return entries;
 }
 
-bool fatbin_payload(ByteSource& src, const FatbinEntry& e, std::uint64_t max_bytes,
-                    std::string& out, std::string& error, std::uint64_t max_ratio) {
+bool fatbin_payload(ByteSource& src, const FatbinEntry& e, std::uint64_t max_bytes, std::string& out,
+                    std::string& error, std::uint64_t max_ratio) {
   if (e.uncompressed_size > max_bytes || e.payload_size > max_bytes) {
     error = "entry of " + num(e.uncompressed_size) + " bytes exceeds the limit of " + num(max_bytes);
     return false;
@@ -221,15 +216,15 @@ CudaCoverage cuda_coverage_of(ByteSource& src, std::uint64_t offset, std::uint64
   for (const FatbinEntry& e : cov.entries) {
     if (e.kind == FatbinKind::Other) continue;
     if (e.uncompressed_size > limits.max_total - std::min(total, limits.max_total)) {
-      b2(out, "fatbin entries decompress to more than " + num(limits.max_total) + " bytes; " +
-                  e.arch_name() + " at offset " + num(e.payload_offset) + " and the rest are not read",
+      b2(out,
+         "fatbin entries decompress to more than " + num(limits.max_total) + " bytes; " + e.arch_name() +
+             " at offset " + num(e.payload_offset) + " and the rest are not read",
          "a fatbin of ordinary size");
       break;
     }
     std::string payload, error;
     if (!fatbin_payload(src, e, limits.max_payload, payload, error, limits.max_ratio)) {
-      b2(out, e.arch_name() + " entry at offset " + num(e.payload_offset) + ": " + error,
-         "a readable fatbin entry");
+      b2(out, e.arch_name() + " entry at offset " + num(e.payload_offset) + ": " + error, "a readable fatbin entry");
       continue;
     }
     total += payload.size();

@@ -33,7 +33,7 @@ namespace sb::binary {
 // A GPU architecture as nvcc names it: number 90 and variant 'a' -> "90a".
 struct CudaArch {
   unsigned number = 0;
-  char variant = 0;  // 0, 'a' (arch-specific) or 'f' (family-specific)
+  char variant = 0;         // 0, 'a' (arch-specific) or 'f' (family-specific)
   std::string str() const;  // "90a"
   auto operator<=>(const CudaArch&) const = default;
 };
@@ -64,21 +64,20 @@ struct FatbinLimits {
   // (LZ4 cannot exceed 255; real cubins compress 3-20 times), so a header
   // claiming 512 MiB from an empty payload is refused unallocated.
   std::uint64_t max_ratio = 256;
-  std::uint64_t max_total = 512ull << 20;       // decompressed bytes over all entries
+  std::uint64_t max_total = 512ull << 20;        // decompressed bytes over all entries
   std::uint64_t max_kernel_names = 16ull << 20;  // bytes of distinct kernel names kept
 };
 
 // Lists the entries of every fatbin in [offset, offset+size).  Structural
 // problems are P12 findings; parsing stops at the first unreadable header.
-std::vector<FatbinEntry> parse_fatbin_section(ByteSource& src, std::uint64_t offset,
-                                              std::uint64_t size, Findings& out,
+std::vector<FatbinEntry> parse_fatbin_section(ByteSource& src, std::uint64_t offset, std::uint64_t size, Findings& out,
                                               FatbinLimits limits = {});
 
 // An entry's payload, decompressed; false (with `error`) when it is
 // corrupt, uses an unknown compression, exceeds `max_bytes` or claims more
 // than `max_ratio` times its stored size.
-bool fatbin_payload(ByteSource& src, const FatbinEntry& e, std::uint64_t max_bytes,
-                    std::string& out, std::string& error, std::uint64_t max_ratio = 256);
+bool fatbin_payload(ByteSource& src, const FatbinEntry& e, std::uint64_t max_bytes, std::string& out,
+                    std::string& error, std::uint64_t max_ratio = 256);
 
 // Kernel entry points of a cubin: STT_FUNC symbols marked as entries
 // (st_other 0x10) in `.text.<name>` sections.  Mangled names.

@@ -10,10 +10,10 @@
 #include <random>
 #include <regex>
 
-#include "sagebuild/common/os.h"
 #include "sagebuild/binary/elf.h"
 #include "sagebuild/binary/fatbin.h"
 #include "sagebuild/common/fs.h"
+#include "sagebuild/common/os.h"
 
 using namespace sb::binary;
 namespace fs = std::filesystem;
@@ -28,8 +28,7 @@ template __global__ void kern_tpl<3>(int*);
 __device__ __noinline__ float helper(float x) { return x * x; }
 __global__ void kern_helper(float* a) { a[0] = helper(a[1]); }
 )";
-const std::vector<std::string> kNames = {"kern_add", "_Z8kern_mulPff", "_Z8kern_tplILi3EEvPi",
-                                         "_Z11kern_helperPf"};
+const std::vector<std::string> kNames = {"kern_add", "_Z8kern_mulPff", "_Z8kern_tplILi3EEvPi", "_Z11kern_helperPf"};
 
 std::string tool(const char* name) {
   for (std::string dir : {"/usr/local/cuda/bin/", ""}) {
@@ -64,8 +63,8 @@ bool build(const std::string& nvcc, const std::string& flags, Built& b) {
   fs::create_directories(b.dir);
   sb::write_file_atomic(b.dir / "k.cu", kKernels);
   b.lib = b.dir / "libk.so";
-  std::string cmd = nvcc + " -shared -Xcompiler -fPIC " + flags + " " + (b.dir / "k.cu").string() +
-                    " -o " + b.lib.string() + " >/dev/null 2>&1";
+  std::string cmd = nvcc + " -shared -Xcompiler -fPIC " + flags + " " + (b.dir / "k.cu").string() + " -o " +
+                    b.lib.string() + " >/dev/null 2>&1";
   return std::system(cmd.c_str()) == 0;
 }
 
@@ -93,11 +92,11 @@ std::multiset<std::string> arch_names(const CudaCoverage& c, FatbinKind kind) {
 
 std::set<std::string> distinct(const std::multiset<std::string>& m) { return {m.begin(), m.end()}; }
 
-#define REQUIRE_NVCC(var)                                             \
-  std::string var = tool("nvcc");                                     \
-  if (var.empty()) {                                                  \
-    WARN("skipped: nvcc not found (PATH or /usr/local/cuda/bin)");   \
-    return;                                                           \
+#define REQUIRE_NVCC(var)                                          \
+  std::string var = tool("nvcc");                                  \
+  if (var.empty()) {                                               \
+    WARN("skipped: nvcc not found (PATH or /usr/local/cuda/bin)"); \
+    return;                                                        \
   }
 
 }  // namespace
@@ -114,14 +113,23 @@ TEST_CASE("nvcc 13 libraries: archs, variants, kernels and compression of every 
       "-gencode arch=compute_120,code=compute_120";
   for (const Case& c : std::vector<Case>{
            {three, {"sm_80", "sm_90a"}, {"compute_120"}, FatbinCompression::Zstd, FatbinCompression::None},
-           {three + " --compress-mode=speed", {"sm_80", "sm_90a"}, {"compute_120"},
-            FatbinCompression::Lz4, FatbinCompression::None},
+           {three + " --compress-mode=speed",
+            {"sm_80", "sm_90a"},
+            {"compute_120"},
+            FatbinCompression::Lz4,
+            FatbinCompression::None},
            {"-gencode arch=compute_100a,code=sm_100a -gencode arch=compute_120f,code=sm_120f "
             "-gencode arch=compute_90,code=compute_90 --compress-mode=none",
-            {"sm_100a", "sm_120f"}, {"compute_90"}, FatbinCompression::None, FatbinCompression::None},
+            {"sm_100a", "sm_120f"},
+            {"compute_90"},
+            FatbinCompression::None,
+            FatbinCompression::None},
            {"-gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=compute_89 "
             "-Xfatbin -compress-all",
-            {"sm_86"}, {"compute_89"}, FatbinCompression::Zstd, FatbinCompression::Zstd},
+            {"sm_86"},
+            {"compute_89"},
+            FatbinCompression::Zstd,
+            FatbinCompression::Zstd},
        }) {
     INFO("nvcc " << c.flags);
     Built b;
@@ -151,13 +159,13 @@ TEST_CASE("runs_on follows CUDA's SASS and PTX compatibility rules") {
   c.kernels["k"].sass = {{80, 0}, {90, 'a'}, {120, 'f'}};
   c.kernels["k"].ptx = {{100, 'a'}};
   CHECK(c.runs_on("k", {80, 0}));
-  CHECK(c.runs_on("k", {86, 0}));    // same major, later minor
-  CHECK(c.runs_on("k", {90, 0}));    // sm_90a on exactly 9.0
-  CHECK(c.runs_on("k", {100, 0}));   // compute_100a JITs on exactly 10.0 ...
+  CHECK(c.runs_on("k", {86, 0}));         // same major, later minor
+  CHECK(c.runs_on("k", {90, 0}));         // sm_90a on exactly 9.0
+  CHECK(c.runs_on("k", {100, 0}));        // compute_100a JITs on exactly 10.0 ...
   CHECK_FALSE(c.runs_on("k", {103, 0}));  // ... and nowhere else
   c.kernels["k"].ptx = {{100, 'a'}, {89, 0}};
-  CHECK(c.runs_on("k", {103, 0}));   // compute_89 JITs forward
-  CHECK(c.runs_on("k", {121, 0}));   // sm_120f runs on its family
+  CHECK(c.runs_on("k", {103, 0}));  // compute_89 JITs forward
+  CHECK(c.runs_on("k", {121, 0}));  // sm_120f runs on its family
   CHECK_FALSE(c.runs_on("other", {80, 0}));
   CudaCoverage s;
   s.kernels["k"].sass = {{80, 0}};
@@ -184,17 +192,14 @@ TEST_CASE("our listing matches cuobjdump's") {
   auto spelled = [](const CudaCoverage& c, FatbinKind kind) {
     std::multiset<std::string> out;
     for (const auto& e : c.entries)
-      if (e.kind == kind)
-        out.insert("sm_" + std::to_string(e.arch.number) +
-                   (e.arch.variant == 'a' ? "a" : ""));
+      if (e.kind == kind) out.insert("sm_" + std::to_string(e.arch.number) + (e.arch.variant == 'a' ? "a" : ""));
     return out;
   };
   auto matches = [&](const std::string& args, const std::string& re) {
     std::multiset<std::string> out;
     std::string text = run(cuobjdump + " " + args + " " + b.lib.string());
     std::regex r(re);
-    for (std::sregex_iterator it(text.begin(), text.end(), r), end; it != end; ++it)
-      out.insert((*it)[1]);
+    for (std::sregex_iterator it(text.begin(), text.end(), r), end; it != end; ++it) out.insert((*it)[1]);
     return out;
   };
   auto elf_list = matches("--list-elf", "\\.(sm_[0-9]+[af]?)\\.cubin");
@@ -213,8 +218,7 @@ TEST_CASE("our listing matches cuobjdump's") {
   std::set<std::string> entries;
   std::string syms = run(cuobjdump + " -symbols " + b.lib.string());
   std::regex entry_re("STO_ENTRY\\s+(\\S+)");
-  for (std::sregex_iterator it(syms.begin(), syms.end(), entry_re), end; it != end; ++it)
-    entries.insert((*it)[1]);
+  for (std::sregex_iterator it(syms.begin(), syms.end(), entry_re), end; it != end; ++it) entries.insert((*it)[1]);
   std::set<std::string> kernels;
   for (const auto& [k, cov] : p.cov.kernels)
     if (!cov.sass.empty()) kernels.insert(k);

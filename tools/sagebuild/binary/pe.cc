@@ -21,9 +21,18 @@ void b1(Findings& out, std::string msg, std::string expected = {}) {
 
 void name_machine(PeInfo& info) {
   switch (info.machine_code) {
-    case 0x8664: info.machine = "AMD64"; info.platform = "win_amd64"; break;
-    case 0xAA64: info.machine = "ARM64"; info.platform = "win_arm64"; break;
-    case 0x014C: info.machine = "I386"; info.platform = "win32"; break;
+    case 0x8664:
+      info.machine = "AMD64";
+      info.platform = "win_amd64";
+      break;
+    case 0xAA64:
+      info.machine = "ARM64";
+      info.platform = "win_arm64";
+      break;
+    case 0x014C:
+      info.machine = "I386";
+      info.platform = "win32";
+      break;
     default: {
       char b[16];
       std::snprintf(b, sizeof b, "0x%04x", info.machine_code);
@@ -134,16 +143,15 @@ class PeParser {
 
   // Descriptors of `size` bytes, the DLL name's RVA at `name_at`, until an
   // all-zero descriptor.
-  void read_imports(std::uint32_t rva, std::uint64_t size, std::uint64_t name_at,
-                    std::vector<std::string>& names, const char* what) {
+  void read_imports(std::uint32_t rva, std::uint64_t size, std::uint64_t name_at, std::vector<std::string>& names,
+                    const char* what) {
     std::uint64_t at, room;
     if (!f_.rva_to_offset(rva, at, &room))
       return b1(out_, std::string(what) + " directory RVA " + num(rva) + " maps to no section");
     for (std::uint64_t i = 0;; ++i) {
       std::uint8_t d[32] = {};
       if (i >= lim_.max_imports || (i + 1) * size > room || !src_.read(at + i * size, d, size))
-        return b1(out_, std::string(what) + " directory has no terminating entry",
-                  "an all-zero descriptor at the end");
+        return b1(out_, std::string(what) + " directory has no terminating entry", "an all-zero descriptor at the end");
       bool zero = true;
       for (std::uint64_t k = 0; k < size; ++k) zero = zero && d[k] == 0;
       if (zero) return;

@@ -32,7 +32,7 @@ std::string image(std::uint16_t machine, bool plus) {
   put(img, opt, plus ? 0x20b : 0x10b, 2);
   std::size_t count = opt + (plus ? 108 : 92), dirs = count + 4;
   put(img, count, 16, 4);
-  put(img, dirs + 1 * 8, 0x1000, 4);   // import directory
+  put(img, dirs + 1 * 8, 0x1000, 4);  // import directory
   put(img, dirs + 1 * 8 + 4, 60, 4);
   put(img, dirs + 13 * 8, 0x1100, 4);  // delay-load import directory
   put(img, dirs + 13 * 8 + 4, 64, 4);
@@ -96,7 +96,10 @@ TEST_CASE("machine, imports, delay-load imports and sections of PE32+ and PE32 i
 
 TEST_CASE("non-PE input and broken import tables are P8 findings") {
   sb::Findings f;
-  MemorySource elf(std::string("\x7f" "ELF", 4) + std::string(60, '\0'));
+  MemorySource elf(std::string("\x7f"
+                               "ELF",
+                               4) +
+                   std::string(60, '\0'));
   CHECK_FALSE(PeFile::parse(elf, f));
   REQUIRE(f.size() == 1);
   CHECK(f[0].message == "not a PE image (no MZ header)");

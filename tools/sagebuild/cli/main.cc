@@ -9,10 +9,10 @@
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/text.h"
 
-#include "sagebuild/rows/command.h"
-#include "sagebuild/toolchain/cuda.h"
 #include "sagebuild/index/command.h"
 #include "sagebuild/matrix/command.h"
+#include "sagebuild/rows/command.h"
+#include "sagebuild/toolchain/cuda.h"
 #include "sagebuild/verify/command.h"
 
 int main(int argc, char** argv) {

@@ -30,10 +30,10 @@ inline void report_corpus_skip() {
 
 }  // namespace sb::testing
 
-#define SB_SKIP_WITHOUT_CORPUS()                  \
-  do {                                            \
-    if (!::sb::testing::corpus_present()) {       \
-      ::sb::testing::report_corpus_skip();        \
-      return;                                     \
-    }                                             \
+#define SB_SKIP_WITHOUT_CORPUS()            \
+  do {                                      \
+    if (!::sb::testing::corpus_present()) { \
+      ::sb::testing::report_corpus_skip();  \
+      return;                               \
+    }                                       \
   } while (false)

@@ -12,8 +12,6 @@ std::string SourceLocation::str() const {
 }
 
 ConfigError::ConfigError(SourceLocation where, const std::string& message)
-    : std::runtime_error(where.str() + ": error: " + message),
-      where_(std::move(where)),
-      bare_(message) {}
+    : std::runtime_error(where.str() + ": error: " + message), where_(std::move(where)), bare_(message) {}
 
 }  // namespace sb

@@ -6,18 +6,24 @@ namespace sb {
 
 std::string_view to_string(Severity s) {
   switch (s) {
-    case Severity::Warning: return "warning";
-    case Severity::Strict: return "strict";
-    case Severity::Error: return "error";
+    case Severity::Warning:
+      return "warning";
+    case Severity::Strict:
+      return "strict";
+    case Severity::Error:
+      return "error";
   }
   return "error";
 }
 
 char severity_letter(Severity s) {
   switch (s) {
-    case Severity::Warning: return 'W';
-    case Severity::Strict: return 'S';
-    case Severity::Error: return 'E';
+    case Severity::Warning:
+      return 'W';
+    case Severity::Strict:
+      return 'S';
+    case Severity::Error:
+      return 'E';
   }
   return 'E';
 }
@@ -57,8 +63,7 @@ std::uint64_t Findings::dropped() const {
   return dropped_by_severity_[0] + dropped_by_severity_[1] + dropped_by_severity_[2];
 }
 
-void add(Findings& out, std::string rule, Severity sev, std::string member, std::string message,
-         std::string expected) {
+void add(Findings& out, std::string rule, Severity sev, std::string member, std::string message, std::string expected) {
   out.keep(Finding{std::move(rule), sev, std::move(member), std::move(message), std::move(expected)});
 }
 

@@ -19,10 +19,10 @@ namespace sb {
 enum class Severity { Warning, Strict, Error };
 
 std::string_view to_string(Severity s);  // "warning" | "strict" | "error"
-char severity_letter(Severity s);         // 'W' | 'S' | 'E' (as in MANIFEST.tsv)
+char severity_letter(Severity s);        // 'W' | 'S' | 'E' (as in MANIFEST.tsv)
 
 struct Finding {
-  std::string rule;      // stable id: "F3", "Z6", "R5", "B2" ...
+  std::string rule;  // stable id: "F3", "Z6", "R5", "B2" ...
   Severity severity = Severity::Error;
   std::string member;    // the archive member it concerns, empty for the whole file
   std::string message;   // what was found

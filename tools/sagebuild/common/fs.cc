@@ -26,8 +26,8 @@ static std::atomic<unsigned> g_counter{0};
 AtomicOutput::AtomicOutput(fs::path destination) : dest_(std::move(destination)) {
   fs::path dir = dest_.parent_path();
   if (dir.empty()) dir = ".";
-  temp_ = dir / ("." + dest_.filename().string() + ".tmp-" + std::to_string(process_id()) +
-                 "-" + std::to_string(g_counter++));
+  temp_ = dir / ("." + dest_.filename().string() + ".tmp-" + std::to_string(process_id()) + "-" +
+                 std::to_string(g_counter++));
 }
 
 AtomicOutput::~AtomicOutput() {

@@ -119,8 +119,10 @@ std::optional<ArchTarget> parse_arch_target(std::string_view target) {
 void to_json(json& j, const BuildInfo& b) {
   json families = json::object();
   for (const auto& [name, k] : b.kernel_families) {
-    if (k.archs.empty()) families[name] = {{"min_arch", k.min_arch}, {"symbol_marker", k.symbol_marker}};
-    else families[name] = {{"archs", k.archs}, {"symbol_marker", k.symbol_marker}};
+    if (k.archs.empty())
+      families[name] = {{"min_arch", k.min_arch}, {"symbol_marker", k.symbol_marker}};
+    else
+      families[name] = {{"archs", k.archs}, {"symbol_marker", k.symbol_marker}};
   }
   auto opt = [](const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); };
   j = json{{"schema", b.schema},
@@ -147,8 +149,7 @@ void to_json(json& j, const BuildInfo& b) {
 void from_json(const json& j, BuildInfo& b) {
   Fields f(j, "build_info");
   const json& schema = f.at("schema");
-  if (!schema.is_number_integer() || schema.get<int>() != 1)
-    f.fail("schema", "expected 1, found " + schema.dump());
+  if (!schema.is_number_integer() || schema.get<int>() != 1) f.fail("schema", "expected 1, found " + schema.dump());
   b = BuildInfo{};
   b.package = f.str("package");
   b.version = f.str("version");

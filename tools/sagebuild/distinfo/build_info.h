@@ -21,18 +21,18 @@ namespace sb::distinfo {
 // "9.0a": SASS for sm_90a only, no PTX).  In the JSON an entry has one of the
 // two keys; files without "archs" (sagebuild before it) read unchanged.
 struct KernelFamily {
-  std::string min_arch;       // "8.0": the lowest compute capability it is built for; "" for an archs family
-  std::string symbol_marker;  // substring of its kernels' mangled names
+  std::string min_arch;              // "8.0": the lowest compute capability it is built for; "" for an archs family
+  std::string symbol_marker;         // substring of its kernels' mangled names
   std::vector<std::string> archs{};  // the exact targets built: "9.0a"; empty for a min_arch family
   bool operator==(const KernelFamily&) const = default;
 };
 
 struct BuildInfo {
   int schema = 1;
-  std::string package;        // "sageattention"
-  std::string version;        // "2.2.0"
+  std::string package;                             // "sageattention"
+  std::string version;                             // "2.2.0"
   wheel::AbiMode abi_mode = wheel::AbiMode::abi3;  // JSON: "abi3" | "cpython"
-  std::vector<std::string> pythons;  // CPythons served: "3.9", "3.10", ...
+  std::vector<std::string> pythons;                // CPythons served: "3.9", "3.10", ...
   struct Wheel {
     std::optional<std::string> build_tag;      // "21100.130"
     std::optional<std::string> local_version;  // "cu128torch2.9.0"
@@ -44,7 +44,7 @@ struct BuildInfo {
   struct Torch {
     std::string version;  // "2.11.0"
     bool cxx11_abi = true;
-    std::string cuda;     // the CUDA torch was built with: "13.0"
+    std::string cuda;  // the CUDA torch was built with: "13.0"
     bool operator==(const Torch&) const = default;
   } torch;
   struct Cuda {
@@ -52,11 +52,11 @@ struct BuildInfo {
     std::string nvcc;     // "13.0.88"
     bool operator==(const Cuda&) const = default;
   } cuda;
-  std::vector<std::string> archs;      // SASS targets: "8.0", "9.0", ...
-  std::vector<std::string> ptx_archs;  // PTX embedded for these
+  std::vector<std::string> archs;                       // SASS targets: "8.0", "9.0", ...
+  std::vector<std::string> ptx_archs;                   // PTX embedded for these
   std::map<std::string, KernelFamily> kernel_families;  // "quant", "pv_fp16", "pv_fp8"
   struct Compiler {
-    std::string id;       // "gcc" | "msvc" | "clang"
+    std::string id;  // "gcc" | "msvc" | "clang"
     std::string version;
     bool operator==(const Compiler&) const = default;
   } host_compiler;

@@ -9,9 +9,7 @@ namespace sb::distinfo {
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
   return true;
 }
 
@@ -49,8 +47,10 @@ struct LineCursor {
 }  // namespace
 
 static void problem(EmailHeader& out, int line, std::string message) {
-  if (out.problems.size() < EmailHeader::kMaxProblems) out.problems.push_back({line, std::move(message)});
-  else ++out.problems_dropped;
+  if (out.problems.size() < EmailHeader::kMaxProblems)
+    out.problems.push_back({line, std::move(message)});
+  else
+    ++out.problems_dropped;
 }
 
 static void check_utf8_lines(std::string_view text, EmailHeader& out) {
@@ -95,8 +95,7 @@ EmailHeader parse_email_header(std::string_view text) {
       ++out.fields_dropped;
       continue;
     }
-    out.fields.push_back({std::string(line.substr(0, colon)),
-                          std::string(trim(line.substr(colon + 1))), cur.number});
+    out.fields.push_back({std::string(line.substr(0, colon)), std::string(trim(line.substr(colon + 1))), cur.number});
   }
   std::stable_sort(out.problems.begin(), out.problems.end(),
                    [](const HeaderProblem& a, const HeaderProblem& b) { return a.line < b.line; });
@@ -122,8 +121,7 @@ const HeaderField* EmailHeader::first(std::string_view name) const {
   return nullptr;
 }
 
-std::string write_email_header(const std::vector<std::pair<std::string, std::string>>& fields,
-                               std::string_view body) {
+std::string write_email_header(const std::vector<std::pair<std::string, std::string>>& fields, std::string_view body) {
   std::string out;
   for (const auto& [name, value] : fields) {
     out += name;

@@ -39,7 +39,7 @@ struct EmailHeader {
   std::vector<HeaderProblem> problems;
   std::size_t fields_dropped = 0;
   std::size_t problems_dropped = 0;
-  bool utf8 = true;                 // the whole text is valid UTF-8
+  bool utf8 = true;  // the whole text is valid UTF-8
 
   // Every value of `name` (case-insensitive), in order.
   std::vector<std::string> values(std::string_view name) const;

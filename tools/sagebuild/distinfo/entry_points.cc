@@ -34,8 +34,8 @@ std::uint32_t next_code_point(std::string_view s, std::size_t& i) {
 // which is what matters for script names (they become file names).
 bool is_word_code_point(std::uint32_t cp) {
   if (cp < 0x80) return std::isalnum(static_cast<int>(cp)) || cp == '_';
-  if (cp < 0xA0 || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 ||
-      cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000)
+  if (cp < 0xA0 || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 ||
+      cp == 0x202F || cp == 0x205F || cp == 0x3000)
     return false;
   return true;
 }
@@ -167,7 +167,8 @@ Findings check_entry_points(const std::vector<EntryPoint>& entries, std::string_
     if (!is_scripts_group(ep.group)) {
       if (!is_valid_entry_point_value(ep.value, false))
         add(out, "E3", Severity::Warning, m,
-            m + ":" + std::to_string(ep.line) + " [" + clip(ep.group) + "] value '" + clip(ep.value) + "' is not module[:attr]",
+            m + ":" + std::to_string(ep.line) + " [" + clip(ep.group) + "] value '" + clip(ep.value) +
+                "' is not module[:attr]",
             "module[:attr] [extras]");
       continue;
     }

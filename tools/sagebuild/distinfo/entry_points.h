@@ -24,8 +24,7 @@ struct EntryPointsParse {
 
 // Entries past `max_entries` are counted in one E1 finding, not kept (a
 // 10 MB file of "a=b" lines is four million of them).
-EntryPointsParse parse_entry_points(std::string_view text, std::string_view member,
-                                    std::size_t max_entries = 100'000);
+EntryPointsParse parse_entry_points(std::string_view text, std::string_view member, std::size_t max_entries = 100'000);
 
 // PyPI's rule: a script name fullmatches [\w.-]+ (\w in Python's Unicode sense).
 bool is_pypi_script_name(std::string_view name);

@@ -107,7 +107,8 @@ TEST_CASE("entry points: INI parsing, case-sensitive keys, E1") {
 }
 
 TEST_CASE("entry points: duplicates across scripts are E4 warnings") {
-  auto f = check_entry_points({{"console_scripts", "tool", "m:a", 1}, {"gui_scripts", "tool", "m:b", 2},
+  auto f = check_entry_points({{"console_scripts", "tool", "m:a", 1},
+                               {"gui_scripts", "tool", "m:b", 2},
                                {"console_scripts", "other", "m:c", 3}},
                               "ep", {"other"});
   CHECK(std::count_if(f.begin(), f.end(), [](auto& x) { return x.rule == "E4"; }) == 2);

@@ -18,16 +18,36 @@ struct FieldInfo {
 
 // Every field of the core metadata spec with the version that introduced it.
 constexpr std::array<FieldInfo, 30> kFields{{
-    {"Metadata-Version", "1.0"}, {"Name", "1.0"}, {"Version", "1.0"}, {"Platform", "1.0"},
-    {"Summary", "1.0"}, {"Description", "1.0"}, {"Keywords", "1.0"}, {"Home-page", "1.0"},
-    {"Author", "1.0"}, {"Author-email", "1.0"}, {"License", "1.0"},
-    {"Supported-Platform", "1.1"}, {"Download-URL", "1.1"}, {"Classifier", "1.1"},
-    {"Requires", "1.1"}, {"Provides", "1.1"}, {"Obsoletes", "1.1"},
-    {"Maintainer", "1.2"}, {"Maintainer-email", "1.2"}, {"Requires-Dist", "1.2"},
-    {"Requires-Python", "1.2"}, {"Requires-External", "1.2"}, {"Project-URL", "1.2"},
-    {"Provides-Dist", "1.2"}, {"Obsoletes-Dist", "1.2"},
-    {"Description-Content-Type", "2.1"}, {"Provides-Extra", "2.1"}, {"Dynamic", "2.2"},
-    {"License-Expression", "2.4"}, {"License-File", "2.4"},
+    {"Metadata-Version", "1.0"},
+    {"Name", "1.0"},
+    {"Version", "1.0"},
+    {"Platform", "1.0"},
+    {"Summary", "1.0"},
+    {"Description", "1.0"},
+    {"Keywords", "1.0"},
+    {"Home-page", "1.0"},
+    {"Author", "1.0"},
+    {"Author-email", "1.0"},
+    {"License", "1.0"},
+    {"Supported-Platform", "1.1"},
+    {"Download-URL", "1.1"},
+    {"Classifier", "1.1"},
+    {"Requires", "1.1"},
+    {"Provides", "1.1"},
+    {"Obsoletes", "1.1"},
+    {"Maintainer", "1.2"},
+    {"Maintainer-email", "1.2"},
+    {"Requires-Dist", "1.2"},
+    {"Requires-Python", "1.2"},
+    {"Requires-External", "1.2"},
+    {"Project-URL", "1.2"},
+    {"Provides-Dist", "1.2"},
+    {"Obsoletes-Dist", "1.2"},
+    {"Description-Content-Type", "2.1"},
+    {"Provides-Extra", "2.1"},
+    {"Dynamic", "2.2"},
+    {"License-Expression", "2.4"},
+    {"License-File", "2.4"},
 }};
 constexpr std::array<FieldInfo, 2> kFields25{{{"Import-Name", "2.5"}, {"Import-Namespace", "2.5"}}};
 
@@ -52,7 +72,8 @@ void check_metadata_version(Ctx& c) {
   if (!f) {
     add(c.out, "M2", Severity::Error, c.m, "no Metadata-Version field", "Metadata-Version: 2.4 (1.1 or above)");
   } else if (v == "2.0" || v == "1.3") {
-    add(c.out, "M2", Severity::Strict, c.m, "Metadata-Version " + v + " was never defined (packaging and PyPI refuse it)",
+    add(c.out, "M2", Severity::Strict, c.m,
+        "Metadata-Version " + v + " was never defined (packaging and PyPI refuse it)",
         "one of 1.0, 1.1, 1.2, 2.1 ... 2.6");
   } else if (!is_legal_metadata_version(v)) {
     bool newer_major = !v.empty() && v[0] >= '3' && v[0] <= '9';
@@ -86,7 +107,8 @@ void check_version(Ctx& c) {
   std::string why;
   auto v = wheel::parse_version(f->value, &why);
   if (!v)
-    add(c.out, "M4", Severity::Error, c.m, "Version '" + clip(f->value) + "' is not PEP 440: " + why, "a PEP 440 version");
+    add(c.out, "M4", Severity::Error, c.m, "Version '" + clip(f->value) + "' is not PEP 440: " + why,
+        "a PEP 440 version");
   else if (c.exp.filename_version && !(*v == *c.exp.filename_version))
     add(c.out, "M4", Severity::Error, c.m, "Version " + clip(f->value) + " differs from the file name's version",
         c.exp.filename_version->str());
@@ -100,7 +122,8 @@ void check_field_versions(Ctx& c) {
     std::string_view since = field_introduced_in(field.name);
     if (since.empty()) {
       add(c.out, "M9", Severity::Strict, c.m,
-          c.m + ":" + std::to_string(field.line) + ": unknown field '" + clip(field.name) + "'", "a core metadata field");
+          c.m + ":" + std::to_string(field.line) + ": unknown field '" + clip(field.name) + "'",
+          "a core metadata field");
     } else if (version_key(since) > have) {
       add(c.out, "M5", Severity::Warning, c.m,
           "field " + clip(field.name) + " needs Metadata-Version " + std::string(since) + ", file says " +
@@ -124,7 +147,8 @@ void check_requirements(Ctx& c) {
     } else if (iequals(f.name, "Dynamic")) {
       for (std::string_view bad : {"Name", "Version", "Metadata-Version"})
         if (iequals(f.value, bad))
-          add(c.out, "M6", Severity::Strict, c.m, "Dynamic names " + clip(f.value), "Dynamic never names " + std::string(bad));
+          add(c.out, "M6", Severity::Strict, c.m, "Dynamic names " + clip(f.value),
+              "Dynamic never names " + std::string(bad));
     } else if (iequals(f.name, "Description-Content-Type") && f.value.find('/') == std::string::npos) {
       add(c.out, "M6", Severity::Strict, c.m, "Description-Content-Type '" + clip(f.value) + "' is not a media type",
           "text/plain, text/x-rst or text/markdown");

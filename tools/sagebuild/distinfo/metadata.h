@@ -16,9 +16,9 @@ namespace sb::distinfo {
 
 // What METADATA is compared against.
 struct MetadataExpectations {
-  std::string filename_project;                   // the file name's name part, as written
+  std::string filename_project;                    // the file name's name part, as written
   std::optional<wheel::Version> filename_version;  // nullopt when the file name's version is invalid
-  std::string dist_info;                          // "<name>-<ver>.dist-info" (License-File lookup)
+  std::string dist_info;                           // "<name>-<ver>.dist-info" (License-File lookup)
   // Whether the archive has this member (License-File lookup, M7).
   std::function<bool(std::string_view member)> has_member;
 };
@@ -44,13 +44,13 @@ struct MetadataSpec {
   std::string name;
   std::string version;
   std::string summary;
-  std::string requires_python;                  // e.g. ">=3.9"
-  std::vector<std::string> requires_dist;       // e.g. "torch==2.11.0"
-  std::string license_expression;               // SPDX, e.g. "Apache-2.0"
-  std::vector<std::string> license_files;       // paths relative to <dist-info>/licenses/
+  std::string requires_python;                                    // e.g. ">=3.9"
+  std::vector<std::string> requires_dist;                         // e.g. "torch==2.11.0"
+  std::string license_expression;                                 // SPDX, e.g. "Apache-2.0"
+  std::vector<std::string> license_files;                         // paths relative to <dist-info>/licenses/
   std::vector<std::pair<std::string, std::string>> project_urls;  // label, URL
-  std::string description;                      // body; empty for none
-  std::string description_content_type;         // e.g. "text/markdown"
+  std::string description;                                        // body; empty for none
+  std::string description_content_type;                           // e.g. "text/markdown"
 };
 
 std::string write_metadata(const MetadataSpec& spec);

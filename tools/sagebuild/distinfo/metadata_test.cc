@@ -28,9 +28,11 @@ std::vector<std::string> check(const std::string& text, std::set<std::string> me
 }  // namespace
 
 TEST_CASE("METADATA: our writer's output is clean and pins torch") {
-  MetadataSpec s{"sageattention", "2.2.0", "Quantized attention", ">=3.9", {"torch==2.11.0"}, "Apache-2.0",
-                 {"LICENSE"}, {{"Source", "https://github.com/thu-ml/SageAttention"}}, "# SageAttention\n",
-                 "text/markdown"};
+  MetadataSpec s{"sageattention",       "2.2.0",
+                 "Quantized attention", ">=3.9",
+                 {"torch==2.11.0"},     "Apache-2.0",
+                 {"LICENSE"},           {{"Source", "https://github.com/thu-ml/SageAttention"}},
+                 "# SageAttention\n",   "text/markdown"};
   std::string text = write_metadata(s);
   CHECK(text.find("Metadata-Version: 2.4\n") == 0);
   CHECK(text.find("Requires-Dist: torch==2.11.0\n") != std::string::npos);

@@ -32,24 +32,36 @@ class CsvReader {
       char c = text_[pos_++];
       if (in_quotes) {
         if (c == '"') {
-          if (pos_ < text_.size() && text_[pos_] == '"') { field += '"'; ++pos_; }
-          else { in_quotes = false; after_quote = true; }
+          if (pos_ < text_.size() && text_[pos_] == '"') {
+            field += '"';
+            ++pos_;
+          } else {
+            in_quotes = false;
+            after_quote = true;
+          }
         } else {
           if (c == '\n') ++line_;
           field += c;
         }
         continue;
       }
-      if (c == ',') { fields.push_back(std::move(field)); field.clear(); quoted = after_quote = false; continue; }
+      if (c == ',') {
+        fields.push_back(std::move(field));
+        field.clear();
+        quoted = after_quote = false;
+        continue;
+      }
       if (c == '\r' || c == '\n') {
         if (c == '\r' && pos_ < text_.size() && text_[pos_] == '\n') ++pos_;
         ++line_;
         fields.push_back(std::move(field));
         return true;
       }
-      if (c == '"' && field.empty() && !quoted) { quoted = in_quotes = true; continue; }
-      if (after_quote && error.empty())
-        error = "character after a closing quote (expected ',' or end of line)";
+      if (c == '"' && field.empty() && !quoted) {
+        quoted = in_quotes = true;
+        continue;
+      }
+      if (after_quote && error.empty()) error = "character after a closing quote (expected ',' or end of line)";
       field += c;
     }
     if (in_quotes) error = "unterminated quoted field (expected a closing '\"')";
@@ -104,8 +116,8 @@ RecordParse parse_record(std::string_view text, std::string_view member, std::si
 }
 
 bool is_allowed_record_algorithm(std::string_view algo) {
-  return algo == "sha256" || algo == "sha384" || algo == "sha512" || algo == "sha3_256" ||
-         algo == "sha3_384" || algo == "sha3_512" || algo == "blake2b";
+  return algo == "sha256" || algo == "sha384" || algo == "sha512" || algo == "sha3_256" || algo == "sha3_384" ||
+         algo == "sha3_512" || algo == "blake2b";
 }
 
 std::size_t digest_size(std::string_view algo) {
@@ -119,8 +131,8 @@ std::optional<RecordHash> check_row_hash(const RecordRow& row, Findings& out) {
   std::string where = "RECORD line " + std::to_string(row.line) + " for '" + clip(row.path) + "'";
   std::size_t eq = row.hash.find('=');
   if (row.hash.empty() || eq == std::string::npos || eq == 0) {
-    add(out, "R4", Severity::Error, row.path,
-        where + ": hash '" + clip(row.hash) + "' has no algorithm", "algo=urlsafe-b64-digest, e.g. sha256=...");
+    add(out, "R4", Severity::Error, row.path, where + ": hash '" + clip(row.hash) + "' has no algorithm",
+        "algo=urlsafe-b64-digest, e.g. sha256=...");
     return std::nullopt;
   }
   RecordHash h;
@@ -136,7 +148,10 @@ std::optional<RecordHash> check_row_hash(const RecordRow& row, Findings& out) {
         "sha256, sha384 or sha512");
     return std::nullopt;
   }
-  while (!text.empty() && text.back() == '=') { text.remove_suffix(1); h.padded = true; }
+  while (!text.empty() && text.back() == '=') {
+    text.remove_suffix(1);
+    h.padded = true;
+  }
   if (!decode_urlsafe_b64_nopad(text, h.digest) || h.digest.size() != digest_size(h.algo)) {
     add(out, "R5", Severity::Error, row.path,
         where + ": digest '" + clip(text) + "' is not a urlsafe-base64 " + h.algo + " digest",
@@ -165,7 +180,9 @@ static void check_row_path(const RecordRow& row, Findings& out) {
   if (absolute || backslash || dotdot)
     add(out, "R7", Severity::Error, p,
         where + ": path '" + clip(p) + "' is " +
-            (absolute ? "absolute" : backslash ? "using '\\'" : "escaping with '..'"),
+            (absolute    ? "absolute"
+             : backslash ? "using '\\'"
+                         : "escaping with '..'"),
         "a relative path with '/' separators and no '..'");
 }
 
@@ -203,18 +220,20 @@ Findings check_record(const std::vector<RecordRow>& rows, const ArchiveListing& 
     }
     check_row_path(row, out);
     if (row.path.back() == '/') {
-      add(out, "R8", Severity::Warning, row.path, "RECORD lists directory '" + clip(row.path) + "'",
-          "files only");
+      add(out, "R8", Severity::Warning, row.path, "RECORD lists directory '" + clip(row.path) + "'", "files only");
       continue;
     }
-    if (row.path == archive.record_path) { check_self_row(row, out); continue; }
+    if (row.path == archive.record_path) {
+      check_self_row(row, out);
+      continue;
+    }
     if (is_signature_file(row.path, archive.record_path)) {
-      add(out, "D9", Severity::Error, row.path,
-          "RECORD lists the signature file '" + clip(row.path) + "'", "RECORD.jws/.p7s left out of RECORD");
+      add(out, "D9", Severity::Error, row.path, "RECORD lists the signature file '" + clip(row.path) + "'",
+          "RECORD.jws/.p7s left out of RECORD");
     }
     if (!present.count(row.path))
-      add(out, "R3", Severity::Error, row.path,
-          "RECORD lists '" + clip(row.path) + "', which is not in the archive", "rows only for files present");
+      add(out, "R3", Severity::Error, row.path, "RECORD lists '" + clip(row.path) + "', which is not in the archive",
+          "rows only for files present");
     check_row_hash(row, out);
     if (!row.hash.empty()) check_row_size(row, out);  // a row without hash: R4 already says so
   }

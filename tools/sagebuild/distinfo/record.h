@@ -33,14 +33,13 @@ struct RecordParse {
 // Parses RECORD text; `member` names the RECORD member in findings.  Rows
 // past `max_rows` are not kept (one R2 finding says how many were skipped):
 // a wheel's RECORD can list at most one row per member.
-RecordParse parse_record(std::string_view text, std::string_view member,
-                         std::size_t max_rows = 1'000'000);
+RecordParse parse_record(std::string_view text, std::string_view member, std::size_t max_rows = 1'000'000);
 
 // A parsed `algo=digest` hash field.
 struct RecordHash {
-  std::string algo;        // lowercase as written ("sha256")
-  std::string digest;      // raw digest bytes
-  bool padded = false;     // the text carried '=' padding (accepted by pip, not installer)
+  std::string algo;     // lowercase as written ("sha256")
+  std::string digest;   // raw digest bytes
+  bool padded = false;  // the text carried '=' padding (accepted by pip, not installer)
 };
 
 // Hash algorithms RECORD may use: hashlib's guaranteed ones of at least
@@ -55,7 +54,7 @@ std::optional<RecordHash> check_row_hash(const RecordRow& row, Findings& out);
 // What the archive holds, for the cross-checks.
 struct ArchiveListing {
   std::vector<std::string_view> files;  // member names, directories excluded (views: 200k names)
-  std::string record_path;         // "<dist-info>/RECORD"
+  std::string record_path;              // "<dist-info>/RECORD"
 };
 
 // R3 (listed vs present), R4/R5 syntax, R6, R7, R8.

@@ -49,7 +49,8 @@ TEST_CASE("record: hash algorithms and encodings (R4, R5)") {
   CHECK(has_rule(f, "R5", Severity::Error));
   f.clear();
   auto sha512 = check_row_hash(
-      {"a", "sha512=z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg_SpIdNs6c5H0NE8XYXysP-DGNKHfuwvY7kxvUdBeoGlODJ6-SfaPg", "0", 1}, f);
+      {"a", "sha512=z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg_SpIdNs6c5H0NE8XYXysP-DGNKHfuwvY7kxvUdBeoGlODJ6-SfaPg", "0", 1},
+      f);
   REQUIRE(sha512);
   CHECK(sha512->digest.size() == 64);
 }
@@ -57,11 +58,14 @@ TEST_CASE("record: hash algorithms and encodings (R4, R5)") {
 TEST_CASE("record: listing vs archive (R3, R6, R7, R8, D9)") {
   ArchiveListing archive{{"p/__init__.py", "p-1.dist-info/RECORD", "p-1.dist-info/RECORD.jws", "extra.py"},
                          "p-1.dist-info/RECORD"};
-  std::vector<RecordRow> rows = {
-      {"p/__init__.py", kEmpty, "0", 1},      {"p/__init__.py", kEmpty, "0", 2},
-      {"gone.py", kEmpty, "0", 3},            {"../evil.py", kEmpty, "0", 4},
-      {"p/", "", "", 5},                      {"p-1.dist-info/RECORD", kEmpty, "12", 6},
-      {"p-1.dist-info/RECORD.jws", kEmpty, "0", 7}, {"/abs.py", kEmpty, "1x", 8}};
+  std::vector<RecordRow> rows = {{"p/__init__.py", kEmpty, "0", 1},
+                                 {"p/__init__.py", kEmpty, "0", 2},
+                                 {"gone.py", kEmpty, "0", 3},
+                                 {"../evil.py", kEmpty, "0", 4},
+                                 {"p/", "", "", 5},
+                                 {"p-1.dist-info/RECORD", kEmpty, "12", 6},
+                                 {"p-1.dist-info/RECORD.jws", kEmpty, "0", 7},
+                                 {"/abs.py", kEmpty, "1x", 8}};
   Findings f = check_record(rows, archive);
   CHECK(has_rule(f, "R7", Severity::Error));    // duplicate, '..' and absolute
   CHECK(has_rule(f, "R3", Severity::Error));    // gone.py listed, extra.py unlisted
@@ -72,9 +76,8 @@ TEST_CASE("record: listing vs archive (R3, R6, R7, R8, D9)") {
   auto unlisted = std::count_if(f.begin(), f.end(), [](auto& x) { return x.rule == "R3" && x.member == "extra.py"; });
   CHECK(unlisted == 1);
 
-  Findings clean = check_record({{"p/__init__.py", kEmpty, "0", 1}, {"extra.py", kEmpty, "0", 2},
-                                 {"p-1.dist-info/RECORD", "", "", 3}},
-                                archive);
+  Findings clean = check_record(
+      {{"p/__init__.py", kEmpty, "0", 1}, {"extra.py", kEmpty, "0", 2}, {"p-1.dist-info/RECORD", "", "", 3}}, archive);
   CHECK(clean.empty());  // the unlisted RECORD.jws is D9's warning, raised by the layout check
 }
 

@@ -45,8 +45,8 @@ void check_version(const EmailHeader& h, const std::string& m, Findings& out, Wh
     add(out, "W2", Severity::Error, m, "Wheel-Version " + clip(info.wheel_version) + " has a major version above 1",
         "1.x (installers must refuse a newer major)");
   } else if ((*v)[0] == 0) {
-    add(out, "W2", Severity::Strict, m, "Wheel-Version " + clip(info.wheel_version) + " is pre-1.0 (installer refuses it)",
-        "1.0");
+    add(out, "W2", Severity::Strict, m,
+        "Wheel-Version " + clip(info.wheel_version) + " is pre-1.0 (installer refuses it)", "1.0");
   } else if (v->size() > 1 && (*v)[1] > 0) {
     add(out, "W2", Severity::Warning, m, "Wheel-Version " + clip(info.wheel_version) + " is newer than 1.0", "1.0");
   }
@@ -60,9 +60,9 @@ void check_purelib(const EmailHeader& h, const std::string& m, Findings& out, Wh
     return;
   }
   add(out, "W4", Severity::Strict, m,
-      n == 0 ? std::string("Root-Is-Purelib is missing")
-             : n > 1 ? "Root-Is-Purelib appears " + std::to_string(n) + " times"
-                     : "Root-Is-Purelib is '" + clip(value) + "' (installers treat it as false)",
+      n == 0  ? std::string("Root-Is-Purelib is missing")
+      : n > 1 ? "Root-Is-Purelib appears " + std::to_string(n) + " times"
+              : "Root-Is-Purelib is '" + clip(value) + "' (installers treat it as false)",
       "exactly one 'Root-Is-Purelib: true' or 'Root-Is-Purelib: false'");
 }
 
@@ -83,7 +83,8 @@ void check_build(const EmailHeader& h, const std::string& m, const WheelFileExpe
   if (const auto* f = h.first("Build")) info.build = f->value;
   if (info.build == exp.build_tag && h.count("Build") <= 1) return;
   std::string found = info.build ? "Build: " + clip(*info.build) : std::string("no Build line");
-  std::string want = exp.build_tag ? "Build: " + *exp.build_tag : std::string("no Build line (the file name has no build tag)");
+  std::string want =
+      exp.build_tag ? "Build: " + *exp.build_tag : std::string("no Build line (the file name has no build tag)");
   add(out, "W6", Severity::Strict, m, found + " disagrees with the file name", want);
 }
 
@@ -104,8 +105,7 @@ Findings check_wheel_file(std::string_view text, std::string_view member, const 
             " fields past the first " + std::to_string(EmailHeader::kMaxFields) + " were not checked",
         "a WHEEL file of a few lines");
   check_version(h, m, out, info);
-  if (!h.first("Generator"))
-    add(out, "W3", Severity::Warning, m, "no Generator line", "Generator: <tool> <version>");
+  if (!h.first("Generator")) add(out, "W3", Severity::Warning, m, "no Generator line", "Generator: <tool> <version>");
   check_purelib(h, m, out, info);
   check_tags(h, m, expected, out, info);
   check_build(h, m, expected, out, info);

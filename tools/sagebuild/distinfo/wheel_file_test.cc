@@ -29,9 +29,9 @@ TEST_CASE("WHEEL: our writer's output passes every check") {
 
 TEST_CASE("WHEEL: Wheel-Version rules (W2)") {
   auto with = [](std::string v) {
-    return rules(check_wheel_file("Wheel-Version: " + v +
-                                      "\nGenerator: g\nRoot-Is-Purelib: false\nTag: cp39-abi3-linux_x86_64\nBuild: 280.129\n",
-                                  "W", kExp));
+    return rules(check_wheel_file(
+        "Wheel-Version: " + v + "\nGenerator: g\nRoot-Is-Purelib: false\nTag: cp39-abi3-linux_x86_64\nBuild: 280.129\n",
+        "W", kExp));
   };
   CHECK(with("1.0").empty());
   CHECK(with("3.0") == std::vector<std::string>{"E:W2"});
@@ -45,15 +45,18 @@ TEST_CASE("WHEEL: Generator, Root-Is-Purelib, Tag and Build (W3-W6)") {
   CHECK(r == std::vector<std::string>{"S:W4", "S:W5", "S:W6", "W:W3"});
   // Tag order does not matter; the set does.
   WheelFileExpectations two{{"py2-none-any", "py3-none-any"}, std::nullopt};
-  CHECK(check_wheel_file("Wheel-Version: 1.0\nGenerator: g\nRoot-Is-Purelib: true\nTag: py3-none-any\nTag: py2-none-any\n",
-                         "W", two)
+  CHECK(check_wheel_file(
+            "Wheel-Version: 1.0\nGenerator: g\nRoot-Is-Purelib: true\nTag: py3-none-any\nTag: py2-none-any\n", "W", two)
             .empty());
   CHECK(rules(check_wheel_file("Wheel-Version: 1.0\nGenerator: g\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-                               "Tag: py2-none-any\nBuild: 1\n", "W", two)) == std::vector<std::string>{"S:W6"});
+                               "Tag: py2-none-any\nBuild: 1\n",
+                               "W", two)) == std::vector<std::string>{"S:W6"});
 }
 
 TEST_CASE("WHEEL: malformed lines are W1 errors") {
-  auto r = rules(check_wheel_file("Wheel-Version: 1.0\ngarbage\nGenerator: g\nRoot-Is-Purelib: false\n"
-                                  "Tag: cp39-abi3-linux_x86_64\nBuild: 280.129\n", "W", kExp));
+  auto r =
+      rules(check_wheel_file("Wheel-Version: 1.0\ngarbage\nGenerator: g\nRoot-Is-Purelib: false\n"
+                             "Tag: cp39-abi3-linux_x86_64\nBuild: 280.129\n",
+                             "W", kExp));
   CHECK(r == std::vector<std::string>{"E:W1"});
 }

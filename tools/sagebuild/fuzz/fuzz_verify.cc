@@ -13,7 +13,8 @@ namespace {
 
 const std::filesystem::path& wheel_path() {
   static const std::filesystem::path p = [] {
-    std::filesystem::path dir = std::filesystem::exists("/dev/shm") ? "/dev/shm" : std::filesystem::temp_directory_path();
+    std::filesystem::path dir =
+        std::filesystem::exists("/dev/shm") ? "/dev/shm" : std::filesystem::temp_directory_path();
     dir /= "sb-fuzz-verify-" + std::to_string(sb::process_id());
     std::filesystem::create_directories(dir);
     return dir / "sageattention-2.2.0-21100.130-cp310-abi3-linux_x86_64.whl";

@@ -26,7 +26,8 @@ void put(std::string& s, std::uint64_t v, int bytes) {
 
 std::string metadata(const std::string& extra = {}) {
   return "Metadata-Version: 2.4\nName: sageattention\nVersion: 2.2.0\nRequires-Python: >=3.10\n"
-         "Requires-Dist: torch==2.11.0\n" + extra;
+         "Requires-Dist: torch==2.11.0\n" +
+         extra;
 }
 
 const char* kWheelFile =
@@ -54,16 +55,16 @@ std::string lying_fatbin(int n) {
   std::string entries;
   for (int i = 0; i < n; ++i) {
     std::string h;
-    put(h, 2, 2);                  // kind: cubin
-    put(h, 0x0101, 2);             // version
-    put(h, 64, 4);                 // header size
-    put(h, 0, 8);                  // payload (padded): none
-    put(h, 0, 4);                  // compressed size
+    put(h, 2, 2);       // kind: cubin
+    put(h, 0x0101, 2);  // version
+    put(h, 64, 4);      // header size
+    put(h, 0, 8);       // payload (padded): none
+    put(h, 0, 4);       // compressed size
     put(h, 0, 4);
-    put(h, 0, 2), put(h, 0, 2);    // minor, major
-    put(h, 90, 4);                 // arch
+    put(h, 0, 2), put(h, 0, 2);  // minor, major
+    put(h, 90, 4);               // arch
     put(h, 0, 4), put(h, 0, 4);
-    put(h, 0x2000, 8);             // LZ4
+    put(h, 0x2000, 8);  // LZ4
     put(h, 0, 8);
     put(h, (i % 2 ? 32ull : 512ull) << 20, 8);  // uncompressed size claimed
     entries += h;
@@ -80,8 +81,7 @@ std::string lying_fatbin(int n) {
 // note read is a backward seek in the deflated member.
 std::string alternating_notes(int n) {
   std::vector<ElfSectionSpec> s = {{".padding", 1, std::string(8 << 20, '\0')}};
-  for (int i = 0; i < n; ++i)
-    s.push_back({".note.gnu.property", 7, "", 0, 0, 0, i % 2 ? (8 << 20) - 4096 : 4096, 32});
+  for (int i = 0; i < n; ++i) s.push_back({".note.gnu.property", 7, "", 0, 0, 0, i % 2 ? (8 << 20) - 4096 : 4096, 32});
   return elf_shared_object(s);
 }
 
@@ -89,16 +89,16 @@ std::string alternating_notes(int n) {
 std::string long_verneed_chain(int versions) {
   std::string strtab = std::string("\0libc.so.6\0GLIBC_2.2.5\0", 23);
   std::string vr;
-  put(vr, 1, 2);                 // vn_version
-  put(vr, versions, 2);          // vn_cnt
-  put(vr, 1, 4);                 // vn_file -> "libc.so.6"
-  put(vr, 16, 4);                // vn_aux
-  put(vr, 0, 4);                 // vn_next: last
+  put(vr, 1, 2);         // vn_version
+  put(vr, versions, 2);  // vn_cnt
+  put(vr, 1, 4);         // vn_file -> "libc.so.6"
+  put(vr, 16, 4);        // vn_aux
+  put(vr, 0, 4);         // vn_next: last
   for (int i = 0; i < versions; ++i) {
-    put(vr, 0x09691a75, 4);      // vna_hash
-    put(vr, 0, 2);               // vna_flags
-    put(vr, 2 + i % 100, 2);     // vna_other
-    put(vr, 11, 4);              // vna_name -> "GLIBC_2.2.5"
+    put(vr, 0x09691a75, 4);   // vna_hash
+    put(vr, 0, 2);            // vna_flags
+    put(vr, 2 + i % 100, 2);  // vna_other
+    put(vr, 11, 4);           // vna_name -> "GLIBC_2.2.5"
     put(vr, i + 1 < versions ? 16 : 0, 4);
   }
   // Sections: 2 = .dynstr, 3 = .gnu.version_r (info: 3 entries claimed).
@@ -110,10 +110,10 @@ std::string symbols_naming_one_long_string(int n) {
   std::string strtab(64 * 1024, 'a');
   std::string syms(24, '\0');  // the null symbol
   for (int i = 0; i < n; ++i) {
-    put(syms, 0, 4);     // st_name -> the long string
-    syms += '\x12';      // global function
+    put(syms, 0, 4);  // st_name -> the long string
+    syms += '\x12';   // global function
     syms += '\0';
-    put(syms, 0, 2);     // undefined
+    put(syms, 0, 2);  // undefined
     put(syms, 0, 8), put(syms, 0, 8);
   }
   return elf_shared_object({{".dynstr", 3, strtab}, {".dynsym", 11, syms, 2, 1, 24}});
@@ -167,19 +167,21 @@ std::string elf_shared_object(const std::vector<ElfSectionSpec>& sections) {
   std::uint64_t shoff = 64 + body.size();
   std::uint64_t shnum = sections.size() + 2;
   std::string out;
-  out += "\x7f" "ELF";
+  out +=
+      "\x7f"
+      "ELF";
   out += '\x02', out += '\x01', out += '\x01';
   out += std::string(9, '\0');
-  put(out, 3, 2);      // ET_DYN
-  put(out, 62, 2);     // x86-64
+  put(out, 3, 2);   // ET_DYN
+  put(out, 62, 2);  // x86-64
   put(out, 1, 4);
-  put(out, 0, 8);      // entry
-  put(out, 0, 8);      // phoff
+  put(out, 0, 8);  // entry
+  put(out, 0, 8);  // phoff
   put(out, shoff, 8);
-  put(out, 0, 4);      // flags
-  put(out, 64, 2);     // ehsize
+  put(out, 0, 4);                  // flags
+  put(out, 64, 2);                 // ehsize
   put(out, 0, 2), put(out, 0, 2);  // phentsize, phnum
-  put(out, 64, 2);     // shentsize
+  put(out, 64, 2);                 // shentsize
   put(out, shnum, 2);
   put(out, shnum - 1, 2);  // shstrndx: last
   out += body;
@@ -210,8 +212,7 @@ std::string elf_shared_object(const std::vector<ElfSectionSpec>& sections) {
 std::vector<HostileWheel> hostile_wheels() {
   std::string di = kDistInfo;
   std::vector<HostileWheel> w;
-  w.push_back(with_extension("fatbin-claims-512MiB",
-                             elf_shared_object({{".nv_fatbin", 1, lying_fatbin(1000)}}),
+  w.push_back(with_extension("fatbin-claims-512MiB", elf_shared_object({{".nv_fatbin", 1, lying_fatbin(1000)}}),
                              "more than 256 times as many"));
   w.push_back(with_extension("notes-at-alternating-ends", alternating_notes(20000), ".note.gnu.property sections"));
   w.push_back(with_extension("verneed-chain-past-the-budget", long_verneed_chain(20000),
@@ -229,8 +230,7 @@ std::vector<HostileWheel> hostile_wheels() {
                "more findings not shown (E1: "});
   w.push_back({"record-4MB-line", kName,
                our_wheel({member(di + "/RECORD", std::string(4 << 20, 'x') + ",sha256=,1\n", true)}), "R3"});
-  w.push_back({"record-30MB-nul", kName,
-               our_wheel({member(di + "/RECORD", std::string(30 << 20, '\0'), true)}), "R2"});
+  w.push_back({"record-30MB-nul", kName, our_wheel({member(di + "/RECORD", std::string(30 << 20, '\0'), true)}), "R2"});
   {
     std::vector<TestMember> dirs;
     for (int i = 0; i < 20'000; ++i) dirs.push_back(member("d" + std::to_string(i) + ".data/x", ""));

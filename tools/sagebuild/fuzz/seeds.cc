@@ -83,10 +83,10 @@ void add_wheel(Seeds& seeds, const fs::path& path) {
   const auto& entries = zip->entries();
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const std::string& name = entries[i].name;
-    std::string harness = ends_with(name, ".dist-info/RECORD")            ? "record"
-                          : ends_with(name, ".dist-info/METADATA")        ? "metadata"
-                          : ends_with(name, ".dist-info/WHEEL")           ? "metadata"
-                          : ends_with(name, ".dist-info/entry_points.txt") ? "entry_points"
+    std::string harness = ends_with(name, ".dist-info/RECORD")                               ? "record"
+                          : ends_with(name, ".dist-info/METADATA")                           ? "metadata"
+                          : ends_with(name, ".dist-info/WHEEL")                              ? "metadata"
+                          : ends_with(name, ".dist-info/entry_points.txt")                   ? "entry_points"
                           : ends_with(name, ".so") || name.find(".so.") != std::string::npos ? "elf"
                           : ends_with(name, ".pyd") || ends_with(name, ".dll")               ? "pe"
                                                                                              : "";
@@ -144,8 +144,10 @@ int main(int argc, char** argv) {
       for (auto it = fs::recursive_directory_iterator(corpus, ec); !ec && it != fs::end(it); it.increment(ec)) {
         if (!it->is_regular_file()) continue;
         std::string ext = it->path().extension().string();
-        if (ext == ".whl") add_wheel(seeds, it->path());
-        else if (ext == ".zip" && it->file_size() <= kMaxSeed) seeds.add("zip", slurp(it->path()));
+        if (ext == ".whl")
+          add_wheel(seeds, it->path());
+        else if (ext == ".zip" && it->file_size() <= kMaxSeed)
+          seeds.add("zip", slurp(it->path()));
       }
     }
     std::printf("%d seeds in %s\n", seeds.written, seeds.out.c_str());

@@ -42,8 +42,8 @@ void run(const Options& o, sb::cli::Context& ctx) {
   write_site(groups, o.out, site);
   std::size_t wheels = 0;
   for (const auto& g : groups) wheels += g.wheels.size();
-  std::printf("indexed %zu wheel(s) (%zu new, %zu from the previous index) in %zu variant(s) into %s\n",
-              wheels, fresh, wheels - fresh, groups.size(), o.out.c_str());
+  std::printf("indexed %zu wheel(s) (%zu new, %zu from the previous index) in %zu variant(s) into %s\n", wheels, fresh,
+              wheels - fresh, groups.size(), o.out.c_str());
   for (const auto& g : groups) std::printf("  %s: %zu wheel(s)\n", g.name.c_str(), g.wheels.size());
   ctx.exit_code = 0;
 }
@@ -52,10 +52,9 @@ void run(const Options& o, sb::cli::Context& ctx) {
 
 void add_index_command(CLI::App& app, sb::cli::Context& ctx) {
   auto opts = std::make_shared<Options>();
-  CLI::App* sub = app.add_subcommand(
-      "index", "Write a static package index (PEP 503 + PEP 691) per torch x CUDA variant");
-  sub->add_option("dir", opts->dir, "Directory holding the built wheels (searched recursively)")
-      ->required();
+  CLI::App* sub =
+      app.add_subcommand("index", "Write a static package index (PEP 503 + PEP 691) per torch x CUDA variant");
+  sub->add_option("dir", opts->dir, "Directory holding the built wheels (searched recursively)")->required();
   sub->add_option("--out", opts->out, "Site directory to write (replaced atomically)")->required();
   sub->add_option("--base-url", opts->base_url,
                   "URL the site will be served from, for the pip commands on the landing page");

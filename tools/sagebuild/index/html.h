@@ -18,8 +18,7 @@ std::string render_project_list_html(const std::vector<std::string>& projects);
 // <variant>/simple/<project>/index.html: one link per wheel to
 // `<wheels_href><file>#sha256=<hex>`, with data-requires-python when known.
 // `wheels_href` is relative to the page (the site puts it at "../../../wheels/").
-std::string render_project_page_html(std::string_view project,
-                                     const std::vector<IndexedWheel>& wheels,
+std::string render_project_page_html(std::string_view project, const std::vector<IndexedWheel>& wheels,
                                      std::string_view wheels_href);
 
 // Where a wheel is served: its own url when it has one (a previous

@@ -28,7 +28,9 @@ TEST_CASE("PEP 503 project page: one anchor per wheel with hash and requires-pyt
   CHECK(page.find("<meta name=\"pypi:repository-version\" content=\"1.1\">") != std::string::npos);
   CHECK(page.find("<title>Links for sageattention</title>") != std::string::npos);
   CHECK(page.find("<a href=\"../../../wheels/sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl"
-                  "#sha256=" + std::string(64, 'a') + "\" data-requires-python=\"&gt;=3.10\">"
+                  "#sha256=" +
+                  std::string(64, 'a') +
+                  "\" data-requires-python=\"&gt;=3.10\">"
                   "sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl</a>") != std::string::npos);
   // No Requires-Python: no attribute (an empty one would be a bad specifier).
   CHECK(page.find("win_amd64.whl#sha256=" + std::string(64, 'a') + "\">") != std::string::npos);

@@ -22,9 +22,9 @@ std::string commands(const VariantGroup& g, std::string_view base_url) {
 }
 
 std::string variant_row(const VariantGroup& g, std::string_view base_url) {
-  return "<tr><td><a href=\"" + html_escape(g.name) + "/simple/\">" + html_escape(g.name) +
-         "</a></td><td>" + html_escape(g.torch_minor) + "</td><td>" + html_escape(g.cuda_version) +
-         "</td><td>" + std::to_string(g.wheels.size()) + "</td><td>" + commands(g, base_url) + "</td></tr>\n";
+  return "<tr><td><a href=\"" + html_escape(g.name) + "/simple/\">" + html_escape(g.name) + "</a></td><td>" +
+         html_escape(g.torch_minor) + "</td><td>" + html_escape(g.cuda_version) + "</td><td>" +
+         std::to_string(g.wheels.size()) + "</td><td>" + commands(g, base_url) + "</td></tr>\n";
 }
 
 }  // namespace
@@ -33,16 +33,12 @@ std::string variant_index_url(std::string_view base_url, std::string_view varian
   return trimmed(base_url) + "/" + std::string(variant) + "/simple/";
 }
 
-std::string pip_command(std::string_view project, std::string_view base_url,
-                        std::string_view variant) {
-  return "pip install " + std::string(project) + " --extra-index-url " +
-         variant_index_url(base_url, variant);
+std::string pip_command(std::string_view project, std::string_view base_url, std::string_view variant) {
+  return "pip install " + std::string(project) + " --extra-index-url " + variant_index_url(base_url, variant);
 }
 
-std::string uv_command(std::string_view project, std::string_view base_url,
-                       std::string_view variant) {
-  return "uv pip install " + std::string(project) + " --extra-index-url " +
-         variant_index_url(base_url, variant);
+std::string uv_command(std::string_view project, std::string_view base_url, std::string_view variant) {
+  return "uv pip install " + std::string(project) + " --extra-index-url " + variant_index_url(base_url, variant);
 }
 
 std::string index_url_command(std::string_view base_url) {
@@ -50,12 +46,13 @@ std::string index_url_command(std::string_view base_url) {
   // cmd.exe / PowerShell alike.
   return "python -c \"import torch; t = torch.__version__.split('+')[0].split('.'); "
          "c = (torch.version.cuda or '').split('.'); "
-         "print(f'" + trimmed(base_url) + "/torch{t[0]}.{t[1]}-cu{c[0]}{c[1]}/simple/' if c[0] else "
+         "print(f'" +
+         trimmed(base_url) +
+         "/torch{t[0]}.{t[1]}-cu{c[0]}{c[1]}/simple/' if c[0] else "
          "'torch ' + torch.__version__ + ' is a CPU build: install a CUDA build of torch first')\"";
 }
 
-std::string render_landing_page(const std::vector<VariantGroup>& groups,
-                                std::string_view base_url) {
+std::string render_landing_page(const std::vector<VariantGroup>& groups, std::string_view base_url) {
   std::string example = groups.empty() ? "torch2.11-cu130" : groups.back().name;
   std::string page =
       "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n"
@@ -65,10 +62,14 @@ std::string render_landing_page(const std::vector<VariantGroup>& groups,
       "version. pip cannot see which torch you have installed, so you choose the index: "
       "run this with the Python you will use, and it prints the index URL for its torch "
       "and CUDA:</p>\n"
-      "<pre><code>" + html_escape(index_url_command(base_url)) + "</code></pre>\n"
+      "<pre><code>" +
+      html_escape(index_url_command(base_url)) +
+      "</code></pre>\n"
       "<p>Then install from that index (keep PyPI for the dependencies), with pip or uv:</p>\n"
-      "<pre><code>" + html_escape(pip_command("sageattention", base_url, example)) + "\n" +
-      html_escape(uv_command("sageattention", base_url, example)) + "</code></pre>\n"
+      "<pre><code>" +
+      html_escape(pip_command("sageattention", base_url, example)) + "\n" +
+      html_escape(uv_command("sageattention", base_url, example)) +
+      "</code></pre>\n"
       "<p>A wheel built against the PyTorch stable ABI (torch 2.10 and later) requires "
       "<code>torch&gt;=2.10,&lt;3</code>, and one for an older torch requires its minor release "
       "(<code>torch==2.8.*</code>), so pip keeps the torch you have. From torch 2.10 on, one "
@@ -78,8 +79,9 @@ std::string render_landing_page(const std::vector<VariantGroup>& groups,
       "<table>\n<tr><th>Variant</th><th>torch</th><th>CUDA</th><th>Wheels</th>"
       "<th>Install</th></tr>\n";
   for (const auto& g : groups) page += variant_row(g, base_url);
-  page += "</table>\n<p><a href=\"manifest.json\">manifest.json</a> lists every wheel, its "
-          "SHA-256 and its build information.</p>\n</body>\n</html>\n";
+  page +=
+      "</table>\n<p><a href=\"manifest.json\">manifest.json</a> lists every wheel, its "
+      "SHA-256 and its build information.</p>\n</body>\n</html>\n";
   return page;
 }
 

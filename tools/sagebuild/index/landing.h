@@ -16,13 +16,11 @@ std::string variant_index_url(std::string_view base_url, std::string_view varian
 
 // "pip install <project> --extra-index-url <variant index url>": pip merges
 // the indexes (torch and the other dependencies come from PyPI).
-std::string pip_command(std::string_view project, std::string_view base_url,
-                        std::string_view variant);
+std::string pip_command(std::string_view project, std::string_view base_url, std::string_view variant);
 
 // "uv pip install <project> --extra-index-url <variant index url>": uv takes
 // a package from the first index that has it, and an extra index comes first.
-std::string uv_command(std::string_view project, std::string_view base_url,
-                       std::string_view variant);
+std::string uv_command(std::string_view project, std::string_view base_url, std::string_view variant);
 
 // A `python -c` command that prints the variant index URL for the torch the
 // interpreter imports, by the rule of variant_name(): torch major.minor and
@@ -30,7 +28,6 @@ std::string uv_command(std::string_view project, std::string_view base_url,
 // so instead.
 std::string index_url_command(std::string_view base_url);
 
-std::string render_landing_page(const std::vector<VariantGroup>& groups,
-                                std::string_view base_url);
+std::string render_landing_page(const std::vector<VariantGroup>& groups, std::string_view base_url);
 
 }  // namespace sb::index

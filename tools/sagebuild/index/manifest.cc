@@ -26,14 +26,11 @@ nlohmann::json wheel_entry(const IndexedWheel& w, const std::string& wheels_href
 
 }  // namespace
 
-std::string render_manifest(const std::vector<VariantGroup>& groups,
-                            const std::string& wheels_href) {
+std::string render_manifest(const std::vector<VariantGroup>& groups, const std::string& wheels_href) {
   nlohmann::json variants = nlohmann::json::array(), wheels = nlohmann::json::array();
   for (const auto& g : groups) {
-    variants.push_back({{"name", g.name},
-                        {"torch", g.torch_minor},
-                        {"cuda", g.cuda_version},
-                        {"index", g.name + "/simple/"}});
+    variants.push_back(
+        {{"name", g.name}, {"torch", g.torch_minor}, {"cuda", g.cuda_version}, {"index", g.name + "/simple/"}});
     for (const auto& w : g.wheels) wheels.push_back(wheel_entry(w, wheels_href));
   }
   return nlohmann::json{{"variants", variants}, {"wheels", wheels}}.dump(2) + "\n";

@@ -14,7 +14,6 @@ namespace sb::index {
 //             "sha256","size","requires_python","build_info"}]}
 // A wheel's "url" is `wheels_href` + its file name: "wheels/" (relative to
 // the site root) or an absolute URL.  Deterministic: same input, same bytes.
-std::string render_manifest(const std::vector<VariantGroup>& groups,
-                            const std::string& wheels_href = "wheels/");
+std::string render_manifest(const std::vector<VariantGroup>& groups, const std::string& wheels_href = "wheels/");
 
 }  // namespace sb::index

@@ -16,7 +16,8 @@ namespace {
 constexpr std::uintmax_t kMaxManifestBytes = 64ull << 20;
 
 [[noreturn]] void bad(const std::string& source, const std::string& what) {
-  throw UsageError(source + ": " + what + "; expected the manifest.json of a site `sagebuild index --wheels-url` wrote");
+  throw UsageError(source + ": " + what +
+                   "; expected the manifest.json of a site `sagebuild index --wheels-url` wrote");
 }
 
 std::string text(const nlohmann::json& entry, const char* key, const std::string& source, const std::string& where) {
@@ -32,8 +33,9 @@ IndexedWheel wheel_of(const nlohmann::json& e, const std::string& source, std::s
   w.filename = text(e, "filename", source, where);
   w.url = text(e, "url", source, where);
   if (w.url.rfind("https://", 0) != 0 && w.url.rfind("http://", 0) != 0 && w.url.rfind("file://", 0) != 0)
-    bad(source, where + ".url '" + w.url + "' is relative: that site copied its wheels, so its manifest cannot "
-                "say where they are served");
+    bad(source, where + ".url '" + w.url +
+                    "' is relative: that site copied its wheels, so its manifest cannot "
+                    "say where they are served");
   w.project = text(e, "project", source, where);
   w.version = text(e, "version", source, where);
   w.torch_version = text(e, "torch", source, where);
@@ -82,8 +84,11 @@ std::vector<IndexedWheel> merge_previous(std::vector<IndexedWheel> current, std:
       continue;
     }
     if (it->second->sha256 != old.sha256)
-      throw UsageError(old.filename + " is in the previous index with SHA-256 " + old.sha256 + " and among the new "
-                       "wheels with " + it->second->sha256 + "; a published file must not change: give the new "
+      throw UsageError(old.filename + " is in the previous index with SHA-256 " + old.sha256 +
+                       " and among the new "
+                       "wheels with " +
+                       it->second->sha256 +
+                       "; a published file must not change: give the new "
                        "build another version or build tag");
   }
   current.insert(current.end(), std::make_move_iterator(kept.begin()), std::make_move_iterator(kept.end()));

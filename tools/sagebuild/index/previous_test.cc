@@ -48,9 +48,9 @@ TEST_CASE("previous manifest: its wheels keep their release URLs in the next ind
   auto manifest = nlohmann::json::parse(sb::read_file(root / "site2" / "manifest.json"));
   std::vector<std::string> urls;
   for (const auto& w : manifest["wheels"]) urls.push_back(w["url"]);
-  CHECK(urls == std::vector<std::string>{
-                    std::string(kV1) + "sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl",
-                    std::string(kV2) + "sageattention-2.2.1-21100.130-cp310-abi3-linux_x86_64.whl"});
+  CHECK(urls ==
+        std::vector<std::string>{std::string(kV1) + "sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl",
+                                 std::string(kV2) + "sageattention-2.2.1-21100.130-cp310-abi3-linux_x86_64.whl"});
   std::string old_page = sb::read_file(root / "site2" / "torch2.8-cu129/simple/sageattention/index.html");
   CHECK(old_page.find(std::string(kV1) + "sageattention-2.2.0-280.129") != std::string::npos);
   // The manifest this site wrote serves as the next one's --previous.
@@ -73,8 +73,8 @@ TEST_CASE("previous manifest: what is not one is refused by name") {
   CHECK_THROWS_WITH(parse_previous_manifest("[1]", "m.json"), Catch::StartsWith("m.json: no \"wheels\" array"));
   CHECK_THROWS_WITH(parse_previous_manifest("{", "m.json"), Catch::StartsWith("m.json: not valid JSON"));
   std::string entry = R"({"wheels": [{"filename": "a-1-cp39-abi3-linux_x86_64.whl", "url": "wheels/a.whl",
-      "project": "a", "version": "1", "torch": "2.8.0", "cuda": "12.9", "sha256": ")" + std::string(64, 'a') +
-                      R"(", "size": 3, "requires_python": ""}]})";
+      "project": "a", "version": "1", "torch": "2.8.0", "cuda": "12.9", "sha256": ")" +
+                      std::string(64, 'a') + R"(", "size": 3, "requires_python": ""}]})";
   CHECK_THROWS_WITH(parse_previous_manifest(entry, "m.json"),
                     Catch::Contains("wheels[0].url 'wheels/a.whl' is relative"));
   CHECK_THROWS_AS(read_previous_manifest("/nonexistent/manifest.json"), sb::UsageError);

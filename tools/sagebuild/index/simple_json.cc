@@ -34,23 +34,17 @@ std::string render_project_list_json(const std::vector<std::string>& projects) {
   return nlohmann::json{{"meta", meta()}, {"projects", list}}.dump(2) + "\n";
 }
 
-std::string render_project_page_json(std::string_view project,
-                                     const std::vector<IndexedWheel>& wheels,
+std::string render_project_page_json(std::string_view project, const std::vector<IndexedWheel>& wheels,
                                      std::string_view wheels_href) {
   nlohmann::json files = nlohmann::json::array();
   for (const auto& w : wheels) {
     std::string url = wheel_url(wheels_href, w);
-    nlohmann::json f{{"filename", w.filename},
-                     {"url", url},
-                     {"hashes", {{"sha256", w.sha256}}},
-                     {"size", w.size}};
+    nlohmann::json f{{"filename", w.filename}, {"url", url}, {"hashes", {{"sha256", w.sha256}}}, {"size", w.size}};
     if (!w.requires_python.empty()) f["requires-python"] = w.requires_python;
     files.push_back(std::move(f));
   }
-  nlohmann::json page{{"meta", meta()},
-                      {"name", std::string(project)},
-                      {"versions", versions_of(wheels)},
-                      {"files", files}};
+  nlohmann::json page{
+      {"meta", meta()}, {"name", std::string(project)}, {"versions", versions_of(wheels)}, {"files", files}};
   return page.dump(2) + "\n";
 }
 

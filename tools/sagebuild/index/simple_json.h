@@ -20,8 +20,7 @@ std::string render_project_list_json(const std::vector<std::string>& projects);
 // {"meta":..., "name":..., "versions":[...], "files":[{"filename","url",
 //  "hashes":{"sha256"}, "requires-python" (when known), "size"}]}
 // "url" is relative to the page, like the HTML form's href.
-std::string render_project_page_json(std::string_view project,
-                                     const std::vector<IndexedWheel>& wheels,
+std::string render_project_page_json(std::string_view project, const std::vector<IndexedWheel>& wheels,
                                      std::string_view wheels_href);
 
 }  // namespace sb::index

@@ -6,8 +6,8 @@
 #include "sagebuild/index/test_wheels.h"
 
 using namespace sb::index;
-using testing::wheel;
 using nlohmann::json;
+using testing::wheel;
 
 TEST_CASE("PEP 691 project list") {
   json j = json::parse(render_project_list_json({"sageattention", "sageattn3"}));

@@ -24,8 +24,7 @@ std::vector<IndexedWheel> wheels_of(const VariantGroup& g, const std::string& pr
   return out;
 }
 
-void add_variant_pages(const VariantGroup& g, const std::string& wheels_href,
-                       std::vector<SitePage>& pages) {
+void add_variant_pages(const VariantGroup& g, const std::string& wheels_href, std::vector<SitePage>& pages) {
   std::string simple = g.name + "/simple/";
   auto projects = projects_of(g);
   pages.push_back({simple + "index.html", render_project_list_html(projects)});
@@ -68,11 +67,13 @@ void check_replaceable(const fs::path& out) {
   std::error_code ec;
   if (!fs::exists(out, ec)) return;
   if (!fs::is_directory(out, ec)) {
-    throw UsageError("--out " + out.string() + " exists and is not a directory; expected a "
+    throw UsageError("--out " + out.string() +
+                     " exists and is not a directory; expected a "
                      "directory for the site (or a path that does not exist yet)");
   }
   if (fs::is_empty(out, ec) || fs::exists(out / "manifest.json", ec)) return;
-  throw UsageError("--out " + out.string() + " is a non-empty directory without manifest.json, "
+  throw UsageError("--out " + out.string() +
+                   " is a non-empty directory without manifest.json, "
                    "so it is not a site sagebuild wrote; refusing to replace it. Expected an "
                    "empty directory, a previous `sagebuild index` output, or a new path");
 }
@@ -111,26 +112,22 @@ void swap_into_place(const fs::path& staged, const fs::path& out) {
 
 }  // namespace
 
-std::vector<SitePage> render_site_pages(const std::vector<VariantGroup>& groups,
-                                        const SiteOptions& options) {
+std::vector<SitePage> render_site_pages(const std::vector<VariantGroup>& groups, const SiteOptions& options) {
   bool external = !options.wheels_url.empty();
   std::vector<SitePage> pages;
   pages.push_back({"index.html", render_landing_page(groups, options.base_url)});
   pages.push_back({"manifest.json", render_manifest(groups, external ? options.wheels_url : "wheels/")});
-  for (const auto& g : groups)
-    add_variant_pages(g, external ? options.wheels_url : kWheelsHref, pages);
+  for (const auto& g : groups) add_variant_pages(g, external ? options.wheels_url : kWheelsHref, pages);
   return pages;
 }
 
-void write_site(const std::vector<VariantGroup>& groups, const fs::path& out_arg,
-                const SiteOptions& options) {
+void write_site(const std::vector<VariantGroup>& groups, const fs::path& out_arg, const SiteOptions& options) {
   fs::path out = fs::absolute(out_arg).lexically_normal();
   if (out.filename().empty()) out = out.parent_path();
   check_replaceable(out);
   std::error_code ec;
   fs::create_directories(out.parent_path(), ec);
-  fs::path staged =
-      out.parent_path() / ("." + out.filename().string() + ".tmp-" + unique_suffix());
+  fs::path staged = out.parent_path() / ("." + out.filename().string() + ".tmp-" + unique_suffix());
   fs::remove_all(staged, ec);
   TreeGuard guard(staged);
   fs::create_directories(staged, ec);

@@ -21,7 +21,7 @@
 namespace sb::index {
 
 struct SitePage {
-  std::string path;     // relative to SITE, '/'-separated
+  std::string path;  // relative to SITE, '/'-separated
   std::string content;
 };
 
@@ -38,8 +38,7 @@ struct SiteOptions {
 };
 
 // Every generated page (not the wheels), in a fixed order.
-std::vector<SitePage> render_site_pages(const std::vector<VariantGroup>& groups,
-                                        const SiteOptions& options);
+std::vector<SitePage> render_site_pages(const std::vector<VariantGroup>& groups, const SiteOptions& options);
 
 // Writes pages (and copies the wheels unless options.wheels_url is set) into
 // a temporary directory beside `out`,
@@ -47,7 +46,6 @@ std::vector<SitePage> render_site_pages(const std::vector<VariantGroup>& groups,
 // empty or a previous site (has manifest.json); otherwise throws
 // sb::UsageError rather than delete someone's directory.  Throws sb::IoError
 // on file-system failures, leaving `out` as it was.
-void write_site(const std::vector<VariantGroup>& groups, const std::filesystem::path& out,
-                const SiteOptions& options);
+void write_site(const std::vector<VariantGroup>& groups, const std::filesystem::path& out, const SiteOptions& options);
 
 }  // namespace sb::index

@@ -22,14 +22,13 @@ std::vector<VariantGroup> two_variants(const fs::path& dir) {
 }  // namespace
 
 TEST_CASE("render_site_pages lays out the landing page, manifest and both API forms") {
-  auto groups = group_by_variant({testing::wheel("a-1-280.129-cp39-abi3-linux_x86_64.whl",
-                                                 "torch2.8-cu129", "2.8.0", "12.9", "a")});
+  auto groups = group_by_variant(
+      {testing::wheel("a-1-280.129-cp39-abi3-linux_x86_64.whl", "torch2.8-cu129", "2.8.0", "12.9", "a")});
   std::vector<std::string> paths;
   for (const auto& p : render_site_pages(groups, {"https://x", ""})) paths.push_back(p.path);
-  CHECK(paths == std::vector<std::string>{
-                     "index.html", "manifest.json", "torch2.8-cu129/simple/index.html",
-                     "torch2.8-cu129/simple/index.json", "torch2.8-cu129/simple/a/index.html",
-                     "torch2.8-cu129/simple/a/index.json"});
+  CHECK(paths == std::vector<std::string>{"index.html", "manifest.json", "torch2.8-cu129/simple/index.html",
+                                          "torch2.8-cu129/simple/index.json", "torch2.8-cu129/simple/a/index.html",
+                                          "torch2.8-cu129/simple/a/index.json"});
 }
 
 TEST_CASE("write_site writes every page and copies the wheels") {
@@ -98,6 +97,5 @@ TEST_CASE("with wheels_url the pages link there and no wheel is copied") {
   CHECK(page.find("href=\"" + assets + "sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl#sha256=") !=
         std::string::npos);
   auto manifest = nlohmann::json::parse(sb::read_file(site / "manifest.json"));
-  CHECK(manifest["wheels"][0]["url"] ==
-        assets + "sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl");
+  CHECK(manifest["wheels"][0]["url"] == assets + "sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl");
 }

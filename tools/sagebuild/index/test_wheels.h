@@ -17,8 +17,10 @@ inline std::string build_info_json(const std::string& torch, const std::string& 
   return R"({"schema":1,"package":"sageattention","version":"2.2.0","abi_mode":"abi3",
     "pythons":["3.9"],"wheel":{"build_tag":null,"local_version":null,"python_tag":"cp39",
     "abi_tag":"abi3","platform_tag":"linux_x86_64"},
-    "torch":{"version":")" + torch + R"(","cxx11_abi":true,"cuda":")" + cuda + R"("},
-    "cuda":{"version":")" + cuda + R"(","nvcc":")" + cuda + R"(.0"},
+    "torch":{"version":")" +
+         torch + R"(","cxx11_abi":true,"cuda":")" + cuda + R"("},
+    "cuda":{"version":")" +
+         cuda + R"(","nvcc":")" + cuda + R"(.0"},
     "archs":["8.0"],"ptx_archs":["8.0"],"kernel_families":{},
     "host_compiler":{"id":"gcc","version":"13.2.0"},"platform":"linux_x86_64",
     "source_revision":"0123456789abcdef"})";
@@ -26,8 +28,7 @@ inline std::string build_info_json(const std::string& torch, const std::string& 
 
 // Writes dir/filename with METADATA (Requires-Python when given) and, when
 // `build_info` is set, sageattention/build_info.json.
-inline std::filesystem::path write_wheel(const std::filesystem::path& dir,
-                                         const std::string& filename,
+inline std::filesystem::path write_wheel(const std::filesystem::path& dir, const std::string& filename,
                                          const std::optional<std::string>& build_info,
                                          const std::string& requires_python = ">=3.9") {
   std::filesystem::create_directories(dir);
@@ -39,14 +40,13 @@ inline std::filesystem::path write_wheel(const std::filesystem::path& dir,
   if (!requires_python.empty()) meta += "Requires-Python: " + requires_python + "\n";
   w.add_file("sageattention-2.2.0.dist-info/METADATA", meta, 0644);
   w.add_file("sageattention-2.2.0.dist-info/WHEEL",
-             "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: cp39-abi3-linux_x86_64\n",
-             0644);
+             "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: cp39-abi3-linux_x86_64\n", 0644);
   w.commit();
   return path;
 }
 
-inline IndexedWheel wheel(std::string filename, std::string variant, std::string torch,
-                          std::string cuda, std::string project = "sageattention") {
+inline IndexedWheel wheel(std::string filename, std::string variant, std::string torch, std::string cuda,
+                          std::string project = "sageattention") {
   IndexedWheel w;
   w.filename = std::move(filename);
   w.project = std::move(project);

@@ -16,8 +16,8 @@ wheel::Version release_version(std::string_view text, std::string_view what) {
   std::string why;
   auto v = wheel::parse_version(text, &why);
   if (!v || v->release.empty()) {
-    throw UsageError(std::string(what) + " version '" + std::string(text) +
-                     "' is not a version (" + why + "); expected e.g. 2.8.0");
+    throw UsageError(std::string(what) + " version '" + std::string(text) + "' is not a version (" + why +
+                     "); expected e.g. 2.8.0");
   }
   return *v;
 }
@@ -44,8 +44,8 @@ std::vector<VariantGroup> group_by_variant(std::vector<IndexedWheel> wheels) {
     if (g.name.empty()) {
       g.name = w.variant;
       auto torch = release_version(w.torch_version, "torch");
-      g.torch_minor = std::to_string(torch.release[0]) + "." +
-                      std::to_string(torch.release.size() > 1 ? torch.release[1] : 0);
+      g.torch_minor =
+          std::to_string(torch.release[0]) + "." + std::to_string(torch.release.size() > 1 ? torch.release[1] : 0);
       g.cuda_version = w.cuda_version;
     }
     g.wheels.push_back(std::move(w));
@@ -60,8 +60,7 @@ std::vector<VariantGroup> group_by_variant(std::vector<IndexedWheel> wheels) {
   // Numeric order, newest last: torch2.10 after torch2.9, cu130 after cu129.
   std::sort(out.begin(), out.end(), [](const VariantGroup& a, const VariantGroup& b) {
     auto key = [](const VariantGroup& g) {
-      return std::make_pair(release_version(g.torch_minor, "torch"),
-                            release_version(g.cuda_version, "CUDA"));
+      return std::make_pair(release_version(g.torch_minor, "torch"), release_version(g.cuda_version, "CUDA"));
     };
     return key(a) < key(b);
   });

@@ -18,10 +18,10 @@ namespace sb::index {
 std::string variant_name(std::string_view torch_version, std::string_view cuda_version);
 
 struct VariantGroup {
-  std::string name;                 // "torch2.8-cu129"
-  std::string torch_minor;          // "2.8"
-  std::string cuda_version;         // "12.9"
-  std::vector<IndexedWheel> wheels; // sorted by project, then file name
+  std::string name;                  // "torch2.8-cu129"
+  std::string torch_minor;           // "2.8"
+  std::string cuda_version;          // "12.9"
+  std::vector<IndexedWheel> wheels;  // sorted by project, then file name
 };
 
 // Wheels grouped by variant, variants in name order.

@@ -25,8 +25,7 @@ constexpr std::uint64_t kMaxSmallMember = 1 << 20;  // METADATA and build_info a
 std::string release_str(const wheel::Version& v) { return v.base_version().str(); }
 
 // A top-level "<dir>/<file>" member whose directory satisfies `dir_ok`.
-long find_top_level(const zip::Reader& zip, std::string_view file,
-                    bool (*dir_ok)(std::string_view)) {
+long find_top_level(const zip::Reader& zip, std::string_view file, bool (*dir_ok)(std::string_view)) {
   const auto& entries = zip.entries();
   for (std::size_t i = 0; i < entries.size(); ++i) {
     std::string_view name = entries[i].name;
@@ -38,9 +37,7 @@ long find_top_level(const zip::Reader& zip, std::string_view file,
 }
 
 bool is_dist_info(std::string_view dir) { return dir.ends_with(".dist-info"); }
-bool is_package_dir(std::string_view dir) {
-  return !dir.ends_with(".dist-info") && !dir.ends_with(".data");
-}
+bool is_package_dir(std::string_view dir) { return !dir.ends_with(".dist-info") && !dir.ends_with(".data"); }
 
 std::optional<std::string> read_member(zip::Reader& zip, long index, const fs::path& path) {
   if (index < 0) return std::nullopt;
@@ -77,8 +74,7 @@ void read_build_info(const std::string& text, const fs::path& path, IndexedWheel
 std::optional<TorchCuda> torch_cuda_from_filename(const wheel::WheelFilename& name) {
   std::optional<wheel::TorchCudaVersions> decoded;
   if (name.build_tag) decoded = wheel::decode_build_tag(*name.build_tag);
-  if (!decoded && !name.version.local.empty())
-    decoded = wheel::decode_local_version(name.version.local_str());
+  if (!decoded && !name.version.local.empty()) decoded = wheel::decode_local_version(name.version.local_str());
   if (!decoded) return std::nullopt;
   return TorchCuda{release_str(decoded->torch), release_str(decoded->cuda)};
 }
@@ -100,7 +96,8 @@ IndexedWheel scan_wheel(const fs::path& path) {
   if (w.torch_version.empty()) {
     auto tc = torch_cuda_from_filename(name);
     if (!tc) {
-      throw UsageError(path.string() + ": cannot tell which torch and CUDA it is for; expected "
+      throw UsageError(path.string() +
+                       ": cannot tell which torch and CUDA it is for; expected "
                        "<package>/build_info.json in the wheel, a build tag such as 280.129, or "
                        "a local version such as +cu128torch2.9.0");
     }
@@ -129,12 +126,12 @@ IndexedWheel scan_wheel(const fs::path& path) {
 std::vector<IndexedWheel> scan_directory(const fs::path& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
-    throw UsageError(dir.string() + " is not a directory; expected the directory holding the "
+    throw UsageError(dir.string() +
+                     " is not a directory; expected the directory holding the "
                      "built wheels (*.whl)");
   }
   std::vector<fs::path> files;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
-       it.increment(ec)) {
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it); it.increment(ec)) {
     if (it->is_regular_file() && it->path().extension() == ".whl") files.push_back(it->path());
   }
   if (ec) throw IoError("cannot list " + dir.string() + ": " + ec.message());
@@ -144,9 +141,8 @@ std::vector<IndexedWheel> scan_directory(const fs::path& dir) {
     IndexedWheel w = scan_wheel(f);
     auto [it, inserted] = by_name.emplace(w.filename, w);
     if (!inserted && it->second.sha256 != w.sha256) {
-      throw UsageError("two different wheels named " + w.filename + ": " +
-                       it->second.source.string() + " and " + f.string() +
-                       "; expected each file name once (a wheel's name must identify it)");
+      throw UsageError("two different wheels named " + w.filename + ": " + it->second.source.string() + " and " +
+                       f.string() + "; expected each file name once (a wheel's name must identify it)");
     }
   }
   if (by_name.empty()) throw UsageError(dir.string() + " holds no *.whl files; expected built wheels");

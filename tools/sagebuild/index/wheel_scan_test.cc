@@ -19,8 +19,7 @@ TEST_CASE("torch and CUDA from the file name: build tag, then local version") {
   REQUIRE(b);
   CHECK(b->torch == "2.11.0");
   CHECK(b->cuda == "13.0");
-  auto c = torch_cuda_from_filename(
-      name("sageattn3-1.0.0+cu128torch2.9.0-cp312-cp312-linux_x86_64.whl"));
+  auto c = torch_cuda_from_filename(name("sageattn3-1.0.0+cu128torch2.9.0-cp312-cp312-linux_x86_64.whl"));
   REQUIRE(c);
   CHECK(c->torch == "2.9.0");
   CHECK(c->cuda == "12.8");
@@ -42,8 +41,7 @@ TEST_CASE("scan_wheel prefers build_info.json and reads Requires-Python") {
   CHECK(w.size == fs::file_size(p));
   CHECK(w.build_info["torch"]["version"] == "2.9.0");
 
-  fs::path q = testing::write_wheel(dir, "sageattention-2.2.0-280.129-cp39-abi3-win_amd64.whl",
-                                    std::nullopt, "");
+  fs::path q = testing::write_wheel(dir, "sageattention-2.2.0-280.129-cp39-abi3-win_amd64.whl", std::nullopt, "");
   IndexedWheel v = scan_wheel(q);
   CHECK(v.variant == "torch2.8-cu129");
   CHECK(v.requires_python.empty());
@@ -52,11 +50,10 @@ TEST_CASE("scan_wheel prefers build_info.json and reads Requires-Python") {
 
 TEST_CASE("scan_wheel says what it expected") {
   fs::path dir = testing::fresh_dir("scan_errors");
-  fs::path plain = testing::write_wheel(dir, "sageattention-2.2.0-cp39-abi3-linux_x86_64.whl",
-                                        std::nullopt);
+  fs::path plain = testing::write_wheel(dir, "sageattention-2.2.0-cp39-abi3-linux_x86_64.whl", std::nullopt);
   CHECK_THROWS_WITH(scan_wheel(plain), Catch::Contains("cannot tell which torch and CUDA"));
-  fs::path bad_info = testing::write_wheel(
-      dir, "sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl", std::string("{\"schema\":1}"));
+  fs::path bad_info = testing::write_wheel(dir, "sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl",
+                                           std::string("{\"schema\":1}"));
   CHECK_THROWS_WITH(scan_wheel(bad_info), Catch::Contains("invalid build_info.json"));
   fs::path bad_name = dir / "not-a-wheel.whl";
   fs::copy_file(plain, bad_name);
@@ -72,8 +69,7 @@ TEST_CASE("scan_directory: recursive, de-duplicated, conflicts refused") {
   testing::write_wheel(dir / "job-a", name, std::nullopt);
   fs::create_directories(dir / "job-b");
   fs::copy_file(dir / "job-a" / name, dir / "job-b" / name);  // the same file twice
-  testing::write_wheel(dir / "job-c", "sageattention-2.2.0-290.130-cp39-abi3-linux_x86_64.whl",
-                       std::nullopt);
+  testing::write_wheel(dir / "job-c", "sageattention-2.2.0-290.130-cp39-abi3-linux_x86_64.whl", std::nullopt);
   auto wheels = scan_directory(dir);
   REQUIRE(wheels.size() == 2);
   CHECK(wheels[0].filename == name);

@@ -25,7 +25,8 @@ std::optional<Arch> parse_arch(std::string_view text) {
 
 Arch parse_arch_arg(std::string_view text, const std::string& what) {
   if (auto a = parse_arch(text)) return *a;
-  throw UsageError(what + ": \"" + std::string(text) + "\" is not a CUDA arch; expected <major>.<minor>[a], e.g. 8.0, 9.0a");
+  throw UsageError(what + ": \"" + std::string(text) +
+                   "\" is not a CUDA arch; expected <major>.<minor>[a], e.g. 8.0, 9.0a");
 }
 
 bool arch_at_least(const Arch& a, const Arch& min) { return a.sm >= min.sm; }

@@ -50,8 +50,7 @@ std::string run_matrix(const MatrixOptions& options, const std::filesystem::path
 void add_matrix_command(CLI::App& app, sb::cli::Context& ctx, CudaFromPypi cuda_from_pypi) {
   auto options = std::make_shared<MatrixOptions>();
   options->cuda_from_pypi = std::move(cuda_from_pypi);
-  CLI::App* cmd = app.add_subcommand(
-      "matrix", "Validate the build matrix and list the wheels a profile builds");
+  CLI::App* cmd = app.add_subcommand("matrix", "Validate the build matrix and list the wheels a profile builds");
   cmd->add_option("--profile,-p", options->profile, "Profile to expand")->capture_default_str();
   cmd->add_option("--matrix", options->matrix_file,
                   "Matrix file (default: matrix/build-matrix.yaml here or in a parent directory)");

@@ -51,10 +51,9 @@ std::string render(const std::vector<Line>& lines) {
 }
 
 std::string summary(const Plan& plan) {
-  std::size_t pypi = std::count_if(plan.rows.begin(), plan.rows.end(),
-                                   [](const Row& r) { return r.pypi_buildable; });
-  return fmt::format("profile '{}': {} row{}, {} buildable with torch from PyPI alone\n",
-                     plan.profile, plan.rows.size(), plan.rows.size() == 1 ? "" : "s", pypi);
+  std::size_t pypi = std::count_if(plan.rows.begin(), plan.rows.end(), [](const Row& r) { return r.pypi_buildable; });
+  return fmt::format("profile '{}': {} row{}, {} buildable with torch from PyPI alone\n", plan.profile,
+                     plan.rows.size(), plan.rows.size() == 1 ? "" : "s", pypi);
 }
 
 // null: PyPI; else the index URL.
@@ -101,8 +100,8 @@ nlohmann::json row_json(const Row& row) {
 std::string format_table(const Plan& plan) {
   std::vector<Line> lines{{"ID", "PYTHON", "TORCH", "CUDA", "PLATFORM", "ARCHS", "TORCH FROM", "WHEEL"}};
   for (const Row& row : plan.rows)
-    lines.push_back({row.id, python_span(row), row.torch, row.cuda, row.platform, arch_names(row),
-                     torch_source(row), row.wheel_filename});
+    lines.push_back({row.id, python_span(row), row.torch, row.cuda, row.platform, arch_names(row), torch_source(row),
+                     row.wheel_filename});
   return render(lines) + summary(plan);
 }
 

@@ -155,8 +155,10 @@ TEST_CASE("the command finds the matrix from a subdirectory and formats it") {
   // A file given with --matrix is named as given.
   options.matrix_file = write_temp("cli.yaml", "profile: 1\n").string();
   CHECK_THROWS_WITH(run_matrix(options, SAGEBUILD_SOURCE_DIR),
-                    options.matrix_file + ":1:1: error: unknown key 'profile' in the build "
-                    "matrix (did you mean 'profiles'?); allowed keys: pythons, platforms, cuda, torch, packages, exclude, profiles");
+                    options.matrix_file +
+                        ":1:1: error: unknown key 'profile' in the build "
+                        "matrix (did you mean 'profiles'?); allowed keys: pythons, platforms, cuda, torch, packages, "
+                        "exclude, profiles");
   options.matrix_file = "/nonexistent/build-matrix.yaml";
   CHECK_THROWS_AS(run_matrix(options, SAGEBUILD_SOURCE_DIR), sb::IoError);
 }

@@ -24,12 +24,12 @@ namespace {
 // ---- values -------------------------------------------------------------------
 
 // `hint` says how to make a new value valid, where that is not obvious.
-void check_known(const Located& value, const std::vector<std::string>& choices,
-                 std::string_view noun, std::string_view hint = {}) {
+void check_known(const Located& value, const std::vector<std::string>& choices, std::string_view noun,
+                 std::string_view hint = {}) {
   if (contains(choices, value.text)) return;
   throw ConfigError(value.where, "unknown " + std::string(noun) + " '" + value.text + "'" +
-                                     did_you_mean(value.text, choices) + "; valid: " +
-                                     join(choices) + std::string(hint));
+                                     did_you_mean(value.text, choices) + "; valid: " + join(choices) +
+                                     std::string(hint));
 }
 
 std::string version_text(const Located& value, std::string_view noun) {
@@ -42,15 +42,15 @@ std::string version_text(const Located& value, std::string_view noun) {
 Arch arch_of(const Located& value) {
   auto arch = parse_arch(value.text);
   if (!arch)
-    throw ConfigError(value.where, "'" + value.text + "' is not a CUDA arch; write the compute "
-                                   "capability as <major>.<minor> (\"8.6\"), with an 'a' for an "
-                                   "arch-specific target (\"9.0a\")");
+    throw ConfigError(value.where, "'" + value.text +
+                                       "' is not a CUDA arch; write the compute "
+                                       "capability as <major>.<minor> (\"8.6\"), with an 'a' for an "
+                                       "arch-specific target (\"9.0a\")");
   return *arch;
 }
 
-std::vector<std::string> known_list(const YamlMap& map, std::string_view key,
-                                    const std::vector<std::string>& choices, std::string_view noun,
-                                    std::vector<Located>* located = nullptr,
+std::vector<std::string> known_list(const YamlMap& map, std::string_view key, const std::vector<std::string>& choices,
+                                    std::string_view noun, std::vector<Located>* located = nullptr,
                                     std::string_view hint = {}) {
   std::vector<std::string> out;
   auto value = map.get(key);
@@ -101,8 +101,7 @@ std::vector<std::string> package_names(const Matrix& m) {
 void parse_pythons(const YamlValue& node, Matrix& m) {
   for (const Located& python : node.scalar_list()) {
     version_text(python, "Python");
-    if (contains(m.pythons, python.text))
-      throw ConfigError(python.where, "Python " + python.text + " is listed twice");
+    if (contains(m.pythons, python.text)) throw ConfigError(python.where, "Python " + python.text + " is listed twice");
     m.pythons.push_back(python.text);
   }
   std::sort(m.pythons.begin(), m.pythons.end(), version_less);
@@ -116,8 +115,10 @@ std::string torch_index_template(const YamlValue& node) {
   auto at = url.text.find(placeholder);
   if (url.text.rfind("https://", 0) != 0 || at == std::string::npos ||
       url.text.find(placeholder, at + 1) != std::string::npos)
-    throw ConfigError(url.where, "torch_index '" + url.text + "' is not an https URL with one {cuda_tag} "
-                                 "(the variant's code, cu128), like \"https://download.pytorch.org/whl/{cuda_tag}\"");
+    throw ConfigError(url.where,
+                      "torch_index '" + url.text +
+                          "' is not an https URL with one {cuda_tag} "
+                          "(the variant's code, cu128), like \"https://download.pytorch.org/whl/{cuda_tag}\"");
   return url.text;
 }
 
@@ -135,8 +136,7 @@ void parse_cuda(const YamlValue& node, Matrix& m) {
     CudaRelease cuda{version_text(version, "CUDA"), {}, version.where};
     std::string why;
     if (!cuda_code(cuda.version, &why))
-      throw ConfigError(version.where, "CUDA " + cuda.version +
-                                           " cannot be written in a wheel's name: " + why);
+      throw ConfigError(version.where, "CUDA " + cuda.version + " cannot be written in a wheel's name: " + why);
     for (const Located& arch : value.map({"archs"}).required("archs").scalar_list())
       cuda.archs.push_back(arch_of(arch));
     m.cuda.push_back(std::move(cuda));
@@ -152,17 +152,15 @@ TorchVariant parse_variant(const YamlValue& node, const Matrix& m) {
   return TorchVariant{cuda.text, optional_bool(map, "pypi"), cuda.where};
 }
 
-std::vector<TorchVariant> parse_variants(const YamlValue& node, const Matrix& m,
-                                         const std::string& torch) {
+std::vector<TorchVariant> parse_variants(const YamlValue& node, const Matrix& m, const std::string& torch) {
   std::vector<TorchVariant> variants;
   for (const YamlValue& item : node.list()) {
     TorchVariant v = parse_variant(item, m);
     for (const auto& seen : variants) {
-      if (seen.cuda == v.cuda)
-        throw ConfigError(v.where, "torch " + torch + " lists CUDA " + v.cuda + " twice");
+      if (seen.cuda == v.cuda) throw ConfigError(v.where, "torch " + torch + " lists CUDA " + v.cuda + " twice");
       if (seen.pypi && v.pypi)
-        throw ConfigError(v.where, "torch " + torch + " marks both CUDA " + seen.cuda + " and " +
-                                       v.cuda + " as PyPI's variant; PyPI serves one");
+        throw ConfigError(v.where, "torch " + torch + " marks both CUDA " + seen.cuda + " and " + v.cuda +
+                                       " as PyPI's variant; PyPI serves one");
     }
     variants.push_back(v);
   }
@@ -175,8 +173,8 @@ void parse_torch(const YamlValue& node, Matrix& m) {
   for (const auto& [version, value] : node.named_entries("torch release")) {
     YamlMap map = value.map({"pythons", "variants"});
     TorchRelease t{version_text(version, "torch"), {}, {}, version.where};
-    t.pythons = known_list(map, "pythons", m.pythons, "Python", nullptr,
-                           " (a new one goes in the top-level `pythons:` first)");
+    t.pythons =
+        known_list(map, "pythons", m.pythons, "Python", nullptr, " (a new one goes in the top-level `pythons:` first)");
     std::sort(t.pythons.begin(), t.pythons.end(), version_less);
     if (t.pythons.empty()) map.self().fail("torch " + t.version + " needs at least one Python");
     t.variants = parse_variants(map.required("variants"), m, t.version);
@@ -208,8 +206,9 @@ std::vector<Arch> package_archs(const Matrix& m, const YamlMap& map, std::string
   for (const Located& written : value->scalar_list()) {
     Arch arch = arch_of(written);
     if (!any_cuda_builds(m, arch))
-      throw ConfigError(written.where, "arch " + arch.name + " is built by no CUDA version in "
-                                       "`cuda:`; check the spelling (\"9.0a\", \"12.0\")");
+      throw ConfigError(written.where, "arch " + arch.name +
+                                           " is built by no CUDA version in "
+                                           "`cuda:`; check the spelling (\"9.0a\", \"12.0\")");
     out.push_back(arch);
     if (where) where->push_back(written.where);
   }
@@ -254,8 +253,8 @@ void parse_source(const YamlMap& map, Package& p) {
   if (p.source == kOurSource) {
     p.kernels = map.required("kernels").scalar().text;
   } else if (kernels) {
-    throw ConfigError(kernels->where(), "package '" + p.name + "' is built from an upstream tree (source: " +
-                                            p.source + "), which sources/" + p.source +
+    throw ConfigError(kernels->where(), "package '" + p.name + "' is built from an upstream tree (source: " + p.source +
+                                            "), which sources/" + p.source +
                                             ".yaml describes; `kernels` names our own tree's manifest: remove it");
   }
 }
@@ -276,11 +275,10 @@ Package parse_package(const Located& name, const YamlValue& node, const Matrix& 
     p.project = written.text;
   }
   parse_source(map, p);
-  p.abi_mode = parse_choice<AbiMode>(map.required("abi"), {{"abi3", AbiMode::abi3},
-                                                           {"per-interpreter", AbiMode::per_interpreter}});
-  p.naming = parse_choice<NamingScheme>(map.required("naming"),
-                                        {{"build-tag", NamingScheme::build_tag},
-                                         {"local-version", NamingScheme::local_version}});
+  p.abi_mode = parse_choice<AbiMode>(map.required("abi"),
+                                     {{"abi3", AbiMode::abi3}, {"per-interpreter", AbiMode::per_interpreter}});
+  p.naming = parse_choice<NamingScheme>(
+      map.required("naming"), {{"build-tag", NamingScheme::build_tag}, {"local-version", NamingScheme::local_version}});
   p.archs = package_archs(m, map, "archs", &p.arch_where);
   if (p.archs.empty()) map.self().fail("package '" + p.name + "' needs at least one arch in `archs`");
   p.optional_archs = package_archs(m, map, "optional_archs", nullptr);
@@ -300,10 +298,8 @@ Package parse_package(const Located& name, const YamlValue& node, const Matrix& 
 }
 
 void parse_packages(const YamlValue& node, Matrix& m) {
-  for (const auto& [name, value] : node.named_entries("package"))
-    m.packages.push_back(parse_package(name, value, m));
-  std::sort(m.packages.begin(), m.packages.end(),
-            [](const auto& a, const auto& b) { return a.name < b.name; });
+  for (const auto& [name, value] : node.named_entries("package")) m.packages.push_back(parse_package(name, value, m));
+  std::sort(m.packages.begin(), m.packages.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
 }
 
 void parse_exclusions(const YamlValue& node, Matrix& m) {
@@ -336,17 +332,17 @@ std::vector<std::string> arch_list(const YamlMap& map, std::vector<Located>& loc
 int positive_count(const YamlValue& node) {
   Located value = node.scalar();
   int n = 0;
-  bool digits = !value.text.empty() && value.text.size() <= 4 &&
-                value.text.find_first_not_of("0123456789") == std::string::npos;
+  bool digits =
+      !value.text.empty() && value.text.size() <= 4 && value.text.find_first_not_of("0123456789") == std::string::npos;
   if (digits) n = std::stoi(value.text);
-  if (n < 1) throw ConfigError(value.where, "expected a count of at least 1 for " + node.what() + ", got '" + value.text + "'");
+  if (n < 1)
+    throw ConfigError(value.where, "expected a count of at least 1 for " + node.what() + ", got '" + value.text + "'");
   return n;
 }
 
-std::pair<Profile, ProfileSource> parse_profile(const Located& name, const YamlValue& node,
-                                                const Matrix& m) {
-  YamlMap map = node.map({"description", "packages", "torch", "cuda", "pythons", "platforms",
-                          "archs", "newest_python", "pypi_only", "default_cuda", "newest_torch", "rows"});
+std::pair<Profile, ProfileSource> parse_profile(const Located& name, const YamlValue& node, const Matrix& m) {
+  YamlMap map = node.map({"description", "packages", "torch", "cuda", "pythons", "platforms", "archs", "newest_python",
+                          "pypi_only", "default_cuda", "newest_torch", "rows"});
   Profile p;
   ProfileSource s;
   p.name = name.text;
@@ -372,17 +368,17 @@ std::pair<Profile, ProfileSource> parse_profile(const Located& name, const YamlV
 }
 
 bool has_filters(const Profile& p) {
-  return !p.packages.empty() || !p.torch.empty() || !p.cuda.empty() || !p.pythons.empty() ||
-         !p.platforms.empty() || !p.archs.empty() || p.newest_python || p.pypi_only ||
-         p.default_cuda || p.newest_torch > 0;
+  return !p.packages.empty() || !p.torch.empty() || !p.cuda.empty() || !p.pythons.empty() || !p.platforms.empty() ||
+         !p.archs.empty() || p.newest_python || p.pypi_only || p.default_cuda || p.newest_torch > 0;
 }
 
 void parse_profiles(const YamlValue& node, Matrix& m) {
   for (const auto& [name, value] : node.named_entries("profile")) {
     auto [profile, source] = parse_profile(name, value, m);
     if (!profile.rows.empty() && has_filters(profile))
-      throw ConfigError(name.where, "profile '" + profile.name + "' has both `rows` and filters; "
-                                    "use one or the other (rows name exact builds)");
+      throw ConfigError(name.where, "profile '" + profile.name +
+                                        "' has both `rows` and filters; "
+                                        "use one or the other (rows name exact builds)");
     check_profile(m, profile, source);
     m.profiles.push_back(std::move(profile));
   }

@@ -27,9 +27,7 @@ std::string expect(const std::string& file, const std::string& rest) { return fi
 
 }  // namespace
 
-TEST_CASE("the base document of these tests is valid") {
-  CHECK(load_error("base.yaml", kBase) == "no error");
-}
+TEST_CASE("the base document of these tests is valid") { CHECK(load_error("base.yaml", kBase) == "no error"); }
 
 TEST_CASE("a YAML syntax error is reported at yaml-cpp's mark") {
   std::string file;
@@ -42,21 +40,24 @@ TEST_CASE("an unknown key lists the allowed keys and the closest one") {
   std::string file;
   SECTION("in a package") {
     auto message = load_error("key.yaml", replace_line(17, "    abbi: abi3"), &file);
-    CHECK(message == expect(file, "17:5: error: unknown key 'abbi' in package 'sageattention' "
-                                  "(did you mean 'abi'?); allowed keys: version, source, project, kernels, abi, "
-                                  "naming, archs, optional_archs, min_python, min_torch, "
-                                  "min_cuda, platforms, stable_abi"));
+    CHECK(message == expect(file,
+                            "17:5: error: unknown key 'abbi' in package 'sageattention' "
+                            "(did you mean 'abi'?); allowed keys: version, source, project, kernels, abi, "
+                            "naming, archs, optional_archs, min_python, min_torch, "
+                            "min_cuda, platforms, stable_abi"));
   }
   SECTION("at the top level") {
     auto message = load_error("key_top.yaml", std::string(kBase) + "exlude: []\n", &file);
-    CHECK(message == expect(file, "24:1: error: unknown key 'exlude' in the build matrix "
-                                  "(did you mean 'exclude'?); allowed keys: pythons, platforms, "
-                                  "cuda, torch, packages, exclude, profiles"));
+    CHECK(message == expect(file,
+                            "24:1: error: unknown key 'exlude' in the build matrix "
+                            "(did you mean 'exclude'?); allowed keys: pythons, platforms, "
+                            "cuda, torch, packages, exclude, profiles"));
   }
   SECTION("in a torch variant, with no close match") {
     auto message = load_error("key_variant.yaml", replace_line(11, "      - {cuda: \"12.6\", url: x}"), &file);
-    CHECK(message == expect(file, "11:24: error: unknown key 'url' in an entry of 'variants' of "
-                                  "torch release '2.8.0'; allowed keys: cuda, pypi"));
+    CHECK(message == expect(file,
+                            "11:24: error: unknown key 'url' in an entry of 'variants' of "
+                            "torch release '2.8.0'; allowed keys: cuda, pypi"));
   }
 }
 
@@ -64,69 +65,77 @@ TEST_CASE("a value of the wrong type says what was expected") {
   std::string file;
   SECTION("a string where a list belongs") {
     auto message = load_error("type_list.yaml", replace_line(19, "    archs: \"8.0\""), &file);
-    CHECK(message == expect(file, "19:12: error: expected a list for 'archs' of package "
-                                  "'sageattention' (like [a, b]), got '8.0'"));
+    CHECK(message == expect(file,
+                            "19:12: error: expected a list for 'archs' of package "
+                            "'sageattention' (like [a, b]), got '8.0'"));
   }
   SECTION("something other than true/false") {
     auto message = load_error("type_bool.yaml", replace_line(12, "      - {cuda: \"12.8\", pypi: yes}"), &file);
-    CHECK(message == expect(file, "12:30: error: expected true or false for 'pypi' of an entry "
-                                  "of 'variants' of torch release '2.8.0', got 'yes'"));
+    CHECK(message == expect(file,
+                            "12:30: error: expected true or false for 'pypi' of an entry "
+                            "of 'variants' of torch release '2.8.0', got 'yes'"));
   }
   SECTION("an empty value") {
     auto message = load_error("type_empty.yaml", replace_line(15, "    version:"), &file);
-    CHECK(message == expect(file, "15:5: error: expected a single value for 'version' of "
-                                  "package 'sageattention', got nothing"));
+    CHECK(message == expect(file,
+                            "15:5: error: expected a single value for 'version' of "
+                            "package 'sageattention', got nothing"));
   }
   SECTION("an unknown choice") {
     auto message = load_error("type_choice.yaml", replace_line(17, "    abi: abi4"), &file);
-    CHECK(message == expect(file, "17:10: error: 'abi4' is not a valid 'abi' of package "
-                                  "'sageattention' (did you mean 'abi3'?); valid: abi3, "
-                                  "per-interpreter"));
+    CHECK(message == expect(file,
+                            "17:10: error: 'abi4' is not a valid 'abi' of package "
+                            "'sageattention' (did you mean 'abi3'?); valid: abi3, "
+                            "per-interpreter"));
   }
   SECTION("a malformed arch") {
     auto message = load_error("type_arch.yaml", replace_line(19, "    archs: [\"8.0\", \"sm_90a\"]"), &file);
-    CHECK(message == expect(file, "19:20: error: 'sm_90a' is not a CUDA arch; write the compute "
-                                  "capability as <major>.<minor> (\"8.6\"), with an 'a' for an "
-                                  "arch-specific target (\"9.0a\")"));
+    CHECK(message == expect(file,
+                            "19:20: error: 'sm_90a' is not a CUDA arch; write the compute "
+                            "capability as <major>.<minor> (\"8.6\"), with an 'a' for an "
+                            "arch-specific target (\"9.0a\")"));
   }
 }
 
 TEST_CASE("a torch x CUDA combination that never shipped is refused") {
   std::string file;
   auto message = load_error("torch_cuda.yaml",
-                            std::string(kBase) + "  bad:\n    torch: [\"2.8.0\"]\n    cuda: [\"12.9\"]\n",
-                            &file);
+                            std::string(kBase) + "  bad:\n    torch: [\"2.8.0\"]\n    cuda: [\"12.9\"]\n", &file);
   // 12.9 is not in this document's cuda table at all.
-  CHECK(message == expect(file, "26:12: error: unknown CUDA version '12.9' (did you mean "
-                                "'12.6'?); valid: 12.6, 12.8"));
+  CHECK(message == expect(file,
+                          "26:12: error: unknown CUDA version '12.9' (did you mean "
+                          "'12.6'?); valid: 12.6, 12.8"));
 
-  std::string text = replace_line(6, "  \"12.8\": {archs: [\"8.0\", \"9.0\", \"9.0a\", \"12.0\"]}\n"
-                                     "  \"13.0\": {archs: [\"8.0\", \"9.0\", \"9.0a\", \"12.0\"]}");
-  message = load_error("torch_cuda2.yaml",
-                       text + "  bad:\n    torch: [\"2.8.0\"]\n    cuda: [\"13.0\"]\n", &file);
-  CHECK(message == expect(file, "27:12: error: torch 2.8.0 was never shipped for CUDA 13.0 (it "
-                                "ships for CUDA 12.6, 12.8), but profile 'bad' pins both"));
+  std::string text = replace_line(6,
+                                  "  \"12.8\": {archs: [\"8.0\", \"9.0\", \"9.0a\", \"12.0\"]}\n"
+                                  "  \"13.0\": {archs: [\"8.0\", \"9.0\", \"9.0a\", \"12.0\"]}");
+  message = load_error("torch_cuda2.yaml", text + "  bad:\n    torch: [\"2.8.0\"]\n    cuda: [\"13.0\"]\n", &file);
+  CHECK(message == expect(file,
+                          "27:12: error: torch 2.8.0 was never shipped for CUDA 13.0 (it "
+                          "ships for CUDA 12.6, 12.8), but profile 'bad' pins both"));
 }
 
 TEST_CASE("an arch that the pinned CUDA cannot build is refused") {
   std::string file;
   auto message = load_error(
-      "arch_cuda.yaml",
-      std::string(kBase) + "  x:\n    cuda: [\"12.6\"]\n    archs: [\"9.0a\", \"12.0\"]\n", &file);
-  CHECK(message == expect(file, "26:21: error: arch 12.0 needs CUDA >= 12.8, but profile 'x' "
-                                "pins CUDA 12.6"));
+      "arch_cuda.yaml", std::string(kBase) + "  x:\n    cuda: [\"12.6\"]\n    archs: [\"9.0a\", \"12.0\"]\n", &file);
+  CHECK(message == expect(file,
+                          "26:21: error: arch 12.0 needs CUDA >= 12.8, but profile 'x' "
+                          "pins CUDA 12.6"));
 }
 
 TEST_CASE("a package arch that one of its CUDA versions cannot build is refused") {
   std::string file;
   auto message = load_error("pkg_arch.yaml", replace_line(19, "    archs: [\"8.0\", \"12.0\"]"), &file);
-  CHECK(message == expect(file, "19:20: error: package 'sageattention' needs arch 12.0, but CUDA "
-                                "12.6 (torch 2.8.0) cannot build it: arch 12.0 needs CUDA >= "
-                                "12.8. Raise the package's min_cuda, move the arch to "
-                                "optional_archs, or exclude the combination"));
+  CHECK(message == expect(file,
+                          "19:20: error: package 'sageattention' needs arch 12.0, but CUDA "
+                          "12.6 (torch 2.8.0) cannot build it: arch 12.0 needs CUDA >= "
+                          "12.8. Raise the package's min_cuda, move the arch to "
+                          "optional_archs, or exclude the combination"));
   // ...which a min_cuda resolves.
-  CHECK(load_error("pkg_arch_ok.yaml", replace_line(19, "    archs: [\"8.0\", \"12.0\"]\n"
-                                                        "    min_cuda: \"12.8\"")) == "no error");
+  CHECK(load_error("pkg_arch_ok.yaml", replace_line(19,
+                                                    "    archs: [\"8.0\", \"12.0\"]\n"
+                                                    "    min_cuda: \"12.8\"")) == "no error");
 }
 
 TEST_CASE("a Python the pinned torch has no wheels for is refused") {
@@ -135,8 +144,9 @@ TEST_CASE("a Python the pinned torch has no wheels for is refused") {
                             replace_line(1, "pythons: [\"3.9\", \"3.10\", \"3.12\"]") +
                                 "  old:\n    torch: [\"2.8.0\"]\n    pythons: [\"3.9\"]\n",
                             &file);
-  CHECK(message == expect(file, "26:15: error: torch 2.8.0 has no wheels for Python 3.9 (it "
-                                "ships for Python 3.10, 3.12), but profile 'old' pins both"));
+  CHECK(message == expect(file,
+                          "26:15: error: torch 2.8.0 has no wheels for Python 3.9 (it "
+                          "ships for Python 3.10, 3.12), but profile 'old' pins both"));
 }
 
 TEST_CASE("an unknown profile lists the valid ones") {
@@ -146,8 +156,9 @@ TEST_CASE("an unknown profile lists the valid ones") {
     expand(m, "stabel");
     FAIL("expand accepted an unknown profile");
   } catch (const sb::ConfigError& e) {
-    CHECK(std::string(e.what()) == path.string() + ": error: unknown profile 'stabel' (did you "
-                                                   "mean 'stable'?); valid profiles: default, stable");
+    CHECK(std::string(e.what()) == path.string() +
+                                       ": error: unknown profile 'stabel' (did you "
+                                       "mean 'stable'?); valid profiles: default, stable");
   }
 }
 
@@ -165,41 +176,42 @@ TEST_CASE("a duplicate key inside a mapping is refused") {
 
 TEST_CASE("a profile that selects nothing is refused") {
   std::string file;
-  auto message = load_error("empty.yaml",
-                            std::string(kBase) + "  none:\n    cuda: [\"12.6\"]\n    pypi_only: true\n",
-                            &file);
-  CHECK(message == expect(file, "24:3: error: profile 'none' selects no rows: no valid row "
-                                "matches all of its filters (check them against the packages' "
-                                "min_* and platforms, and the exclusions)"));
+  auto message =
+      load_error("empty.yaml", std::string(kBase) + "  none:\n    cuda: [\"12.6\"]\n    pypi_only: true\n", &file);
+  CHECK(message == expect(file,
+                          "24:3: error: profile 'none' selects no rows: no valid row "
+                          "matches all of its filters (check them against the packages' "
+                          "min_* and platforms, and the exclusions)"));
 }
 
 TEST_CASE("a profile row id must name a valid row") {
   std::string file;
   auto message = load_error(
-      "rowid.yaml",
-      std::string(kBase) + "  one:\n    rows: [sageattention-2.2.0-torch2.8.0-cu128-abi3-linux_x86_6]\n",
+      "rowid.yaml", std::string(kBase) + "  one:\n    rows: [sageattention-2.2.0-torch2.8.0-cu128-abi3-linux_x86_6]\n",
       &file);
-  CHECK(message == expect(file, "25:12: error: profile 'one' names row "
-                                "'sageattention-2.2.0-torch2.8.0-cu128-abi3-linux_x86_6', which is "
-                                "not a valid row (did you mean "
-                                "'sageattention-2.2.0-torch2.8.0-cu128-abi3-linux_x86_64'?); "
-                                "`sagebuild matrix --profile sage2-all` lists them"));
+  CHECK(message == expect(file,
+                          "25:12: error: profile 'one' names row "
+                          "'sageattention-2.2.0-torch2.8.0-cu128-abi3-linux_x86_6', which is "
+                          "not a valid row (did you mean "
+                          "'sageattention-2.2.0-torch2.8.0-cu128-abi3-linux_x86_64'?); "
+                          "`sagebuild matrix --profile sage2-all` lists them"));
 }
 
 TEST_CASE("an exclusion needs a reason and known values") {
   std::string file;
   auto message = load_error("excl.yaml", std::string(kBase) + "exclude:\n  - torch: [\"2.8.0\"]\n", &file);
-  CHECK(message == expect(file, "25:5: error: missing key 'reason' in an entry of 'exclude' of "
-                                "the build matrix"));
-  message = load_error("excl2.yaml",
-                       std::string(kBase) + "exclude:\n  - {torch: [\"2.8\"], reason: r}\n", &file);
-  CHECK(message == expect(file, "25:14: error: unknown torch release '2.8' (did you mean "
-                                "'2.8.0'?); valid: 2.8.0"));
+  CHECK(message == expect(file,
+                          "25:5: error: missing key 'reason' in an entry of 'exclude' of "
+                          "the build matrix"));
+  message = load_error("excl2.yaml", std::string(kBase) + "exclude:\n  - {torch: [\"2.8\"], reason: r}\n", &file);
+  CHECK(message == expect(file,
+                          "25:14: error: unknown torch release '2.8' (did you mean "
+                          "'2.8.0'?); valid: 2.8.0"));
 }
 
 TEST_CASE("a torch release the package's naming scheme cannot encode is refused") {
   std::string file;
-  auto message = load_error("encode.yaml", replace_line(8, "  \"2.9.10\":") , &file);
+  auto message = load_error("encode.yaml", replace_line(8, "  \"2.9.10\":"), &file);
   CHECK_THAT(message, Catch::StartsWith(file + ":8:3: error: package 'sageattention' names its "
                                                "wheels by build tag, which cannot encode torch "
                                                "2.9.10 with CUDA 12.6: "));
@@ -224,11 +236,13 @@ TEST_CASE("an empty document, or one that is not a mapping, says what the top le
 TEST_CASE("a torch release naming a Python or CUDA the matrix does not list says where to add it") {
   std::string file;
   auto message = load_error("newpy.yaml", replace_line(9, "    pythons: [\"3.10\", \"3.15\"]"), &file);
-  CHECK(message == expect(file, "9:23: error: unknown Python '3.15' (did you mean '3.10'?); valid: "
-                                "3.10, 3.12 (a new one goes in the top-level `pythons:` first)"));
+  CHECK(message == expect(file,
+                          "9:23: error: unknown Python '3.15' (did you mean '3.10'?); valid: "
+                          "3.10, 3.12 (a new one goes in the top-level `pythons:` first)"));
   message = load_error("newcuda.yaml", replace_line(11, "      - {cuda: \"13.0\"}"), &file);
-  CHECK(message == expect(file, "11:16: error: unknown CUDA version '13.0'; valid: 12.6, 12.8 "
-                                "(a new one goes under `cuda:` first)"));
+  CHECK(message == expect(file,
+                          "11:16: error: unknown CUDA version '13.0'; valid: 12.6, 12.8 "
+                          "(a new one goes under `cuda:` first)"));
 }
 
 TEST_CASE("a package's source kind: ours needs kernels, an upstream tree's must not name them") {
@@ -242,7 +256,7 @@ TEST_CASE("a package's source kind: ours needs kernels, an upstream tree's must 
   message = load_error("src_kind.yaml", replace_line(16, "    source: Upstream/Tree"), &file);
   CHECK(message.find(file + ":16:13: error: source 'Upstream/Tree' of package 'sageattention' is not a source kind") ==
         0);
-  message = load_error("src_project.yaml", replace_line(16, "    kernels: k.json\n    project: \"sage attention\""),
-                       &file);
+  message =
+      load_error("src_project.yaml", replace_line(16, "    kernels: k.json\n    project: \"sage attention\""), &file);
   CHECK(message.find(file + ":17:14:") == 0);
 }

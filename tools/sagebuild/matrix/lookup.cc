@@ -33,8 +33,7 @@ const Platform* find_platform(const Matrix& m, std::string_view tag) {
 bool cuda_builds(const CudaRelease& cuda, const Arch& arch) { return contains_arch(cuda.archs, arch); }
 
 bool any_cuda_builds(const Matrix& m, const Arch& arch) {
-  return std::any_of(m.cuda.begin(), m.cuda.end(),
-                     [&](const CudaRelease& cuda) { return cuda_builds(cuda, arch); });
+  return std::any_of(m.cuda.begin(), m.cuda.end(), [&](const CudaRelease& cuda) { return cuda_builds(cuda, arch); });
 }
 
 std::string cuda_requirement(const Matrix& m, const Arch& arch) {

@@ -19,9 +19,9 @@ Plan expand(const Matrix& matrix, std::string_view profile) {
   for (const auto& p : matrix.profiles)
     if (p.name == profile) return Plan{p.name, select_rows(matrix, p)};
   std::vector<std::string> names = profile_names(matrix);
-  throw ConfigError(SourceLocation{matrix.path.string()},
-                    "unknown profile '" + std::string(profile) + "'" +
-                        did_you_mean(profile, names) + "; valid profiles: " + join(names));
+  throw ConfigError(SourceLocation{matrix.path.string()}, "unknown profile '" + std::string(profile) + "'" +
+                                                              did_you_mean(profile, names) +
+                                                              "; valid profiles: " + join(names));
 }
 
 const Row* find_row(const Matrix& matrix, std::string_view id) {

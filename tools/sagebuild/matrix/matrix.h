@@ -41,7 +41,7 @@ struct Arch {
 
 // One wheel to build.
 struct Row {
-  std::string id;  // "sageattention-2.2.0-torch2.11.0-cu130-abi3-linux_x86_64"; stable
+  std::string id;       // "sageattention-2.2.0-torch2.11.0-cu130-abi3-linux_x86_64"; stable
   std::string package;  // the matrix's package: "sageattention", "upstream-sageattention"
   std::string project;  // the wheel's project name: "sageattention" (the package's unless it names one)
   // The kind of source tree the row is built from: "ours" (this repository,
@@ -54,21 +54,21 @@ struct Row {
   // The interpreter to build with. abi3: the newest served Python the profile
   // pins, else the oldest served (the tag fixes the limited API either way).
   std::string build_python;
-  std::string python_tag;            // "cp310"
-  std::string abi_tag;               // "abi3" or "cp312"
-  std::string torch;                 // "2.11.0"
-  std::string cuda;                  // "13.0"
-  std::string cuda_tag;              // "cu130"
-  std::string platform;              // platform tag: "linux_x86_64", "win_amd64"
-  std::string runner_os;             // CI runner image: "ubuntu-22.04", "windows-2022"
-  std::vector<Arch> archs;           // ascending; what the wheel's kernels are compiled for
-  std::optional<Arch> ptx_arch;      // the newest non-arch-specific arch, also embedded as PTX
+  std::string python_tag;        // "cp310"
+  std::string abi_tag;           // "abi3" or "cp312"
+  std::string torch;             // "2.11.0"
+  std::string cuda;              // "13.0"
+  std::string cuda_tag;          // "cu130"
+  std::string platform;          // platform tag: "linux_x86_64", "win_amd64"
+  std::string runner_os;         // CI runner image: "ubuntu-22.04", "windows-2022"
+  std::vector<Arch> archs;       // ascending; what the wheel's kernels are compiled for
+  std::optional<Arch> ptx_arch;  // the newest non-arch-specific arch, also embedded as PTX
   NamingScheme naming = NamingScheme::build_tag;
-  std::string build_tag;       // "21100.130" (build-tag scheme), else empty
-  std::string local_version;   // "cu128torch2.9.1" (local-version scheme), else empty
-  std::string wheel_version;   // "2.2.0" or "1.0.0+cu128torch2.9.1"
-  std::string wheel_filename;  // predicted
-  std::string requires_python;    // ">=3.10"
+  std::string build_tag;        // "21100.130" (build-tag scheme), else empty
+  std::string local_version;    // "cu128torch2.9.1" (local-version scheme), else empty
+  std::string wheel_version;    // "2.2.0" or "1.0.0+cu128torch2.9.1"
+  std::string wheel_filename;   // predicted
+  std::string requires_python;  // ">=3.10"
   // How the extension links torch (the package's stable_abi): which torch
   // releases it loads in, hence torch_requirement (wheel/torch_requirement.h).
   wheel::TorchBinding torch_binding = wheel::TorchBinding::classic;
@@ -97,8 +97,8 @@ struct Plan {
 // A CUDA release as the matrix knows it (toolchain/cuda.h's CudaToolkit is an
 // installed one).
 struct CudaRelease {
-  std::string version;       // "12.8"
-  std::vector<Arch> archs;   // every arch this nvcc can compile
+  std::string version;      // "12.8"
+  std::vector<Arch> archs;  // every arch this nvcc can compile
   SourceLocation where;
 };
 
@@ -116,8 +116,8 @@ struct TorchRelease {
 };
 
 struct Platform {
-  std::string tag;     // "linux_x86_64"
-  std::string runner;  // "ubuntu-22.04"
+  std::string tag;                   // "linux_x86_64"
+  std::string runner;                // "ubuntu-22.04"
   bool pypi_torch_has_cuda = false;  // PyPI's torch for this platform is a CUDA build
   // The index with the CUDA builds PyPI does not serve, with "{cuda_tag}"
   // for the variant: "https://download.pytorch.org/whl/{cuda_tag}".
@@ -134,18 +134,18 @@ struct Package {
   std::string version;
   std::string source = kOurSource;  // `source:`: "ours" or an upstream kind (sources/<kind>.yaml)
   SourceLocation source_where;      // where `source:` is written (or the package, when it is not)
-  std::string kernels;  // our tree's manifest path, repository-relative; empty for an upstream source
+  std::string kernels;              // our tree's manifest path, repository-relative; empty for an upstream source
   AbiMode abi_mode = AbiMode::abi3;
   NamingScheme naming = NamingScheme::build_tag;
-  std::vector<Arch> archs;           // always built; every row's CUDA must build them
-  std::vector<SourceLocation> arch_where;  // where each of `archs` is written
-  std::vector<Arch> optional_archs;  // built where the row's CUDA can
+  std::vector<Arch> archs;                      // always built; every row's CUDA must build them
+  std::vector<SourceLocation> arch_where;       // where each of `archs` is written
+  std::vector<Arch> optional_archs;             // built where the row's CUDA can
   std::string min_python, min_torch, min_cuda;  // empty = no minimum
   // Rows on torch >= stable_abi_min_torch build the binding against the
   // PyTorch stable ABI of torch stable_abi_target (kernels/families.json,
   // binding.stable_abi); empty: every row uses the classic binding.
   std::string stable_abi_min_torch, stable_abi_target;
-  std::vector<std::string> platforms;           // empty = every platform
+  std::vector<std::string> platforms;  // empty = every platform
   SourceLocation where;
 };
 
@@ -164,11 +164,11 @@ struct Profile {
   // Narrows each row's archs, for quick local builds (empty = the package's).
   // The row keeps its id: `sagebuild --row ID` builds the full row.
   std::vector<std::string> archs;
-  bool newest_python = false;      // per (package, torch, CUDA, platform), keep the newest Python
-  bool pypi_only = false;          // only rows whose torch variant PyPI serves
-  bool default_cuda = false;       // only each torch release's PyPI CUDA variant, on every platform
-  int newest_torch = 0;            // > 0: only the N newest torch releases among the rows selected
-  std::vector<std::string> rows;   // explicit row ids (exclusive with the filters)
+  bool newest_python = false;     // per (package, torch, CUDA, platform), keep the newest Python
+  bool pypi_only = false;         // only rows whose torch variant PyPI serves
+  bool default_cuda = false;      // only each torch release's PyPI CUDA variant, on every platform
+  int newest_torch = 0;           // > 0: only the N newest torch releases among the rows selected
+  std::vector<std::string> rows;  // explicit row ids (exclusive with the filters)
   SourceLocation where;
 };
 

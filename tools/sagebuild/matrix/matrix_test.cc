@@ -20,9 +20,7 @@ const Matrix& real() {
   return m;
 }
 
-bool at_least(const std::string& version, const char* minimum) {
-  return compare_versions(version, minimum) >= 0;
-}
+bool at_least(const std::string& version, const char* minimum) { return compare_versions(version, minimum) >= 0; }
 bool cuda_at_least(const Row& r, const char* v) { return at_least(r.cuda, v); }
 
 }  // namespace
@@ -30,9 +28,8 @@ bool cuda_at_least(const Row& r, const char* v) { return at_least(r.cuda, v); }
 TEST_CASE("every profile of the real matrix expands to rows") {
   const Matrix& m = real();
   std::vector<std::string> names = profile_names(m);
-  for (const char* expected : {"default", "stable", "pytorch26", "pytorch27", "pytorch28",
-                               "python310", "python311", "python312", "sage2-all", "sage3",
-                               "sage3-all", "pytorch211"})
+  for (const char* expected : {"default", "stable", "pytorch26", "pytorch27", "pytorch28", "python310", "python311",
+                               "python312", "sage2-all", "sage3", "sage3-all", "pytorch211"})
     CHECK(contains(names, expected));
   for (const auto& name : names) {
     INFO("profile " << name);
@@ -80,8 +77,7 @@ TEST_CASE("abi3 rows collapse the Pythons of a torch release into one wheel") {
   // No two sageattention rows differ only in Python.
   std::set<std::string> combos;
   for (const Row& row : m.rows)
-    if (row.package == "sageattention")
-      CHECK(combos.insert(row.torch + "/" + row.cuda + "/" + row.platform).second);
+    if (row.package == "sageattention") CHECK(combos.insert(row.torch + "/" + row.cuda + "/" + row.platform).second);
   // The python312 profile returns the same abi3 wheel, not a 3.12-only one.
   Plan py312 = expand(m, "python312");
   CHECK(std::any_of(py312.rows.begin(), py312.rows.end(),
@@ -163,7 +159,8 @@ TEST_CASE("ids and plans do not depend on the order of the YAML file") {
       "    naming: build-tag\n    abi: abi3\n    kernels: kernels/families.json\n    version: 2.2.0\n"
       "torch:\n  \"2.8.0\":\n    variants:\n      - {cuda: \"12.8\", pypi: true}\n      - {cuda: \"12.6\"}\n"
       "    pythons: [\"3.12\", \"3.10\"]\n"
-      "cuda:\n  \"12.8\": {archs: [\"12.0\", \"9.0a\", \"9.0\", \"8.0\"]}\n  \"12.6\": {archs: [\"8.0\", \"9.0\", \"9.0a\"]}\n"
+      "cuda:\n  \"12.8\": {archs: [\"12.0\", \"9.0a\", \"9.0\", \"8.0\"]}\n  \"12.6\": {archs: [\"8.0\", \"9.0\", "
+      "\"9.0a\"]}\n"
       "platforms:\n  linux_x86_64: {runner: ubuntu-22.04, pypi_torch_has_cuda: true, "
       "torch_index: \"https://download.pytorch.org/whl/{cuda_tag}\"}\n"
       "pythons: [\"3.12\", \"3.10\"]\n";
@@ -205,8 +202,7 @@ TEST_CASE("exclusions and package minimums remove rows") {
 }
 
 TEST_CASE("a profile's archs narrow each row's archs") {
-  Matrix m = load_matrix(write_temp("narrow.yaml", std::string(kBase) +
-                                                      "  hopper:\n    archs: [\"9.0a\"]\n"));
+  Matrix m = load_matrix(write_temp("narrow.yaml", std::string(kBase) + "  hopper:\n    archs: [\"9.0a\"]\n"));
   Plan plan = expand(m, "hopper");
   REQUIRE_FALSE(plan.rows.empty());
   for (const Row& r : plan.rows) {
@@ -233,6 +229,7 @@ TEST_CASE("a profile of explicit rows selects exactly those") {
   std::string both = std::string(kBase) + "  mixed:\n    rows: [" + id + "]\n    pypi_only: true\n";
   std::string file;
   std::string message = load_error("rows_mixed.yaml", both, &file);
-  CHECK(message == file + ":24:3: error: profile 'mixed' has both `rows` and filters; use one or the other "
-               "(rows name exact builds)");
+  CHECK(message == file +
+                       ":24:3: error: profile 'mixed' has both `rows` and filters; use one or the other "
+                       "(rows name exact builds)");
 }

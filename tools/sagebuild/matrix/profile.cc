@@ -19,10 +19,9 @@ bool any_of_in(const std::vector<std::string>& filter, const std::vector<std::st
 }
 
 bool passes_filters(const Profile& p, const Row& row) {
-  return any_of_in(p.packages, {row.package}) && any_of_in(p.torch, {row.torch}) &&
-         any_of_in(p.cuda, {row.cuda}) && any_of_in(p.platforms, {row.platform}) &&
-         any_of_in(p.pythons, row.pythons) && (!p.pypi_only || row.pypi_buildable) &&
-         (!p.default_cuda || row.pypi_variant);
+  return any_of_in(p.packages, {row.package}) && any_of_in(p.torch, {row.torch}) && any_of_in(p.cuda, {row.cuda}) &&
+         any_of_in(p.platforms, {row.platform}) && any_of_in(p.pythons, row.pythons) &&
+         (!p.pypi_only || row.pypi_buildable) && (!p.default_cuda || row.pypi_variant);
 }
 
 // Keeps the profile's archs that the row builds; false if none is left.
@@ -55,8 +54,7 @@ std::vector<Row> newest_python_only(std::vector<Row> rows) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     auto key = std::make_tuple(rows[i].package, rows[i].torch, rows[i].cuda, rows[i].platform);
     auto [it, inserted] = newest.emplace(key, i);
-    if (!inserted && version_less(rows[it->second].build_python, rows[i].build_python))
-      it->second = i;
+    if (!inserted && version_less(rows[it->second].build_python, rows[i].build_python)) it->second = i;
   }
   std::vector<Row> out;
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -100,12 +98,11 @@ void check_cuda(const Matrix& m, const Profile& p, const ProfileSource& s) {
     });
     if (shipped) continue;
     if (torch.size() == 1)
-      throw ConfigError(cuda.where, "torch " + torch[0]->version + " was never shipped for CUDA " +
-                                        cuda.text + " (it ships for CUDA " +
-                                        variant_list(*torch[0]) + "), but profile '" + p.name +
+      throw ConfigError(cuda.where, "torch " + torch[0]->version + " was never shipped for CUDA " + cuda.text +
+                                        " (it ships for CUDA " + variant_list(*torch[0]) + "), but profile '" + p.name +
                                         "' pins both");
-    throw ConfigError(cuda.where, "none of the torch releases profile '" + p.name + "' pins (" +
-                                      torch_list(torch) + ") was shipped for CUDA " + cuda.text);
+    throw ConfigError(cuda.where, "none of the torch releases profile '" + p.name + "' pins (" + torch_list(torch) +
+                                      ") was shipped for CUDA " + cuda.text);
   }
 }
 
@@ -117,12 +114,11 @@ void check_pythons(const Matrix& m, const Profile& p, const ProfileSource& s) {
                                [&](const TorchRelease* t) { return contains(t->pythons, python.text); });
     if (shipped) continue;
     if (torch.size() == 1)
-      throw ConfigError(python.where, "torch " + torch[0]->version + " has no wheels for Python " +
-                                          python.text + " (it ships for Python " +
-                                          join(torch[0]->pythons) + "), but profile '" + p.name +
-                                          "' pins both");
-    throw ConfigError(python.where, "none of the torch releases profile '" + p.name + "' pins (" +
-                                        torch_list(torch) + ") has wheels for Python " + python.text);
+      throw ConfigError(python.where, "torch " + torch[0]->version + " has no wheels for Python " + python.text +
+                                          " (it ships for Python " + join(torch[0]->pythons) + "), but profile '" +
+                                          p.name + "' pins both");
+    throw ConfigError(python.where, "none of the torch releases profile '" + p.name + "' pins (" + torch_list(torch) +
+                                        ") has wheels for Python " + python.text);
   }
 }
 
@@ -132,10 +128,9 @@ bool package_builds(const Package& package, const Arch& arch) {
 
 void check_arch_packages(const Matrix& m, const Profile& p, const Located& where, const Arch& arch) {
   for (const auto& package : m.packages)
-    if ((p.packages.empty() || contains(p.packages, package.name)) && package_builds(package, arch))
-      return;
-  throw ConfigError(where.where, "arch " + arch.name + " is not built by any package profile '" +
-                                     p.name + "' selects; a profile's archs narrow the packages' "
+    if ((p.packages.empty() || contains(p.packages, package.name)) && package_builds(package, arch)) return;
+  throw ConfigError(where.where, "arch " + arch.name + " is not built by any package profile '" + p.name +
+                                     "' selects; a profile's archs narrow the packages' "
                                      "own (archs/optional_archs), they cannot add to them");
 }
 
@@ -145,8 +140,8 @@ void check_archs(const Matrix& m, const Profile& p, const ProfileSource& s) {
     check_arch_packages(m, p, written, arch);
     for (const Located& cuda : s.cuda)
       if (!cuda_builds(*find_cuda(m, cuda.text), arch))
-        throw ConfigError(written.where, "arch " + arch.name + " " + cuda_requirement(m, arch) +
-                                             ", but profile '" + p.name + "' pins CUDA " + cuda.text);
+        throw ConfigError(written.where, "arch " + arch.name + " " + cuda_requirement(m, arch) + ", but profile '" +
+                                             p.name + "' pins CUDA " + cuda.text);
   }
 }
 
@@ -155,8 +150,8 @@ void check_rows(const Matrix& m, const Profile& p, const ProfileSource& s) {
   for (const auto& row : m.rows) ids.push_back(row.id);
   for (const Located& id : s.rows)
     if (!contains(ids, id.text))
-      throw ConfigError(id.where, "profile '" + p.name + "' names row '" + id.text +
-                                      "', which is not a valid row" + did_you_mean(id.text, ids) +
+      throw ConfigError(id.where, "profile '" + p.name + "' names row '" + id.text + "', which is not a valid row" +
+                                      did_you_mean(id.text, ids) +
                                       "; `sagebuild matrix --profile sage2-all` lists them");
 }
 
@@ -168,9 +163,10 @@ void check_profile(const Matrix& m, const Profile& p, const ProfileSource& s) {
   check_archs(m, p, s);
   check_rows(m, p, s);
   if (select_rows(m, p).empty())
-    throw ConfigError(s.name.where, "profile '" + p.name + "' selects no rows: no valid row "
-                                    "matches all of its filters (check them against the "
-                                    "packages' min_* and platforms, and the exclusions)");
+    throw ConfigError(s.name.where, "profile '" + p.name +
+                                        "' selects no rows: no valid row "
+                                        "matches all of its filters (check them against the "
+                                        "packages' min_* and platforms, and the exclusions)");
 }
 
 std::vector<Row> select_rows(const Matrix& m, const Profile& p) {

@@ -77,13 +77,12 @@ TEST_CASE("profiles: stable is the three newest torch releases on PyPI's CUDA, o
   CHECK(per_platform == std::map<std::string, int>{{"linux_x86_64", 3}, {"win_amd64", 3}});
   auto newest = newest_torch(3);
   CHECK(torch == std::set<std::string>(newest.begin(), newest.end()));
-  CHECK(ids(rows) == std::set<std::string>{
-                         "sageattention-2.2.0-torch2.13.0-cu130-abi3-linux_x86_64",
-                         "sageattention-2.2.0-torch2.13.0-cu130-abi3-win_amd64",
-                         "sageattention-2.2.0-torch2.14.1-cu130-abi3-linux_x86_64",
-                         "sageattention-2.2.0-torch2.14.1-cu130-abi3-win_amd64",
-                         "sageattention-2.2.0-torch2.15.0-cu132-abi3-linux_x86_64",
-                         "sageattention-2.2.0-torch2.15.0-cu132-abi3-win_amd64"});
+  CHECK(ids(rows) == std::set<std::string>{"sageattention-2.2.0-torch2.13.0-cu130-abi3-linux_x86_64",
+                                           "sageattention-2.2.0-torch2.13.0-cu130-abi3-win_amd64",
+                                           "sageattention-2.2.0-torch2.14.1-cu130-abi3-linux_x86_64",
+                                           "sageattention-2.2.0-torch2.14.1-cu130-abi3-win_amd64",
+                                           "sageattention-2.2.0-torch2.15.0-cu132-abi3-linux_x86_64",
+                                           "sageattention-2.2.0-torch2.15.0-cu132-abi3-win_amd64"});
 }
 
 TEST_CASE("profiles: sage2-all is every sageattention row; release the same, no sageattn3") {

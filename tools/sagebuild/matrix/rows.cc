@@ -35,13 +35,12 @@ std::vector<Arch> archs_for(const Matrix& m, const Combo& c) {
   for (std::size_t i = 0; i < c.package.archs.size(); ++i) {
     const Arch& arch = c.package.archs[i];
     if (!cuda_builds(cuda, arch))
-      throw ConfigError(c.package.arch_where.at(i),
-                        "package '" + c.package.name + "' needs arch " + arch.name +
-                            ", but CUDA " + cuda.version + " (torch " + c.torch.version +
-                            ") cannot build it: arch " + arch.name + " " +
-                            cuda_requirement(m, arch) +
-                            ". Raise the package's min_cuda, move the arch to "
-                            "optional_archs, or exclude the combination");
+      throw ConfigError(c.package.arch_where.at(i), "package '" + c.package.name + "' needs arch " + arch.name +
+                                                        ", but CUDA " + cuda.version + " (torch " + c.torch.version +
+                                                        ") cannot build it: arch " + arch.name + " " +
+                                                        cuda_requirement(m, arch) +
+                                                        ". Raise the package's min_cuda, move the arch to "
+                                                        "optional_archs, or exclude the combination");
     archs.push_back(arch);
   }
   for (const Arch& arch : c.package.optional_archs)
@@ -64,13 +63,11 @@ std::vector<std::string> pythons_for(const Matrix& m, const Combo& c) {
 
 // The encodings have limits (a build tag cannot say torch 2.9.10); a torch
 // release the package's scheme cannot name is a matrix error.
-std::string encoded(std::optional<std::string> value, const std::string& why, const Combo& c,
-                    std::string_view scheme) {
+std::string encoded(std::optional<std::string> value, const std::string& why, const Combo& c, std::string_view scheme) {
   if (value) return *value;
-  throw ConfigError(c.torch.where, "package '" + c.package.name + "' names its wheels by " +
-                                       std::string(scheme) + ", which cannot encode torch " +
-                                       c.torch.version + " with CUDA " + c.variant.cuda + ": " +
-                                       why);
+  throw ConfigError(c.torch.where, "package '" + c.package.name + "' names its wheels by " + std::string(scheme) +
+                                       ", which cannot encode torch " + c.torch.version + " with CUDA " +
+                                       c.variant.cuda + ": " + why);
 }
 
 void name_wheel(Row& row, const Combo& c) {
@@ -82,14 +79,13 @@ void name_wheel(Row& row, const Combo& c) {
     row.local_version = encoded(local_version(row.cuda, row.torch, &why), why, c, "local version");
     row.wheel_version = row.version + "+" + row.local_version;
   }
-  row.wheel_filename = wheel_filename(row.project, row.wheel_version, row.build_tag,
-                                      row.python_tag, row.abi_tag, row.platform);
+  row.wheel_filename =
+      wheel_filename(row.project, row.wheel_version, row.build_tag, row.python_tag, row.abi_tag, row.platform);
 }
 
 std::string make_id(const Row& row) {
   std::string abi = row.abi_mode == AbiMode::abi3 ? "abi3" : row.python_tag;
-  return row.package + "-" + row.version + "-torch" + row.torch + "-" + row.cuda_tag + "-" + abi +
-         "-" + row.platform;
+  return row.package + "-" + row.version + "-torch" + row.torch + "-" + row.cuda_tag + "-" + abi + "-" + row.platform;
 }
 
 Row make_row(const Combo& c, std::vector<std::string> pythons, std::vector<Arch> archs,
@@ -143,8 +139,7 @@ void add_package_rows(const Matrix& m, const Package& package, std::vector<Row>&
     for (const auto& variant : torch.variants) {
       if (!at_least(variant.cuda, package.min_cuda)) continue;
       for (const auto& platform : m.platforms)
-        if (matches(package.platforms, platform.tag))
-          add_rows(m, Combo{package, torch, variant, platform}, rows);
+        if (matches(package.platforms, platform.tag)) add_rows(m, Combo{package, torch, variant, platform}, rows);
     }
   }
 }
@@ -157,8 +152,8 @@ std::string torch_index_url(const Platform& platform, const std::string& cuda_ta
   return url;
 }
 
-bool excludes(const Exclusion& e, std::string_view package, std::string_view torch,
-              std::string_view cuda, std::string_view platform, std::string_view python) {
+bool excludes(const Exclusion& e, std::string_view package, std::string_view torch, std::string_view cuda,
+              std::string_view platform, std::string_view python) {
   return matches(e.packages, package) && matches(e.torch, torch) && matches(e.cuda, cuda) &&
          matches(e.platforms, platform) && matches(e.pythons, python);
 }

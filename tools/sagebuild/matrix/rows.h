@@ -14,8 +14,8 @@ namespace sb::matrix {
 // compile one of its required archs.
 std::vector<Row> compute_rows(const Matrix& m);
 
-bool excludes(const Exclusion& e, std::string_view package, std::string_view torch,
-              std::string_view cuda, std::string_view platform, std::string_view python);
+bool excludes(const Exclusion& e, std::string_view package, std::string_view torch, std::string_view cuda,
+              std::string_view platform, std::string_view python);
 
 // Plan order, by content only: stable whatever the order of the YAML file.
 bool row_less(const Row& a, const Row& b);

@@ -19,13 +19,11 @@ wheel::Version version(std::string_view text) {
 
 }  // namespace
 
-std::optional<std::string> build_tag(std::string_view torch, std::string_view cuda,
-                                     std::string* why) {
+std::optional<std::string> build_tag(std::string_view torch, std::string_view cuda, std::string* why) {
   return wheel::encode_build_tag(version(torch), version(cuda), why);
 }
 
-std::optional<std::string> local_version(std::string_view cuda, std::string_view torch,
-                                         std::string* why) {
+std::optional<std::string> local_version(std::string_view cuda, std::string_view torch, std::string* why) {
   return wheel::encode_local_version(version(cuda), version(torch), why);
 }
 
@@ -39,14 +37,12 @@ std::string cuda_tag(std::string_view cuda) {
   return "cu" + *code;
 }
 
-std::string wheel_filename(std::string_view project, std::string_view wheel_version,
-                           std::string_view build_tag, std::string_view python_tag,
-                           std::string_view abi_tag, std::string_view platform) {
+std::string wheel_filename(std::string_view project, std::string_view wheel_version, std::string_view build_tag,
+                           std::string_view python_tag, std::string_view abi_tag, std::string_view platform) {
   std::optional<std::string> tag;
   if (!build_tag.empty()) tag = std::string(build_tag);
-  return wheel::format_wheel_filename(
-      project, version(wheel_version), tag,
-      wheel::Tag{std::string(python_tag), std::string(abi_tag), std::string(platform)});
+  return wheel::format_wheel_filename(project, version(wheel_version), tag,
+                                      wheel::Tag{std::string(python_tag), std::string(abi_tag), std::string(platform)});
 }
 
 }  // namespace sb::matrix

@@ -12,12 +12,10 @@ namespace sb::matrix {
 // "280.129" for torch 2.8.0 / CUDA 12.9; "21100.130" for torch 2.11.0 / CUDA
 // 13.0. nullopt, with the reason in `why`, for versions the scheme cannot
 // encode (torch 2.9.10).
-std::optional<std::string> build_tag(std::string_view torch, std::string_view cuda,
-                                     std::string* why = nullptr);
+std::optional<std::string> build_tag(std::string_view torch, std::string_view cuda, std::string* why = nullptr);
 
 // "cu128torch2.9.1" (without the '+'); nullopt as above.
-std::optional<std::string> local_version(std::string_view cuda, std::string_view torch,
-                                         std::string* why = nullptr);
+std::optional<std::string> local_version(std::string_view cuda, std::string_view torch, std::string* why = nullptr);
 
 // "130" for CUDA 13.0; nullopt (with `why`) outside what wheel names can
 // carry (CUDA 9.2).
@@ -29,8 +27,7 @@ std::string cuda_tag(std::string_view cuda);
 
 // {name}-{version}[-{build tag}]-{python tag}-{abi tag}-{platform}.whl, with
 // the name escaped and the version normalized as the wheel spec requires.
-std::string wheel_filename(std::string_view project, std::string_view version,
-                           std::string_view build_tag, std::string_view python_tag,
-                           std::string_view abi_tag, std::string_view platform);
+std::string wheel_filename(std::string_view project, std::string_view version, std::string_view build_tag,
+                           std::string_view python_tag, std::string_view abi_tag, std::string_view platform);
 
 }  // namespace sb::matrix

@@ -14,7 +14,9 @@ namespace {
 
 // "billion laughs": each level repeats the previous one ten times.
 std::string alias_bomb(int levels) {
-  std::string text = "pythons: &a0 [\"3.10\", \"3.10\", \"3.10\", \"3.10\", \"3.10\", \"3.10\", \"3.10\", \"3.10\", \"3.10\", \"3.10\"]\n";
+  std::string text =
+      "pythons: &a0 [\"3.10\", \"3.10\", \"3.10\", \"3.10\", \"3.10\", \"3.10\", \"3.10\", \"3.10\", \"3.10\", "
+      "\"3.10\"]\n";
   for (int i = 1; i <= levels; ++i) {
     text += "x" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
     for (int k = 0; k < 10; ++k) text += (k ? ", *a" : "*a") + std::to_string(i - 1);
@@ -69,22 +71,25 @@ TEST_CASE("a mapping with many keys is checked for duplicates in linear time") {
   std::string file;
   auto root = parse_yaml(many, "many.yaml");
   auto map = root.map({"x"}).required("x");
-  CHECK_THROWS_WITH(map.named_entries("key"), Catch::Contains("many.yaml:40002:3: error: duplicate key 'k7' (first defined at line 9)"));
+  CHECK_THROWS_WITH(map.named_entries("key"),
+                    Catch::Contains("many.yaml:40002:3: error: duplicate key 'k7' (first defined at line 9)"));
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
 }
 
-TEST_CASE("the real build matrix is well inside the limits") {
-  CHECK_NOTHROW(load_matrix(real_matrix_path()));
-}
+TEST_CASE("the real build matrix is well inside the limits") { CHECK_NOTHROW(load_matrix(real_matrix_path())); }
 
 TEST_CASE("a package version that is not PEP 440 is a ConfigError at the value, not an internal error") {
   // Found by fuzz_matrix: the wheel namer threw std::logic_error on it.
   std::string text = kBase;
-  text.replace(text.find("version: 2.2.0"), 14, "version: 2\xae" "2.0");
+  text.replace(text.find("version: 2.2.0"), 14,
+               "version: 2\xae"
+               "2.0");
   std::string file;
   std::string message = load_error("bad-version.yaml", text, &file);
-  CHECK(message == file + ":15:14: error: version '2\xae" "2.0' of package 'sageattention' is not a PEP 440 version; "
-                          "expected a version like 2.2.0");
+  CHECK(message == file +
+                       ":15:14: error: version '2\xae"
+                       "2.0' of package 'sageattention' is not a PEP 440 version; "
+                       "expected a version like 2.2.0");
   text = kBase;
   text.replace(text.find("version: 2.2.0"), 14, "version: 2.2.0+cu128");
   CHECK(load_error("local.yaml", text).find("carries a local label") != std::string::npos);

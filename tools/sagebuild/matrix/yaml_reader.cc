@@ -29,8 +29,7 @@ std::string line_of(const SourceLocation& where) {
 
 YamlValue::YamlValue(YAML::Node node, std::shared_ptr<const std::string> file, std::string what,
                      SourceLocation fallback)
-    : node_(std::move(node)), file_(std::move(file)), what_(std::move(what)),
-      fallback_(std::move(fallback)) {}
+    : node_(std::move(node)), file_(std::move(file)), what_(std::move(what)), fallback_(std::move(fallback)) {}
 
 SourceLocation YamlValue::where() const {
   // An empty value ("key:" then a newline) is marked at the next token, which
@@ -50,8 +49,7 @@ std::string YamlValue::kind() const {
 }
 
 Located YamlValue::scalar() const {
-  if (!node_.IsDefined() || !node_.IsScalar())
-    fail("expected a single value for " + what_ + ", got " + kind());
+  if (!node_.IsDefined() || !node_.IsScalar()) fail("expected a single value for " + what_ + ", got " + kind());
   return Located{node_.Scalar(), where()};
 }
 
@@ -63,8 +61,7 @@ bool YamlValue::boolean() const {
 }
 
 std::vector<YamlValue> YamlValue::list() const {
-  if (!node_.IsSequence())
-    fail("expected a list for " + what_ + " (like [a, b]), got " + kind());
+  if (!node_.IsSequence()) fail("expected a list for " + what_ + " (like [a, b]), got " + kind());
   std::vector<YamlValue> items;
   for (const auto& item : node_) items.emplace_back(item, file_, "an entry of " + what_, where());
   return items;
@@ -98,8 +95,7 @@ YamlMap YamlValue::map(std::initializer_list<std::string_view> allowed) const {
   auto entries = named_entries("key");
   for (auto& [key, value] : entries) {
     if (std::find(keys.begin(), keys.end(), key.text) == keys.end())
-      throw ConfigError(key.where, "unknown key '" + key.text + "' in " + what_ +
-                                       did_you_mean(key.text, keys) +
+      throw ConfigError(key.where, "unknown key '" + key.text + "' in " + what_ + did_you_mean(key.text, keys) +
                                        "; allowed keys: " + join(keys));
     // Messages about a value name its key and where the key sits.
     value = YamlValue(value.node_, file_, "'" + key.text + "' of " + what_, key.where);
@@ -135,8 +131,7 @@ class ShapeCheck : public YAML::EventHandler {
   void OnDocumentStart(const YAML::Mark&) override {}
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(mark, anchor); }
-  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
-                const std::string& value) override {
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, const std::string& value) override {
     if (value.size() > lim_.max_scalar)
       fail(mark, "a value of " + std::to_string(value.size()) + " bytes; a build matrix value is at most " +
                      std::to_string(lim_.max_scalar) + " bytes");
@@ -144,8 +139,7 @@ class ShapeCheck : public YAML::EventHandler {
   }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     auto it = sizes_.find(anchor);
-    if (it == sizes_.end())
-      fail(mark, "an alias to a node that contains it (a cycle)");
+    if (it == sizes_.end()) fail(mark, "an alias to a node that contains it (a cycle)");
     count(mark, it->second);
   }
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
@@ -204,8 +198,7 @@ static std::string too_big(std::uintmax_t size, const YamlLimits& limits) {
          std::to_string(limits.max_bytes) + " bytes";
 }
 
-std::string read_yaml_file(const std::filesystem::path& path, const std::string& display,
-                           const YamlLimits& limits) {
+std::string read_yaml_file(const std::filesystem::path& path, const std::string& display, const YamlLimits& limits) {
   std::error_code ec;
   std::uintmax_t size = std::filesystem::file_size(path, ec);
   if (!ec && size > limits.max_bytes) throw ConfigError(SourceLocation{display, 1, 1}, too_big(size, limits));
@@ -215,8 +208,7 @@ std::string read_yaml_file(const std::filesystem::path& path, const std::string&
 YamlValue parse_yaml(const std::string& text, const std::string& file, const YamlLimits& limits,
                      const std::string& document) {
   auto shared_file = std::make_shared<const std::string>(file);
-  if (text.size() > limits.max_bytes)
-    throw ConfigError(SourceLocation{file, 1, 1}, too_big(text.size(), limits));
+  if (text.size() > limits.max_bytes) throw ConfigError(SourceLocation{file, 1, 1}, too_big(text.size(), limits));
   try {
     std::istringstream in(text);
     YAML::Parser parser(in);

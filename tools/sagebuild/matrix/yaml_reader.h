@@ -31,8 +31,7 @@ class YamlValue {
  public:
   // `what` names the value in messages ("'archs' of package 'sageattention'");
   // `fallback` is used where the node has no mark of its own (empty values).
-  YamlValue(YAML::Node node, std::shared_ptr<const std::string> file, std::string what,
-            SourceLocation fallback);
+  YamlValue(YAML::Node node, std::shared_ptr<const std::string> file, std::string what, SourceLocation fallback);
 
   const std::string& what() const { return what_; }
   SourceLocation where() const;

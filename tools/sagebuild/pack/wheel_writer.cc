@@ -35,16 +35,17 @@ distinfo::RecordRow record_row(const PayloadFile& f) {
 
 void add_to_archive(zip::Writer& w, const PayloadFile& f) {
   std::uint32_t mode = f.mode.value_or(default_mode(f.archive_name));
-  if (const auto* bytes = std::get_if<std::string>(&f.data)) w.add_file(f.archive_name, *bytes, mode);
-  else w.add_file_from_disk(f.archive_name, std::get<std::filesystem::path>(f.data), mode);
+  if (const auto* bytes = std::get_if<std::string>(&f.data))
+    w.add_file(f.archive_name, *bytes, mode);
+  else
+    w.add_file_from_disk(f.archive_name, std::get<std::filesystem::path>(f.data), mode);
 }
 
 void validate_payload(const std::vector<PayloadFile>& payload, const std::string& dist_info) {
   std::set<std::string> seen;
   for (const auto& f : payload) {
     const auto& n = f.archive_name;
-    bool dotdot = n == ".." || n.rfind("../", 0) == 0 || n.find("/../") != std::string::npos ||
-                  ends_with(n, "/..");
+    bool dotdot = n == ".." || n.rfind("../", 0) == 0 || n.find("/../") != std::string::npos || ends_with(n, "/..");
     if (n.empty() || n.front() == '/' || n.back() == '/' || n.find('\\') != std::string::npos || dotdot)
       throw UsageError("payload name '" + n + "' is not a relative '/'-separated file path without '..'");
     if (n.compare(0, dist_info.size() + 1, dist_info + "/") == 0)
@@ -55,9 +56,9 @@ void validate_payload(const std::vector<PayloadFile>& payload, const std::string
 
 std::vector<PayloadFile> dist_info_files(const WheelSpec& spec, const std::string& dist_info,
                                          const std::vector<wheel::Tag>& tags) {
-  distinfo::MetadataSpec m{spec.name, spec.version.str(), spec.summary, spec.requires_python, spec.requires_dist,
-                           spec.license_expression, {}, spec.project_urls, spec.description,
-                           spec.description_content_type};
+  distinfo::MetadataSpec m{spec.name,          spec.version.str(),           spec.summary, spec.requires_python,
+                           spec.requires_dist, spec.license_expression,      {},           spec.project_urls,
+                           spec.description,   spec.description_content_type};
   std::vector<PayloadFile> files;
   if (!spec.license_file.empty()) {
     std::string base = spec.license_file.filename().string();
@@ -73,7 +74,8 @@ std::vector<PayloadFile> dist_info_files(const WheelSpec& spec, const std::strin
 }
 
 void sort_by_name(std::vector<PayloadFile>& v) {
-  std::sort(v.begin(), v.end(), [](const PayloadFile& a, const PayloadFile& b) { return a.archive_name < b.archive_name; });
+  std::sort(v.begin(), v.end(),
+            [](const PayloadFile& a, const PayloadFile& b) { return a.archive_name < b.archive_name; });
 }
 
 }  // namespace
@@ -107,7 +109,8 @@ std::int64_t timestamp_from_environment() {
 std::vector<PayloadFile> collect_staged(const std::filesystem::path& dir) {
   std::vector<PayloadFile> out;
   std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec); !ec && it != decltype(it){}; it.increment(ec)) {
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec); !ec && it != decltype(it){};
+       it.increment(ec)) {
     if (it->is_symlink())
       throw IoError(it->path().string() + " is a symbolic link (a wheel holds regular files only; copy its target)");
     if (!it->is_regular_file()) continue;
@@ -123,8 +126,8 @@ PackResult write_wheel(const WheelSpec& spec, std::vector<PayloadFile> payload, 
   if (!tags || tags->empty()) throw UsageError("wheel tags " + spec.tags.str() + ": " + why);
   std::string dist_info = dist_info_dir(spec);
   if (spec.build_info)
-    payload.push_back({spec.build_info->package + "/build_info.json", distinfo::write_build_info(*spec.build_info),
-                       std::nullopt});
+    payload.push_back(
+        {spec.build_info->package + "/build_info.json", distinfo::write_build_info(*spec.build_info), std::nullopt});
   validate_payload(payload, dist_info);
   sort_by_name(payload);
   auto meta = dist_info_files(spec, dist_info, *tags);

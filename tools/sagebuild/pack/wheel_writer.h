@@ -42,13 +42,13 @@ struct WheelSpec {
   std::optional<std::string> build_tag;  // "280.129"
   wheel::TagSets tags;                   // e.g. {{"cp39"}, {"abi3"}, {"linux_x86_64"}}
   std::string summary;
-  std::string requires_python;              // ">=3.9"
-  std::vector<std::string> requires_dist;   // "torch==2.11.0"
-  std::string license_expression;           // "Apache-2.0"
-  std::filesystem::path license_file;       // shipped as <dist-info>/licenses/<filename>; empty: none
+  std::string requires_python;             // ">=3.9"
+  std::vector<std::string> requires_dist;  // "torch==2.11.0"
+  std::string license_expression;          // "Apache-2.0"
+  std::filesystem::path license_file;      // shipped as <dist-info>/licenses/<filename>; empty: none
   std::vector<std::pair<std::string, std::string>> project_urls;
-  std::string description;                  // METADATA body
-  std::string description_content_type;    // "text/markdown"
+  std::string description;                        // METADATA body
+  std::string description_content_type;           // "text/markdown"
   std::optional<distinfo::BuildInfo> build_info;  // written as <build_info->package>/build_info.json
 };
 
@@ -58,8 +58,8 @@ struct PackOptions {
 };
 
 struct PackResult {
-  std::filesystem::path path;                // output_dir / file name
-  std::vector<distinfo::RecordRow> record;   // as written, RECORD's own row last
+  std::filesystem::path path;               // output_dir / file name
+  std::vector<distinfo::RecordRow> record;  // as written, RECORD's own row last
 };
 
 // Throws UsageError for inconsistent input (duplicate names, names inside

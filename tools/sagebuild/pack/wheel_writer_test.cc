@@ -3,10 +3,10 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "sagebuild/common/os.h"
 #include "sagebuild/archive/zip_reader.h"
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
+#include "sagebuild/common/os.h"
 #include "sagebuild/pack/wheel_writer.h"
 
 using namespace sb;
@@ -49,10 +49,9 @@ TEST_CASE("pack: file name, member order, modes and RECORD") {
   TempDir dir;
   write_file_atomic(dir.path / "LICENSE", "Apache License 2.0\n");
   write_file_atomic(dir.path / "lib.so", std::string(1000, '\x7f'));
-  std::vector<PayloadFile> payload = {
-      {"sageattention/core.py", std::string("print('x')\n"), std::nullopt},
-      {"sageattention/_C.abi3.so", dir.path / "lib.so", std::nullopt},
-      {"sageattention/__init__.py", std::string(), std::nullopt}};
+  std::vector<PayloadFile> payload = {{"sageattention/core.py", std::string("print('x')\n"), std::nullopt},
+                                      {"sageattention/_C.abi3.so", dir.path / "lib.so", std::nullopt},
+                                      {"sageattention/__init__.py", std::string(), std::nullopt}};
   auto result = write_wheel(spec(dir.path / "LICENSE"), payload, {dir.path, 0});
   CHECK(result.path.filename() == "sageattention-2.2.0-21100.130-cp39-abi3-linux_x86_64.whl");
   CHECK(names_in(result.path) == std::vector<std::string>{
@@ -76,9 +75,7 @@ TEST_CASE("pack: file name, member order, modes and RECORD") {
 TEST_CASE("pack: the same inputs give a byte-identical wheel; another time does not") {
   TempDir a, b;
   write_file_atomic(a.path / "LICENSE", "L\n");
-  auto payload = [] {
-    return std::vector<PayloadFile>{{"sageattention/x.py", std::string("x = 1\n"), std::nullopt}};
-  };
+  auto payload = [] { return std::vector<PayloadFile>{{"sageattention/x.py", std::string("x = 1\n"), std::nullopt}}; };
   auto w1 = write_wheel(spec(a.path / "LICENSE"), payload(), {a.path, 1700000000});
   fs::copy_file(a.path / "LICENSE", b.path / "LICENSE");
   auto w2 = write_wheel(spec(b.path / "LICENSE"), payload(), {b.path, 1700000000});
@@ -100,15 +97,13 @@ TEST_CASE("pack: timestamps come from SOURCE_DATE_EPOCH or 2020-01-01") {
 TEST_CASE("pack: bad payloads are refused with the reason") {
   TempDir dir;
   auto s = spec({});
-  auto refuse = [&](std::string name) {
-    return write_wheel(s, {{name, std::string(), std::nullopt}}, {dir.path, 0});
-  };
+  auto refuse = [&](std::string name) { return write_wheel(s, {{name, std::string(), std::nullopt}}, {dir.path, 0}); };
   CHECK_THROWS_WITH(refuse("../x.py"), Catch::Contains("without '..'"));
   CHECK_THROWS_WITH(refuse("/abs.py"), Catch::Contains("relative"));
   CHECK_THROWS_WITH(refuse("sageattention-2.2.0.dist-info/METADATA"), Catch::Contains("generates those"));
-  CHECK_THROWS_AS(write_wheel(s, {{"a.py", std::string(), std::nullopt}, {"a.py", std::string(), std::nullopt}},
-                              {dir.path, 0}),
-                  UsageError);
+  CHECK_THROWS_AS(
+      write_wheel(s, {{"a.py", std::string(), std::nullopt}, {"a.py", std::string(), std::nullopt}}, {dir.path, 0}),
+      UsageError);
   CHECK(fs::is_empty(dir.path));  // nothing half-written
 }
 

@@ -39,7 +39,8 @@ CompileJob job_for(SourceKind kind, const RowInput& in, const fs::path& source, 
   job.source = in.site.source / source;
   job.standard = flags.standard;
   for (const auto& d : in.spec.include_dirs) job.include_dirs.push_back(in.site.source / d);
-  for (const auto& h : in.toolchain.headers) job.include_dirs.insert(job.include_dirs.end(), h.include_dirs.begin(), h.include_dirs.end());
+  for (const auto& h : in.toolchain.headers)
+    job.include_dirs.insert(job.include_dirs.end(), h.include_dirs.begin(), h.include_dirs.end());
   job.defines = flags.defines;
   job.device_flags = flags.device_flags;
   job.host_flags = flags.host_flags;
@@ -53,8 +54,9 @@ CompileJob job_for(SourceKind kind, const RowInput& in, const fs::path& source, 
 // A unit that includes torch's C++ API compiles against torch's, CUDA's and
 // Python's headers, with the torch build's libstdc++ ABI.
 void add_torch_headers(CompileJob& job, const toolchain::RowToolchain& tc) {
-  job.system_include_dirs = {tc.torch.root / "include", tc.torch.root / "include" / "torch" / "csrc" / "api" / "include",
-                             tc.cuda_include, tc.python_include};
+  job.system_include_dirs = {tc.torch.root / "include",
+                             tc.torch.root / "include" / "torch" / "csrc" / "api" / "include", tc.cuda_include,
+                             tc.python_include};
   job.cxx11_abi = tc.torch.cxx11_abi;
   // Nor the torch: its headers' paths (STD_TORCH_CHECK's __FILE__) are
   // recorded from its site-packages on, "torch/include/...".
@@ -63,7 +65,8 @@ void add_torch_headers(CompileJob& job, const toolchain::RowToolchain& tc) {
 
 // What such an object depends on outside the checkout besides the compiler.
 std::string torch_identity(const toolchain::RowToolchain& tc, const std::optional<std::string>& stable_abi_target) {
-  std::string torch_id = stable_abi_target ? "torch stable-abi target " + *stable_abi_target : "torch " + tc.torch.version;
+  std::string torch_id =
+      stable_abi_target ? "torch stable-abi target " + *stable_abi_target : "torch " + tc.torch.version;
   std::string extra = torch_id + " cxx11=" + (tc.torch.cxx11_abi ? "1" : "0") + " cuda " + tc.nvcc_version +
                       " python-headers " + tc.python_version;
   for (const auto& h : tc.headers) extra += " headers " + h.requirement;

@@ -65,7 +65,7 @@ struct PlannedObject {
 
 // One extension module of a row: its objects and where it is linked.
 struct PlannedExtension {
-  std::string module;                            // "sageattention._C", "fp4attn_cuda"
+  std::string module;  // "sageattention._C", "fp4attn_cuda"
   std::vector<PlannedObject> kernels;
   std::vector<PlannedObject> bindings;
   std::string filename;                          // "_C.abi3.so", "_fused.cpython-312-x86_64-linux-gnu.so"

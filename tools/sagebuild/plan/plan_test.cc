@@ -261,7 +261,8 @@ TEST_CASE("every toolchain: two torch releases on one CUDA share the kernel obje
   REQUIRE(g.rows.size() == 2);
   CHECK(g.kernels_to_compile == 3);   // not 6
   CHECK(g.bindings_to_compile == 2);  // one per torch release
-  for (std::size_t i = 0; i < 3; ++i) CHECK(g.rows[0].extensions[0].kernels[i].object == g.rows[1].extensions[0].kernels[i].object);
+  for (std::size_t i = 0; i < 3; ++i)
+    CHECK(g.rows[0].extensions[0].kernels[i].object == g.rows[1].extensions[0].kernels[i].object);
   CHECK(g.rows[0].extensions[0].bindings[0].object != g.rows[1].extensions[0].bindings[0].object);
   CHECK(g.edges.size() == 3 + 2 + 2);  // kernels, bindings, links
   const Edge* l0 = edge_for(g, g.rows[0].extensions[0].path);
@@ -317,8 +318,8 @@ TEST_CASE("every toolchain: the binding's limited API, torch headers and key") {
   auto old_abi = plan_compile({input(kind, row(kind, "2.9.1"), manifest(), tc)}, repo.settings());
   CHECK(old_abi.rows[0].extensions[0].bindings[0].key != g.rows[0].extensions[0].bindings[0].key);
   if (kind == Kind::gnu)
-    CHECK(joined(edge_for(old_abi, old_abi.rows[0].extensions[0].bindings[0].object)->argv).find("-D_GLIBCXX_USE_CXX11_ABI=0") !=
-          std::string::npos);
+    CHECK(joined(edge_for(old_abi, old_abi.rows[0].extensions[0].bindings[0].object)->argv)
+              .find("-D_GLIBCXX_USE_CXX11_ABI=0") != std::string::npos);
 }
 
 TEST_CASE("every toolchain: the launcher prefixes compiles, not links") {
@@ -475,9 +476,12 @@ TEST_CASE("every toolchain: the stable binding key follows its target version, C
   auto m2 = stable_manifest();
   m2.stable_abi->target_version = {2, 11};
   m2.stable_abi->min_torch = {2, 11};
-  CHECK(graph_of(m2, toolchain(kind, "2.11.0"), row(kind, "2.11.0")).extensions[0].bindings[0].key != base.extensions[0].bindings[0].key);
-  CHECK(graph_of(stable_manifest(), toolchain(kind, "2.11.0", "13.1.0"), row(kind, "2.11.0")).extensions[0].bindings[0].key !=
+  CHECK(graph_of(m2, toolchain(kind, "2.11.0"), row(kind, "2.11.0")).extensions[0].bindings[0].key !=
         base.extensions[0].bindings[0].key);
+  CHECK(graph_of(stable_manifest(), toolchain(kind, "2.11.0", "13.1.0"), row(kind, "2.11.0"))
+            .extensions[0]
+            .bindings[0]
+            .key != base.extensions[0].bindings[0].key);
   auto archs = graph_of(stable_manifest(), toolchain(kind, "2.11.0"), row(kind, "2.11.0", {A("8.0")}));
   CHECK(archs.extensions[0].bindings[0].key == base.extensions[0].bindings[0].key);
   CHECK(archs.extensions[0].path != base.extensions[0].path);

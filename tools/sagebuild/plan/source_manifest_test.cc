@@ -182,7 +182,8 @@ TEST_CASE("a source manifest's row: the modules with a target, their flags, one 
     return e.output == g.rows[0].extensions[0].kernels[0].object;
   });
   auto nvcc = joined(kernel.argv);
-  CHECK(nvcc.find("-isystem " + (fs::path("/cache/torch/2.11.0") / "include").string() + " ") != std::string::npos);  // torch's headers
+  CHECK(nvcc.find("-isystem " + (fs::path("/cache/torch/2.11.0") / "include").string() + " ") !=
+        std::string::npos);  // torch's headers
   CHECK(nvcc.find("-D_GLIBCXX_USE_CXX11_ABI=1") != std::string::npos);
   // Kernel objects that include torch's headers are per torch build.
   RowInput other = in;

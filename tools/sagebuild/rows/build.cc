@@ -205,9 +205,10 @@ std::string source_revision(run::ProcessRunner& runner, const fs::path& source) 
 // SASS: refuse before compiling rather than after.
 const plan::KernelManifest& manifest_of(Session& s, const matrix::Row& row) {
   if (!s.tree_kinds.empty() || !is_our_tree(s.source))
-    throw UsageError("row " + row.id + " is built from this repository's own tree (kernels/families.json), and "
-                     "--source-dir " + s.source.string() + " is " + s.tree_description +
-                     "; build it from this repository's checkout");
+    throw UsageError("row " + row.id +
+                     " is built from this repository's own tree (kernels/families.json), and "
+                     "--source-dir " +
+                     s.source.string() + " is " + s.tree_description + "; build it from this repository's checkout");
   auto it = s.manifests.find(row.kernels_manifest);
   if (it == s.manifests.end())
     it = s.manifests.emplace(row.kernels_manifest, plan::load_kernel_manifest(s.source / row.kernels_manifest)).first;

@@ -30,8 +30,8 @@ struct BuildOptions {
   // (matrix/sources/<kind>.yaml) describes; the matrix then comes from this
   // repository, found upward from the current directory, or --matrix.
   std::filesystem::path source_dir;
-  std::string source_kind;  // --source-kind: the manifest to use, instead of recognising the tree
-  std::string launcher = "auto";      // ccache | sccache | none | auto
+  std::string source_kind;        // --source-kind: the manifest to use, instead of recognising the tree
+  std::string launcher = "auto";  // ccache | sccache | none | auto
   std::filesystem::path json_path;
   std::vector<std::string> archs;         // --archs: override every row's arch list (development)
   toolchain::ToolchainOptions toolchain;  // cache_dir and path_env are filled in by run_build

@@ -45,7 +45,8 @@ std::string index_url(const std::string& s) {
   for (const char* scheme : {"https://", "http://", "file://"})
     if (s.rfind(scheme, 0) == 0 && s.size() > std::string(scheme).size()) return {};
   return "expected the URL of a package index (https://..., http://... or file://...), e.g. "
-         "https://download.pytorch.org/whl/cu130, got \"" + s + "\"";
+         "https://download.pytorch.org/whl/cu130, got \"" +
+         s + "\"";
 }
 
 // The options `build` and `doctor` share (doctor: those about finding tools).

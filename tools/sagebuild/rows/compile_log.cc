@@ -48,8 +48,8 @@ void CompileLog::line(std::string_view l) {
 
 std::string CompileLog::summary(const std::filesystem::path& full_text) const {
   if (total_ == 0) return {};
-  std::string s = "ptxas: " + std::to_string(total_) + " register-spill warning" + (total_ == 1 ? "" : "s") +
-                  " from " + std::to_string(held_.size()) + " compile" + (held_.size() == 1 ? "" : "s") +
+  std::string s = "ptxas: " + std::to_string(total_) + " register-spill warning" + (total_ == 1 ? "" : "s") + " from " +
+                  std::to_string(held_.size()) + " compile" + (held_.size() == 1 ? "" : "s") +
                   " (kernels spilling to local memory; full text: " + full_text.string() + ")\n";
   for (const auto& [edge, lines] : held_)
     s += "  " + std::to_string(lines.size()) + "  " + (edge.empty() ? "(before any compile finished)" : edge) + "\n";

@@ -71,8 +71,9 @@ bool stub_driver_if_absent(run::ProcessRunner& runner, const SmokeRequest& req, 
   run::Result probe = runner.run(run::Command({py.string(), "-c", "import ctypes; ctypes.CDLL('libcuda.so.1')"}));
   if (probe.ok()) return true;
   if (req.cuda_stubs.empty() || !fs::exists(req.cuda_stubs / "libcuda.so")) {
-    note = "import impossible here: a module links the CUDA driver (libcuda.so.1), which this machine lacks, and the "
-           "toolkit has no stubs/libcuda.so to stand in for it";
+    note =
+        "import impossible here: a module links the CUDA driver (libcuda.so.1), which this machine lacks, and the "
+        "toolkit has no stubs/libcuda.so to stand in for it";
     return false;
   }
   fs::path dir = req.scratch / "driver-stub";

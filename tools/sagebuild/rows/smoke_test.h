@@ -31,7 +31,7 @@ struct SmokeModule {
 
 struct SmokeRequest {
   std::filesystem::path wheel;
-  std::string package;              // "sageattention": imported first
+  std::string package;  // "sageattention": imported first
   std::vector<SmokeModule> modules;
   std::string torch_version;      // the row's torch
   toolchain::PythonInfo python;   // makes the venv

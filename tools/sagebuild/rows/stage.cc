@@ -136,16 +136,15 @@ matrix::Row with_platform_tag(const matrix::Row& row, const std::vector<pack::Pa
     members.push_back(f.archive_name);
     const auto* file = std::get_if<fs::path>(&f.data);
     std::string name = fs::path(f.archive_name).filename().string();
-    bool shared_object = (name.size() > 3 && name.compare(name.size() - 3, 3, ".so") == 0) ||
-                         name.find(".so.") != std::string::npos;
-    if (file && shared_object)
-      libraries.push_back({*file, f.archive_name});
+    bool shared_object =
+        (name.size() > 3 && name.compare(name.size() - 3, 3, ".so") == 0) || name.find(".so.") != std::string::npos;
+    if (file && shared_object) libraries.push_back({*file, f.archive_name});
   }
   verify::Options vo;
   vo.policy_dir = verify::default_policy_dir();
   verify::DerivedTag derived = verify::derive_platform_tag(row.platform, libraries, members, vo);
   // level_advice starts with the tag it names; "no manylinux level fits: ..." does not.
-  why = derived.why.empty()                     ? derived.tag
+  why = derived.why.empty()                      ? derived.tag
         : derived.why.rfind(derived.tag, 0) == 0 ? derived.why
                                                  : derived.tag + ": " + derived.why;
   if (derived.tag == row.platform) return row;

@@ -36,8 +36,9 @@ std::string ninja_file(const std::vector<Edge>& edges, const std::vector<Target>
       "  description = $desc\n\n";
   for (const auto& e : edges) {
     s += "build " + ninja_escape_path(e.output.string()) + ": run";
-    for (const auto& in : e.inputs) s.append(" ").append(ninja_escape_path(in.string()));  // (GCC 12: not " " + ...,
-                                                                                          // a false -Wrestrict)
+    for (const auto& in : e.inputs)
+      s.append(" ").append(ninja_escape_path(in.string()));  // (GCC 12: not " " + ...,
+                                                             // a false -Wrestrict)
     s += "\n  cmd = " + ninja_escape_value(e.command);
     s += "\n  desc = " + ninja_escape_value(e.description) + "\n";
   }

@@ -6,7 +6,6 @@
 
 #include <filesystem>
 #include <functional>
-#include <string_view>
 #include <string>
 #include <string_view>
 #include <vector>

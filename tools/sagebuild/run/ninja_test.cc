@@ -80,6 +80,6 @@ TEST_CASE("run_ninja: the targets, -j and -k, and which targets it did not finis
   CHECK(run_ninja(ninja, {"/w", 1, false, "ninja", {}}, {"a", "b"}) == std::vector<std::string>{"b"});
   ninja.spawned = false;
   CHECK_THROWS_WITH(run_ninja(ninja, {"/w", 1, false, "ninja-x", {}}, {"a"}), Catch::Contains("cannot run ninja-x") &&
-                                                                              Catch::Contains("ninja-build") &&
-                                                                              Catch::Contains("pip install ninja"));
+                                                                                  Catch::Contains("ninja-build") &&
+                                                                                  Catch::Contains("pip install ninja"));
 }

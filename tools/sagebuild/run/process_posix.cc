@@ -78,8 +78,8 @@ std::string path_of(const Command& cmd) {
 // everything it needs was built before the fork.  A failed chdir or exec
 // sends its errno back through a close-on-exec pipe, which an exec that
 // succeeds closes with nothing written.
-int start_child(pid_t& pid, const char* exe, char* const argv[], char* const envp[], const std::string& cwd,
-                int out_fd, int err_fd) {
+int start_child(pid_t& pid, const char* exe, char* const argv[], char* const envp[], const std::string& cwd, int out_fd,
+                int err_fd) {
   int report[2];
   if (::pipe2(report, O_CLOEXEC) != 0) return errno;
   pid = ::fork();
@@ -118,8 +118,8 @@ int start_child(pid_t& pid, const char* exe, char* const argv[], char* const env
   return 0;
 }
 #else
-int start_child(pid_t& pid, const char* exe, char* const argv[], char* const envp[], const std::string& cwd,
-                int out_fd, int err_fd) {
+int start_child(pid_t& pid, const char* exe, char* const argv[], char* const envp[], const std::string& cwd, int out_fd,
+                int err_fd) {
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);

@@ -287,7 +287,7 @@ TEST_CASE("a build step's atomic output: cmd.exe runs the command, then move /y 
     std::ifstream in(std::filesystem::path(output), std::ios::binary);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     CHECK(text == "text with spaces\\");  // the trailing backslash reached the program
-  }  // closed: Windows deletes no open file
+  }                                       // closed: Windows deletes no open file
   // A failing command leaves no output: move never runs.
   DeleteFileW(std::filesystem::path(output).c_str());
   c.windows_command_line = sb::run::cmd_run_then_move({child_path(), "exit", "3"}, temp, output);

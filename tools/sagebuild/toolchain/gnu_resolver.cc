@@ -131,10 +131,10 @@ void GnuResolver::plan_missing_cuda(const matrix::Row& row, const std::string& w
   fs::path home = opt_.cuda_home ? *opt_.cuda_home : fs::path("<CUDA_HOME of CUDA " + row.cuda + ">");
   auto v = parse_nvcc_version("release " + row.cuda + ", V" + row.cuda + ".0");
   f.cuda = CudaToolkit{home, home / "bin/nvcc", v.value_or(NvccVersion{}), "missing here"};
-  f.checks.push_back({false, "CUDA " + row.cuda, why,
-                      "a real build needs it: install the CUDA " + row.cuda + " toolkit" +
-                          (opt_.cuda_home ? " into " + opt_.cuda_home->string()
-                                          : " and pass --cuda-home DIR (or set CUDA_HOME)")});
+  f.checks.push_back(
+      {false, "CUDA " + row.cuda, why,
+       "a real build needs it: install the CUDA " + row.cuda + " toolkit" +
+           (opt_.cuda_home ? " into " + opt_.cuda_home->string() : " and pass --cuda-home DIR (or set CUDA_HOME)")});
 }
 
 // The torch the binding compiles against: the Python's when it is this
@@ -170,8 +170,8 @@ void GnuResolver::find_torch(const matrix::Row& row, bool provision, const std::
     t.version = row.torch;
     t.cuda = row.cuda;
     t.abi_source = "dry run: read from the torch build once downloaded";
-    t.origin = "to be provisioned: pip download --no-deps torch==" + row.torch + " --index-url " +
-               torch_index_for(opt_, row);
+    t.origin =
+        "to be provisioned: pip download --no-deps torch==" + row.torch + " --index-url " + torch_index_for(opt_, row);
     use_torch(row, t, f);
   } else {
     std::string other;
@@ -192,9 +192,8 @@ void GnuResolver::use_stable_abi_torch(const matrix::Row& row, bool provision, T
   f.torch = headers;
   if (!provision) {  // dry run: no network; `build` reads it
     f.row_torch_cuda = row.cuda;
-    f.row_torch_check =
-        "dry run: `build` reads torch/version.py of the torch " + row.torch + " wheel on " + torch_index_for(opt_, row) +
-        " with HTTP ranges";
+    f.row_torch_check = "dry run: `build` reads torch/version.py of the torch " + row.torch + " wheel on " +
+                        torch_index_for(opt_, row) + " with HTTP ranges";
     return;
   }
   try {

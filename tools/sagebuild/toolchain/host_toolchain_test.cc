@@ -183,7 +183,7 @@ TEST_CASE("MSVC: cl.exe compiles the binding with torch's runtime; untranslatabl
   job.include_dirs = {R"(C:\src dir\include)"};
   job.system_include_dirs = {R"(C:\Program Files\Python312\Include)"};
   job.defines = {"Py_LIMITED_API=0x03090000"};
-  job.cxx11_abi = true;  // libstdc++'s: no meaning here
+  job.cxx11_abi = true;                   // libstdc++'s: no meaning here
   job.unrecorded_prefixes = {"C:\\src"};  // MSVC has no documented equivalent: not passed
   CHECK(msvc().compile_command(job) == Argv{std::string(kMsvcBin) + R"(\cl.exe)", "/nologo", "/c",
                                             R"(C:\src dir\binding.cpp)", R"(/FoC:\out dir\binding.obj)", "/O2", "/MD",

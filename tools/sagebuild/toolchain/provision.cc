@@ -63,7 +63,9 @@ std::vector<fs::path> wheels_in(const fs::path& dir) {
 }  // namespace
 
 std::string torch_index_for(const ToolchainOptions& opt, const matrix::Row& row) {
-  std::string u = !opt.torch_index.empty() ? opt.torch_index : !row.torch_index.empty() ? row.torch_index : default_index_url();
+  std::string u = !opt.torch_index.empty()   ? opt.torch_index
+                  : !row.torch_index.empty() ? row.torch_index
+                                             : default_index_url();
   while (!u.empty() && u.back() == '/') u.pop_back();
   return u;
 }

@@ -66,7 +66,7 @@ struct HeaderPackage {
 
 // A HeaderPackage where the compiles find it.
 struct ProvisionedHeaders {
-  std::string requirement;                         // "nvidia-cutlass==4.2.0.0": what object keys name
+  std::string requirement;                          // "nvidia-cutlass==4.2.0.0": what object keys name
   std::vector<std::filesystem::path> include_dirs;  // absolute
 };
 
@@ -94,7 +94,7 @@ struct RowToolchain {
   // CUDA driver; empty when the toolkit has none (PyPI's CUDA wheels).
   std::filesystem::path cuda_stubs;
   std::vector<ProvisionedHeaders> headers;  // the header packages the row's source asks for
-  std::vector<Check> checks;               // what was found where
+  std::vector<Check> checks;                // what was found where
   // Some facts are labelled placeholders (a dry run where they cannot be
   // discovered): the plan prints, nothing builds.
   bool placeholders = false;

@@ -57,8 +57,9 @@ CudaCode cuda_code(const binary::CudaCoverage& coverage) {
 namespace {
 
 bool is_elf_candidate(const zip::Entry& e) {
-  return !e.is_directory() && !e.is_encrypted() && is_native_library(e.name) && e.name.find(".pyd") == std::string::npos &&
-         e.name.find(".dll") == std::string::npos && e.name.find(".dylib") == std::string::npos;
+  return !e.is_directory() && !e.is_encrypted() && is_native_library(e.name) &&
+         e.name.find(".pyd") == std::string::npos && e.name.find(".dll") == std::string::npos &&
+         e.name.find(".dylib") == std::string::npos;
 }
 
 // The binary readers' own findings (P8 malformed ELF/PE, P12 malformed CUDA
@@ -95,7 +96,6 @@ void check_one(const BinaryCheckInput& in, binary::ElfFile& elf, const BinaryFac
   }
 }
 
-
 bool is_pe_candidate(const zip::Entry& e) {
   auto ends = [&](std::string_view suffix) {
     return e.name.size() >= suffix.size() && e.name.compare(e.name.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -125,7 +125,8 @@ void check_pe(const BinaryCheckInput& in, binary::ByteSource& source, const std:
   const binary::PeSection* fat = pe->section(".nv_fatb");
   if (!fat) {
     if (!in.build_info->archs.empty())
-      add(out, "B6", Severity::Error, member, "no CUDA code (.nv_fatb) in the extension", "kernels for build_info.archs");
+      add(out, "B6", Severity::Error, member, "no CUDA code (.nv_fatb) in the extension",
+          "kernels for build_info.archs");
     return;
   }
   Findings fatbin;
@@ -193,9 +194,8 @@ WheelBinaries check_binaries(const BinaryCheckInput& in, Findings& out) {
     if (facts.needed.size() == kMaxNeeded || facts.rpaths.size() == kMaxRpaths)
       add(out, "P8", Severity::Error, e.name,
           std::to_string(elf->info().needed.size()) + " DT_NEEDED entries and " +
-              std::to_string(elf->info().rpath.size() + elf->info().runpath.size()) +
-              " rpaths: only the first " + std::to_string(kMaxNeeded) + " and " + std::to_string(kMaxRpaths) +
-              " distinct ones are checked",
+              std::to_string(elf->info().rpath.size() + elf->info().runpath.size()) + " rpaths: only the first " +
+              std::to_string(kMaxNeeded) + " and " + std::to_string(kMaxRpaths) + " distinct ones are checked",
           "a library of ordinary shape");
     check_one(in, *elf, facts, members, out);
     surface_source_error(*source, e.name, out);
@@ -203,7 +203,8 @@ WheelBinaries check_binaries(const BinaryCheckInput& in, Findings& out) {
     facts.undefined = {};
     elves.push_back(std::move(facts));
   }
-  if (in.policy) check_platform_levels(elves, in.filename.platform_tags, {*in.policy, in.allowed_libraries, members}, out);
+  if (in.policy)
+    check_platform_levels(elves, in.filename.platform_tags, {*in.policy, in.allowed_libraries, members}, out);
   WheelBinaries summary{elves.size(), std::nullopt};
   bool disagree = false;
   for (const auto& b : bindings) {

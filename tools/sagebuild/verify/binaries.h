@@ -22,9 +22,9 @@ struct BinaryCheckInput {
   const std::filesystem::path& wheel_path;
   zip::Reader& zip;  // members are read through open_member(): its limits and refusals apply
   const wheel::WheelFilename& filename;
-  const PolicyTable* policy;                         // nullptr: P2/P3 skipped
+  const PolicyTable* policy;  // nullptr: P2/P3 skipped
   const std::vector<std::string>& allowed_libraries;
-  const distinfo::BuildInfo* build_info;             // nullptr: not one of ours
+  const distinfo::BuildInfo* build_info;  // nullptr: not one of ours
 };
 
 // What the wheel's libraries say together, for the rules that judge the

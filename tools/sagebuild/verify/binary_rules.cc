@@ -30,16 +30,20 @@ std::string dirname(std::string_view m) {
 // Resolves "$ORIGIN/../x" against the member's directory ("" = archive root).
 std::string resolve_origin(const std::string& member, std::string path) {
   for (std::string_view tok : {"${ORIGIN}", "$ORIGIN"})
-    if (starts_with(path, tok)) path = dirname(member) + path.substr(tok.size());
-    else if (path.front() == '/' && tok == "$ORIGIN") return "";  // absolute: not inside the wheel
+    if (starts_with(path, tok))
+      path = dirname(member) + path.substr(tok.size());
+    else if (path.front() == '/' && tok == "$ORIGIN")
+      return "";  // absolute: not inside the wheel
   std::vector<std::string> parts;
   std::size_t start = 0;
   while (start <= path.size()) {
     auto end = path.find('/', start);
     if (end == std::string::npos) end = path.size();
     std::string part = path.substr(start, end - start);
-    if (part == "..") { if (!parts.empty()) parts.pop_back(); }
-    else if (!part.empty() && part != ".") parts.push_back(part);
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+    } else if (!part.empty() && part != ".")
+      parts.push_back(part);
     start = end + 1;
   }
   std::string out;
@@ -73,7 +77,8 @@ bool is_torch_symbol(std::string_view n) {
   std::string plain = outer_namespace(n).empty() ? std::string(n) : outer_namespace(n);
   // The stable ABI's C shim (torch/csrc/inductor/aoti_torch/c/shim.h,
   // torch/csrc/stable/c/shim.h): plain C names exported by libtorch_cpu/cuda.
-  return starts_with(plain, "THP") || starts_with(n, "THP") || starts_with(n, "aoti_torch_") || starts_with(n, "torch_");
+  return starts_with(plain, "THP") || starts_with(n, "THP") || starts_with(n, "aoti_torch_") ||
+         starts_with(n, "torch_");
 }
 
 }  // namespace
@@ -92,7 +97,8 @@ std::optional<wheel::TorchBinding> torch_binding(const BinaryFacts& b) {
 std::string outer_namespace(std::string_view m) {
   if (!starts_with(m, "_Z")) return {};
   m.remove_prefix(2);
-  if (m.size() >= 2 && m[0] == 'T' && (m[1] == 'I' || m[1] == 'V' || m[1] == 'S')) m.remove_prefix(2);  // typeinfo, vtable, name
+  if (m.size() >= 2 && m[0] == 'T' && (m[1] == 'I' || m[1] == 'V' || m[1] == 'S'))
+    m.remove_prefix(2);  // typeinfo, vtable, name
   if (!m.empty() && m[0] == 'N') m.remove_prefix(1);
   while (!m.empty() && (m[0] == 'K' || m[0] == 'V' || m[0] == 'r' || m[0] == 'R' || m[0] == 'O')) m.remove_prefix(1);
   std::size_t len = 0, i = 0;
@@ -107,7 +113,8 @@ void check_machine(const BinaryFacts& b, const std::string& platform_tag, Findin
   if (info.family != F::Linux && info.family != F::Manylinux && info.family != F::Musllinux) return;
   if (b.machine.empty() || b.machine.rfind("em_", 0) == 0) return;  // a machine the reader does not name
   if (normalize_arch(info.arch) != normalize_arch(b.machine))
-    add(out, "P1", Severity::Strict, b.member, "ELF machine " + b.machine, info.arch + " (platform tag " + platform_tag + ")");
+    add(out, "P1", Severity::Strict, b.member, "ELF machine " + b.machine,
+        info.arch + " (platform tag " + platform_tag + ")");
 }
 
 void check_pe_machine(const std::string& member, const std::string& pe_platform, const std::string& platform_tag,
@@ -115,7 +122,8 @@ void check_pe_machine(const std::string& member, const std::string& pe_platform,
   if (wheel::classify_platform(platform_tag).family != wheel::PlatformFamily::Windows) return;
   if (pe_platform != platform_tag)
     add(out, "P9", Severity::Strict, member,
-        "PE machine " + (pe_platform.empty() ? std::string("unknown") : pe_platform), "the platform tag " + platform_tag);
+        "PE machine " + (pe_platform.empty() ? std::string("unknown") : pe_platform),
+        "the platform tag " + platform_tag);
 }
 
 void check_pe_cuda_runtime(const std::string& member, const std::vector<std::string>& imports,
@@ -132,7 +140,8 @@ void check_pe_cuda_runtime(const std::string& member, const std::vector<std::str
     }
     std::string dll_major = digits.size() > 2 ? digits.substr(0, digits.size() - 1) : digits;
     if (dll_major != major)
-      add(out, "B7", Severity::Error, member, "imports " + dll, "cudart64_" + major + ".dll (CUDA " + info.cuda.version + ")");
+      add(out, "B7", Severity::Error, member, "imports " + dll,
+          "cudart64_" + major + ".dll (CUDA " + info.cuda.version + ")");
   }
 }
 
@@ -183,8 +192,8 @@ bool has_marker(const std::vector<std::string>& kernels, const std::string& mark
 
 // An archs family at one capability of the wheel: SASS for each of its
 // targets of that capability, exactly.
-void check_exact_targets(const CudaCode& code, const std::string& family, const distinfo::KernelFamily& k,
-                         int arch, const std::string& arch_text, const std::string& member, Findings& out) {
+void check_exact_targets(const CudaCode& code, const std::string& family, const distinfo::KernelFamily& k, int arch,
+                         const std::string& arch_text, const std::string& member, Findings& out) {
   for (const auto& target_text : k.archs) {
     auto target = distinfo::parse_arch_target(target_text);
     if (!target || target->number != arch) continue;
@@ -210,8 +219,7 @@ std::string module_stem(const std::string& member) {
 
 }  // namespace
 
-void check_cuda_coverage(const CudaCode& code, const distinfo::BuildInfo& b, const std::string& member,
-                         Findings& out) {
+void check_cuda_coverage(const CudaCode& code, const distinfo::BuildInfo& b, const std::string& member, Findings& out) {
   // A wheel of several extension modules (upstream's trees) names each
   // module's kernels as a family of the module's name: a module answers for
   // its own family only.  A family-per-kernel wheel (ours: one _C) answers
@@ -243,7 +251,8 @@ void check_cuda_runtime(const BinaryFacts& b, const distinfo::BuildInfo& info, F
   std::string major = info.cuda.version.substr(0, info.cuda.version.find('.'));
   for (const auto& lib : b.needed)
     if (starts_with(lib, "libcudart.so.") && lib != "libcudart.so." + major)
-      add(out, "B7", Severity::Error, b.member, "needs " + lib, "libcudart.so." + major + " (CUDA " + info.cuda.version + ")");
+      add(out, "B7", Severity::Error, b.member, "needs " + lib,
+          "libcudart.so." + major + " (CUDA " + info.cuda.version + ")");
   std::string torch_major = info.torch.cuda.substr(0, info.torch.cuda.find('.'));
   if (torch_major != major)
     add(out, "B7", Severity::Error, b.member, "torch is built for CUDA " + info.torch.cuda,
@@ -266,7 +275,8 @@ void check_symbol_origins(const BinaryFacts& b, bool abi3, Findings& out) {
     add(out, "B8", Severity::Error, b.member, "undefined symbol " + unknown[i] + " comes from no known library",
         "symbols from torch, CUDA, the C/C++ runtime or libpython only");
   if (unknown.size() > 10)
-    add(out, "B8", Severity::Error, b.member, std::to_string(unknown.size() - 10) + " more unknown undefined symbols", "");
+    add(out, "B8", Severity::Error, b.member, std::to_string(unknown.size() - 10) + " more unknown undefined symbols",
+        "");
 }
 
 }  // namespace sb::verify

@@ -41,7 +41,7 @@ struct BinaryFacts {
 struct CudaCode {
   std::map<int, std::vector<std::string>> sass_kernels;  // SASS arch -> kernel names (sm_90 and sm_90a both at 90)
   std::map<std::string, std::vector<std::string>> sass_targets;  // exact SASS target "90a", "90" -> kernel names
-  std::set<int> ptx;                                      // PTX archs
+  std::set<int> ptx;                                             // PTX archs
 };
 
 // P1: the ELF machine is the platform tag's architecture (linux-family tags).
@@ -55,10 +55,9 @@ void check_pe_machine(const std::string& member, const std::string& pe_platform,
 void check_pe_cuda_runtime(const std::string& member, const std::vector<std::string>& imports,
                            const distinfo::BuildInfo& info, Findings& out);
 // P2: every VERNEED version of a policy family is in the claimed policy's set.
-void check_symbol_versions(const BinaryFacts& b, const ManylinuxPolicy& policy, const std::string& arch,
-                           Findings& out);
-// P3 (manylinux claims only; nullptr policy = nothing to check): DT_NEEDED on the policy's whitelist, on the allow-list, or shipped in
-// the wheel and reachable through $ORIGIN.  Never libpython.  `wheel_members` is sorted
+void check_symbol_versions(const BinaryFacts& b, const ManylinuxPolicy& policy, const std::string& arch, Findings& out);
+// P3 (manylinux claims only; nullptr policy = nothing to check): DT_NEEDED on the policy's whitelist, on the
+// allow-list, or shipped in the wheel and reachable through $ORIGIN.  Never libpython.  `wheel_members` is sorted
 // (looked up by binary search: a wheel has up to 200,000 members).
 void check_needed_libraries(const BinaryFacts& b, const ManylinuxPolicy* policy,
                             const std::vector<std::string>& allowed_patterns,
@@ -71,8 +70,7 @@ void check_needed_libraries(const BinaryFacts& b, const ManylinuxPolicy* policy,
 // that is a target's capability, SASS for exactly that target (sm_90a) holding
 // its kernels: arch-specific code has no PTX to fall back on.  Targets whose
 // capability the wheel does not list are not demanded.
-void check_cuda_coverage(const CudaCode& code, const distinfo::BuildInfo& b, const std::string& member,
-                         Findings& out);
+void check_cuda_coverage(const CudaCode& code, const distinfo::BuildInfo& b, const std::string& member, Findings& out);
 // B7: libcudart's soname major is the build's CUDA major, and torch's CUDA
 // major matches it.
 void check_cuda_runtime(const BinaryFacts& b, const distinfo::BuildInfo& info, Findings& out);

@@ -15,14 +15,19 @@ std::multiset<std::string> rules(const Findings& f) {
 }
 const PolicyTable& policies() { return PolicyTable::embedded(); }
 BinaryFacts ext() {
-  return {"sageattention/_C.abi3.so", "x86_64",
+  return {"sageattention/_C.abi3.so",
+          "x86_64",
           {"libc.so.6", "libtorch.so", "libc10.so", "libcudart.so.13", "libstdc++.so.6"},
           {"$ORIGIN/../torch/lib"},
-          {{"libc.so.6", {"GLIBC_2.2.5", "GLIBC_2.17"}}, {"libstdc++.so.6", {"GLIBCXX_3.4.19", "CXXABI_1.3.5"}},
+          {{"libc.so.6", {"GLIBC_2.2.5", "GLIBC_2.17"}},
+           {"libstdc++.so.6", {"GLIBCXX_3.4.19", "CXXABI_1.3.5"}},
            {"libcudart.so.13", {"libcudart.so.13"}}},
-          {{"_ZN2at6TensorC1Ev", "", false}, {"_ZNK3c1010TensorImpl5sizesEv", "", false},
-           {"cudaLaunchKernel", "libcudart.so.13", false}, {"memcpy", "GLIBC_2.14", false},
-           {"PyLong_FromLong", "", false}, {"__gmon_start__", "", true}}};
+          {{"_ZN2at6TensorC1Ev", "", false},
+           {"_ZNK3c1010TensorImpl5sizesEv", "", false},
+           {"cudaLaunchKernel", "libcudart.so.13", false},
+           {"memcpy", "GLIBC_2.14", false},
+           {"PyLong_FromLong", "", false},
+           {"__gmon_start__", "", true}}};
 }
 distinfo::BuildInfo info() {
   distinfo::BuildInfo b;
@@ -200,8 +205,10 @@ TEST_CASE("B8/B9: undefined symbols come from torch, CUDA, the runtime or libpyt
 TEST_CASE("B8: the stable ABI's C shim names are torch's; look-alikes are not") {
   Findings f;
   auto b = ext();
-  b.undefined = {{"aoti_torch_get_current_cuda_stream", "", false}, {"aoti_torch_empty_strided", "", false},
-                 {"torch_call_dispatcher", "", false}, {"torch_library_impl", "", false}};
+  b.undefined = {{"aoti_torch_get_current_cuda_stream", "", false},
+                 {"aoti_torch_empty_strided", "", false},
+                 {"torch_call_dispatcher", "", false},
+                 {"torch_library_impl", "", false}};
   check_symbol_origins(b, true, f);
   CHECK(f.empty());
   b.undefined = {{"aoti_tensor_get", "", false}, {"xtorch_call", "", false}};

@@ -49,8 +49,7 @@ void check_build_tag(const BuildInfo& b, const wheel::WheelFilename& fn, const s
     check_decoded(*decoded, b, "build tag " + *fn.build_tag, member, out);
 }
 
-void check_local_version(const BuildInfo& b, const wheel::WheelFilename& fn, const std::string& member,
-                         Findings& out) {
+void check_local_version(const BuildInfo& b, const wheel::WheelFilename& fn, const std::string& member, Findings& out) {
   std::string local = fn.version.local_str();
   if (local != b.wheel.local_version.value_or(""))
     add(out, "B2", Severity::Error, member, "local version '" + local + "'",
@@ -79,7 +78,8 @@ std::optional<BuildInfo> load_build_info(std::string_view text, const std::strin
 void check_build_info_filename(const BuildInfo& b, const wheel::WheelFilename& fn, const std::string& member,
                                Findings& out) {
   if (!wheel::same_project(fn.name, b.package))
-    add(out, "B2", Severity::Error, member, "file name project '" + fn.name + "'", "'" + b.package + "' (build_info.package)");
+    add(out, "B2", Severity::Error, member, "file name project '" + fn.name + "'",
+        "'" + b.package + "' (build_info.package)");
   if (fn.version.public_str() != b.version && !same_release(fn.version.public_version(), b.version))
     add(out, "B2", Severity::Error, member, "file name version " + fn.version.public_str(),
         b.version + " (build_info.version)");
@@ -91,8 +91,7 @@ void check_build_info_filename(const BuildInfo& b, const wheel::WheelFilename& f
 }
 
 void check_build_info_tags(const BuildInfo& b, const wheel::WheelFilename& fn,
-                           const std::vector<std::string>& wheel_tag_lines, const std::string& member,
-                           Findings& out) {
+                           const std::vector<std::string>& wheel_tag_lines, const std::string& member, Findings& out) {
   std::string want = b.wheel.python_tag + "-" + b.wheel.abi_tag + "-" + b.wheel.platform_tag;
   std::vector<std::string> have;
   for (const auto& t : fn.expanded()) have.push_back(t.str());

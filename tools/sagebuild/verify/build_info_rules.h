@@ -16,16 +16,14 @@
 namespace sb::verify {
 
 // B1: parses and validates the JSON; nullopt (with a finding) when invalid.
-std::optional<distinfo::BuildInfo> load_build_info(std::string_view text, const std::string& member,
-                                                   Findings& out);
+std::optional<distinfo::BuildInfo> load_build_info(std::string_view text, const std::string& member, Findings& out);
 
 // B2: name, version and the torch/CUDA encoded in the build tag or local version.
-void check_build_info_filename(const distinfo::BuildInfo& b, const wheel::WheelFilename& fn,
-                               const std::string& member, Findings& out);
+void check_build_info_filename(const distinfo::BuildInfo& b, const wheel::WheelFilename& fn, const std::string& member,
+                               Findings& out);
 // B3: the file name's and WHEEL's tags are the build-info's one tag.
 void check_build_info_tags(const distinfo::BuildInfo& b, const wheel::WheelFilename& fn,
-                           const std::vector<std::string>& wheel_tag_lines, const std::string& member,
-                           Findings& out);
+                           const std::vector<std::string>& wheel_tag_lines, const std::string& member, Findings& out);
 // B4: METADATA has exactly one torch requirement, without a marker, that
 // fits the extension (wheel/torch_requirement.h): it admits
 // build_info.torch.version; for a stable-ABI extension also newer torch

@@ -90,14 +90,15 @@ TEST_CASE("B4: one torch requirement that fits how the extension links torch") {
   CHECK(check({"torch==2.8.0"}, TorchBinding::classic, "2.8.0").empty());
   // A stable-ABI extension serves every torch from its target on.
   CHECK(check({"torch>=2.10,<3"}, TorchBinding::stable_abi, "2.11.0").empty());
-  for (const auto& [requires_dist, binding, torch] : std::vector<std::tuple<std::vector<std::string>, std::optional<TorchBinding>, std::string>>{
+  for (const auto& [requires_dist, binding, torch] :
+       std::vector<std::tuple<std::vector<std::string>, std::optional<TorchBinding>, std::string>>{
            {{}, TorchBinding::classic, "2.8.0"},
-           {{"torch>=2.8.0"}, TorchBinding::classic, "2.8.0"},                    // classic without its pin
+           {{"torch>=2.8.0"}, TorchBinding::classic, "2.8.0"},  // classic without its pin
            {{"torch==2.9.0"}, TorchBinding::classic, "2.8.0"},
-           {{"torch==2.8.*", "Torch<3"}, TorchBinding::classic, "2.8.0"},        // two torch lines
+           {{"torch==2.8.*", "Torch<3"}, TorchBinding::classic, "2.8.0"},  // two torch lines
            {{"torch==2.8.*; python_version < '3.12'"}, TorchBinding::classic, "2.8.0"},
-           {{"torch==2.11.0"}, TorchBinding::stable_abi, "2.11.0"},              // too strict for the stable ABI
-           {{"torch>=2.12"}, std::nullopt, "2.11.0"}}) {                         // not even the build's torch
+           {{"torch==2.11.0"}, TorchBinding::stable_abi, "2.11.0"},  // too strict for the stable ABI
+           {{"torch>=2.12"}, std::nullopt, "2.11.0"}}) {             // not even the build's torch
     INFO(requires_dist.size() << " lines, torch " << torch);
     auto f = check(requires_dist, binding, torch);
     CHECK(rules(f) == std::multiset<std::string>{"B4"});

@@ -40,8 +40,10 @@ int run_verify(const std::vector<std::string>& files, const Options& options, bo
     try {
       Report r = verify_wheel(file, options);
       if (r.failed(options.lenient)) code = std::max(code, 1);
-      if (json) emit(to_json(r, options.lenient));
-      else out << format_human(r, options.lenient);
+      if (json)
+        emit(to_json(r, options.lenient));
+      else
+        out << format_human(r, options.lenient);
     } catch (const IoError& e) {
       err << "sagebuild verify: error: " << printable(e.what()) << "\n";
       if (json) emit(error_entry(file, e.what()));
@@ -78,8 +80,7 @@ void add_verify_command(CLI::App& app, cli::Context& ctx) {
     args->options.policy_dir =
         args->policy_dir.empty() ? default_policy_dir() : std::filesystem::path(args->policy_dir);
     std::error_code ec;
-    if (!args->policy_dir.empty() &&
-        !std::filesystem::exists(args->options.policy_dir / kPolicyFile, ec))
+    if (!args->policy_dir.empty() && !std::filesystem::exists(args->options.policy_dir / kPolicyFile, ec))
       throw UsageError("--policy-dir " + args->policy_dir + ": no " + kPolicyFile +
                        " there (expected a directory holding a policy in the format of "
                        "tools/sagebuild/verify/manylinux-policy.json)");

@@ -41,8 +41,7 @@ std::optional<std::string> extension_interpreter(std::string_view member) {
   return std::nullopt;
 }
 
-void check_extension_suffixes(const std::vector<std::string>& members, const wheel::WheelFilename& fn,
-                              Findings& out) {
+void check_extension_suffixes(const std::vector<std::string>& members, const wheel::WheelFilename& fn, Findings& out) {
   bool abi3 = std::find(fn.abi_tags.begin(), fn.abi_tags.end(), "abi3") != fn.abi_tags.end();
   for (const auto& m : members) {
     auto interp = extension_interpreter(m);
@@ -54,7 +53,8 @@ void check_extension_suffixes(const std::vector<std::string>& members, const whe
     }
     if (has_cp_interpreters_only(fn) &&
         std::find(fn.python_tags.begin(), fn.python_tags.end(), *interp) == fn.python_tags.end())
-      add(out, "P11", Severity::Strict, m, "extension built for " + *interp + " in a wheel tagged " + fn.tag_sets().str(),
+      add(out, "P11", Severity::Strict, m,
+          "extension built for " + *interp + " in a wheel tagged " + fn.tag_sets().str(),
           "an extension suffix matching the interpreter tag");
   }
 }

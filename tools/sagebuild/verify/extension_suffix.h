@@ -18,7 +18,6 @@ std::optional<std::string> extension_interpreter(std::string_view member);
 
 // P10: abi3 wheels ship no version-specific extension.  P11: version-specific
 // extensions match a cpXY interpreter tag.
-void check_extension_suffixes(const std::vector<std::string>& members, const wheel::WheelFilename& fn,
-                              Findings& out);
+void check_extension_suffixes(const std::vector<std::string>& members, const wheel::WheelFilename& fn, Findings& out);
 
 }  // namespace sb::verify

@@ -37,8 +37,7 @@ void check_dist_info_name(const std::string& dir, const wheel::WheelFilename& fn
     return;
   }
   std::string want = wheel::wheel_escape_name(fn.name) + "-" + fn.version.str() + ".dist-info";
-  if (dir != want)
-    add(out, "D2", Severity::Warning, dir, clip(dir) + " is not the normalized dist-info name", want);
+  if (dir != want) add(out, "D2", Severity::Warning, dir, clip(dir) + " is not the normalized dist-info name", want);
 }
 
 // D3 for one .data directory's name.
@@ -88,8 +87,8 @@ void check_contents(const std::vector<std::string>& members, const std::string& 
 
 bool is_native_library(std::string_view m) {
   std::string b = basename(m);
-  return ends_with(b, ".so") || b.find(".so.") != std::string::npos || ends_with(b, ".pyd") ||
-         ends_with(b, ".dll") || ends_with(b, ".dylib");
+  return ends_with(b, ".so") || b.find(".so.") != std::string::npos || ends_with(b, ".pyd") || ends_with(b, ".dll") ||
+         ends_with(b, ".dylib");
 }
 
 Layout check_layout(const std::vector<std::string>& members, const wheel::WheelFilename* fn, Findings& out) {
@@ -124,7 +123,8 @@ Layout check_layout(const std::vector<std::string>& members, const wheel::WheelF
   // has 20,000 of them.
   for (const auto& m : members) {
     auto slash = m.find('/');
-    if (slash != std::string::npos && datas.count(m.substr(0, slash))) check_data_member(top_component(m), m, layout, out);
+    if (slash != std::string::npos && datas.count(m.substr(0, slash)))
+      check_data_member(top_component(m), m, layout, out);
   }
   if (datas.size() == 1) layout.data_dir = *datas.begin();
   check_contents(members, layout.dist_info, out);
@@ -143,7 +143,8 @@ void check_purelib_layout(const Layout& layout, const std::vector<std::string>& 
         break;
       }
   }
-  bool any_platform = fn && std::find(fn->platform_tags.begin(), fn->platform_tags.end(), "any") != fn->platform_tags.end();
+  bool any_platform =
+      fn && std::find(fn->platform_tags.begin(), fn->platform_tags.end(), "any") != fn->platform_tags.end();
   if (!layout.has_native_code || !(any_platform || root_is_purelib.value_or(false))) return;
   for (const auto& m : members)
     if (is_native_library(m)) {

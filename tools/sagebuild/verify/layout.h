@@ -19,13 +19,11 @@ struct Layout {
 };
 
 // D1-D4, D6-D9 from the member names (directories included) and the file name.
-Layout check_layout(const std::vector<std::string>& members, const wheel::WheelFilename* filename,
-                    Findings& out);
+Layout check_layout(const std::vector<std::string>& members, const wheel::WheelFilename* filename, Findings& out);
 
 // D5 and D10, which need WHEEL's Root-Is-Purelib and the platform tags.
 void check_purelib_layout(const Layout& layout, const std::vector<std::string>& members,
-                          std::optional<bool> root_is_purelib, const wheel::WheelFilename* filename,
-                          Findings& out);
+                          std::optional<bool> root_is_purelib, const wheel::WheelFilename* filename, Findings& out);
 
 bool is_native_library(std::string_view member);  // .so (incl. .so.N), .pyd, .dll, .dylib
 

@@ -67,12 +67,12 @@ const ManylinuxPolicy* oldest_level(const std::vector<BinaryFacts>& binaries, co
 std::string level_advice(const std::vector<BinaryFacts>& binaries, const std::string& arch, const LevelContext& ctx) {
   auto levels = ctx.policy.levels(arch);
   const ManylinuxPolicy* fit = oldest_level(binaries, arch, ctx);
-  if (!fit)
-    return "no manylinux level fits: " + joined(reasons(binaries, *levels.back(), arch, ctx), 2);
+  if (!fit) return "no manylinux level fits: " + joined(reasons(binaries, *levels.back(), arch, ctx), 2);
   std::string advice = fit->name + "_" + arch + ", the oldest level the binaries satisfy";
   auto it = std::find(levels.begin(), levels.end(), fit);
   if (it != levels.begin())
-    advice += " (" + (*std::prev(it))->name + " is ruled out by " + joined(reasons(binaries, **std::prev(it), arch, ctx), 2) + ")";
+    advice += " (" + (*std::prev(it))->name + " is ruled out by " +
+              joined(reasons(binaries, **std::prev(it), arch, ctx), 2) + ")";
   return advice;
 }
 
@@ -89,11 +89,13 @@ void check_platform_levels(const std::vector<BinaryFacts>& binaries, const std::
     if (ctx.policy.levels(info.arch).empty()) {
       if (manylinux)
         add(out, "P2", Severity::Warning, "", "manylinux claim of " + tag + " not checked",
-            "an architecture the built-in policy has data for (" + joined({ctx.policy.archs().begin(), ctx.policy.archs().end()}, 8) + ")");
+            "an architecture the built-in policy has data for (" +
+                joined({ctx.policy.archs().begin(), ctx.policy.archs().end()}, 8) + ")");
       continue;
     }
     if (!manylinux) {
-      add(out, "P2", Severity::Warning, "", "platform tag " + tag + " claims no manylinux level, and PyPI refuses linux_* tags",
+      add(out, "P2", Severity::Warning, "",
+          "platform tag " + tag + " claims no manylinux level, and PyPI refuses linux_* tags",
           level_advice(mine, info.arch, ctx));
       continue;
     }

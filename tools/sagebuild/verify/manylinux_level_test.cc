@@ -26,7 +26,8 @@ namespace fs = std::filesystem;
 namespace {
 
 struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("sb-level-" + std::to_string(sb::process_id()) + "-" + std::to_string(next()));
+  fs::path path =
+      fs::temp_directory_path() / ("sb-level-" + std::to_string(sb::process_id()) + "-" + std::to_string(next()));
   TempDir() { fs::create_directories(path); }
   ~TempDir() { fs::remove_all(path); }
   static int next() {
@@ -54,18 +55,20 @@ struct Sample {
   const char* name;
   const char* source;
   const char* flags;
-  const char* needs;   // the symbol version that sets the level
-  const char* level;   // the oldest manylinux level allowing it (the policy data)
+  const char* needs;  // the symbol version that sets the level
+  const char* level;  // the oldest manylinux level allowing it (the policy data)
 };
 const Sample kSamples[] = {
     {"strlen", "#include <string.h>\nint f(const char* s) { return (int)strlen(s); }\n", "", "GLIBC_2.2.5",
      "manylinux_2_5"},
-    {"clock_gettime", "#include <time.h>\nlong f(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec; }\n",
+    {"clock_gettime",
+     "#include <time.h>\nlong f(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec; }\n",
      "", "GLIBC_2.17", "manylinux_2_17"},
     {"fcntl64", "#include <fcntl.h>\nint f(int fd) { return fcntl(fd, F_GETFL); }\n", "-D_FILE_OFFSET_BITS=64",
      "GLIBC_2.28", "manylinux_2_28"},
     {"pthread_create",
-     "#include <pthread.h>\nstatic void* g(void* p) { return p; }\nint f(void) { pthread_t t; return pthread_create(&t, 0, g, 0); }\n",
+     "#include <pthread.h>\nstatic void* g(void* p) { return p; }\nint f(void) { pthread_t t; return "
+     "pthread_create(&t, 0, g, 0); }\n",
      "", "GLIBC_2.34", "manylinux_2_34"},
     {"arc4random", "#include <stdlib.h>\nunsigned f(void) { return arc4random(); }\n", "", "GLIBC_2.36",
      "manylinux_2_36"},
@@ -127,7 +130,8 @@ TEST_CASE("manylinux level: each glibc symbol version sets the level the policy 
 }
 
 TEST_CASE("manylinux level: C++ runtime versions count too (GLIBCXX, CXXABI)", "[posix]") {
-  std::string bytes = compile("#include <string>\nstd::string f(const char* s) { return std::string(s) + \"x\"; }\n", "c++");
+  std::string bytes =
+      compile("#include <string>\nstd::string f(const char* s) { return std::string(s) + \"x\"; }\n", "c++");
   if (bytes.empty()) FAIL("g++ could not build the sample (install g++)");
   BinaryFacts b = facts_of(bytes, "levels/_native.so");
   REQUIRE(needs_version(b, "GLIBCXX_3.4.21"));  // std::__cxx11::basic_string: libstdc++ 5
@@ -160,7 +164,8 @@ TEST_CASE("manylinux level: verify flags a tag claiming less than the binary nee
   CHECK(found[0].severity == Severity::Strict);
   CHECK(found[0].message == "needs GLIBC_2.34 from libc.so.6, outside manylinux_2_28");
   CHECK(found[1].severity == Severity::Strict);
-  CHECK(found[1].message == "platform tag manylinux_2_28_x86_64 claims manylinux_2_28, but the binaries need manylinux_2_34");
+  CHECK(found[1].message ==
+        "platform tag manylinux_2_28_x86_64 claims manylinux_2_28, but the binaries need manylinux_2_34");
   CHECK(found[1].expected.find("manylinux_2_34_x86_64") != std::string::npos);
   CHECK(low.failed(false));
 
@@ -200,7 +205,8 @@ TEST_CASE("manylinux level: no level fits a library needing one outside the poli
   std::string foo = compile("int g(void) { return 1; }\n", "c", "-Wl,-soname,libfoo.so.1");
   if (foo.empty()) FAIL("gcc could not build the sample (install gcc)");
   write_file_atomic(dir.path / "libfoo.so", foo);
-  std::string bytes = compile("int g(void);\nint f(void) { return g(); }\n", "c", "-Wl,--no-as-needed -L" + dir.path.string() + " -lfoo");
+  std::string bytes = compile("int g(void);\nint f(void) { return g(); }\n", "c",
+                              "-Wl,--no-as-needed -L" + dir.path.string() + " -lfoo");
   REQUIRE_FALSE(bytes.empty());
   write_file_atomic(dir.path / "m.so", bytes);
   std::vector<std::string> members = {"levels/_native.so"};
@@ -251,7 +257,8 @@ TEST_CASE("manylinux level: corpus wheels whose tags claim too little or nothing
   // (CHECKLIST P2's example): no level fits.
   auto mscl = p2(verify("wheels/auditwheel/python_mscl-67.0.1.0-cp313-cp313-manylinux2014_aarch64.whl"));
   REQUIRE_FALSE(mscl.empty());
-  CHECK(mscl.back().message == "platform tag manylinux2014_aarch64 claims manylinux_2_17, but no manylinux level fits the binaries");
+  CHECK(mscl.back().message ==
+        "platform tag manylinux2014_aarch64 claims manylinux_2_17, but no manylinux level fits the binaries");
   // testzlib needs ZLIB_1.2.0, which manylinux_2_5 does not allow.
   auto zlib = p2(verify("wheels/auditwheel/testzlib-0.0.1-cp310-cp310-linux_x86_64.whl"));
   REQUIRE(zlib.size() == 1);

@@ -35,8 +35,7 @@ bool glibc_of(const std::string& name, int& major, int& minor) {
   if (us == std::string_view::npos) return false;
   auto a = std::from_chars(rest.data(), rest.data() + us, major);
   auto b = std::from_chars(rest.data() + us + 1, rest.data() + rest.size(), minor);
-  return a.ec == std::errc() && a.ptr == rest.data() + us && b.ec == std::errc() &&
-         b.ptr == rest.data() + rest.size();
+  return a.ec == std::errc() && a.ptr == rest.data() + us && b.ec == std::errc() && b.ptr == rest.data() + rest.size();
 }
 
 [[noreturn]] void bad(const std::string& source, const std::string& what) {
@@ -82,8 +81,7 @@ PolicyTable PolicyTable::parse(std::string_view text, const std::string& source)
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) bad(source, "not valid JSON");
   auto levels = j.find("levels");
-  if (!j.is_object() || levels == j.end() || !levels->is_array() || levels->empty())
-    bad(source, "no \"levels\" array");
+  if (!j.is_object() || levels == j.end() || !levels->is_array() || levels->empty()) bad(source, "no \"levels\" array");
   PolicyTable t;
   for (std::size_t i = 0; i < levels->size(); ++i) t.policies_.push_back(parse_level((*levels)[i], source, i));
   std::stable_sort(t.policies_.begin(), t.policies_.end(), older);
@@ -92,9 +90,7 @@ PolicyTable PolicyTable::parse(std::string_view text, const std::string& source)
   return t;
 }
 
-PolicyTable PolicyTable::load(const std::filesystem::path& file) {
-  return parse(read_file(file), file.string());
-}
+PolicyTable PolicyTable::load(const std::filesystem::path& file) { return parse(read_file(file), file.string()); }
 
 const PolicyTable& PolicyTable::embedded() {
   static const PolicyTable table =

@@ -15,9 +15,9 @@
 namespace sb::verify {
 
 struct ManylinuxPolicy {
-  std::string name;                                     // "manylinux_2_17"
-  std::vector<std::string> aliases;                     // "manylinux2014"
-  int glibc_major = 0, glibc_minor = 0;                 // 2, 17: the order of levels (PEP 600)
+  std::string name;                                                              // "manylinux_2_17"
+  std::vector<std::string> aliases;                                              // "manylinux2014"
+  int glibc_major = 0, glibc_minor = 0;                                          // 2, 17: the order of levels (PEP 600)
   std::map<std::string, std::map<std::string, std::set<std::string>>> versions;  // arch -> family -> allowed
   std::set<std::string> lib_whitelist;
 };

@@ -38,8 +38,7 @@ std::string dropped_summary(const Findings& f) {
          " per wheel are listed)";
 }
 
-constexpr const char* kEscapedNote =
-    "bytes that are not UTF-8 and control characters are shown as \\xNN";
+constexpr const char* kEscapedNote = "bytes that are not UTF-8 and control characters are shown as \\xNN";
 
 }  // namespace
 
@@ -55,7 +54,8 @@ std::string format_human(const Report& r, bool lenient) {
   }
   if (r.findings.dropped()) out += name + ": " + dropped_summary(r.findings) + "\n";
   if (p.escaped) out += name + ": note: " + kEscapedNote + "\n";
-  out += name + ": " + (r.failed(lenient) ? "FAIL" : "OK") + " (" + counted(r.count(Severity::Error), "error", "errors") + ", " +
+  out += name + ": " + (r.failed(lenient) ? "FAIL" : "OK") + " (" +
+         counted(r.count(Severity::Error), "error", "errors") + ", " +
          counted(r.count(Severity::Strict), "strict", "strict") + ", " +
          counted(r.count(Severity::Warning), "warning", "warnings") + ")\n";
   return out;

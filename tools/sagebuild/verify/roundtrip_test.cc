@@ -34,8 +34,8 @@ std::string host_library() {
   static const std::string bytes = [] {
     TempDir dir;
     write_file_atomic(dir.path / "m.c", "#include <string.h>\nint sb_len(const char* s) { return (int)strlen(s); }\n");
-    std::string cmd = "cc -shared -fPIC -O1 " + (dir.path / "m.c").string() + " -o " + (dir.path / "m.so").string() +
-                      " 2>/dev/null";
+    std::string cmd =
+        "cc -shared -fPIC -O1 " + (dir.path / "m.c").string() + " -o " + (dir.path / "m.so").string() + " 2>/dev/null";
     return std::system(cmd.c_str()) == 0 ? read_file(dir.path / "m.so") : std::string();
   }();
   return bytes;
@@ -47,13 +47,14 @@ std::string host_library() {
 std::string torch_library(wheel::TorchBinding binding) {
   TempDir dir;
   bool stable = binding == wheel::TorchBinding::stable_abi;
-  write_file_atomic(dir.path / "m.cc",
-                    stable ? "extern \"C\" int aoti_torch_get_device_type(void*, int*);\n"
-                             "extern \"C\" int sb_device(void* t) { int d = 0; aoti_torch_get_device_type(t, &d); return d; }\n"
-                           : "namespace at { int sb_device_of(void*); }\n"
-                             "extern \"C\" int sb_device(void* t) { return at::sb_device_of(t); }\n");
-  std::string cmd = "c++ -shared -fPIC -O1 " + (dir.path / "m.cc").string() + " -o " + (dir.path / "m.so").string() +
-                    " 2>/dev/null";
+  write_file_atomic(
+      dir.path / "m.cc",
+      stable ? "extern \"C\" int aoti_torch_get_device_type(void*, int*);\n"
+               "extern \"C\" int sb_device(void* t) { int d = 0; aoti_torch_get_device_type(t, &d); return d; }\n"
+             : "namespace at { int sb_device_of(void*); }\n"
+               "extern \"C\" int sb_device(void* t) { return at::sb_device_of(t); }\n");
+  std::string cmd =
+      "c++ -shared -fPIC -O1 " + (dir.path / "m.cc").string() + " -o " + (dir.path / "m.so").string() + " 2>/dev/null";
   return std::system(cmd.c_str()) == 0 ? read_file(dir.path / "m.so") : std::string();
 }
 
@@ -66,7 +67,8 @@ distinfo::BuildInfo build_info(bool abi3) {
   b.wheel = {abi3 ? std::optional<std::string>("21100.130") : std::nullopt,
              abi3 ? std::nullopt : std::optional<std::string>("cu128torch2.9.0"), abi3 ? "cp39" : "cp312",
              abi3 ? "abi3" : "cp312", "manylinux_2_28_x86_64"};
-  b.torch = abi3 ? distinfo::BuildInfo::Torch{"2.11.0", true, "13.0"} : distinfo::BuildInfo::Torch{"2.9.0", true, "12.8"};
+  b.torch =
+      abi3 ? distinfo::BuildInfo::Torch{"2.11.0", true, "13.0"} : distinfo::BuildInfo::Torch{"2.9.0", true, "12.8"};
   b.cuda = abi3 ? distinfo::BuildInfo::Cuda{"13.0", "13.0.88"} : distinfo::BuildInfo::Cuda{"12.8", "12.8.93"};
   // No CUDA code in a host-compiled library, so no archs are promised (B6 is
   // tested on fatbin data in binary_rules_test.cc).
@@ -128,8 +130,8 @@ TEST_CASE("round trip: per-interpreter wheel with local version passes too", "[p
   if (host_library().empty()) FAIL("no C compiler (cc) to build the sample extension");
   TempDir dir;
   write_file_atomic(dir.path / "LICENSE", "Apache License\n");
-  auto r = pack_and_verify(wheel_spec(build_info(false), dir.path / "LICENSE"),
-                           "_C.cpython-312-x86_64-linux-gnu.so", dir);
+  auto r =
+      pack_and_verify(wheel_spec(build_info(false), dir.path / "LICENSE"), "_C.cpython-312-x86_64-linux-gnu.so", dir);
   INFO(listing(r));
   CHECK(r.has_build_info);
   CHECK(r.count(Severity::Error) == 0);

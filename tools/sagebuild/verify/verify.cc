@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "sagebuild/common/digest.h"
 #include "sagebuild/common/error.h"
 #include "sagebuild/distinfo/entry_points.h"
 #include "sagebuild/distinfo/metadata.h"
@@ -12,7 +13,6 @@
 #include "sagebuild/distinfo/wheel_file.h"
 #include "sagebuild/verify/binaries.h"
 #include "sagebuild/verify/build_info_rules.h"
-#include "sagebuild/common/digest.h"
 #include "sagebuild/verify/extension_suffix.h"
 #include "sagebuild/verify/layout.h"
 #include "sagebuild/verify/manylinux_level.h"
@@ -161,8 +161,8 @@ void hash_members(Ctx& c) {
           "the digest RECORD lists (line " + std::to_string(row.line) + ")");
     if (!row.size.empty() && row.size != std::to_string(r.bytes) &&
         row.size.find_first_not_of("0123456789") == std::string::npos)
-      add(c.out(), "R5", Severity::Error, e.name, "RECORD size " + row.size + ", content is " + std::to_string(r.bytes) + " bytes",
-          std::to_string(r.bytes));
+      add(c.out(), "R5", Severity::Error, e.name,
+          "RECORD size " + row.size + ", content is " + std::to_string(r.bytes) + " bytes", std::to_string(r.bytes));
   }
 }
 
@@ -194,7 +194,11 @@ void check_build_info(Ctx& c) {
 void check_native_code(Ctx& c) {
   WheelBinaries binaries;
   if (c.filename && c.layout.has_native_code) {
-    BinaryCheckInput in{c.report.path, c.zip, *c.filename, &policy_for(c.options), c.options.allowed_libraries,
+    BinaryCheckInput in{c.report.path,
+                        c.zip,
+                        *c.filename,
+                        &policy_for(c.options),
+                        c.options.allowed_libraries,
                         c.build_info ? &*c.build_info : nullptr};
     binaries = check_binaries(in, c.out());
   }

@@ -20,7 +20,7 @@ struct Options {
   std::filesystem::path policy_dir;
   // DT_NEEDED patterns (glob with '*') that come from torch or CUDA, not from
   // the system: auditwheel would need --exclude for them.
-  std::vector<std::string> allowed_libraries = {"libtorch*", "libc10*", "libcudart.so.*", "libshm.so*",
+  std::vector<std::string> allowed_libraries = {"libtorch*",          "libc10*",     "libcudart.so.*", "libshm.so*",
                                                 "libtorch_python.so", "libcuda.so.1"};
   zip::Limits limits;
 };

@@ -103,11 +103,14 @@ TEST_CASE("corpus: Error-level verdicts agree with upstream in at least 95% of w
     ++total;
     Report r = verify_wheel(kCorpus + "/" + row.path, corpus_options());
     bool ours = r.count(Severity::Error) > 0;
-    if (ours == expected_error(row)) ++agree;
-    else disagreeing.insert(row.path);
+    if (ours == expected_error(row))
+      ++agree;
+    else
+      disagreeing.insert(row.path);
     bool listed = kDisagreements.count(row.path) > 0;
     INFO(row.path << "\n  upstream: " << row.verdict << "\n  ours: " << rule_set(r)
-                  << "\n  manifest strict rules: " << row.strict_rules << "\n" << format_human(r, false));
+                  << "\n  manifest strict rules: " << row.strict_rules << "\n"
+                  << format_human(r, false));
     CHECK((ours != expected_error(row)) == listed);
     if (normalized_rules(rule_set(r)) == normalized_rules(row.strict_rules)) ++rules_exact;
   }

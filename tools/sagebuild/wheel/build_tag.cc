@@ -43,9 +43,8 @@ bool plain_release(const Version& v, std::size_t max_parts, std::string_view wha
     return false;
   }
   if (v.release.empty() || v.release.size() > max_parts) {
-    fail(why, std::string(what) + " version '" + v.str() + "' has " +
-                  std::to_string(v.release.size()) + " components; expected 1 to " +
-                  std::to_string(max_parts));
+    fail(why, std::string(what) + " version '" + v.str() + "' has " + std::to_string(v.release.size()) +
+                  " components; expected 1 to " + std::to_string(max_parts));
     return false;
   }
   return true;
@@ -63,8 +62,9 @@ std::optional<std::string> encode_torch_code(const Version& torch, std::string* 
   std::string name = std::to_string(r[0]) + "." + std::to_string(r[1]) + "." + std::to_string(r[2]);
   if (torch < kFirstPaddedTorch) {
     if (r[0] > 9 || r[1] > 9 || r[2] > 9)
-      return fail(why, "torch " + name + " (before 2.10) has a component above 9, which the "
-                       "legacy 3-digit build-tag code cannot hold");
+      return fail(why, "torch " + name +
+                           " (before 2.10) has a component above 9, which the "
+                           "legacy 3-digit build-tag code cannot hold");
     return std::to_string(r[0]) + std::to_string(r[1]) + std::to_string(r[2]);
   }
   if (r[1] > 99 || r[2] > 99)
@@ -79,23 +79,22 @@ std::optional<Version> decode_torch_code(std::string_view code, std::string* why
   if (!all_digits(code) || (code.size() != 3 && code.front() == '0'))
     return fail(why, "torch code '" + c + "': expected digits without a leading zero");
   if (code.size() == 3) {
-    Version v = release_version({to_number(code.substr(0, 1)), to_number(code.substr(1, 1)),
-                                 to_number(code.substr(2, 1))});
+    Version v =
+        release_version({to_number(code.substr(0, 1)), to_number(code.substr(1, 1)), to_number(code.substr(2, 1))});
     if (v >= kFirstPaddedTorch)
-      return fail(why, "torch code '" + c + "' is not canonical: torch " + v.str() +
-                           " is written " + *encode_torch_code(v, nullptr));
+      return fail(why, "torch code '" + c + "' is not canonical: torch " + v.str() + " is written " +
+                           *encode_torch_code(v, nullptr));
     return v;
   }
   if (code.size() < 5 || code.size() > 10)
     return fail(why, "torch code '" + c + "' has " + std::to_string(code.size()) +
                          " digits; expected 3 (torch < 2.10, e.g. 280) or 5+ (e.g. 21100 for 2.11.0)");
   std::size_t m = code.size() - 4;
-  Version v = release_version({to_number(code.substr(0, m)), to_number(code.substr(m, 2)),
-                               to_number(code.substr(m + 2, 2))});
+  Version v =
+      release_version({to_number(code.substr(0, m)), to_number(code.substr(m, 2)), to_number(code.substr(m + 2, 2))});
   if (v < kFirstPaddedTorch) {
     std::string canonical = encode_torch_code(v, nullptr).value_or("(not encodable)");
-    return fail(why, "torch code '" + c + "' is not canonical: torch " + v.str() +
-                         " is written " + canonical);
+    return fail(why, "torch code '" + c + "' is not canonical: torch " + v.str() + " is written " + canonical);
   }
   return v;
 }
@@ -121,8 +120,7 @@ std::optional<Version> decode_cuda_code(std::string_view code, std::string* why)
   return v;
 }
 
-std::optional<std::string> encode_build_tag(const Version& torch, const Version& cuda,
-                                            std::string* why) {
+std::optional<std::string> encode_build_tag(const Version& torch, const Version& cuda, std::string* why) {
   auto t = encode_torch_code(torch, why);
   if (!t) return std::nullopt;
   auto c = encode_cuda_code(cuda, why);
@@ -141,8 +139,7 @@ std::optional<TorchCudaVersions> decode_build_tag(std::string_view tag, std::str
   return TorchCudaVersions{*torch, *cuda};
 }
 
-std::optional<std::string> encode_local_version(const Version& cuda, const Version& torch,
-                                                std::string* why) {
+std::optional<std::string> encode_local_version(const Version& cuda, const Version& torch, std::string* why) {
   auto c = encode_cuda_code(cuda, why);
   if (!c || !plain_release(torch, 3, "torch", why)) return std::nullopt;
   return "cu" + *c + "torch" + release_version(padded(torch, 3)).str();
@@ -155,8 +152,8 @@ std::optional<TorchCudaVersions> decode_local_version(std::string_view local, st
   std::string norm = parsed ? parsed->local_str() : std::string();
   std::size_t t = norm.find("torch");
   if (!parsed || norm.substr(0, 2) != "cu" || t == std::string::npos)
-    return fail(why, "local version '" + std::string(local) +
-                         "': expected cu<cuda code>torch<version>, e.g. cu128torch2.9.0");
+    return fail(
+        why, "local version '" + std::string(local) + "': expected cu<cuda code>torch<version>, e.g. cu128torch2.9.0");
   auto cuda = decode_cuda_code(std::string_view(norm).substr(2, t - 2), why);
   if (!cuda) return std::nullopt;
   std::string torch_text = norm.substr(t + 5);

@@ -57,15 +57,13 @@ struct TorchCudaVersions {
 // "280.129" for torch 2.8.0 and CUDA 12.9. Both versions must be final
 // releases without local labels ("2.8.0", not "2.8.0+cu128" or "2.9.0rc1");
 // torch may have 1 to 3 release components, CUDA 1 or 2.
-std::optional<std::string> encode_build_tag(const Version& torch, const Version& cuda,
-                                            std::string* why = nullptr);
+std::optional<std::string> encode_build_tag(const Version& torch, const Version& cuda, std::string* why = nullptr);
 
 // The inverse; rejects ambiguous, non-canonical or malformed tags.
 std::optional<TorchCudaVersions> decode_build_tag(std::string_view tag, std::string* why = nullptr);
 
 // "cu128torch2.9.0" (no leading '+') for CUDA 12.8 and torch 2.9.0.
-std::optional<std::string> encode_local_version(const Version& cuda, const Version& torch,
-                                                std::string* why = nullptr);
+std::optional<std::string> encode_local_version(const Version& cuda, const Version& torch, std::string* why = nullptr);
 
 // The inverse. Accepts the label with or without its '+', in any spelling
 // PEP 440 normalizes to the canonical one ("CU128_torch2.9.0").

@@ -111,13 +111,13 @@ TEST_CASE("build tag: every 3- and 4-digit code decodes to at most one version")
 }
 
 TEST_CASE("build tag: ambiguous, non-canonical and malformed tags are rejected") {
-  for (const char* bad : {"2110.129",   // 2.1.10 or 21.1.0: the legacy-era ambiguity
-                          "20800.129",  // 2.8.0 is written 280
-                          "300.130",    // 3.0.0 is written 30000
-                          "0280.129", "28.129", "280", "280.129.1", "280.", ".129", "280.12",
-                          "280.1205",   // 12.5 is written 125
-                          "280.0129", "280.99", "280.12a", "2a0.129", "21000.1209", "280-129",
-                          "2100.129", "12345678901.129"}) {
+  for (const char* bad :
+       {"2110.129",   // 2.1.10 or 21.1.0: the legacy-era ambiguity
+        "20800.129",  // 2.8.0 is written 280
+        "300.130",    // 3.0.0 is written 30000
+        "0280.129", "28.129", "280", "280.129.1", "280.", ".129", "280.12",
+        "280.1205",  // 12.5 is written 125
+        "280.0129", "280.99", "280.12a", "2a0.129", "21000.1209", "280-129", "2100.129", "12345678901.129"}) {
     std::string why;
     INFO(bad);
     CHECK_FALSE(decode_build_tag(bad, &why).has_value());
@@ -126,11 +126,19 @@ TEST_CASE("build tag: ambiguous, non-canonical and malformed tags are rejected")
 }
 
 TEST_CASE("build tag: only plain releases in range can be encoded") {
-  for (auto [torch, cuda] : std::vector<std::pair<const char*, const char*>>{
-           {"2.8.0+cu128", "12.8"}, {"2.9.0rc1", "12.8"}, {"2.10.0.dev20250901", "12.9"},
-           {"2.8.0.post1", "12.8"}, {"1!2.8.0", "12.8"}, {"2.8.0.1", "12.8"}, {"1.13.1", "11.7"},
-           {"2.9.10", "12.8"}, {"2.100.0", "12.8"}, {"2.8.0", "9.2"}, {"2.8.0", "12.8.1"},
-           {"2.8.0", "100.0"}, {"2.8.0", "12.100"}}) {
+  for (auto [torch, cuda] : std::vector<std::pair<const char*, const char*>>{{"2.8.0+cu128", "12.8"},
+                                                                             {"2.9.0rc1", "12.8"},
+                                                                             {"2.10.0.dev20250901", "12.9"},
+                                                                             {"2.8.0.post1", "12.8"},
+                                                                             {"1!2.8.0", "12.8"},
+                                                                             {"2.8.0.1", "12.8"},
+                                                                             {"1.13.1", "11.7"},
+                                                                             {"2.9.10", "12.8"},
+                                                                             {"2.100.0", "12.8"},
+                                                                             {"2.8.0", "9.2"},
+                                                                             {"2.8.0", "12.8.1"},
+                                                                             {"2.8.0", "100.0"},
+                                                                             {"2.8.0", "12.100"}}) {
     std::string why;
     INFO(torch << " / " << cuda);
     CHECK_FALSE(encode_build_tag(v(torch), v(cuda), &why).has_value());
@@ -139,8 +147,8 @@ TEST_CASE("build tag: only plain releases in range can be encoded") {
 }
 
 TEST_CASE("build tag: the scheme's tags are valid F5 build tags") {
-  auto parsed = parse_wheel_filename("sageattention-2.2.0-" + tag("2.11.0", "13.0") +
-                                     "-cp312-cp312-manylinux_2_28_x86_64.whl");
+  auto parsed =
+      parse_wheel_filename("sageattention-2.2.0-" + tag("2.11.0", "13.0") + "-cp312-cp312-manylinux_2_28_x86_64.whl");
   CHECK(parsed.ok());
   REQUIRE(parsed.filename);
   CHECK(parsed.filename->build_tag == std::optional<std::string>("21100.130"));
@@ -151,11 +159,10 @@ TEST_CASE("local version: encode, decode, normalized spellings") {
   auto local = encode_local_version(v("12.8"), v("2.9.0"), &why);
   REQUIRE(local);
   CHECK(*local == "cu128torch2.9.0");
-  CHECK(encode_local_version(v("13.0"), v("2.10"))  == std::optional<std::string>("cu130torch2.10.0"));
+  CHECK(encode_local_version(v("13.0"), v("2.10")) == std::optional<std::string>("cu130torch2.10.0"));
   // It is a valid, normalized PEP 440 local label.
   CHECK(is_normalized("1.0.0+" + *local));
-  for (const char* spelling : {"cu128torch2.9.0", "+cu128torch2.9.0", "CU128TORCH2.9.0",
-                               "cu128torch2_9-0"}) {
+  for (const char* spelling : {"cu128torch2.9.0", "+cu128torch2.9.0", "CU128TORCH2.9.0", "cu128torch2_9-0"}) {
     INFO(spelling);
     auto info = decode_local_version(spelling, &why);
     REQUIRE(info);
@@ -166,9 +173,9 @@ TEST_CASE("local version: encode, decode, normalized spellings") {
   REQUIRE(wide);
   CHECK(wide->cuda.str() == "12.10");
   CHECK(wide->torch.str() == "2.11.0");
-  for (const char* bad : {"cu128", "torch2.9.0", "cu128.torch2.9.0", "cu130.torch2.13.0.sm90",
-                          "cu12torch2.9.0", "cu0128torch2.9.0", "cu1208torch2.9.0",
-                          "cu128torch2.9", "cu128torch2.9.0.1", "cu128torch2.9.0rc1", "", "+"}) {
+  for (const char* bad :
+       {"cu128", "torch2.9.0", "cu128.torch2.9.0", "cu130.torch2.13.0.sm90", "cu12torch2.9.0", "cu0128torch2.9.0",
+        "cu1208torch2.9.0", "cu128torch2.9", "cu128torch2.9.0.1", "cu128torch2.9.0rc1", "", "+"}) {
     INFO(bad);
     CHECK_FALSE(decode_local_version(bad, &why).has_value());
     CHECK((why.find("expected") != std::string::npos || why.find("canonical") != std::string::npos));

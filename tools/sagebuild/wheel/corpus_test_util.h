@@ -66,12 +66,19 @@ inline void append_utf8(std::string& out, unsigned cp) {
 inline std::string py_unescape(const std::string& s) {
   std::string out;
   for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] != '\\' || i + 1 >= s.size()) { out += s[i]; continue; }
+    if (s[i] != '\\' || i + 1 >= s.size()) {
+      out += s[i];
+      continue;
+    }
     char e = s[++i];
-    if (e == 'n') out += '\n';
-    else if (e == 't') out += '\t';
-    else if (e == 'r') out += '\r';
-    else if (e == '\\') out += '\\';
+    if (e == 'n')
+      out += '\n';
+    else if (e == 't')
+      out += '\t';
+    else if (e == 'r')
+      out += '\r';
+    else if (e == '\\')
+      out += '\\';
     else if ((e == 'x' && i + 2 < s.size()) || (e == 'u' && i + 4 < s.size())) {
       std::size_t n = e == 'x' ? 2 : 4;
       append_utf8(out, static_cast<unsigned>(std::stoul(s.substr(i + 1, n), nullptr, 16)));

@@ -13,7 +13,6 @@ namespace {
 
 constexpr std::string_view kExtension = ".whl";
 
-
 // Length of the UTF-8 sequence starting at s[i] (>= 2), or 0 when malformed.
 std::size_t utf8_sequence(std::string_view s, std::size_t i) {
   auto b = static_cast<unsigned char>(s[i]);
@@ -63,8 +62,7 @@ void check_name(const std::string& name, Findings& out) {
     add(out, "F3", Severity::Error, "", "project name '" + name + "' contains '__'",
         "single '_' between words (packaging rejects '__')");
   if (non_ascii)
-    add(out, "F3", Severity::Strict, "", "project name '" + name + "' is not ASCII",
-        "an ASCII core-metadata Name");
+    add(out, "F3", Severity::Strict, "", "project name '" + name + "' is not ASCII", "an ASCII core-metadata Name");
   else if (!is_ascii_alnum(name.front()) || !is_ascii_alnum(name.back()))
     add(out, "F3", Severity::Strict, "", "project name '" + name + "' does not start and end with a letter or digit",
         "a valid core-metadata Name");
@@ -92,13 +90,11 @@ void check_build_tag(const std::string& tag, Findings& out) {
 
 void check_tags(const TagSets& sets, std::size_t limit, Findings& out) {
   Findings f6 = check_tag_sets(sets);
-  bool syntax_ok = std::none_of(f6.begin(), f6.end(),
-                                [](const Finding& f) { return f.severity == Severity::Error; });
+  bool syntax_ok = std::none_of(f6.begin(), f6.end(), [](const Finding& f) { return f.severity == Severity::Error; });
   out.insert(out.end(), f6.begin(), f6.end());
   if (!syntax_ok) return;
   std::string why;
-  if (!expand(sets, limit, &why))
-    add(out, "F6", Severity::Error, "", why, "a compressed tag set of reasonable size");
+  if (!expand(sets, limit, &why)) add(out, "F6", Severity::Error, "", why, "a compressed tag set of reasonable size");
   Findings f8 = check_platforms(sets.platforms);
   Findings f9 = check_abi_coherence(sets);
   out.insert(out.end(), f8.begin(), f8.end());
@@ -128,9 +124,7 @@ int compare_digit_strings(const std::string& a, const std::string& b) {
 
 TagSets WheelFilename::tag_sets() const { return TagSets{python_tags, abi_tags, platform_tags}; }
 
-std::vector<Tag> WheelFilename::expanded() const {
-  return expand(tag_sets()).value_or(std::vector<Tag>{});
-}
+std::vector<Tag> WheelFilename::expanded() const { return expand(tag_sets()).value_or(std::vector<Tag>{}); }
 
 std::string WheelFilename::str() const {
   std::string out = name + "-" + version_raw;
@@ -139,8 +133,7 @@ std::string WheelFilename::str() const {
 }
 
 bool ParsedFilename::ok() const {
-  return std::none_of(findings.begin(), findings.end(),
-                      [](const Finding& f) { return f.severity == Severity::Error; });
+  return std::none_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity == Severity::Error; });
 }
 
 ParsedFilename parse_wheel_filename(std::string_view path, std::size_t tag_limit) {
@@ -170,8 +163,7 @@ ParsedFilename parse_wheel_filename(std::string_view path, std::size_t tag_limit
   TagSets sets{split_fields(parts[t], '.'), split_fields(parts[t + 1], '.'), split_fields(parts[t + 2], '.')};
   check_tags(sets, tag_limit, out);
   if (version)
-    result.filename = WheelFilename{parts[0], parts[1], *version, build,
-                                    sets.interpreters, sets.abis, sets.platforms};
+    result.filename = WheelFilename{parts[0], parts[1], *version, build, sets.interpreters, sets.abis, sets.platforms};
   return result;
 }
 
@@ -179,30 +171,28 @@ std::string format_wheel_filename(std::string_view project, const Version& versi
                                   const std::optional<std::string>& build_tag, const TagSets& tags) {
   std::string out = wheel_escape_name(project) + "-" + version.str();
   if (build_tag) out += "-" + *build_tag;
-  TagSets norm{normalized_set(tags.interpreters), normalized_set(tags.abis),
-               normalized_set(tags.platforms)};
+  TagSets norm{normalized_set(tags.interpreters), normalized_set(tags.abis), normalized_set(tags.platforms)};
   return out + "-" + norm.str() + std::string(kExtension);
 }
 
 std::string format_wheel_filename(std::string_view project, const Version& version,
                                   const std::optional<std::string>& build_tag, const Tag& tag) {
-  return format_wheel_filename(project, version, build_tag,
-                               TagSets{{tag.interpreter}, {tag.abi}, {tag.platform}});
+  return format_wheel_filename(project, version, build_tag, TagSets{{tag.interpreter}, {tag.abi}, {tag.platform}});
 }
 
 std::strong_ordering BuildTagKey::operator<=>(const BuildTagKey& o) const {
   if (int c = compare_digit_strings(digits, o.digits); c != 0)
     return c < 0 ? std::strong_ordering::less : std::strong_ordering::greater;
   int c = rest.compare(o.rest);
-  return c < 0 ? std::strong_ordering::less
-               : (c > 0 ? std::strong_ordering::greater : std::strong_ordering::equal);
+  return c < 0 ? std::strong_ordering::less : (c > 0 ? std::strong_ordering::greater : std::strong_ordering::equal);
 }
 
 std::optional<BuildTagKey> build_tag_key(std::string_view tag, std::string* why) {
   std::size_t n = 0;
   while (n < tag.size() && tag[n] >= '0' && tag[n] <= '9') ++n;
   std::string problem;
-  if (n == 0) problem = "build tag '" + std::string(tag) + "' does not start with a digit";
+  if (n == 0)
+    problem = "build tag '" + std::string(tag) + "' does not start with a digit";
   else if (tag.find('-') != std::string_view::npos)
     problem = "build tag '" + std::string(tag) + "' contains '-'";
   if (!problem.empty()) {
@@ -211,12 +201,10 @@ std::optional<BuildTagKey> build_tag_key(std::string_view tag, std::string* why)
   }
   std::string_view digits = tag.substr(0, n);
   std::size_t nz = digits.find_first_not_of('0');
-  return BuildTagKey{nz == std::string_view::npos ? "0" : std::string(digits.substr(nz)),
-                     std::string(tag.substr(n))};
+  return BuildTagKey{nz == std::string_view::npos ? "0" : std::string(digits.substr(nz)), std::string(tag.substr(n))};
 }
 
-std::strong_ordering compare_build_tags(const std::optional<std::string>& a,
-                                        const std::optional<std::string>& b) {
+std::strong_ordering compare_build_tags(const std::optional<std::string>& a, const std::optional<std::string>& b) {
   auto ka = a ? build_tag_key(*a) : std::nullopt;
   auto kb = b ? build_tag_key(*b) : std::nullopt;
   if (ka && kb) return *ka <=> *kb;

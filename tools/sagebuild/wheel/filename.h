@@ -16,7 +16,7 @@
 namespace sb::wheel {
 
 struct WheelFilename {
-  std::string name;  // as written ("SageAttention"); compare with same_project()
+  std::string name;         // as written ("SageAttention"); compare with same_project()
   std::string version_raw;  // as written ("v2.2.0")
   Version version;          // parsed
   std::optional<std::string> build_tag;
@@ -39,15 +39,13 @@ struct ParsedFilename {
 
 // Parses a basename (anything up to the last '/' or '\' is ignored) and
 // checks it against CHECKLIST F1..F9, rule ids and severities as there.
-ParsedFilename parse_wheel_filename(std::string_view basename,
-                                    std::size_t tag_limit = kMaxExpandedTags);
+ParsedFilename parse_wheel_filename(std::string_view basename, std::size_t tag_limit = kMaxExpandedTags);
 
 // Builds a file name from parts: the name escaped (wheel_escape_name), the
 // version normalized, the tag sets lowercased, sorted and de-duplicated.
 // It does not validate: run parse_wheel_filename on the result for that.
 std::string format_wheel_filename(std::string_view project, const Version& version,
-                                  const std::optional<std::string>& build_tag,
-                                  const TagSets& tags);
+                                  const std::optional<std::string>& build_tag, const TagSets& tags);
 std::string format_wheel_filename(std::string_view project, const Version& version,
                                   const std::optional<std::string>& build_tag, const Tag& tag);
 
@@ -68,7 +66,6 @@ std::optional<BuildTagKey> build_tag_key(std::string_view tag, std::string* why 
 
 // Orders two optional build tags as pip does: no build tag sorts before any
 // build tag ("()" < "(0, '')"). Invalid tags sort as absent.
-std::strong_ordering compare_build_tags(const std::optional<std::string>& a,
-                                        const std::optional<std::string>& b);
+std::strong_ordering compare_build_tags(const std::optional<std::string>& a, const std::optional<std::string>& b);
 
 }  // namespace sb::wheel

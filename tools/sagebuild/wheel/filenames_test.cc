@@ -25,9 +25,8 @@ namespace {
 const std::map<std::string, std::string> kDeliberateDifferences = {};
 
 bool has_error(const sb::Findings& fs, std::string_view rule) {
-  return std::any_of(fs.begin(), fs.end(), [&](const sb::Finding& f) {
-    return f.severity == sb::Severity::Error && f.rule == rule;
-  });
+  return std::any_of(fs.begin(), fs.end(),
+                     [&](const sb::Finding& f) { return f.severity == sb::Severity::Error && f.rule == rule; });
 }
 
 bool has_finding(const sb::Findings& fs, std::string_view rule) {
@@ -36,17 +35,15 @@ bool has_finding(const sb::Findings& fs, std::string_view rule) {
 
 std::string describe(const sb::Findings& fs) {
   std::ostringstream out;
-  for (const auto& f : fs)
-    out << sb::severity_letter(f.severity) << ":" << f.rule << " " << f.message << " | ";
+  for (const auto& f : fs) out << sb::severity_letter(f.severity) << ":" << f.rule << " " << f.message << " | ";
   return out.str();
 }
 
 // packaging's reason for an invalid name -> the CHECKLIST rule we report it under.
 std::string rule_for_packaging_reason(const std::string& verdict) {
   const std::pair<const char*, const char*> map[] = {
-      {"extension must be '.whl'", "F1"}, {"wrong number of parts", "F2"},
-      {"Invalid project name", "F3"},     {"invalid version", "F4"},
-      {"Invalid build number", "F5"},     {"invalid tag component", "F6"},
+      {"extension must be '.whl'", "F1"}, {"wrong number of parts", "F2"}, {"Invalid project name", "F3"},
+      {"invalid version", "F4"},          {"Invalid build number", "F5"},  {"invalid tag component", "F6"},
   };
   for (auto [reason, rule] : map)
     if (verdict.find(reason) != std::string::npos) return rule;
@@ -77,8 +74,8 @@ TEST_CASE("filenames: vectors/filenames.tsv verdicts agree with packaging") {
     bool expect_valid = packaging == "valid";
     if (kDeliberateDifferences.count(name)) expect_valid = !expect_valid;
     auto parsed = parse_wheel_filename(name);
-    INFO(row.at("filename") << " [upstream " << row.at("upstream_verdict") << ", packaging "
-                            << packaging << "] -> " << describe(parsed.findings));
+    INFO(row.at("filename") << " [upstream " << row.at("upstream_verdict") << ", packaging " << packaging << "] -> "
+                            << describe(parsed.findings));
     CHECK(parsed.ok() == expect_valid);
     if (!expect_valid) {
       std::string rule = rule_for_packaging_reason(packaging);
@@ -188,14 +185,16 @@ TEST_CASE("filenames: pip's candidate order and the spec's build-tag sort") {
       auto by_build = compare_build_tags(better.build_tag, worse.build_tag);
       CHECK((by_version > 0 || (by_version == 0 && by_build >= 0)));
       // Ties only where the parsed keys are equal (280 / 0280, 1 / 01 / 001).
-      if (by_version == 0 && by_build == 0)
-        CHECK(build_tag_key(*better.build_tag) == build_tag_key(*worse.build_tag));
+      if (by_version == 0 && by_build == 0) CHECK(build_tag_key(*better.build_tag) == build_tag_key(*worse.build_tag));
     }
   }
 }
 
 TEST_CASE("filenames: findings for the sageattention naming mistakes") {
-  struct Case { const char* name; const char* finding; };
+  struct Case {
+    const char* name;
+    const char* finding;
+  };
   const Case cases[] = {
       {"SageAttention-2.2.0-cp312-cp312-linux_x86_64.whl", "W:F3"},
       {"sage.attention-2.2.0-cp312-cp312-manylinux_2_28_x86_64.whl", "W:F3"},

@@ -25,9 +25,7 @@ std::string collapse(std::string_view name, char replacement) {
 
 }  // namespace
 
-bool is_ascii_alnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
+bool is_ascii_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
 
 bool is_ascii_name_char(char c) { return is_ascii_alnum(c) || c == '.' || c == '_'; }
 
@@ -43,15 +41,12 @@ std::string canonicalize_name(std::string_view name) { return collapse(name, '-'
 std::string wheel_escape_name(std::string_view name) { return collapse(name, '_'); }
 
 bool is_valid_project_name(std::string_view name) {
-  if (name.empty() || !is_ascii_alnum(name.front()) || !is_ascii_alnum(name.back()))
-    return false;
+  if (name.empty() || !is_ascii_alnum(name.front()) || !is_ascii_alnum(name.back())) return false;
   for (char c : name)
     if (!is_ascii_alnum(c) && !is_name_sep(c)) return false;
   return true;
 }
 
-bool same_project(std::string_view a, std::string_view b) {
-  return canonicalize_name(a) == canonicalize_name(b);
-}
+bool same_project(std::string_view a, std::string_view b) { return canonicalize_name(a) == canonicalize_name(b); }
 
 }  // namespace sb::wheel

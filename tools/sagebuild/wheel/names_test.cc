@@ -7,8 +7,8 @@
 using namespace sb::wheel;
 
 TEST_CASE("names: the spec's equivalent spellings share one canonical form") {
-  for (const char* n : {"friendly-bard", "Friendly-Bard", "FRIENDLY-BARD", "friendly.bard",
-                        "friendly_bard", "friendly--bard", "FrIeNdLy-._.-bArD"}) {
+  for (const char* n : {"friendly-bard", "Friendly-Bard", "FRIENDLY-BARD", "friendly.bard", "friendly_bard",
+                        "friendly--bard", "FrIeNdLy-._.-bArD"}) {
     INFO(n);
     CHECK(canonicalize_name(n) == "friendly-bard");
     CHECK(wheel_escape_name(n) == "friendly_bard");
@@ -23,8 +23,8 @@ TEST_CASE("names: the spec's equivalent spellings share one canonical form") {
 TEST_CASE("names: core-metadata Name validity") {
   for (const char* ok : {"a", "A", "0", "torch", "sage-attention", "Sage_Attention.2", "a.b-c_d"})
     CHECK(is_valid_project_name(ok));
-  for (const char* bad : {"", "-a", "a-", "_a", "a_", ".a", "a.", "qcodes_", "foo#bar", "foo bar",
-                          "foo\n", "b\xc3\xa1r", "a/b"}) {
+  for (const char* bad :
+       {"", "-a", "a-", "_a", "a_", ".a", "a.", "qcodes_", "foo#bar", "foo bar", "foo\n", "b\xc3\xa1r", "a/b"}) {
     INFO("'" << bad << "'");
     CHECK_FALSE(is_valid_project_name(bad));
   }

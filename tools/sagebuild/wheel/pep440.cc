@@ -16,9 +16,7 @@ namespace {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_sep(char c) { return c == '.' || c == '-' || c == '_'; }
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
 void set_why(std::string* why, std::string message) {
   if (why) *why = std::move(message);
@@ -37,9 +35,7 @@ struct Cursor {
   std::size_t bare_label_end = std::string_view::npos;
 
   bool done() const { return pos >= text.size(); }
-  char peek(std::size_t ahead = 0) const {
-    return pos + ahead < text.size() ? text[pos + ahead] : '\0';
-  }
+  char peek(std::size_t ahead = 0) const { return pos + ahead < text.size() ? text[pos + ahead] : '\0'; }
   bool eat(std::string_view word) {
     if (text.substr(pos, word.size()) != word) return false;
     pos += word.size();
@@ -80,8 +76,7 @@ int eat_label(Cursor& c, const std::array<std::string_view, N>& labels) {
 // [sep] LABEL [sep] [N]: the shape shared by pre, post and dev segments.
 // Returns the label index, or -1 with the cursor unmoved.
 template <std::size_t N>
-int labeled_segment(Cursor& c, const std::array<std::string_view, N>& labels,
-                    std::uint64_t& number) {
+int labeled_segment(Cursor& c, const std::array<std::string_view, N>& labels, std::uint64_t& number) {
   std::size_t start = c.pos;
   c.eat_sep();
   int label = eat_label(c, labels);
@@ -120,11 +115,9 @@ bool parse_epoch_and_release(Cursor& c, Version& v) {
 }
 
 void parse_pre(Cursor& c, Version& v) {
-  static constexpr std::array<std::string_view, 8> kLabels = {
-      "preview", "alpha", "beta", "pre", "rc", "a", "b", "c"};
-  static constexpr std::array<PreKind, 8> kKinds = {PreKind::Rc, PreKind::Alpha, PreKind::Beta,
-                                                    PreKind::Rc, PreKind::Rc,    PreKind::Alpha,
-                                                    PreKind::Beta, PreKind::Rc};
+  static constexpr std::array<std::string_view, 8> kLabels = {"preview", "alpha", "beta", "pre", "rc", "a", "b", "c"};
+  static constexpr std::array<PreKind, 8> kKinds = {PreKind::Rc, PreKind::Alpha, PreKind::Beta, PreKind::Rc,
+                                                    PreKind::Rc, PreKind::Alpha, PreKind::Beta, PreKind::Rc};
   std::uint64_t n = 0;
   int label = labeled_segment(c, kLabels, n);
   if (label >= 0) v.pre = PreRelease{kKinds[static_cast<std::size_t>(label)], n};
@@ -192,21 +185,18 @@ int compare_digits(const std::string& a, const std::string& b) {
   return a.compare(b) < 0 ? -1 : (a == b ? 0 : 1);
 }
 
-std::strong_ordering compare_local(const std::vector<LocalSegment>& a,
-                                   const std::vector<LocalSegment>& b) {
+std::strong_ordering compare_local(const std::vector<LocalSegment>& a, const std::vector<LocalSegment>& b) {
   for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
     const auto &x = a[i], &y = b[i];
     // Numeric segments sort after alphanumeric ones (spec, "Local version identifiers").
-    if (x.numeric != y.numeric) return x.numeric ? std::strong_ordering::greater
-                                                 : std::strong_ordering::less;
+    if (x.numeric != y.numeric) return x.numeric ? std::strong_ordering::greater : std::strong_ordering::less;
     int c = x.numeric ? compare_digits(x.text, y.text) : x.text.compare(y.text);
     if (c != 0) return c < 0 ? std::strong_ordering::less : std::strong_ordering::greater;
   }
   return a.size() <=> b.size();  // a longer label with the same prefix sorts later
 }
 
-std::strong_ordering compare_release(const std::vector<std::uint64_t>& a,
-                                     const std::vector<std::uint64_t>& b) {
+std::strong_ordering compare_release(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) {
   std::size_t n = std::max(a.size(), b.size());
   for (std::size_t i = 0; i < n; ++i) {
     std::uint64_t x = i < a.size() ? a[i] : 0, y = i < b.size() ? b[i] : 0;
@@ -238,9 +228,12 @@ std::pair<int, std::uint64_t> dev_key(const Version& v) {
 
 std::string_view to_string(PreKind k) {
   switch (k) {
-    case PreKind::Alpha: return "a";
-    case PreKind::Beta: return "b";
-    case PreKind::Rc: return "rc";
+    case PreKind::Alpha:
+      return "a";
+    case PreKind::Beta:
+      return "b";
+    case PreKind::Rc:
+      return "rc";
   }
   return "a";
 }
@@ -291,9 +284,7 @@ std::string Version::local_str() const {
   return out;
 }
 
-std::string Version::str() const {
-  return local.empty() ? public_str() : public_str() + "+" + local_str();
-}
+std::string Version::str() const { return local.empty() ? public_str() : public_str() + "+" + local_str(); }
 
 Version Version::public_version() const {
   Version v = *this;

@@ -85,9 +85,9 @@ std::string_view to_string(Operator op);
 
 struct Specifier {
   Operator op = Operator::Equal;
-  Version version;         // unused for ===
-  bool wildcard = false;   // "==1.2.*" / "!=1.2.*"
-  std::string arbitrary;   // the operand of === as written
+  Version version;        // unused for ===
+  bool wildcard = false;  // "==1.2.*" / "!=1.2.*"
+  std::string arbitrary;  // the operand of === as written
 
   // Whether `v` satisfies this clause, ignoring the pre-release policy
   // (that belongs to SpecifierSet::contains).
@@ -119,7 +119,6 @@ class SpecifierSet {
 
 // Comma-separated clauses with optional whitespace; "" is the empty set
 // (which contains every final release).
-std::optional<SpecifierSet> parse_specifier_set(std::string_view text,
-                                                std::string* why = nullptr);
+std::optional<SpecifierSet> parse_specifier_set(std::string_view text, std::string* why = nullptr);
 
 }  // namespace sb::wheel

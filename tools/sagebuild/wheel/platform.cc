@@ -15,11 +15,9 @@ namespace {
 // macOS that does not exist yet; raise this when Apple ships a new one.
 constexpr unsigned kNewestMacosMajor = 26;
 
-constexpr std::array<std::string_view, 11> kMacosArches = {
-    "x86_64", "arm64", "intel", "fat", "fat3", "fat64", "universal", "universal2",
-    "i386",   "ppc",   "ppc64"};
-constexpr std::array<std::string_view, 4> kAndroidAbis = {"armeabi_v7a", "arm64_v8a", "x86",
-                                                          "x86_64"};
+constexpr std::array<std::string_view, 11> kMacosArches = {"x86_64",    "arm64",      "intel", "fat", "fat3", "fat64",
+                                                           "universal", "universal2", "i386",  "ppc", "ppc64"};
+constexpr std::array<std::string_view, 4> kAndroidAbis = {"armeabi_v7a", "arm64_v8a", "x86", "x86_64"};
 constexpr std::array<std::string_view, 2> kIosArches = {"arm64", "x86_64"};
 constexpr std::array<std::string_view, 2> kIosSdks = {"iphoneos", "iphonesimulator"};
 
@@ -28,9 +26,7 @@ bool one_of(std::string_view s, const std::array<std::string_view, N>& set) {
   return std::find(set.begin(), set.end(), s) != set.end();
 }
 
-bool starts_with(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
+bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 // Reads "<digits>_" from the front of `s`; false when there is none.
 bool take_number(std::string_view& s, unsigned& out) {
@@ -59,14 +55,16 @@ PlatformInfo classify_glibc_like(std::string_view p, PlatformFamily family, std:
   PlatformInfo info;
   info.family = family;
   std::string_view rest = p.substr(prefix.size());
-  if (!take_x_y(rest, info))
-    return malformed(family, "'" + std::string(p) + "' is malformed", true);
+  if (!take_x_y(rest, info)) return malformed(family, "'" + std::string(p) + "' is malformed", true);
   info.arch = std::string(rest);
   return info;
 }
 
 PlatformInfo classify_legacy_manylinux(std::string_view p) {
-  struct Alias { std::string_view prefix; unsigned minor; };
+  struct Alias {
+    std::string_view prefix;
+    unsigned minor;
+  };
   for (Alias a : {Alias{"manylinux1_", 5}, Alias{"manylinux2010_", 12}, Alias{"manylinux2014_", 17}}) {
     if (!starts_with(p, a.prefix)) continue;
     PlatformInfo info;
@@ -75,7 +73,8 @@ PlatformInfo classify_legacy_manylinux(std::string_view p) {
     info.minor = a.minor;
     info.legacy_alias = true;
     info.arch = std::string(p.substr(a.prefix.size()));
-    if (info.arch.empty()) return malformed(PlatformFamily::Manylinux, "'" + std::string(p) + "' has no architecture", true);
+    if (info.arch.empty())
+      return malformed(PlatformFamily::Manylinux, "'" + std::string(p) + "' has no architecture", true);
     return info;
   }
   return classify_glibc_like(p, PlatformFamily::Manylinux, "manylinux_");
@@ -88,11 +87,11 @@ PlatformInfo classify_macos(std::string_view p) {
   if (info.major < 10)
     problem = "macOS " + std::to_string(info.major) + " predates macOS 10";
   else if (info.major >= 11 && info.minor != 0)
-    problem = "macOS 11 and later are tagged X_0, found " + std::to_string(info.major) + "_" +
-              std::to_string(info.minor);
+    problem =
+        "macOS 11 and later are tagged X_0, found " + std::to_string(info.major) + "_" + std::to_string(info.minor);
   else if (info.major > kNewestMacosMajor)
-    problem = "macOS " + std::to_string(info.major) + " does not exist yet (newest known: " +
-              std::to_string(kNewestMacosMajor) + ")";
+    problem = "macOS " + std::to_string(info.major) +
+              " does not exist yet (newest known: " + std::to_string(kNewestMacosMajor) + ")";
   else if (!one_of(info.arch, kMacosArches))
     problem = "unknown macOS architecture '" + info.arch + "'";
   if (!problem.empty()) {
@@ -108,8 +107,10 @@ PlatformInfo classify_android(std::string_view p) {
   std::string_view rest = p.substr(std::string_view("android_").size());
   if (!take_number(rest, info.major) || !one_of(rest, kAndroidAbis))
     return malformed(PlatformFamily::Android,
-                     "'" + std::string(p) + "': expected android_APILEVEL_ABI with ABI one of "
-                     "armeabi_v7a, arm64_v8a, x86, x86_64", true);
+                     "'" + std::string(p) +
+                         "': expected android_APILEVEL_ABI with ABI one of "
+                         "armeabi_v7a, arm64_v8a, x86, x86_64",
+                     true);
   info.arch = std::string(rest);
   return info;
 }
@@ -126,8 +127,7 @@ PlatformInfo classify_ios(std::string_view p) {
     return info;
   }
   return malformed(PlatformFamily::Ios,
-                   "'" + std::string(p) + "': expected ios_X_Y_{arm64|x86_64}_{iphoneos|iphonesimulator}",
-                   true);
+                   "'" + std::string(p) + "': expected ios_X_Y_{arm64|x86_64}_{iphoneos|iphonesimulator}", true);
 }
 
 PlatformInfo classify_emscripten(std::string_view p) {
@@ -135,8 +135,8 @@ PlatformInfo classify_emscripten(std::string_view p) {
   info.family = PlatformFamily::Emscripten;
   std::string_view rest = p.substr(std::string_view("pyemscripten_").size());
   if (!take_x_y(rest, info) || rest != "wasm32")
-    return malformed(PlatformFamily::Emscripten,
-                     "'" + std::string(p) + "': expected pyemscripten_YEAR_PATCH_wasm32", true);
+    return malformed(PlatformFamily::Emscripten, "'" + std::string(p) + "': expected pyemscripten_YEAR_PATCH_wasm32",
+                     true);
   info.arch = "wasm32";
   return info;
 }
@@ -144,14 +144,18 @@ PlatformInfo classify_emscripten(std::string_view p) {
 PlatformInfo classify_windows(std::string_view p) {
   PlatformInfo info;
   info.family = PlatformFamily::Windows;
-  if (p == "win32") info.arch = "x86";
-  else if (p == "win_amd64") info.arch = "amd64";
-  else if (p == "win_arm64") info.arch = "arm64";
-  else if (p == "win_ia64") info.arch = "ia64";
+  if (p == "win32")
+    info.arch = "x86";
+  else if (p == "win_amd64")
+    info.arch = "amd64";
+  else if (p == "win_arm64")
+    info.arch = "arm64";
+  else if (p == "win_ia64")
+    info.arch = "ia64";
   else
     return malformed(PlatformFamily::Windows,
-                     "unknown Windows platform '" + std::string(p) +
-                         "'; expected win32, win_amd64 or win_arm64", false);
+                     "unknown Windows platform '" + std::string(p) + "'; expected win32, win_amd64 or win_arm64",
+                     false);
   return info;
 }
 
@@ -164,8 +168,7 @@ PlatformInfo classify_linux(std::string_view p) {
 }
 
 bool is_linux_like(PlatformFamily f) {
-  return f == PlatformFamily::Linux || f == PlatformFamily::Manylinux ||
-         f == PlatformFamily::Musllinux;
+  return f == PlatformFamily::Linux || f == PlatformFamily::Manylinux || f == PlatformFamily::Musllinux;
 }
 
 void check_mixtures(const std::vector<PlatformInfo>& infos, std::string_view member, Findings& out) {
@@ -176,12 +179,11 @@ void check_mixtures(const std::vector<PlatformInfo>& infos, std::string_view mem
     if (is_linux_like(i.family) && !i.arch.empty()) linux_arches.insert(i.arch);
   }
   if (families.count(PlatformFamily::Any) && families.size() > 1)
-    add(out, "F8", Severity::Warning, std::string(member),
-        "'any' mixed with platform-specific tags", "either 'any' alone or only real platforms");
+    add(out, "F8", Severity::Warning, std::string(member), "'any' mixed with platform-specific tags",
+        "either 'any' alone or only real platforms");
   if (families.count(PlatformFamily::Manylinux) && families.count(PlatformFamily::Musllinux))
     add(out, "F8", Severity::Warning, std::string(member),
-        "manylinux and musllinux tags in one wheel (auditwheel refuses mixed libcs)",
-        "one libc family per wheel");
+        "manylinux and musllinux tags in one wheel (auditwheel refuses mixed libcs)", "one libc family per wheel");
   if (linux_arches.size() > 1)
     add(out, "F8", Severity::Warning, std::string(member),
         "Linux tags for " + std::to_string(linux_arches.size()) +
@@ -193,16 +195,26 @@ void check_mixtures(const std::vector<PlatformInfo>& infos, std::string_view mem
 
 std::string_view to_string(PlatformFamily f) {
   switch (f) {
-    case PlatformFamily::Any: return "any";
-    case PlatformFamily::Windows: return "windows";
-    case PlatformFamily::Linux: return "linux";
-    case PlatformFamily::Manylinux: return "manylinux";
-    case PlatformFamily::Musllinux: return "musllinux";
-    case PlatformFamily::Macos: return "macos";
-    case PlatformFamily::Android: return "android";
-    case PlatformFamily::Ios: return "ios";
-    case PlatformFamily::Emscripten: return "pyemscripten";
-    case PlatformFamily::Unknown: return "unknown";
+    case PlatformFamily::Any:
+      return "any";
+    case PlatformFamily::Windows:
+      return "windows";
+    case PlatformFamily::Linux:
+      return "linux";
+    case PlatformFamily::Manylinux:
+      return "manylinux";
+    case PlatformFamily::Musllinux:
+      return "musllinux";
+    case PlatformFamily::Macos:
+      return "macos";
+    case PlatformFamily::Android:
+      return "android";
+    case PlatformFamily::Ios:
+      return "ios";
+    case PlatformFamily::Emscripten:
+      return "pyemscripten";
+    case PlatformFamily::Unknown:
+      return "unknown";
   }
   return "unknown";
 }
@@ -234,8 +246,8 @@ Findings check_platforms(const std::vector<std::string>& platforms, std::string_
     infos.push_back(classify_platform(p));
     const PlatformInfo& info = infos.back();
     if (!info.problem.empty())
-      add(out, "F8", info.strict_problem ? Severity::Strict : Severity::Warning, std::string(member),
-          info.problem, "a well-formed " + std::string(to_string(info.family)) + " platform tag");
+      add(out, "F8", info.strict_problem ? Severity::Strict : Severity::Warning, std::string(member), info.problem,
+          "a well-formed " + std::string(to_string(info.family)) + " platform tag");
     if (info.family == PlatformFamily::Linux)
       add(out, "F8", Severity::Warning, std::string(member),
           ascii_lower(p) + ": not a portable tag (PyPI rejects linux_* except armv6l/armv7l)",

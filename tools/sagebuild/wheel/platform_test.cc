@@ -11,8 +11,7 @@ using namespace sb::wheel;
 namespace {
 
 bool has(const sb::Findings& fs, std::string_view rule, sb::Severity sev) {
-  return std::any_of(fs.begin(), fs.end(),
-                     [&](const sb::Finding& f) { return f.rule == rule && f.severity == sev; });
+  return std::any_of(fs.begin(), fs.end(), [&](const sb::Finding& f) { return f.rule == rule && f.severity == sev; });
 }
 
 }  // namespace
@@ -58,11 +57,10 @@ TEST_CASE("platform: families, versions and architectures") {
     CHECK(info.legacy_alias == c.legacy);
     CHECK(info.problem.empty());
   }
-  for (const char* bad : {"macosx_9_2_x86_64", "macosx_11_2_arm64", "macosx_16_2_arm64",
-                          "macosx_27_0_arm64", "macosx_10_15_amd64", "manylinux_2_x86_64",
-                          "manylinux_2_17_", "musllinux_1_x86_64", "android_x_arm64_v8a",
-                          "android_27_mips", "ios_15_arm64_iphoneos", "ios_15_6_arm64_ipad",
-                          "pyemscripten_2026_0_wasm64", "manylinux1_"}) {
+  for (const char* bad :
+       {"macosx_9_2_x86_64", "macosx_11_2_arm64", "macosx_16_2_arm64", "macosx_27_0_arm64", "macosx_10_15_amd64",
+        "manylinux_2_x86_64", "manylinux_2_17_", "musllinux_1_x86_64", "android_x_arm64_v8a", "android_27_mips",
+        "ios_15_arm64_iphoneos", "ios_15_6_arm64_ipad", "pyemscripten_2026_0_wasm64", "manylinux1_"}) {
     INFO(bad);
     auto info = classify_platform(bad);
     CHECK_FALSE(info.problem.empty());

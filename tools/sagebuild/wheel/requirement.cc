@@ -20,11 +20,20 @@ namespace {
 
 // The environment markers of the spec, plus `extras` / `dependency_groups`
 // (lock files, PEP 751).
-constexpr std::array<std::string_view, 14> kVariables = {
-    "python_version",   "python_full_version", "os_name",          "sys_platform",
-    "platform_release", "platform_system",     "platform_version", "platform_machine",
-    "platform_python_implementation", "implementation_name", "implementation_version",
-    "extra", "extras", "dependency_groups"};
+constexpr std::array<std::string_view, 14> kVariables = {"python_version",
+                                                         "python_full_version",
+                                                         "os_name",
+                                                         "sys_platform",
+                                                         "platform_release",
+                                                         "platform_system",
+                                                         "platform_version",
+                                                         "platform_machine",
+                                                         "platform_python_implementation",
+                                                         "implementation_name",
+                                                         "implementation_version",
+                                                         "extra",
+                                                         "extras",
+                                                         "dependency_groups"};
 
 // Pre-PEP 508 spellings that tools still accept, with their modern names.
 constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kLegacyVariables = {{
@@ -47,10 +56,15 @@ class Parser {
 
   std::string error;
 
-  bool done() { skip_wsp(); return pos_ >= text_.size(); }
+  bool done() {
+    skip_wsp();
+    return pos_ >= text_.size();
+  }
   char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
   std::size_t pos() const { return pos_; }
-  void skip_wsp() { while (is_wsp(peek())) ++pos_; }
+  void skip_wsp() {
+    while (is_wsp(peek())) ++pos_;
+  }
   bool eat(char c) {
     if (peek() != c) return false;
     ++pos_;
@@ -60,8 +74,8 @@ class Parser {
   bool fail(std::string expected) {
     if (error.empty()) {
       std::string found = pos_ < text_.size() ? "'" + clip(text_.substr(pos_)) + "'" : "the end";
-      error = "at column " + std::to_string(pos_ + 1) + " of '" + clip(text_) + "': found " +
-              found + ", expected " + std::move(expected);
+      error = "at column " + std::to_string(pos_ + 1) + " of '" + clip(text_) + "': found " + found + ", expected " +
+              std::move(expected);
     }
     return false;
   }
@@ -73,9 +87,12 @@ class Parser {
     std::size_t end = ++pos_;
     while (pos_ < text_.size()) {
       char c = text_[pos_];
-      if (is_ascii_alnum(c)) end = ++pos_;
-      else if (c == '-' || c == '_' || c == '.') ++pos_;
-      else break;
+      if (is_ascii_alnum(c))
+        end = ++pos_;
+      else if (c == '-' || c == '_' || c == '.')
+        ++pos_;
+      else
+        break;
     }
     pos_ = end;  // a trailing run of separators is not part of the name
     return std::string(text_.substr(start, end - start));
@@ -86,14 +103,20 @@ class Parser {
     if (peek() != '[') return true;
     ++pos_;
     skip_wsp();
-    if (peek() == ']') { ++pos_; return true; }
+    if (peek() == ']') {
+      ++pos_;
+      return true;
+    }
     while (true) {
       skip_wsp();
       auto id = identifier();
       if (!id) return fail("an extra name");
       out.push_back(*id);
       skip_wsp();
-      if (peek() == ']') { ++pos_; return true; }
+      if (peek() == ']') {
+        ++pos_;
+        return true;
+      }
       if (peek() != ',') return fail("',' or ']' in the extras list");
       ++pos_;
     }
@@ -208,9 +231,15 @@ class Parser {
     while (is_ascii_alnum(peek()) || peek() == '_' || peek() == '.') ++pos_;
     std::string_view word = text_.substr(start, pos_ - start);
     for (auto v : kVariables)
-      if (word == v) { out = {true, std::string(v)}; return true; }
+      if (word == v) {
+        out = {true, std::string(v)};
+        return true;
+      }
     for (auto [legacy, modern] : kLegacyVariables)
-      if (word == legacy) { out = {true, std::string(modern)}; return true; }
+      if (word == legacy) {
+        out = {true, std::string(modern)};
+        return true;
+      }
     pos_ = start;
     return fail("a marker variable (python_version, sys_platform, extra, ...) or a quoted string");
   }
@@ -218,10 +247,20 @@ class Parser {
   bool marker_op(std::string& out) {
     skip_wsp();
     for (auto op : kCompareOps)
-      if (text_.substr(pos_, op.size()) == op) { pos_ += op.size(); out = op; return true; }
-    if (keyword("in")) { out = "in"; return true; }
+      if (text_.substr(pos_, op.size()) == op) {
+        pos_ += op.size();
+        out = op;
+        return true;
+      }
+    if (keyword("in")) {
+      out = "in";
+      return true;
+    }
     std::size_t start = pos_;
-    if (keyword("not") && keyword("in")) { out = "not in"; return true; }
+    if (keyword("not") && keyword("in")) {
+      out = "not in";
+      return true;
+    }
     pos_ = start;
     return fail("a marker operator (==, !=, <, <=, >, >=, ~=, ===, in, not in)");
   }
@@ -258,8 +297,10 @@ std::string Requirement::str() const {
     for (std::size_t i = 0; i < extras.size(); ++i) out += (i ? "," : "") + extras[i];
     out += "]";
   }
-  if (url) out += " @ " + *url;
-  else out += specifier.str();
+  if (url)
+    out += " @ " + *url;
+  else
+    out += specifier.str();
   if (marker) out += (url ? " ; " : "; ") + marker->str();
   return out;
 }
@@ -267,7 +308,10 @@ std::string Requirement::str() const {
 std::optional<Marker> parse_marker(std::string_view text, std::string* why) {
   Parser p(text);
   auto m = p.marker_or();
-  if (m && !p.done()) { p.fail("'and', 'or' or the end of the marker"); m.reset(); }
+  if (m && !p.done()) {
+    p.fail("'and', 'or' or the end of the marker");
+    m.reset();
+  }
   if (!m && why) *why = "invalid marker " + p.error;
   return m;
 }

@@ -81,13 +81,31 @@ TEST_CASE("requirement: markers parse into a tree with and binding tighter than 
 }
 
 TEST_CASE("requirement: invalid requirements say where and what was expected") {
-  for (const char* bad : {"", "-foo", "foo-", "foo[", "foo[bar", "foo[bar,]", "foo[bar baz]",
-                          "foo==", "foo==1.0.x", "invalid-version ==2010i", "foo >= 1.0 <2",
-                          "foo @", "foo @ not-a-url", "foo @ https://x/y; os_name == 'nt'",
-                          "foo;", "foo; os_name", "foo; os_name ==", "foo; os_name == nt",
-                          "foo; unknown_var == 'x'", "foo; os_name == 'nt", "foo; (os_name == 'nt'",
-                          "foo; os_name == 'nt' and", "foo; os_name == 'nt' xor os_name == 'x'",
-                          "foo; os_name notin 'x'", "foo bar"}) {
+  for (const char* bad : {"",
+                          "-foo",
+                          "foo-",
+                          "foo[",
+                          "foo[bar",
+                          "foo[bar,]",
+                          "foo[bar baz]",
+                          "foo==",
+                          "foo==1.0.x",
+                          "invalid-version ==2010i",
+                          "foo >= 1.0 <2",
+                          "foo @",
+                          "foo @ not-a-url",
+                          "foo @ https://x/y; os_name == 'nt'",
+                          "foo;",
+                          "foo; os_name",
+                          "foo; os_name ==",
+                          "foo; os_name == nt",
+                          "foo; unknown_var == 'x'",
+                          "foo; os_name == 'nt",
+                          "foo; (os_name == 'nt'",
+                          "foo; os_name == 'nt' and",
+                          "foo; os_name == 'nt' xor os_name == 'x'",
+                          "foo; os_name notin 'x'",
+                          "foo bar"}) {
     std::string why;
     INFO("'" << bad << "'");
     CHECK_FALSE(parse_requirement(bad, &why).has_value());
@@ -110,8 +128,7 @@ TEST_CASE("requirement: the older Requires-Dist spellings setuptools still write
   CHECK(r.str() == "pytest>=3.0.0; extra == \"test\"");
   r = req("pytest-black (>=0.3.7) ; (platform_python_implementation != \"PyPy\") and extra == 'testing'");
   CHECK(r.marker->kind == Marker::Kind::And);
-  CHECK(r.str() ==
-        "pytest-black>=0.3.7; platform_python_implementation != \"PyPy\" and extra == \"testing\"");
+  CHECK(r.str() == "pytest-black>=0.3.7; platform_python_implementation != \"PyPy\" and extra == \"testing\"");
   r = req("requests-toolbelt (!=0.9.0,>=0.8.0)");
   CHECK(r.specifier.contains(*parse_version("1.0.0")));
   CHECK_FALSE(r.specifier.contains(*parse_version("0.9.0")));

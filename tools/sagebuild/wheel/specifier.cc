@@ -84,8 +84,7 @@ bool compatible_matches(const Specifier& s, const Version& v) {
 bool less_matches(const Specifier& s, const Version& v) {
   Version pub = v.public_version();
   if (!(pub < s.version)) return false;
-  return s.version.is_prerelease() || !pub.is_prerelease() ||
-         pub.base_version() != s.version.base_version();
+  return s.version.is_prerelease() || !pub.is_prerelease() || pub.base_version() != s.version.base_version();
 }
 
 // ">V" excludes post-releases of V unless V is one, and local variants of V.
@@ -99,12 +98,9 @@ bool greater_matches(const Specifier& s, const Version& v) {
 std::string validate_operand(Operator op, const Version& v, bool wildcard) {
   bool equality = op == Operator::Equal || op == Operator::NotEqual;
   std::string o(to_string(op));
-  if (wildcard && !equality)
-    return "'.*' after " + o + "; expected a prefix match only with == or !=";
-  if (wildcard && v.dev)
-    return "prefix match on a dev release; expected ==V.* with V free of .devN (spec)";
-  if (wildcard && !v.local.empty())
-    return "prefix match on a local version; expected ==V.* with V free of '+local'";
+  if (wildcard && !equality) return "'.*' after " + o + "; expected a prefix match only with == or !=";
+  if (wildcard && v.dev) return "prefix match on a dev release; expected ==V.* with V free of .devN (spec)";
+  if (wildcard && !v.local.empty()) return "prefix match on a local version; expected ==V.* with V free of '+local'";
   if (!equality && !v.local.empty())
     return "local version '" + v.str() + "' after " + o + "; expected '+local' only with == or !=";
   if (op == Operator::Compatible && v.release.size() < 2)
@@ -118,11 +114,9 @@ bool has_space(std::string_view s) {
   return false;
 }
 
-std::optional<Specifier> parse_arbitrary(std::string_view operand, std::string_view text,
-                                         std::string* why) {
+std::optional<Specifier> parse_arbitrary(std::string_view operand, std::string_view text, std::string* why) {
   if (operand.empty() || has_space(operand)) {
-    set_why(why, "invalid specifier '" + clip(text) +
-                     "': expected one non-blank string after ===");
+    set_why(why, "invalid specifier '" + clip(text) + "': expected one non-blank string after ===");
     return std::nullopt;
   }
   Specifier s;
@@ -154,8 +148,7 @@ std::optional<Specifier> parse_specifier(std::string_view text, std::string* why
     std::string version_why;
     auto v = parse_version(operand, &version_why);
     if (!v || has_space(operand)) {
-      set_why(why, "invalid specifier '" + clip(text) + "': " +
-                       (v ? "whitespace inside the version" : version_why));
+      set_why(why, "invalid specifier '" + clip(text) + "': " + (v ? "whitespace inside the version" : version_why));
       return std::nullopt;
     }
     s.version = *v;
@@ -172,13 +165,20 @@ std::optional<Specifier> parse_specifier(std::string_view text, std::string* why
 
 bool Specifier::matches(const Version& v) const {
   switch (op) {
-    case Operator::Equal: return equal_matches(*this, v);
-    case Operator::NotEqual: return !equal_matches(*this, v);
-    case Operator::LessEqual: return v.public_version() <= version;
-    case Operator::GreaterEqual: return v.public_version() >= version;
-    case Operator::Less: return less_matches(*this, v);
-    case Operator::Greater: return greater_matches(*this, v);
-    case Operator::Compatible: return compatible_matches(*this, v);
+    case Operator::Equal:
+      return equal_matches(*this, v);
+    case Operator::NotEqual:
+      return !equal_matches(*this, v);
+    case Operator::LessEqual:
+      return v.public_version() <= version;
+    case Operator::GreaterEqual:
+      return v.public_version() >= version;
+    case Operator::Less:
+      return less_matches(*this, v);
+    case Operator::Greater:
+      return greater_matches(*this, v);
+    case Operator::Compatible:
+      return compatible_matches(*this, v);
     case Operator::ArbitraryEqual: {
       // Case-insensitive string identity with the candidate's spelling.
       std::string a = v.str(), b = arbitrary;
@@ -234,10 +234,9 @@ std::optional<SpecifierSet> parse_specifier_set(std::string_view text, std::stri
     std::string clause_why;
     auto s = parse_specifier(clause, &clause_why);
     if (!s) {
-      set_why(why, trim(clause).empty()
-                       ? "empty clause in specifier set '" + clip(text) +
-                             "': expected clauses separated by single commas"
-                       : clause_why);
+      set_why(why, trim(clause).empty() ? "empty clause in specifier set '" + clip(text) +
+                                              "': expected clauses separated by single commas"
+                                        : clause_why);
       return std::nullopt;
     }
     specs.push_back(std::move(*s));

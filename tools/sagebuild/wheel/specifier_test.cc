@@ -113,9 +113,9 @@ TEST_CASE("specifier: === compares strings case-insensitively") {
 }
 
 TEST_CASE("specifier: invalid clauses say what was expected") {
-  for (const char* bad : {"1.0", "=1.0", "=>1.0", ">=1.0.*", "~=1", "~=1.0.*", "==1.0.dev1.*",
-                          "==1.0+local.*", ">=1.0+local", "<1.0+local", "==1.x", "== 1.0 .1",
-                          ">=1.0,,<2", ">=1.0,", "===", "=== a b", "~=2.2+local"}) {
+  for (const char* bad :
+       {"1.0", "=1.0", "=>1.0", ">=1.0.*", "~=1", "~=1.0.*", "==1.0.dev1.*", "==1.0+local.*", ">=1.0+local",
+        "<1.0+local", "==1.x", "== 1.0 .1", ">=1.0,,<2", ">=1.0,", "===", "=== a b", "~=2.2+local"}) {
     std::string why;
     INFO("'" << bad << "'");
     CHECK_FALSE(parse_specifier_set(bad, &why).has_value());

@@ -13,7 +13,6 @@ void set_why(std::string* why, std::string message) {
   if (why) *why = std::move(message);
 }
 
-
 std::string join(const std::vector<std::string>& parts, char sep) {
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -32,9 +31,8 @@ bool is_identifier(std::string_view s) {
     return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
   };
   if (!start_ok(static_cast<unsigned char>(s.front()))) return false;
-  return std::all_of(s.begin(), s.end(), [&](char c) {
-    return start_ok(static_cast<unsigned char>(c)) || (c >= '0' && c <= '9');
-  });
+  return std::all_of(s.begin(), s.end(),
+                     [&](char c) { return start_ok(static_cast<unsigned char>(c)) || (c >= '0' && c <= '9'); });
 }
 
 struct Component {
@@ -46,8 +44,7 @@ void check_component(const Component& c, std::string_view member, Findings& out)
   std::string written = join(*c.members, '.');
   for (const auto& m : *c.members) {
     if (m.empty()) {
-      add(out, "F6", Severity::Error, std::string(member),
-          std::string("empty ") + c.what + " tag in '" + written + "'",
+      add(out, "F6", Severity::Error, std::string(member), std::string("empty ") + c.what + " tag in '" + written + "'",
           "every '.'-separated member non-empty");
       return;
     }
@@ -57,22 +54,19 @@ void check_component(const Component& c, std::string_view member, Findings& out)
     for (const auto& m : *c.members) {
       if (is_identifier(m)) continue;
       bad = true;
-      add(out, "F6", Severity::Error, std::string(member),
-          "interpreter tag '" + m + "' is not a Python identifier",
+      add(out, "F6", Severity::Error, std::string(member), "interpreter tag '" + m + "' is not a Python identifier",
           "e.g. py3, cp312 (no dots inside a version: py2.7 means py2 and 7)");
     }
     if (bad) return;  // case and order warnings would only add noise
   }
   if (ascii_lower(written) != written)
     add(out, "F6", Severity::Warning, std::string(member),
-        std::string(c.what) + " tag '" + written + "' is not lowercase",
-        "'" + ascii_lower(written) + "'");
+        std::string(c.what) + " tag '" + written + "' is not lowercase", "'" + ascii_lower(written) + "'");
   std::vector<std::string> sorted = *c.members;
   std::sort(sorted.begin(), sorted.end());
   if (sorted != *c.members)
     add(out, "F6", Severity::Warning, std::string(member),
-        std::string(c.what) + " tag set '" + written + "' is not sorted",
-        "'" + join(sorted, '.') + "'");
+        std::string(c.what) + " tag set '" + written + "' is not sorted", "'" + join(sorted, '.') + "'");
 }
 
 // "cp312" -> "312", "cp313t" -> "313t"; "" unless it starts with cp + digit.
@@ -129,7 +123,10 @@ std::optional<std::vector<Tag>> expand(const TagSets& sets, std::size_t limit, s
   // Multiply with a check at each step so that huge sets cannot overflow.
   std::size_t count = 1;
   for (std::size_t n : {sets.interpreters.size(), sets.abis.size(), sets.platforms.size()}) {
-    if (n != 0 && count > limit / n) count = limit + 1; else count *= n;
+    if (n != 0 && count > limit / n)
+      count = limit + 1;
+    else
+      count *= n;
   }
   if (count > limit) {
     set_why(why, "tag set '" + sets.str() + "' expands to more than " + std::to_string(limit) +
@@ -146,20 +143,18 @@ std::optional<std::vector<Tag>> expand(const TagSets& sets, std::size_t limit, s
 
 Findings check_tag_sets(const TagSets& sets, std::string_view member) {
   Findings out;
-  for (const Component& c : {Component{"interpreter", &sets.interpreters},
-                             Component{"abi", &sets.abis}, Component{"platform", &sets.platforms}})
+  for (const Component& c : {Component{"interpreter", &sets.interpreters}, Component{"abi", &sets.abis},
+                             Component{"platform", &sets.platforms}})
     check_component(c, member, out);
   return out;
 }
 
-std::optional<std::vector<Tag>> parse_tags(std::string_view triple, std::size_t limit,
-                                           std::string* why) {
+std::optional<std::vector<Tag>> parse_tags(std::string_view triple, std::size_t limit, std::string* why) {
   auto sets = split_tag_triple(triple, why);
   if (!sets) return std::nullopt;
   for (const auto& f : check_tag_sets(*sets)) {
     if (f.severity == Severity::Error) {
-      set_why(why, "invalid tag '" + std::string(triple) + "': " + f.message + "; expected " +
-                       f.expected);
+      set_why(why, "invalid tag '" + std::string(triple) + "': " + f.message + "; expected " + f.expected);
       return std::nullopt;
     }
   }
@@ -180,8 +175,7 @@ Findings check_abi_coherence(const TagSets& sets, std::string_view member) {
         if (is_plain_cpython(i)) continue;
         bool free_threaded = !cpython_suffix(i).empty() && i.back() == 't';
         add(out, "F9", Severity::Warning, std::string(member),
-            free_threaded ? "abi3 with free-threaded interpreter '" + i +
-                                "': the free-threaded ABI has no stable ABI"
+            free_threaded ? "abi3 with free-threaded interpreter '" + i + "': the free-threaded ABI has no stable ABI"
                           : "abi3 with interpreter '" + i + "': abi3 is CPython's stable ABI",
             "cpXY interpreters (e.g. cp39-abi3)");
       }
@@ -192,8 +186,7 @@ Findings check_abi_coherence(const TagSets& sets, std::string_view member) {
     std::string interpreter = "cp" + std::string(leading_digits(suffix));
     if (!has_interpreter(interpreter))
       add(out, "F9", Severity::Warning, std::string(member),
-          "abi '" + abi + "' without interpreter '" + interpreter + "' (found '" +
-              join(sets.interpreters, '.') + "')",
+          "abi '" + abi + "' without interpreter '" + interpreter + "' (found '" + join(sets.interpreters, '.') + "')",
           interpreter + "-" + abi + (abi.back() == 't' ? " (free-threaded wheels keep the cpXY interpreter tag)" : ""));
   }
   return out;
@@ -201,10 +194,11 @@ Findings check_abi_coherence(const TagSets& sets, std::string_view member) {
 
 std::string_view to_string(AbiMode mode) { return mode == AbiMode::abi3 ? "abi3" : "per-interpreter"; }
 
-std::optional<InterpreterAbi> cpython_tags(std::string_view python_version, AbiMode mode,
-                                           std::string_view abi3_floor, std::string* why) {
+std::optional<InterpreterAbi> cpython_tags(std::string_view python_version, AbiMode mode, std::string_view abi3_floor,
+                                           std::string* why) {
   bool free_threaded = !python_version.empty() && python_version.back() == 't';
-  auto version = parse_major_minor(free_threaded ? python_version.substr(0, python_version.size() - 1) : python_version);
+  auto version =
+      parse_major_minor(free_threaded ? python_version.substr(0, python_version.size() - 1) : python_version);
   if (!version) {
     set_why(why, "Python version '" + std::string(python_version) + "': expected MAJOR.MINOR[t], e.g. 3.12 or 3.13t");
     return std::nullopt;

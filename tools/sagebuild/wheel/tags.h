@@ -47,8 +47,7 @@ std::optional<std::vector<Tag>> expand(const TagSets& sets, std::size_t limit = 
 
 // Split + F6 errors + expansion in one step: what a tag triple means.
 // nullopt (with `why`) when the triple is not a valid tag set.
-std::optional<std::vector<Tag>> parse_tags(std::string_view triple,
-                                           std::size_t limit = kMaxExpandedTags,
+std::optional<std::vector<Tag>> parse_tags(std::string_view triple, std::size_t limit = kMaxExpandedTags,
                                            std::string* why = nullptr);
 
 // F6: every component and every '.'-member non-empty (E), interpreter members
@@ -83,8 +82,7 @@ struct InterpreterAbi {
 // free-threading starts at 3.13 and gives cp313-cp313t (a cp313t interpreter
 // tag would match no installer).
 std::optional<InterpreterAbi> cpython_tags(std::string_view python_version, AbiMode mode,
-                                           std::string_view abi3_floor = "3.9",
-                                           std::string* why = nullptr);
+                                           std::string_view abi3_floor = "3.9", std::string* why = nullptr);
 
 // Splits on `sep`, keeping empty fields (the tag and file-name rules reject them).
 std::vector<std::string> split_fields(std::string_view s, char sep);

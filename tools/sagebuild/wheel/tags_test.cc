@@ -12,8 +12,7 @@ using namespace sb::wheel;
 namespace {
 
 bool has(const sb::Findings& fs, std::string_view rule, sb::Severity sev) {
-  return std::any_of(fs.begin(), fs.end(),
-                     [&](const sb::Finding& f) { return f.rule == rule && f.severity == sev; });
+  return std::any_of(fs.begin(), fs.end(), [&](const sb::Finding& f) { return f.rule == rule && f.severity == sev; });
 }
 
 TagSets sets(std::string_view triple) {

@@ -40,17 +40,20 @@ std::string torch_requirement_problem(const Requirement& requirement, std::strin
   if (binding == TorchBinding::stable_abi) {
     Version next = release(mm->first, mm->second + 1);
     if (!spec.contains(next, true))
-      return "'" + requirement.str() + "' is too strict for a stable-ABI extension, which loads in every torch from its "
-             "target on: it refuses torch " + next.str() + ", so pip would replace a newer torch";
+      return "'" + requirement.str() +
+             "' is too strict for a stable-ABI extension, which loads in every torch from its "
+             "target on: it refuses torch " +
+             next.str() + ", so pip would replace a newer torch";
   }
   if (binding == TorchBinding::classic) {
     std::vector<Version> others = {release(mm->first, mm->second + 1)};
     if (mm->second > 0) others.push_back(release(mm->first, mm->second - 1));
     for (const Version& other : others)
       if (spec.contains(other, true))
-        return "'" + requirement.str() + "' admits torch " + other.str() + ", but the extension is built against the "
-               "C++ ABI of torch " + std::to_string(mm->first) + "." + std::to_string(mm->second) +
-               ", which only that minor release has";
+        return "'" + requirement.str() + "' admits torch " + other.str() +
+               ", but the extension is built against the "
+               "C++ ABI of torch " +
+               std::to_string(mm->first) + "." + std::to_string(mm->second) + ", which only that minor release has";
   }
   return {};
 }
