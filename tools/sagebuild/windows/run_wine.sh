@@ -21,8 +21,19 @@ if [ -z "$wine" ] || [ ! -x "$wine" ]; then
 fi
 export WINEPREFIX="$out/wineprefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 # The first run creates the prefix.  The child alone: if this fails, wine
-# itself cannot run a 64-bit Windows program here.
-if ! probe=$("$wine" "$exe_dir/run/sb_win_child.exe" exit 0 2>&1); then
+# itself cannot run a 64-bit Windows program here.  CTest runs the suites in
+# parallel, and two wines creating one prefix at once race on its server
+# directory ("chdir to /tmp/wine-*/server-*: No such file or directory", seen
+# in a clean-clone CI run): the probe holds a lock, so one creates the prefix
+# while the others wait, and a failed probe is tried once more.
+probe() {
+  if command -v flock >/dev/null 2>&1; then
+    flock "$out/.wineprefix.lock" "$wine" "$exe_dir/run/sb_win_child.exe" exit 0 2>&1
+  else
+    "$wine" "$exe_dir/run/sb_win_child.exe" exit 0 2>&1
+  fi
+}
+if ! probe=$(probe) && ! { sleep 2; probe=$(probe); }; then
   echo "skipped: $wine cannot run a 64-bit Windows program here:"
   echo "$probe" | tail -5
   exit 77
