@@ -53,6 +53,19 @@ bool undefine(std::vector<std::string>& defines, const std::string& flag) {
   return defines.size() != before;
 }
 
+// The flags both compilers share: -std=, -D, and a -U that drops an earlier
+// -D (as the compiler would).  False for any other flag, and for a -U with no
+// -D before it, which the caller passes on.
+bool take_standard_or_define(const std::string& flag, const std::string& origin, CompileFlags& f) {
+  if (starts_with(flag, "-std="))
+    f.standard = parse_standard(flag, origin);
+  else if (starts_with(flag, "-D") && flag.size() > 2)
+    f.defines.push_back(flag.substr(2));
+  else
+    return starts_with(flag, "-U") && flag.size() > 2 && undefine(f.defines, flag);
+  return true;
+}
+
 std::string sm_name(const Arch& a) { return std::to_string(a.sm) + (a.arch_specific ? "a" : ""); }
 
 }  // namespace
@@ -60,11 +73,7 @@ std::string sm_name(const Arch& a) { return std::to_string(a.sm) + (a.arch_speci
 CompileFlags split_nvcc_flags(const std::vector<std::string>& flags, const std::string& origin) {
   CompileFlags f;
   for (const auto& flag : flags) {
-    if (starts_with(flag, "-std="))
-      f.standard = parse_standard(flag, origin);
-    else if (starts_with(flag, "-D") && flag.size() > 2)
-      f.defines.push_back(flag.substr(2));
-    else if (starts_with(flag, "-U") && flag.size() > 2 && undefine(f.defines, flag))
+    if (take_standard_or_define(flag, origin, f))
       continue;
     else if (auto host = host_flags_of(flag); !host.empty())
       f.host_flags.insert(f.host_flags.end(), host.begin(), host.end());
@@ -78,16 +87,8 @@ CompileFlags split_nvcc_flags(const std::vector<std::string>& flags, const std::
 
 CompileFlags split_cxx_flags(const std::vector<std::string>& flags, const std::string& origin) {
   CompileFlags f;
-  for (const auto& flag : flags) {
-    if (starts_with(flag, "-std="))
-      f.standard = parse_standard(flag, origin);
-    else if (starts_with(flag, "-D") && flag.size() > 2)
-      f.defines.push_back(flag.substr(2));
-    else if (starts_with(flag, "-U") && flag.size() > 2 && undefine(f.defines, flag))
-      continue;
-    else
-      f.host_flags.push_back(flag);
-  }
+  for (const auto& flag : flags)
+    if (!take_standard_or_define(flag, origin, f)) f.host_flags.push_back(flag);
   return f;
 }
 
