@@ -360,14 +360,46 @@ std::tuple<at::Tensor, at::Tensor> attn(const at::Tensor& q, const at::Tensor& k
   TORCH_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4, "sageattention: q, k, v must be 4-D");
   const int nd = layout == 0 ? 2 : 1;
   const int64_t q_len = q.size(nd), kv_len = k.size(nd);
-  auto [q_int8, q_scale] = quant_q(q, layout, gran, {}, {}, 0);
-  auto [k_int8, k_scale] = quant_k(k, layout, gran, smooth_k, kv_seq_start, kv_seq_len, 0);
+  // Q, K and (fp8 path) V quantized by one C call: the quant_* ops' outputs in two launches.
+  check_layout(layout);
+  const sa_view qv = make_view(q, layout, "q", {}, {}, 0);
+  const sa_view kv = make_view(k, layout, "k", kv_seq_start, kv_seq_len, 0);
+  const sa_view vv = pv_fp8 ? make_view(v, layout, "v", kv_seq_start, kv_seq_len, 0) : sa_view{};
+  c10::cuda::CUDAGuard guard(q.device());
+  const int64_t dp = sa_padded_head_dim(qv.dim), q_pad = sa_round_up(qv.seq, SA_BLOCK_Q);
+  const int64_t k_pad = sa_round_up(kv.seq, SA_BLOCK_K);
+  const auto i8 = q.options().dtype(at::kChar), f32 = q.options().dtype(at::kFloat);
+  auto q_int8 = at::empty({qv.batch, qv.heads, q_pad, dp}, i8);
+  auto q_scale = at::empty({qv.batch, qv.heads, q_pad / 16, 8}, f32);
+  auto k_int8 = at::empty({kv.batch, kv.heads, k_pad, dp}, i8);
+  auto k_scale = at::empty({kv.batch, kv.heads, k_pad / SA_BLOCK_K, 4}, f32);
+  at::Tensor v_fp8, v_scale, v_mean;
   if (pv_fp8) {
-    auto [v_fp8, v_scale, v_mean] = quant_v_fp8(v, layout, smooth_v, kv_seq_start, kv_seq_len, 0);
+    v_fp8 = at::empty({kv.batch, kv.heads, dp, k_pad}, q.options().dtype(at::kFloat8_e4m3fn));
+    v_scale = at::empty({kv.batch, kv.heads, dp}, f32);
+    v_mean = at::empty({kv.batch, kv.heads, dp}, f32);
+  }
+  sa_quant_qkv_params qp{qv,
+                         kv,
+                         vv,
+                         to_gran(gran),
+                         smooth_k ? 1 : 0,
+                         smooth_v ? 1 : 0,
+                         q_int8.data_ptr<int8_t>(),
+                         q_scale.data_ptr<float>(),
+                         k_int8.data_ptr<int8_t>(),
+                         k_scale.data_ptr<float>(),
+                         pv_fp8 ? reinterpret_cast<uint8_t*>(v_fp8.data_ptr()) : nullptr,
+                         pv_fp8 ? v_scale.data_ptr<float>() : nullptr,
+                         pv_fp8 ? v_mean.data_ptr<float>() : nullptr,
+                         nullptr};
+  auto stats = at::empty({std::max<int64_t>(sa_quant_qkv_stats_bytes(&qp) / 4, 1)}, f32);
+  qp.stats = stats.data_ptr<float>();
+  check_status(sa_quant_qkv(&qp, c10::cuda::getCurrentCUDAStream()), "quant_qkv");
+  if (pv_fp8)
     return attn_pv_fp8(q_int8, q_scale, k_int8, k_scale, v_fp8, v_scale, smooth_v ? OptTensor(v_mean) : OptTensor(),
                        layout, q_len, kv_len, v.size(3), is_causal, sm_scale, return_lse, q.scalar_type(), {}, {},
                        kv_seq_len, 0);
-  }
   return attn_pv_fp16(q_int8, q_scale, k_int8, k_scale, v, layout, q_len, is_causal, sm_scale, return_lse,
                       q.scalar_type(), {}, {}, kv_seq_start, kv_seq_len, 0, 0);
 }

@@ -462,14 +462,45 @@ std::tuple<Tensor, Tensor> attn(Tensor q, Tensor k, Tensor v, int64_t layout, bo
   check(q.dim() == 4 && k.dim() == 4 && v.dim() == 4, "sageattention: q, k, v must be 4-D");
   const int nd = layout == kHND ? 2 : 1;
   const int64_t q_len = q.size(nd), kv_len = k.size(nd);
-  auto [q_int8, q_scale] = quant_q(q, layout, gran, {}, {}, 0);
-  auto [k_int8, k_scale] = quant_k(k, layout, gran, smooth_k, kv_seq_start, kv_seq_len, 0);
+  // Q, K and (fp8 path) V quantized by one C call: the quant_* ops' outputs in two launches.
+  check_layout(layout);
+  const sa_view qv = make_view(q, layout, "q", {}, {}, 0);
+  const sa_view kv = make_view(k, layout, "k", kv_seq_start, kv_seq_len, 0);
+  const sa_view vv = pv_fp8 ? make_view(v, layout, "v", kv_seq_start, kv_seq_len, 0) : sa_view{};
+  DeviceGuard guard(q);
+  const int64_t dp = sa_padded_head_dim(qv.dim), q_pad = sa_round_up(qv.seq, SA_BLOCK_Q);
+  const int64_t k_pad = sa_round_up(kv.seq, SA_BLOCK_K);
+  Tensor q_int8 = empty_like_device(q, {qv.batch, qv.heads, q_pad, dp}, ScalarType::Char);
+  Tensor q_scale = empty_like_device(q, {qv.batch, qv.heads, q_pad / 16, 8}, ScalarType::Float);
+  Tensor k_int8 = empty_like_device(q, {kv.batch, kv.heads, k_pad, dp}, ScalarType::Char);
+  Tensor k_scale = empty_like_device(q, {kv.batch, kv.heads, k_pad / SA_BLOCK_K, 4}, ScalarType::Float);
+  Tensor v_fp8, v_scale, v_mean;
   if (pv_fp8) {
-    auto [v_fp8, v_scale, v_mean] = quant_v_fp8(v, layout, smooth_v, kv_seq_start, kv_seq_len, 0);
+    v_fp8 = empty_like_device(q, {kv.batch, kv.heads, dp, k_pad}, ScalarType::Float8_e4m3fn);
+    v_scale = empty_like_device(q, {kv.batch, kv.heads, dp}, ScalarType::Float);
+    v_mean = empty_like_device(q, {kv.batch, kv.heads, dp}, ScalarType::Float);
+  }
+  sa_quant_qkv_params qp{qv,
+                         kv,
+                         vv,
+                         to_gran(gran),
+                         smooth_k ? 1 : 0,
+                         smooth_v ? 1 : 0,
+                         ptr<int8_t>(q_int8),
+                         ptr<float>(q_scale),
+                         ptr<int8_t>(k_int8),
+                         ptr<float>(k_scale),
+                         pv_fp8 ? ptr<uint8_t>(v_fp8) : nullptr,
+                         pv_fp8 ? ptr<float>(v_scale) : nullptr,
+                         pv_fp8 ? ptr<float>(v_mean) : nullptr,
+                         nullptr};
+  Tensor stats = empty_like_device(q, {std::max<int64_t>(sa_quant_qkv_stats_bytes(&qp) / 4, 1)}, ScalarType::Float);
+  qp.stats = ptr<float>(stats);
+  check_status(sa_quant_qkv(&qp, current_stream(q)), "quant_qkv");
+  if (pv_fp8)
     return attn_pv_fp8(q_int8, q_scale, k_int8, k_scale, v_fp8, v_scale, smooth_v ? OptTensor(v_mean) : OptTensor(),
                        layout, q_len, kv_len, v.size(3), is_causal, sm_scale, return_lse, q.scalar_type(), {}, {},
                        kv_seq_len, 0);
-  }
   return attn_pv_fp16(q_int8, q_scale, k_int8, k_scale, v, layout, q_len, is_causal, sm_scale, return_lse,
                       q.scalar_type(), {}, {}, kv_seq_start, kv_seq_len, 0, 0);
 }

@@ -97,29 +97,36 @@ __host__ __device__ constexpr int quant_rows() {
   return IS_Q ? (GRAN == SA_GRAN_PER_BLOCK ? cfg::kBlockQ : 64) : cfg::kBlockK;
 }
 
-// One CTA quantizes ROWS rows (quant_rows) of one (batch, head).
+// Shared memory of one Q or K quantization tile: the groups' absolute maxima
+// and the channel means.
+template <bool IS_Q, int GRAN, int DP>
+struct QkSmem {
+  static constexpr int kGroups = IS_Q ? quant_rows<IS_Q, GRAN>() / 2 : 4;  // Q: at most 8 groups per 16-row slice
+  float gmax[kGroups];
+  float mean[DP];
+};
+
+// One CTA quantizes ROWS rows (quant_rows) of one (batch, head): tile `tile`.
 // Each thread keeps its 8-element chunks in registers between the amax pass
 // and the quantize pass, so the input is read exactly once.
 template <typename T, bool IS_Q, int GRAN, int DP>
-__global__ void __launch_bounds__(cfg::kQuantThreads)
-    quant_qk_kernel(sa_view x, const float* __restrict__ sum, int8_t* __restrict__ out, float* __restrict__ scale,
-                    int n_pad) {
+__device__ __forceinline__ void quant_qk_tile(const sa_view& x, const float* __restrict__ sum, int8_t* __restrict__ out,
+                                              float* __restrict__ scale, int n_pad, int b, int h, int tile,
+                                              QkSmem<IS_Q, GRAN, DP>& sm) {
   constexpr int ROWS = quant_rows<IS_Q, GRAN>();
   constexpr int CPR = DP / 8;  // 16-byte chunks per row (input) / 8-byte chunks (output)
   constexpr int PER = ROWS * CPR / cfg::kQuantThreads;
   static_assert(PER >= 1 && (ROWS * CPR) % cfg::kQuantThreads == 0, "tile/thread mismatch");
-  constexpr int NG = IS_Q ? ROWS / 2 : 4;  // Q: at most 8 groups per 16-row slice
-  __shared__ float gmax[NG];
-  __shared__ float mean_s[DP];
+  constexpr int NG = QkSmem<IS_Q, GRAN, DP>::kGroups;
 
   const int tid = threadIdx.x;
-  const int b = blockIdx.z, h = blockIdx.y;
-  const int r0 = blockIdx.x * ROWS;
+  const int r0 = tile * ROWS;
   const int len = view_len(x, b);  // rows past it (padding of a shorter sequence) quantize to zero
-  if (tid < NG) gmax[tid] = 0.f;
+  if (tid < NG) sm.gmax[tid] = 0.f;
   if (tid < DP)
-    mean_s[tid] =
-        (sum != nullptr && tid < x.dim && len > 0) ? sum[((size_t)b * x.heads + h) * x.dim + tid] / (float)len : 0.f;
+    sm.mean[tid] = (sum != nullptr && tid < x.dim && len > 0)
+                       ? __ldcg(sum + ((size_t)b * x.heads + h) * x.dim + tid) / (float)len
+                       : 0.f;
   __syncthreads();
 
   const T* base = view_rows<T>(x, b, h);
@@ -132,7 +139,7 @@ __global__ void __launch_bounds__(cfg::kQuantThreads)
     if (row < len && col < x.dim) {
       load8(base + (size_t)row * x.stride_seq + col, v[i]);
 #pragma unroll
-      for (int e = 0; e < 8; ++e) v[i][e] -= mean_s[col + e];
+      for (int e = 0; e < 8; ++e) v[i][e] -= sm.mean[col + e];
     } else {
 #pragma unroll
       for (int e = 0; e < 8; ++e) v[i][e] = 0.f;
@@ -141,7 +148,7 @@ __global__ void __launch_bounds__(cfg::kQuantThreads)
 #pragma unroll
     for (int e = 0; e < 8; ++e) am = fmaxf(am, fabsf(v[i][e]));
     // amax is >= 0, so the int ordering of its bits is the float ordering.
-    atomicMax(reinterpret_cast<int*>(&gmax[quant_group<IS_Q, GRAN>(r)]), __float_as_int(am));
+    atomicMax(reinterpret_cast<int*>(&sm.gmax[quant_group<IS_Q, GRAN>(r)]), __float_as_int(am));
   }
   __syncthreads();
 
@@ -150,7 +157,7 @@ __global__ void __launch_bounds__(cfg::kQuantThreads)
   for (int i = 0; i < PER; ++i) {
     const int c = i * cfg::kQuantThreads + tid;
     const int r = c / CPR, col = (c % CPR) * 8;
-    const float am = gmax[quant_group<IS_Q, GRAN>(r)];
+    const float am = sm.gmax[quant_group<IS_Q, GRAN>(r)];
     const float inv = am > 0.f ? 127.f / am : 0.f;
     uint32_t w[2];
 #pragma unroll
@@ -170,14 +177,22 @@ __global__ void __launch_bounds__(cfg::kQuantThreads)
     if (tid < ROWS / 2) {  // ROWS/16 slices x 8 groups, replicated for coarse granularities
       const int slice = tid >> 3, g = tid & 7;
       scale[(((size_t)b * x.heads + h) * (n_pad / 16) + r0 / 16) * 8 + tid] =
-          gmax[quant_group<IS_Q, GRAN>(slice * 16 + g)] / 127.f;
+          sm.gmax[quant_group<IS_Q, GRAN>(slice * 16 + g)] / 127.f;
     }
   } else {
     if (tid < 4) {
-      scale[(((size_t)b * x.heads + h) * (n_pad / cfg::kBlockK) + blockIdx.x) * 4 + tid] =
-          gmax[quant_group<IS_Q, GRAN>(2 * tid)] / 127.f;
+      scale[(((size_t)b * x.heads + h) * (n_pad / cfg::kBlockK) + tile) * 4 + tid] =
+          sm.gmax[quant_group<IS_Q, GRAN>(2 * tid)] / 127.f;
     }
   }
+}
+
+template <typename T, bool IS_Q, int GRAN, int DP>
+__global__ void __launch_bounds__(cfg::kQuantThreads)
+    quant_qk_kernel(sa_view x, const float* __restrict__ sum, int8_t* __restrict__ out, float* __restrict__ scale,
+                    int n_pad) {
+  __shared__ QkSmem<IS_Q, GRAN, DP> sm;
+  quant_qk_tile<T, IS_Q, GRAN, DP>(x, sum, out, scale, n_pad, blockIdx.z, blockIdx.y, blockIdx.x, sm);
 }
 
 template <int DP>
@@ -190,23 +205,51 @@ __global__ void init_stats_kernel(float* sum, float* mx, float* mn, int n) {
   }
 }
 
-// Per-channel sum (and, when MINMAX, max/min) over kStatRows rows, merged into
-// global memory with atomics.  Each thread streams its 16-byte column chunk down
-// the rows with several loads in flight (the pass is bandwidth-bound).
-template <typename T, int DP, bool MINMAX>
-__global__ void __launch_bounds__(cfg::kQuantThreads)
-    channel_stats_kernel(sa_view x, float* sum, float* mx, float* mn) {
+// Channel maxima and minima merged across CTAs as unsigned integers: `ordered`
+// maps floats to integers of the same order, all above 0 (a zeroed buffer is
+// below every value: one memset initialises it), and the minimum is kept as the
+// maximum of the negated values.  atomicMax on integers needs no CAS loop.
+__device__ __forceinline__ unsigned ordered(float f) {
+  const unsigned u = __float_as_uint(f);
+  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+__device__ __forceinline__ float from_ordered(unsigned k) {
+  return __uint_as_float((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k);
+}
+
+// Where a chunk's channel statistics go.  Float: sum, max, min as floats (max,
+// min initialised to -inf / +inf).  ORDERED: max and min (negated) as `ordered`
+// integers, everything initialised to zero.
+template <bool ORDERED>
+struct StatsOut {
+  float* sum;
+  float* mx;  // or NULL
+  float* mn;  // or NULL
+};
+
+template <bool MINMAX>
+struct StatsSmem {
+  static constexpr int kRP = cfg::kQuantThreads / 16;  // rows in parallel (the widest: DP = 128)
+  float red[MINMAX ? 3 : 1][kRP][128];
+};
+
+// Per-channel sum (and, when MINMAX, max/min) over chunk_rows rows (chunk
+// `chunk` of one (batch, head)), merged into global memory with atomics.  Each
+// thread streams its 16-byte column chunk down the rows with several loads in
+// flight (the pass is bandwidth-bound).
+template <typename T, int DP, bool MINMAX, bool ORDERED>
+__device__ __forceinline__ void stats_chunk(const sa_view& x, const StatsOut<ORDERED>& out, int b, int h, int chunk,
+                                            int chunk_rows, StatsSmem<MINMAX>& sm) {
   constexpr int TPR = DP / 8;                   // threads per row
   constexpr int RP = cfg::kQuantThreads / TPR;  // rows in parallel
-  constexpr int NS = MINMAX ? 3 : 1;
-  __shared__ float s_red[NS][RP][DP];
+  static_assert(DP * RP == 128 * StatsSmem<MINMAX>::kRP, "the reduction tile fills StatsSmem");
+  float(*red)[RP][DP] = reinterpret_cast<float(*)[RP][DP]>(&sm.red[0][0][0]);
   const int tid = threadIdx.x;
   const int cc = tid % TPR, rr = tid / TPR;
-  const int b = blockIdx.z, h = blockIdx.y;
-  const int r0 = blockIdx.x * cfg::kStatRows;
+  const int r0 = chunk * chunk_rows;
   const int len = view_len(x, b);
   if (r0 >= len) return;  // past this sequence (CTA-uniform): the initialised outputs stand
-  const int nrows = min(cfg::kStatRows, len - r0);
+  const int nrows = min(chunk_rows, len - r0);
   const T* base = view_rows<T>(x, b, h);
   float ls[8], lmx[8], lmn[8];
 #pragma unroll
@@ -233,61 +276,88 @@ __global__ void __launch_bounds__(cfg::kQuantThreads)
   }
 #pragma unroll
   for (int e = 0; e < 8; ++e) {
-    s_red[0][rr][col + e] = ls[e];
+    red[0][rr][col + e] = ls[e];
     if constexpr (MINMAX) {
-      s_red[1][rr][col + e] = lmx[e];
-      s_red[2][rr][col + e] = lmn[e];
+      red[1][rr][col + e] = lmx[e];
+      red[2][rr][col + e] = lmn[e];
     }
   }
   __syncthreads();
   if (tid < x.dim) {
     float a = 0.f, m1 = -INFINITY, m2 = INFINITY;
     for (int r = 0; r < RP; ++r) {
-      a += s_red[0][r][tid];
+      a += red[0][r][tid];
       if constexpr (MINMAX) {
-        m1 = fmaxf(m1, s_red[1][r][tid]);
-        m2 = fminf(m2, s_red[2][r][tid]);
+        m1 = fmaxf(m1, red[1][r][tid]);
+        m2 = fminf(m2, red[2][r][tid]);
       }
     }
     const size_t o = ((size_t)b * x.heads + h) * x.dim + tid;
-    atomicAdd(sum + o, a);
+    atomicAdd(out.sum + o, a);
     if constexpr (MINMAX) {
-      if (mx) atomic_max_float(mx + o, m1);
-      if (mn) atomic_min_float(mn + o, m2);
+      if constexpr (ORDERED) {
+        atomicMax(reinterpret_cast<unsigned*>(out.mx) + o, ordered(m1));
+        atomicMax(reinterpret_cast<unsigned*>(out.mn) + o, ordered(-m2));
+      } else {
+        if (out.mx) atomic_max_float(out.mx + o, m1);
+        if (out.mn) atomic_min_float(out.mn + o, m2);
+      }
     }
   }
+}
+
+template <typename T, int DP, bool MINMAX>
+__global__ void __launch_bounds__(cfg::kQuantThreads)
+    channel_stats_kernel(sa_view x, float* sum, float* mx, float* mn) {
+  __shared__ StatsSmem<MINMAX> sm;
+  stats_chunk<T, DP, MINMAX, false>(x, StatsOut<false>{sum, mx, mn}, blockIdx.z, blockIdx.y, blockIdx.x, cfg::kStatRows,
+                                    sm);
 }
 
 __host__ __device__ constexpr int v_key_perm(int p) {
   return (p & 3) < 2 ? 2 * (p >> 2) + (p & 3) : 8 + 2 * (p >> 2) + ((p & 3) - 2);
 }
 
-// V -> e4m3, transposed [Dp, Nk_pad], keys permuted within groups of 16 so
-// that one 32-bit word of a V^T row is the B fragment of m16n8k32 for the P
-// fragment built in registers from the S accumulators.
-template <typename T, int DP>
-__global__ void __launch_bounds__(cfg::kQuantThreads) quant_v_fp8_kernel(sa_quant_v_fp8_params p, int n_pad) {
+template <int DP>
+struct VSmem {
+  float tile[cfg::kBlockK][DP + 1];
+  float inv[DP], mean[DP];
+};
+
+// V -> e4m3, transposed [Dp, Nk_pad], keys permuted within groups of 16
+// so that one 32-bit word of a V^T row is the B fragment of m16n8k32 for the P
+// fragment built in registers from the S accumulators.  One CTA: key tile
+// `tile` of one (batch, head).  ORDERED: v_max / v_min hold `ordered`
+// integers (the maximum and the negated minimum), see stats_chunk.
+template <typename T, int DP, bool ORDERED>
+__device__ __forceinline__ void quant_v_tile(const sa_quant_v_fp8_params& p, int n_pad, int b, int h, int tile,
+                                             VSmem<DP>& sm) {
   constexpr int BK = cfg::kBlockK;
   constexpr int CPR = DP / 8;
-  __shared__ float tile[BK][DP + 1];
-  __shared__ float s_inv[DP], s_mean[DP];
   const sa_view& x = p.v;
   const int tid = threadIdx.x;
-  const int b = blockIdx.z, h = blockIdx.y;
-  const int k0 = blockIdx.x * BK;
+  const int k0 = tile * BK;
   const size_t bh = (size_t)b * x.heads + h;
   const int len = view_len(x, b);  // keys past it are stored as zeros
   if (tid < DP) {
     float mean = 0.f, inv = 0.f, amax = 0.f;
     if (tid < x.dim && len > 0) {  // an empty sequence: scale 0 (its statistics are +-inf)
       const size_t o = bh * x.dim + tid;
-      mean = p.smooth_v ? p.v_sum[o] / (float)len : 0.f;
-      amax = fmaxf(fabsf(p.v_max[o] - mean), fabsf(p.v_min[o] - mean));
+      float vmax, vmin;
+      if constexpr (ORDERED) {
+        vmax = from_ordered(__ldcg(reinterpret_cast<const unsigned*>(p.v_max) + o));
+        vmin = -from_ordered(__ldcg(reinterpret_cast<const unsigned*>(p.v_min) + o));
+      } else {
+        vmax = p.v_max[o];
+        vmin = p.v_min[o];
+      }
+      mean = p.smooth_v ? __ldcg(p.v_sum + o) / (float)len : 0.f;
+      amax = fmaxf(fabsf(vmax - mean), fabsf(vmin - mean));
       inv = amax > 0.f ? cfg::kFp8Max / amax : 0.f;
     }
-    s_inv[tid] = inv;
-    s_mean[tid] = mean;
-    if (blockIdx.x == 0) {
+    sm.inv[tid] = inv;
+    sm.mean[tid] = mean;
+    if (tile == 0) {
       p.v_scale[bh * DP + tid] = amax / cfg::kFp8Max;
       if (p.v_mean) p.v_mean[bh * DP + tid] = mean;
     }
@@ -305,7 +375,7 @@ __global__ void __launch_bounds__(cfg::kQuantThreads) quant_v_fp8_kernel(sa_quan
       for (int e = 0; e < 8; ++e) v[e] = 0.f;
     }
 #pragma unroll
-    for (int e = 0; e < 8; ++e) tile[r][col + e] = v[e];
+    for (int e = 0; e < 8; ++e) sm.tile[r][col + e] = v[e];
   }
   __syncthreads();
   // units: (dim d, 16-key group grp)
@@ -313,7 +383,7 @@ __global__ void __launch_bounds__(cfg::kQuantThreads) quant_v_fp8_kernel(sa_quan
   for (int i = 0; i < DP * 4 / cfg::kQuantThreads; ++i) {
     const int u = i * cfg::kQuantThreads + tid;
     const int d = u >> 2, grp = u & 3;
-    const float inv = s_inv[d], mean = s_mean[d];
+    const float inv = sm.inv[d], mean = sm.mean[d];
     uint32_t w[4];
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
@@ -321,7 +391,7 @@ __global__ void __launch_bounds__(cfg::kQuantThreads) quant_v_fp8_kernel(sa_quan
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const int key = grp * 16 + v_key_perm(q * 4 + e);
-        f[e] = (k0 + key < len) ? (tile[key][d] - mean) * inv : 0.f;
+        f[e] = (k0 + key < len) ? (sm.tile[key][d] - mean) * inv : 0.f;
       }
       w[q] = ptx::pack_e4m3x4(f[0], f[1], f[2], f[3]);
     }
@@ -330,7 +400,170 @@ __global__ void __launch_bounds__(cfg::kQuantThreads) quant_v_fp8_kernel(sa_quan
   }
 }
 
+template <typename T, int DP>
+__global__ void __launch_bounds__(cfg::kQuantThreads) quant_v_fp8_kernel(sa_quant_v_fp8_params p, int n_pad) {
+  __shared__ VSmem<DP> sm;
+  quant_v_tile<T, DP, false>(p, n_pad, blockIdx.z, blockIdx.y, blockIdx.x, sm);
+}
+
+// ---- Q, K and V of one call quantized in two launches (sa_quant_qkv).
+// Launch 1: the channel statistics of K (sums) and V (sums, maxima, minima),
+// and the quantization of Q, which needs none; launch 2: K and V.  A launch's
+// CTAs are a flat list of segments (one kind of tile each, the longest first),
+// so small shapes still fill the GPU and no pass waits on the tail of another.
+// (A one-pass kernel, in which each chunk of keys waited for its head's
+// statistics and was then quantized from L2, measured slower: kernels/dev/NOTES.md.)
+struct Segment {
+  int tiles, heads, batch;  // tiles per (batch, head)
+  __host__ __device__ int count() const { return tiles * heads * batch; }
+};
+struct Place {
+  int b, h, t;
+};
+__device__ __forceinline__ Place place(const Segment& s, int i) {
+  const int bh = i / s.tiles;
+  return Place{bh / s.heads, bh % s.heads, i % s.tiles};
+}
+
+struct QkvArgs {
+  sa_quant_qkv_params p;
+  sa_quant_v_fp8_params v;  // the V half in sa_quant_v_fp8's terms (ordered statistics)
+  StatsOut<true> k_stats, v_stats;
+  Segment k_chunks, v_chunks, q_tiles;  // launch 1 (tiles 0 when absent)
+  Segment k_tiles, v_tiles;             // launch 2
+  int q_pad, k_pad;
+};
+
+template <int GRAN, int DP>
+union StatsQSmem {
+  StatsSmem<false> k;
+  StatsSmem<true> v;
+  QkSmem<true, GRAN, DP> q;
+};
+template <int GRAN, int DP>
+union KVSmem {
+  QkSmem<false, GRAN, DP> k;
+  VSmem<DP> v;
+};
+
+template <typename T, int GRAN, int DP>
+__global__ void __launch_bounds__(cfg::kQuantThreads) qkv_stats_q_kernel(const __grid_constant__ QkvArgs a) {
+  __shared__ StatsQSmem<GRAN, DP> sm;
+  int i = blockIdx.x;
+  if (i < a.k_chunks.count()) {
+    const Place w = place(a.k_chunks, i);
+    stats_chunk<T, DP, false, true>(a.p.k, a.k_stats, w.b, w.h, w.t, cfg::kStatRows, sm.k);
+    return;
+  }
+  i -= a.k_chunks.count();
+  if (i < a.v_chunks.count()) {
+    const Place w = place(a.v_chunks, i);
+    stats_chunk<T, DP, true, true>(a.p.v, a.v_stats, w.b, w.h, w.t, cfg::kStatRows, sm.v);
+    return;
+  }
+  i -= a.v_chunks.count();
+  const Place w = place(a.q_tiles, i);
+  quant_qk_tile<T, true, GRAN, DP>(a.p.q, nullptr, a.p.q_int8, a.p.q_scale, a.q_pad, w.b, w.h, w.t, sm.q);
+}
+
+template <typename T, int GRAN, int DP>
+__global__ void __launch_bounds__(cfg::kQuantThreads) qkv_quant_kv_kernel(const __grid_constant__ QkvArgs a) {
+  __shared__ KVSmem<GRAN, DP> sm;
+  int i = blockIdx.x;
+  if (i < a.v_tiles.count()) {
+    const Place w = place(a.v_tiles, i);
+    quant_v_tile<T, DP, true>(a.v, a.k_pad, w.b, w.h, w.t, sm.v);
+    return;
+  }
+  i -= a.v_tiles.count();
+  const Place w = place(a.k_tiles, i);
+  quant_qk_tile<T, false, GRAN, DP>(a.p.k, a.p.smooth_k ? a.k_stats.sum : nullptr, a.p.k_int8, a.p.k_scale, a.k_pad,
+                                    w.b, w.h, w.t, sm.k);
+}
+
+// The scratch: K sums (when smoothing K), V sums, maxima, minima (when V), all
+// zeroed by one memset.
+static int64_t qkv_stats_words(const sa_quant_qkv_params& p) {
+  const int64_t plane = (int64_t)p.k.batch * p.k.heads * p.k.dim;
+  return (p.smooth_k ? plane : 0) + (p.v.data != nullptr ? 3 * plane : 0);
+}
+
+static sa_status check_qkv(const sa_quant_qkv_params* p) {
+  SA_CHECK_ARG(p != nullptr, "sa_quant_qkv: null params");
+  sa_status st = check_view(p->q, "q");
+  if (st == SA_OK) st = check_view(p->k, "k");
+  if (st == SA_OK && p->v.data != nullptr) st = check_view(p->v, "v");
+  if (st != SA_OK) return st;
+  const bool has_v = p->v.data != nullptr;
+  SA_CHECK_ARG(p->q_int8 && p->q_scale && p->k_int8 && p->k_scale, "sa_quant_qkv: null output pointer (q or k)");
+  SA_CHECK_ARG(!has_v || (p->v_fp8 && p->v_scale && (p->v_mean || !p->smooth_v)),
+               "sa_quant_qkv: null output pointer (v_fp8, v_scale, or v_mean with smooth_v)");
+  SA_CHECK_ARG(p->q.batch == p->k.batch && p->q.heads % p->k.heads == 0 && p->q.dim == p->k.dim,
+               "sa_quant_qkv: q [%d,%d,*,%d] and k [%d,%d,*,%d] do not match (batch, heads multiple, head dim)",
+               p->q.batch, p->q.heads, p->q.dim, p->k.batch, p->k.heads, p->k.dim);
+  SA_CHECK_ARG(p->q.dtype == p->k.dtype && (!has_v || p->v.dtype == p->k.dtype),
+               "sa_quant_qkv: q, k, v must share a dtype");
+  SA_CHECK_ARG(
+      !has_v || (p->v.batch == p->k.batch && p->v.heads == p->k.heads && p->v.seq == p->k.seq && p->v.dim == p->k.dim),
+      "sa_quant_qkv: v [%d,%d,%d,%d] must have k's shape [%d,%d,%d,%d]", p->v.batch, p->v.heads, p->v.seq, p->v.dim,
+      p->k.batch, p->k.heads, p->k.seq, p->k.dim);
+  SA_CHECK_ARG(qkv_stats_words(*p) == 0 || (p->stats != nullptr && reinterpret_cast<uintptr_t>(p->stats) % 4 == 0),
+               "sa_quant_qkv: stats must point to sa_quant_qkv_stats_bytes() bytes, 4-byte aligned");
+  return SA_OK;
+}
+
 }  // namespace sa
+
+extern "C" int64_t sa_quant_qkv_stats_bytes(const sa_quant_qkv_params* p) {
+  if (p == nullptr) return -1;
+  return sa::qkv_stats_words(*p) * 4;
+}
+
+extern "C" sa_status sa_quant_qkv(const sa_quant_qkv_params* p, cudaStream_t stream) {
+  using namespace sa;
+  sa_status st = check_qkv(p);
+  if (st != SA_OK) return st;
+  QkvArgs a{};
+  a.p = *p;
+  const int dp = sa_padded_head_dim(p->q.dim);
+  a.q_pad = (int)sa_round_up(p->q.seq, cfg::kBlockQ);
+  a.k_pad = (int)sa_round_up(p->k.seq, cfg::kBlockK);
+  const int64_t plane = (int64_t)p->k.batch * p->k.heads * p->k.dim;
+  float* stats = static_cast<float*>(p->stats);
+  float* v_stats = stats + (p->smooth_k ? plane : 0);
+  const bool has_v = p->v.data != nullptr;
+  a.k_stats = StatsOut<true>{p->smooth_k ? stats : nullptr, nullptr, nullptr};
+  a.v_stats = StatsOut<true>{v_stats, v_stats + plane, v_stats + 2 * plane};
+  a.v = sa_quant_v_fp8_params{p->v,        v_stats,  v_stats + plane, v_stats + 2 * plane,
+                              p->smooth_v, p->v_fp8, p->v_scale,      p->v_mean};
+  const int chunks = (p->k.seq + cfg::kStatRows - 1) / cfg::kStatRows;
+  a.k_chunks = Segment{p->smooth_k ? chunks : 0, p->k.heads, p->k.batch};
+  a.v_chunks = Segment{has_v ? chunks : 0, p->k.heads, p->k.batch};
+  a.k_tiles = Segment{a.k_pad / cfg::kBlockK, p->k.heads, p->k.batch};
+  a.v_tiles = Segment{has_v ? a.k_pad / cfg::kBlockK : 0, p->k.heads, p->k.batch};
+  const int64_t words = qkv_stats_words(*p);
+  if (words > 0) SA_CUDA_CHECK(cudaMemsetAsync(p->stats, 0, (size_t)words * 4, stream));
+  return dispatch_dtype(p->q.dtype, [&](auto dt) {
+    using T = typename DType<decltype(dt)::value>::T;
+    return dispatch_gran(p->granularity, [&](auto g) {
+      constexpr int G = decltype(g)::value;
+      a.q_tiles = Segment{a.q_pad / quant_rows<true, G>(), p->q.heads, p->q.batch};
+      return dispatch_head_dim(dp, [&](auto d) {
+        constexpr int D = decltype(d)::value;
+        const int64_t n1 = (int64_t)a.k_chunks.count() + a.v_chunks.count() + a.q_tiles.count();
+        const int64_t n2 = (int64_t)a.v_tiles.count() + a.k_tiles.count();
+        SA_CHECK_ARG(n1 < INT32_MAX && n2 < INT32_MAX, "sa_quant_qkv: too many tiles for one launch");
+        qkv_stats_q_kernel<T, G, D><<<(unsigned)n1, cfg::kQuantThreads, 0, stream>>>(a);
+        SA_LAUNCH_CHECK("qkv_stats_q");
+        qkv_quant_kv_kernel<T, G, D><<<(unsigned)n2, cfg::kQuantThreads, 0, stream>>>(a);
+        SA_LAUNCH_CHECK("qkv_quant_kv");
+        return SA_OK;
+      });
+    });
+  });
+}
+
+namespace sa {}  // namespace sa
 
 using namespace sa;
 

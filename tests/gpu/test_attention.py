@@ -188,6 +188,64 @@ def test_opcheck():
                               test_utils=fp8_utils)
 
 
+# (layout, d, dtype, hq, hk, nq, nk, granularity, smooth_k, smooth_v, causal, key lengths or None)
+ONE_CALL_CASES = [
+    ("HND", 128, torch.float16, 4, 4, 1000, 1000, 2, True, False, False, None),
+    ("NHD", 64, torch.bfloat16, 8, 2, 333, 4096, 2, True, True, True, None),
+    ("HND", 96, torch.float16, 4, 1, 130, 77, 0, False, False, False, None),
+    ("NHD", 128, torch.bfloat16, 6, 3, 500, 700, 1, True, True, False, [700, 1]),
+    ("HND", 64, torch.float16, 2, 2, 64, 900, 2, False, False, True, [0, 513]),
+    ("NHD", 128, torch.bfloat16, 8, 2, 2000, 3000, 2, False, False, True, None),
+]
+
+
+@pytest.mark.parametrize("pv_fp8", [False, True] if HAS_FP8 else [False])
+@pytest.mark.parametrize("case", ONE_CALL_CASES, ids=lambda c: "-".join(str(x) for x in c[:10]))
+def test_one_call_op_equals_the_separate_ops(pv_fp8, case):
+    # The one-call op quantizes Q, K and V in two launches (sa_quant_qkv) where
+    # the separate ops take seven.  Without smoothing, every statistic is a
+    # maximum (the same in any order), so the quantized inputs, the output and the
+    # LSE must be equal bit for bit; the channel means are float sums added in
+    # another order, which may move a K or V code by one step.
+    layout, d, dtype, hq, hk, nq, nk, gran, smooth_k, smooth_v, causal, lens = case
+    kind = "kbias" if smooth_k else "randn"  # a K bias without smoothing is what int8 cannot hold
+    q, k, v = make_qkv(kind, b=2, hq=hq, hk=hk, nq=nq, nk=nk, d=d, dtype=dtype, layout=layout, seed=nq + nk)
+    if not pv_fp8:
+        v = v.to(torch.float16)
+    lay = 0 if layout == "HND" else 1
+    kv_n = None if lens is None else torch.tensor(lens, dtype=torch.int32, device="cuda")
+    scale = d ** -0.5
+    ops = torch.ops.sageattention
+    o1, l1 = ops.attn(q, k, v, lay, causal, gran, scale, smooth_k, smooth_v, pv_fp8, True, None, kv_n)
+    qi, qs = ops.quant_q(q, lay, gran)
+    ki, ks = ops.quant_k(k, lay, gran, smooth_k, None, kv_n)
+    if pv_fp8:
+        vf, vs, vm = ops.quant_v_fp8(v, lay, smooth_v, None, kv_n)
+        o2, l2 = ops.attn_pv_fp8(qi, qs, ki, ks, vf, vs, vm if smooth_v else None, lay, nq, nk, d, causal, scale,
+                                 True, dtype, None, None, kv_n)
+    else:
+        o2, l2 = ops.attn_pv_fp16(qi, qs, ki, ks, v, lay, nq, causal, scale, True, dtype, None, None, None, kv_n)
+    torch.cuda.synchronize()
+    assert torch.isfinite(o1).all()
+    if not smooth_k and not (smooth_v and pv_fp8):
+        assert torch.equal(o1, o2), f"max |diff| {(o1.float() - o2.float()).abs().max().item()}"
+        assert torch.equal(l1, l2)
+    else:
+        cos, _ = metrics(o1, o2)
+        assert cos >= 0.99999, cos
+        assert torch.allclose(l1, l2, atol=1e-3, rtol=0)
+    r = ref.attention_fp64(q, k, v, tensor_layout=layout, is_causal=causal, sm_scale=scale) if lens is None else None
+    if r is not None:
+        cos, l1_err = metrics(o1, r)
+        assert cos >= 0.9992 and l1_err <= 0.04, (cos, l1_err)
+
+
+def test_one_call_op_refuses_mixed_dtypes():
+    q, k, v = make_qkv("randn", b=1, hq=2, hk=2, nq=64, nk=64, d=64)
+    with pytest.raises(RuntimeError, match="share a dtype"):
+        torch.ops.sageattention.attn(q, k.to(torch.bfloat16), v, 0, False, 2, 0.125, True, False, HAS_FP8, False)
+
+
 def test_torch_compile_no_graph_break():
     q, k, v = make_qkv("randn", b=1, hq=4, hk=4, nq=256, nk=256, d=64, seed=2)
 

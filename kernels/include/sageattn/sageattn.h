@@ -39,7 +39,7 @@
 extern "C" {
 #endif
 
-#define SA_ABI_VERSION 2 /* 2: per-batch sequence starts and lengths */
+#define SA_ABI_VERSION 3 /* 2: per-batch sequence starts and lengths; 3: sa_quant_qkv */
 #define SA_BLOCK_Q 128   /* Q padding and per-block Q scale granularity (rows) */
 #define SA_BLOCK_K 64    /* keys per tile */
 
@@ -110,6 +110,27 @@ typedef struct sa_quant_v_fp8_params {
   float* v_mean;      /* [B,H,Dp]; written when smooth_v (zeros otherwise); may be NULL if !smooth_v */
 } sa_quant_v_fp8_params;
 
+/* Q, K and V of one attention call quantized together: the outputs of
+ * sa_quant_q, sa_channel_stats + sa_quant_k (k_sum when smooth_k) and
+ * sa_channel_stats + sa_quant_v_fp8, equal to theirs, in two kernel launches
+ * (the channel statistics with Q, then K and V) after one memset of `stats`.
+ * k and v share their shape [batch, Hk, Nk, dim], seq_start and seq_len; q has
+ * the same batch, dtype and dim and a multiple of Hk heads. */
+typedef struct sa_quant_qkv_params {
+  sa_view q, k;
+  sa_view v; /* v.data NULL: Q and K only (the fp16 P.V path reads V itself) */
+  sa_granularity granularity;
+  int smooth_k, smooth_v;
+  int8_t* q_int8; /* [B,Hq,Nq_pad,Dp] */
+  float* q_scale; /* [B,Hq,Nq_pad/16,8] */
+  int8_t* k_int8; /* [B,Hk,Nk_pad,Dp] */
+  float* k_scale; /* [B,Hk,Nk_pad/SA_BLOCK_K,4] */
+  uint8_t* v_fp8; /* [B,Hk,Dp,Nk_pad] */
+  float* v_scale; /* [B,Hk,Dp] */
+  float* v_mean;  /* [B,Hk,Dp]; may be NULL when !smooth_v */
+  void* stats; /* scratch of sa_quant_qkv_stats_bytes(p) bytes (4-byte aligned), busy until the call's work is done */
+} sa_quant_qkv_params;
+
 typedef struct sa_attn_params {
   const int8_t* q_int8;
   const float* q_scale;
@@ -159,6 +180,9 @@ sa_status sa_quant_q(const sa_quant_q_params* p, cudaStream_t stream);
 sa_status sa_channel_stats(const sa_channel_stats_params* p, cudaStream_t stream);
 sa_status sa_quant_k(const sa_quant_k_params* p, cudaStream_t stream);
 sa_status sa_quant_v_fp8(const sa_quant_v_fp8_params* p, cudaStream_t stream);
+/* Bytes of scratch sa_quant_qkv needs for p (0: none), -1 for a NULL p. */
+int64_t sa_quant_qkv_stats_bytes(const sa_quant_qkv_params* p);
+sa_status sa_quant_qkv(const sa_quant_qkv_params* p, cudaStream_t stream);
 
 /* family pv_fp16 (sm80+).  On a compute capability 9.0 device it runs the sm90
  * family's kernel when that family is in the build (SAGEATTN_SM90=0: mma.sync). */
