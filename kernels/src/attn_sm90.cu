@@ -247,6 +247,19 @@ sa_status launch_dispatch(const AttnArgs& a, int dp, cudaStream_t stream) {
 }  // namespace sm90
 }  // namespace sa
 
+#if SA90_TRACE
+// Dev builds: copy out the trace records (8 words each) and reset; returns how many were written.
+extern "C" int sa90_trace_take(unsigned long long* out, int max_records) {
+  unsigned n = 0;
+  if (cudaMemcpyFromSymbol(&n, ::sa90_trace_n, sizeof(n)) != cudaSuccess) return -1;
+  const unsigned k = n < (unsigned)max_records ? n : (unsigned)max_records;
+  if (k > 0 && cudaMemcpyFromSymbol(out, ::sa90_trace_buf, (size_t)k * 64) != cudaSuccess) return -1;
+  const unsigned zero = 0;
+  if (cudaMemcpyToSymbol(::sa90_trace_n, &zero, sizeof(zero)) != cudaSuccess) return -1;
+  return (int)k;
+}
+#endif
+
 extern "C" sa_status sa_attn_sm90_qk_int8_pv_fp8(const sa_attn_params* p, cudaStream_t stream) {
   using namespace sa;
   sa_status st = check_attn_params(p, true, "sa_attn_sm90_qk_int8_pv_fp8");

@@ -20,6 +20,17 @@
 #ifndef SA90_OVERLAP
 #define SA90_OVERLAP 1
 #endif
+#ifndef SA90_TRACE
+#define SA90_TRACE 0  // dev builds: one record per consumer warpgroup and work tile (SM clock stamps)
+#endif
+#if SA90_TRACE
+// Records of 8 words (CTA, warpgroup, round, key tiles, 4 stamps), read and
+// reset by sa90_trace_take (attn_sm90.cu).  No printf: a call inside the
+// kernel makes ptxas serialize its wgmma (C7510).
+constexpr unsigned kTraceRecords = 1u << 17;
+__device__ unsigned long long sa90_trace_buf[kTraceRecords * 8];
+__device__ unsigned sa90_trace_n;
+#endif
 
 namespace sa {
 namespace sm90 {
@@ -140,9 +151,11 @@ struct Consumer {
 #pragma unroll
       for (int i = 0; i < DP / 2; ++i) o[i] = 0.f;
       Softmax sm;
+      long long t_start = SA90_TRACE ? clock64() : 0, t_q = t_start, t_loop = t_start;
       if (span.loads()) {
         const QSlot qslot(loaded++);
         ptx::mbarrier_wait_parity(ring.q_full(qslot.slot), qslot.phase);
+        if (SA90_TRACE) t_q = clock64();
         const uint32_t sq = ring.q(qslot.slot) + cw * 64 * DP;
         const uint32_t q_empty = ring.q_empty(qslot.slot);
         if (SA90_OVERLAP)
@@ -150,9 +163,19 @@ struct Consumer {
         else
           plain(o, sm, pos, sq, q_empty, n_tiles, qs, wrow0, span.kv_len);
       }
+      if (SA90_TRACE) t_loop = clock64();
       sm.finish();
       store_output<DP, kBN, PV_FP8, OutT>(p, o, sm, bhq, bhk, wk.b, wk.h, wrow0 + g, tig, span.q_len,
                                           SA90_EPI_VEC && prm.out_vec);
+#if SA90_TRACE
+      if (threadIdx.x % 128 == 0) {
+        const unsigned i = atomicAdd(&sa90_trace_n, 1u);
+        if (i < kTraceRecords) {
+          const long long rec[8] = {blockIdx.x, cw, round, n_tiles, t_start, t_q, t_loop, clock64()};
+          for (int j = 0; j < 8; ++j) sa90_trace_buf[8 * i + j] = (unsigned long long)rec[j];
+        }
+      }
+#endif
     }
     if (SA90_PINGPONG && cw == 0) take_turn();  // the extra turn consumer 1 passed at the start
   }
