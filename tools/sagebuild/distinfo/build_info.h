@@ -81,16 +81,4 @@ BuildInfo parse_build_info(std::string_view text);
 // Pretty-printed, keys in a fixed order, trailing newline (reproducible).
 std::string write_build_info(const BuildInfo& b);
 
-// "8.9" -> 89 (compute capability as an integer); -1 when malformed.
-int arch_number(std::string_view arch);
-
-// A compilation target as build_info.json writes it: "9.0a" -> {90, true}.
-struct ArchTarget {
-  int number = 0;              // compute capability: 90
-  bool arch_specific = false;  // the 'a': runs on that capability alone
-  std::string sm() const;      // "90a", as in sm_90a
-};
-// nullopt unless "<major>.<minor>" with an optional trailing 'a'.
-std::optional<ArchTarget> parse_arch_target(std::string_view target);
-
 }  // namespace sb::distinfo

@@ -6,17 +6,17 @@
 #include <fstream>
 #include <memory>
 
+#include "sagebuild/common/arch.h"
 #include "sagebuild/common/error.h"
-#include "sagebuild/matrix/arch.h"
 #include "sagebuild/rows/stage.h"
 #include "sagebuild/toolchain/gnu_toolchain.h"
 
 using namespace sb::rows;
-using sb::matrix::Arch;
+using sb::Arch;
 
 namespace {
 
-Arch A(const char* s) { return sb::matrix::parse_arch_arg(s, "test"); }
+Arch A(const char* s) { return sb::parse_arch_arg(s, "test"); }
 
 sb::plan::KernelManifest manifest() {
   sb::plan::KernelManifest m;
