@@ -79,7 +79,7 @@ void read_families(const Fields& f, BuildInfo& b) {
   Fields fam = f.sub("kernel_families");
   for (const auto& [name, value] : fam.raw().items()) {
     Fields one(value, fam.path() + "." + name);
-    KernelFamily k;
+    BuiltFamily k;
     k.symbol_marker = one.str("symbol_marker");
     bool has_min = one.raw().contains("min_arch"), has_archs = one.raw().contains("archs");
     if (has_min == has_archs)

@@ -91,7 +91,7 @@ TEST_CASE("build info: archs, ptx_archs and min_arch are capabilities, without t
 
 TEST_CASE("build info: a family with exact archs round-trips; older files read unchanged") {
   BuildInfo b = sample();
-  b.kernel_families["sm90"] = KernelFamily{"", "attn_sm90_kernel", {"9.0a"}};
+  b.kernel_families["sm90"] = BuiltFamily{"", "attn_sm90_kernel", {"9.0a"}};
   std::string text = write_build_info(b);
   CHECK(parse_build_info(text) == b);
   CHECK(text == write_build_info(parse_build_info(text)));
@@ -113,12 +113,12 @@ TEST_CASE("build info: a family with exact archs round-trips; older files read u
               "python_tag": "cp310"}})";
   auto old = parse_build_info(older);
   REQUIRE(old.kernel_families.size() == 3);
-  CHECK(old.kernel_families["pv_fp8"] == KernelFamily{"8.9", "attn_pv_fp8_kernel", {}});
+  CHECK(old.kernel_families["pv_fp8"] == BuiltFamily{"8.9", "attn_pv_fp8_kernel", {}});
 }
 
 TEST_CASE("build info: a family has min_arch or archs, and archs are targets") {
   BuildInfo b = sample();
-  b.kernel_families["sm90"] = KernelFamily{"", "attn_sm90_kernel", {"9.0a"}};
+  b.kernel_families["sm90"] = BuiltFamily{"", "attn_sm90_kernel", {"9.0a"}};
   json good = b;
   json j = good;
   j["kernel_families"]["sm90"]["min_arch"] = "9.0";
@@ -139,7 +139,7 @@ TEST_CASE("build info: a family has min_arch or archs, and archs are targets") {
 
 TEST_CASE("build info: a family's archs are targets, with or without the 'a'") {
   BuildInfo b = sample();
-  b.kernel_families["sm90"] = KernelFamily{"", "attn_sm90_kernel", {"9.0a", "12.0"}};
+  b.kernel_families["sm90"] = BuiltFamily{"", "attn_sm90_kernel", {"9.0a", "12.0"}};
   json good = b;
   CHECK(error_of(good).empty());
   for (const char* bad : {"9.0f", "a", "9.0aa", "sm_90a", "90a"}) {

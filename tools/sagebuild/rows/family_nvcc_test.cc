@@ -128,7 +128,7 @@ TEST_CASE("an archs family built by the real nvcc carries sm_90a SASS only, and 
 
   auto info = sb::rows::make_build_info(r, tc, extension_from_families(manifest, r), "test");
   CHECK(info.archs == std::vector<std::string>{"8.0", "9.0"});
-  CHECK(info.kernel_families["probe_sm90"] == sb::distinfo::KernelFamily{"", "probe_sm90_kernel", {"9.0a"}});
+  CHECK(info.kernel_families["probe_sm90"] == sb::distinfo::BuiltFamily{"", "probe_sm90_kernel", {"9.0a"}});
   auto code = sb::verify::cuda_code(coverage);
   sb::Findings b6;
   sb::verify::check_cuda_coverage(code, info, "libprobe.so", b6);

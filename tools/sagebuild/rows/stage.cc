@@ -40,7 +40,7 @@ distinfo::BuildInfo make_build_info(const matrix::Row& row, const toolchain::Row
   }
   for (const auto& p : spec.ptx_archs) b.ptx_archs.push_back(p.capability());
   for (const auto& f : spec.families) {
-    distinfo::KernelFamily k;
+    distinfo::BuiltFamily k;
     k.symbol_marker = f.symbol_marker;
     // An archs family records the exact targets this row built ("9.0a"),
     // which verify's B6 then demands as SASS.

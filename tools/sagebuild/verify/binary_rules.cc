@@ -193,7 +193,7 @@ bool has_marker(const std::vector<std::string>& kernels, const std::string& mark
 
 // An archs family at one capability of the wheel: SASS for each of its
 // targets of that capability, exactly.
-void check_exact_targets(const CudaCode& code, const std::string& family, const distinfo::KernelFamily& k,
+void check_exact_targets(const CudaCode& code, const std::string& family, const distinfo::BuiltFamily& k,
                          const Arch& arch, const std::string& member, Findings& out) {
   for (const auto& target_text : k.archs) {
     auto target = parse_arch(target_text);
