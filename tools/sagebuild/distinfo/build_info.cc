@@ -1,6 +1,6 @@
 #include "sagebuild/distinfo/build_info.h"
 
-#include <charconv>
+#include "sagebuild/common/arch.h"
 
 namespace sb::distinfo {
 
@@ -62,9 +62,16 @@ class Fields {
   std::string path_;
 };
 
+// A compute capability ("8.9"), as archs, ptx_archs and min_arch hold: not
+// a target, so no 'a'.
+bool is_capability(const std::string& text) {
+  auto arch = parse_arch(text);
+  return arch && !arch->arch_specific;
+}
+
 void require_archs(const Fields& f, const std::string& key, const std::vector<std::string>& archs) {
   for (std::size_t i = 0; i < archs.size(); ++i)
-    if (arch_number(archs[i]) < 0)
+    if (!is_capability(archs[i]))
       f.fail(key + "[" + std::to_string(i) + "]", "'" + archs[i] + "' is not a compute capability like \"8.9\"");
 }
 
@@ -72,7 +79,7 @@ void read_families(const Fields& f, BuildInfo& b) {
   Fields fam = f.sub("kernel_families");
   for (const auto& [name, value] : fam.raw().items()) {
     Fields one(value, fam.path() + "." + name);
-    KernelFamily k;
+    BuiltFamily k;
     k.symbol_marker = one.str("symbol_marker");
     bool has_min = one.raw().contains("min_arch"), has_archs = one.raw().contains("archs");
     if (has_min == has_archs)
@@ -80,12 +87,12 @@ void read_families(const Fields& f, BuildInfo& b) {
                            : "expected min_arch (\"8.0\") or archs ([\"9.0a\"])");
     if (has_min) {
       k.min_arch = one.str("min_arch");
-      if (arch_number(k.min_arch) < 0) one.fail("min_arch", "'" + k.min_arch + "' is not a compute capability");
+      if (!is_capability(k.min_arch)) one.fail("min_arch", "'" + k.min_arch + "' is not a compute capability");
     } else {
       k.archs = one.strings("archs");
       if (k.archs.empty()) one.fail("archs", "expected at least one target such as \"9.0a\"");
       for (std::size_t i = 0; i < k.archs.size(); ++i)
-        if (!parse_arch_target(k.archs[i]))
+        if (!parse_arch(k.archs[i]))
           one.fail("archs[" + std::to_string(i) + "]", "'" + k.archs[i] + "' is not a target like \"9.0a\" or \"8.9\"");
     }
     b.kernel_families.emplace(name, std::move(k));
@@ -93,28 +100,6 @@ void read_families(const Fields& f, BuildInfo& b) {
 }
 
 }  // namespace
-
-int arch_number(std::string_view arch) {
-  std::size_t dot = arch.find('.');
-  if (dot == std::string_view::npos || dot == 0 || dot + 1 >= arch.size()) return -1;
-  int major = 0, minor = 0;
-  auto r1 = std::from_chars(arch.data(), arch.data() + dot, major);
-  auto r2 = std::from_chars(arch.data() + dot + 1, arch.data() + arch.size(), minor);
-  if (r1.ec != std::errc() || r1.ptr != arch.data() + dot || r2.ec != std::errc() ||
-      r2.ptr != arch.data() + arch.size() || minor > 9)
-    return -1;
-  return major * 10 + minor;
-}
-
-std::string ArchTarget::sm() const { return std::to_string(number) + (arch_specific ? "a" : ""); }
-
-std::optional<ArchTarget> parse_arch_target(std::string_view target) {
-  bool specific = !target.empty() && target.back() == 'a';
-  if (specific) target.remove_suffix(1);
-  int n = arch_number(target);
-  if (n < 0) return std::nullopt;
-  return ArchTarget{n, specific};
-}
 
 void to_json(json& j, const BuildInfo& b) {
   json families = json::object();

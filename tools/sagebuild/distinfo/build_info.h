@@ -16,15 +16,17 @@
 
 namespace sb::distinfo {
 
-// A kernel family as built into the wheel: either `min_arch` (built for every
-// arch of `archs` at or above it) or `archs` (exactly these targets, e.g.
-// "9.0a": SASS for sm_90a only, no PTX).  In the JSON an entry has one of the
-// two keys; files without "archs" (sagebuild before it) read unchanged.
-struct KernelFamily {
+// A kernel family as built into the wheel (the record of what the row built;
+// plan::KernelFamily is the recipe it was built from): either `min_arch`
+// (built for every arch of `archs` at or above it) or `archs` (exactly these
+// targets, e.g. "9.0a": SASS for sm_90a only, no PTX).  In the JSON an entry
+// has one of the two keys; files without "archs" (sagebuild before it) read
+// unchanged.
+struct BuiltFamily {
   std::string min_arch;              // "8.0": the lowest compute capability it is built for; "" for an archs family
   std::string symbol_marker;         // substring of its kernels' mangled names
   std::vector<std::string> archs{};  // the exact targets built: "9.0a"; empty for a min_arch family
-  bool operator==(const KernelFamily&) const = default;
+  bool operator==(const BuiltFamily&) const = default;
 };
 
 struct BuildInfo {
@@ -52,9 +54,9 @@ struct BuildInfo {
     std::string nvcc;     // "13.0.88"
     bool operator==(const Cuda&) const = default;
   } cuda;
-  std::vector<std::string> archs;                       // SASS targets: "8.0", "9.0", ...
-  std::vector<std::string> ptx_archs;                   // PTX embedded for these
-  std::map<std::string, KernelFamily> kernel_families;  // "quant", "pv_fp16", "pv_fp8"
+  std::vector<std::string> archs;                      // SASS targets: "8.0", "9.0", ...
+  std::vector<std::string> ptx_archs;                  // PTX embedded for these
+  std::map<std::string, BuiltFamily> kernel_families;  // "quant", "pv_fp16", "pv_fp8"
   struct Compiler {
     std::string id;  // "gcc" | "msvc" | "clang"
     std::string version;
@@ -80,17 +82,5 @@ void from_json(const nlohmann::json& j, BuildInfo& b);  // throws BuildInfoError
 BuildInfo parse_build_info(std::string_view text);
 // Pretty-printed, keys in a fixed order, trailing newline (reproducible).
 std::string write_build_info(const BuildInfo& b);
-
-// "8.9" -> 89 (compute capability as an integer); -1 when malformed.
-int arch_number(std::string_view arch);
-
-// A compilation target as build_info.json writes it: "9.0a" -> {90, true}.
-struct ArchTarget {
-  int number = 0;              // compute capability: 90
-  bool arch_specific = false;  // the 'a': runs on that capability alone
-  std::string sm() const;      // "90a", as in sm_90a
-};
-// nullopt unless "<major>.<minor>" with an optional trailing 'a'.
-std::optional<ArchTarget> parse_arch_target(std::string_view target);
 
 }  // namespace sb::distinfo

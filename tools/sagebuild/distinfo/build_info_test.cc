@@ -70,17 +70,28 @@ TEST_CASE("build info: validation errors name the field") {
   CHECK_THROWS_AS(parse_build_info("{not json"), BuildInfoError);
 }
 
-TEST_CASE("build info: arch numbers") {
-  CHECK(arch_number("8.9") == 89);
-  CHECK(arch_number("12.0") == 120);
-  CHECK(arch_number("9") == -1);
-  CHECK(arch_number("9.a") == -1);
-  CHECK(arch_number("9.10") == -1);
+TEST_CASE("build info: archs, ptx_archs and min_arch are capabilities, without the 'a' of a target") {
+  json good = sample();
+  json j = good;
+  j["archs"] = {"8.9", "12.0"};
+  CHECK(error_of(j).empty());
+  for (const char* bad : {"9", "9.a", "9.10", "9.0a", "sm_90"}) {
+    j = good;
+    j["archs"][0] = bad;
+    CHECK(error_of(j) == std::string("build_info.archs[0]: '") + bad + "' is not a compute capability like \"8.9\"");
+    j = good;
+    j["ptx_archs"][0] = bad;
+    CHECK(error_of(j).find("build_info.ptx_archs[0]: '") == 0);
+    j = good;
+    j["kernel_families"]["quant"]["min_arch"] = bad;
+    CHECK(error_of(j) ==
+          std::string("build_info.kernel_families.quant.min_arch: '") + bad + "' is not a compute capability");
+  }
 }
 
 TEST_CASE("build info: a family with exact archs round-trips; older files read unchanged") {
   BuildInfo b = sample();
-  b.kernel_families["sm90"] = KernelFamily{"", "attn_sm90_kernel", {"9.0a"}};
+  b.kernel_families["sm90"] = BuiltFamily{"", "attn_sm90_kernel", {"9.0a"}};
   std::string text = write_build_info(b);
   CHECK(parse_build_info(text) == b);
   CHECK(text == write_build_info(parse_build_info(text)));
@@ -102,12 +113,12 @@ TEST_CASE("build info: a family with exact archs round-trips; older files read u
               "python_tag": "cp310"}})";
   auto old = parse_build_info(older);
   REQUIRE(old.kernel_families.size() == 3);
-  CHECK(old.kernel_families["pv_fp8"] == KernelFamily{"8.9", "attn_pv_fp8_kernel", {}});
+  CHECK(old.kernel_families["pv_fp8"] == BuiltFamily{"8.9", "attn_pv_fp8_kernel", {}});
 }
 
 TEST_CASE("build info: a family has min_arch or archs, and archs are targets") {
   BuildInfo b = sample();
-  b.kernel_families["sm90"] = KernelFamily{"", "attn_sm90_kernel", {"9.0a"}};
+  b.kernel_families["sm90"] = BuiltFamily{"", "attn_sm90_kernel", {"9.0a"}};
   json good = b;
   json j = good;
   j["kernel_families"]["sm90"]["min_arch"] = "9.0";
@@ -126,16 +137,15 @@ TEST_CASE("build info: a family has min_arch or archs, and archs are targets") {
   CHECK(error_of(j).find("build_info.kernel_families.sm90.archs: expected an array") == 0);
 }
 
-TEST_CASE("build info: arch targets") {
-  auto t = parse_arch_target("9.0a");
-  REQUIRE(t);
-  CHECK(t->number == 90);
-  CHECK(t->arch_specific);
-  CHECK(t->sm() == "90a");
-  CHECK(parse_arch_target("12.0")->sm() == "120");
-  CHECK_FALSE(parse_arch_target("12.0")->arch_specific);
-  CHECK_FALSE(parse_arch_target("9.0f"));
-  CHECK_FALSE(parse_arch_target("a"));
-  CHECK_FALSE(parse_arch_target("9.0aa"));
-  CHECK_FALSE(parse_arch_target("sm_90a"));
+TEST_CASE("build info: a family's archs are targets, with or without the 'a'") {
+  BuildInfo b = sample();
+  b.kernel_families["sm90"] = BuiltFamily{"", "attn_sm90_kernel", {"9.0a", "12.0"}};
+  json good = b;
+  CHECK(error_of(good).empty());
+  for (const char* bad : {"9.0f", "a", "9.0aa", "sm_90a", "90a"}) {
+    json j = good;
+    j["kernel_families"]["sm90"]["archs"][1] = bad;
+    CHECK(error_of(j) == std::string("build_info.kernel_families.sm90.archs[1]: '") + bad +
+                             "' is not a target like \"9.0a\" or \"8.9\"");
+  }
 }

@@ -11,12 +11,12 @@ namespace sb::matrix {
 namespace {
 
 nlohmann::json arch_json(const Arch& arch) {
-  return {{"arch", arch.name}, {"sm", arch.sm}, {"arch_specific", arch.arch_specific}};
+  return {{"arch", arch.name()}, {"sm", arch.sm}, {"arch_specific", arch.arch_specific}};
 }
 
 std::string arch_names(const Row& row) {
   std::vector<std::string> names;
-  for (const auto& arch : row.archs) names.push_back(arch.name);
+  for (const auto& arch : row.archs) names.push_back(arch.name());
   return join(names, ",");
 }
 
@@ -82,7 +82,7 @@ nlohmann::json row_json(const Row& row) {
           {"platform", row.platform},
           {"runner_os", row.runner_os},
           {"archs", archs},
-          {"ptx_arch", row.ptx_arch ? nlohmann::json(row.ptx_arch->name) : nlohmann::json()},
+          {"ptx_arch", row.ptx_arch ? nlohmann::json(row.ptx_arch->name()) : nlohmann::json()},
           {"naming", to_string(row.naming)},
           {"build_tag", row.build_tag},
           {"local_version", row.local_version},

@@ -4,9 +4,9 @@
 // the sections in this file is the order of dependence.
 #include <algorithm>
 
+#include "sagebuild/common/arch.h"
 #include "sagebuild/common/fs.h"
 #include "sagebuild/common/text.h"
-#include "sagebuild/matrix/arch.h"
 #include "sagebuild/matrix/lookup.h"
 #include "sagebuild/matrix/matrix.h"
 #include "sagebuild/matrix/profile.h"
@@ -37,16 +37,6 @@ std::string version_text(const Located& value, std::string_view noun) {
     throw ConfigError(value.where, "'" + value.text + "' is not a " + std::string(noun) +
                                        " version; write digits and dots, like \"12.8\"");
   return value.text;
-}
-
-Arch arch_of(const Located& value) {
-  auto arch = parse_arch(value.text);
-  if (!arch)
-    throw ConfigError(value.where, "'" + value.text +
-                                       "' is not a CUDA arch; write the compute "
-                                       "capability as <major>.<minor> (\"8.6\"), with an 'a' for an "
-                                       "arch-specific target (\"9.0a\")");
-  return *arch;
 }
 
 std::vector<std::string> known_list(const YamlMap& map, std::string_view key, const std::vector<std::string>& choices,
@@ -138,7 +128,7 @@ void parse_cuda(const YamlValue& node, Matrix& m) {
     if (!cuda_code(cuda.version, &why))
       throw ConfigError(version.where, "CUDA " + cuda.version + " cannot be written in a wheel's name: " + why);
     for (const Located& arch : value.map({"archs"}).required("archs").scalar_list())
-      cuda.archs.push_back(arch_of(arch));
+      cuda.archs.push_back(parse_arch_at(arch.text, arch.where));
     m.cuda.push_back(std::move(cuda));
   }
   std::sort(m.cuda.begin(), m.cuda.end(),
@@ -204,9 +194,9 @@ std::vector<Arch> package_archs(const Matrix& m, const YamlMap& map, std::string
   auto value = map.get(key);
   if (!value) return out;
   for (const Located& written : value->scalar_list()) {
-    Arch arch = arch_of(written);
+    Arch arch = parse_arch_at(written.text, written.where);
     if (!any_cuda_builds(m, arch))
-      throw ConfigError(written.where, "arch " + arch.name +
+      throw ConfigError(written.where, "arch " + arch.name() +
                                            " is built by no CUDA version in "
                                            "`cuda:`; check the spelling (\"9.0a\", \"12.0\")");
     out.push_back(arch);
@@ -322,7 +312,7 @@ std::vector<std::string> arch_list(const YamlMap& map, std::vector<Located>& loc
   std::vector<std::string> out;
   if (auto value = map.get("archs"))
     for (const Located& written : value->scalar_list()) {
-      out.push_back(arch_of(written).name);
+      out.push_back(parse_arch_at(written.text, written.where).name());
       located.push_back(written);
     }
   return out;

@@ -91,9 +91,8 @@ TEST_CASE("a value of the wrong type says what was expected") {
   SECTION("a malformed arch") {
     auto message = load_error("type_arch.yaml", replace_line(19, "    archs: [\"8.0\", \"sm_90a\"]"), &file);
     CHECK(message == expect(file,
-                            "19:20: error: 'sm_90a' is not a CUDA arch; write the compute "
-                            "capability as <major>.<minor> (\"8.6\"), with an 'a' for an "
-                            "arch-specific target (\"9.0a\")"));
+                            "19:20: error: 'sm_90a' is not a CUDA arch; expected <major>.<minor>[a]: the "
+                            "compute capability (\"8.6\"), with an 'a' for an arch-specific target (\"9.0a\")"));
   }
 }
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "sagebuild/matrix/arch.h"
+#include "sagebuild/common/arch.h"
 #include "sagebuild/matrix/suggest.h"
 
 namespace sb::matrix {

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sagebuild/common/arch.h"
 #include "sagebuild/common/error.h"
 #include "sagebuild/wheel/tags.h"
 #include "sagebuild/wheel/torch_requirement.h"
@@ -29,15 +30,6 @@ using wheel::AbiMode;
 enum class NamingScheme { build_tag, local_version };
 
 std::string_view to_string(NamingScheme scheme);  // "build-tag", "local-version"
-
-// A CUDA compilation target: "8.6" (sm_86), or "9.0a" (sm_90a: arch-specific
-// instructions such as wgmma, which run only on that exact arch).
-struct Arch {
-  std::string name;  // "9.0a"
-  int sm = 0;        // 90
-  bool arch_specific = false;
-  bool operator==(const Arch&) const = default;
-};
 
 // One wheel to build.
 struct Row {

@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <set>
 
-#include "sagebuild/matrix/arch.h"
+#include "sagebuild/common/arch.h"
 #include "sagebuild/matrix/lookup.h"
 #include "sagebuild/matrix/test_support.h"
 #include "sagebuild/matrix/version.h"
 
+using sb::Arch;
+using sb::contains_arch;
+using sb::parse_arch;
 using namespace sb::matrix;
 using namespace sb::matrix::testing;
 
@@ -64,7 +67,7 @@ TEST_CASE("the default profile is one row: torch 2.11.0 + CUDA 13.0 on Linux, se
   // H100 runs it: the wheel carries SASS for sm_90 (the kernels use mma.sync).
   CHECK(contains_arch(r.archs, *parse_arch("9.0")));
   REQUIRE(r.ptx_arch);
-  CHECK(r.ptx_arch->name == "12.0");
+  CHECK(r.ptx_arch->name() == "12.0");
 }
 
 TEST_CASE("abi3 rows collapse the Pythons of a torch release into one wheel") {
@@ -135,7 +138,7 @@ TEST_CASE("rows carry only archs their CUDA builds") {
       if (a.sm == 120) CHECK(cuda_at_least(r, "12.8"));
       CHECK(cuda_builds(*find_cuda(real(), r.cuda), a));
     }
-    CHECK(std::is_sorted(r.archs.begin(), r.archs.end(), arch_less));
+    CHECK(std::is_sorted(r.archs.begin(), r.archs.end()));
   }
   // 12.0 is optional for sageattention: present from CUDA 12.8, absent before.
   CHECK(contains_arch(find_row(real(), "sageattention-2.2.0-torch2.8.0-cu128-abi3-linux_x86_64")->archs,
@@ -207,7 +210,7 @@ TEST_CASE("a profile's archs narrow each row's archs") {
   REQUIRE_FALSE(plan.rows.empty());
   for (const Row& r : plan.rows) {
     REQUIRE(r.archs.size() == 1);
-    CHECK(r.archs[0].name == "9.0a");
+    CHECK(r.archs[0].name() == "9.0a");
     CHECK_FALSE(r.ptx_arch);  // no PTX for an arch-specific target
   }
 }

@@ -4,7 +4,7 @@
 #include <map>
 #include <tuple>
 
-#include "sagebuild/matrix/arch.h"
+#include "sagebuild/common/arch.h"
 #include "sagebuild/matrix/lookup.h"
 #include "sagebuild/matrix/rows.h"
 #include "sagebuild/matrix/suggest.h"
@@ -29,7 +29,7 @@ bool restrict_archs(const Profile& p, Row& row) {
   if (p.archs.empty()) return true;
   std::vector<Arch> kept;
   for (const Arch& arch : row.archs)
-    if (contains(p.archs, arch.name)) kept.push_back(arch);
+    if (contains(p.archs, arch.name())) kept.push_back(arch);
   if (kept.empty()) return false;
   set_archs(row, std::move(kept));
   return true;
@@ -129,7 +129,7 @@ bool package_builds(const Package& package, const Arch& arch) {
 void check_arch_packages(const Matrix& m, const Profile& p, const Located& where, const Arch& arch) {
   for (const auto& package : m.packages)
     if ((p.packages.empty() || contains(p.packages, package.name)) && package_builds(package, arch)) return;
-  throw ConfigError(where.where, "arch " + arch.name + " is not built by any package profile '" + p.name +
+  throw ConfigError(where.where, "arch " + arch.name() + " is not built by any package profile '" + p.name +
                                      "' selects; a profile's archs narrow the packages' "
                                      "own (archs/optional_archs), they cannot add to them");
 }
@@ -140,7 +140,7 @@ void check_archs(const Matrix& m, const Profile& p, const ProfileSource& s) {
     check_arch_packages(m, p, written, arch);
     for (const Located& cuda : s.cuda)
       if (!cuda_builds(*find_cuda(m, cuda.text), arch))
-        throw ConfigError(written.where, "arch " + arch.name + " " + cuda_requirement(m, arch) + ", but profile '" +
+        throw ConfigError(written.where, "arch " + arch.name() + " " + cuda_requirement(m, arch) + ", but profile '" +
                                              p.name + "' pins CUDA " + cuda.text);
   }
 }

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "sagebuild/matrix/arch.h"
+#include "sagebuild/common/arch.h"
 #include "sagebuild/matrix/lookup.h"
 #include "sagebuild/matrix/version.h"
 #include "sagebuild/matrix/wheel_name.h"
@@ -35,9 +35,9 @@ std::vector<Arch> archs_for(const Matrix& m, const Combo& c) {
   for (std::size_t i = 0; i < c.package.archs.size(); ++i) {
     const Arch& arch = c.package.archs[i];
     if (!cuda_builds(cuda, arch))
-      throw ConfigError(c.package.arch_where.at(i), "package '" + c.package.name + "' needs arch " + arch.name +
+      throw ConfigError(c.package.arch_where.at(i), "package '" + c.package.name + "' needs arch " + arch.name() +
                                                         ", but CUDA " + cuda.version + " (torch " + c.torch.version +
-                                                        ") cannot build it: arch " + arch.name + " " +
+                                                        ") cannot build it: arch " + arch.name() + " " +
                                                         cuda_requirement(m, arch) +
                                                         ". Raise the package's min_cuda, move the arch to "
                                                         "optional_archs, or exclude the combination");
@@ -45,7 +45,7 @@ std::vector<Arch> archs_for(const Matrix& m, const Combo& c) {
   }
   for (const Arch& arch : c.package.optional_archs)
     if (cuda_builds(cuda, arch)) archs.push_back(arch);
-  std::sort(archs.begin(), archs.end(), arch_less);
+  std::sort(archs.begin(), archs.end());
   return archs;
 }
 

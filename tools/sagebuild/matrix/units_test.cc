@@ -1,7 +1,6 @@
-// The small pieces: versions, archs, suggestions, wheel names, file lookup.
+// The small pieces: versions, suggestions, wheel names, file lookup.
 #include <catch2/catch.hpp>
 
-#include "sagebuild/matrix/arch.h"
 #include "sagebuild/matrix/locate.h"
 #include "sagebuild/matrix/suggest.h"
 #include "sagebuild/matrix/test_support.h"
@@ -20,27 +19,6 @@ TEST_CASE("dotted versions parse strictly and compare numerically") {
   CHECK(version_less("2.9", "2.9.1"));
   CHECK_FALSE(version_less("2.10.0", "2.9.1"));
   CHECK(version_digits("3.12") == "312");
-}
-
-TEST_CASE("archs parse as compute capabilities") {
-  auto a = parse_arch("9.0a");
-  REQUIRE(a);
-  CHECK(a->sm == 90);
-  CHECK(a->arch_specific);
-  CHECK(parse_arch("12.0")->sm == 120);
-  CHECK_FALSE(parse_arch("12.0")->arch_specific);
-  for (const char* bad : {"90", "sm_90", "9.", "9.10", "9.0b", ".0", "09.0", "0.5", "9.0aa"})
-    CHECK_FALSE(parse_arch(bad));
-  CHECK(arch_less(*parse_arch("9.0"), *parse_arch("9.0a")));
-  CHECK(arch_less(*parse_arch("9.0a"), *parse_arch("10.0")));
-}
-
-TEST_CASE("PTX goes to the newest arch that is not arch-specific") {
-  std::vector<Arch> archs{*parse_arch("8.0"), *parse_arch("9.0a"), *parse_arch("12.0")};
-  CHECK(ptx_arch(archs)->name == "12.0");
-  archs.pop_back();
-  CHECK(ptx_arch(archs)->name == "8.0");
-  CHECK_FALSE(ptx_arch({*parse_arch("10.0a"), *parse_arch("12.0a")}));
 }
 
 TEST_CASE("suggestions only for plausible typos") {

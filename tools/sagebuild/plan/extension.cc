@@ -3,14 +3,13 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "sagebuild/common/arch.h"
 #include "sagebuild/common/error.h"
-#include "sagebuild/matrix/arch.h"
 #include "sagebuild/toolchain/torch.h"
 
 namespace sb::plan {
 
 namespace fs = std::filesystem;
-using matrix::Arch;
 using toolchain::CxxStandard;
 
 namespace {
@@ -66,8 +65,6 @@ bool take_standard_or_define(const std::string& flag, const std::string& origin,
   return true;
 }
 
-std::string sm_name(const Arch& a) { return std::to_string(a.sm) + (a.arch_specific ? "a" : ""); }
-
 }  // namespace
 
 CompileFlags split_nvcc_flags(const std::vector<std::string>& flags, const std::string& origin) {
@@ -97,18 +94,17 @@ std::vector<std::string> gencode_values(const std::vector<Arch>& archs, const st
   std::vector<std::string> out;
   bool ptx_done = false;
   for (const auto& a : archs) {
-    if (!matrix::arch_at_least(a, min_arch)) continue;
-    std::string sm = sm_name(a);
-    std::string code = "sm_" + sm;
+    if (!arch_at_least(a, min_arch)) continue;
+    std::string code = a.sass();
     if (ptx && !a.arch_specific && a.sm == ptx->sm && !ptx->arch_specific) {
-      code = "[sm_" + sm + ",compute_" + sm + "]";
+      code = "[" + a.sass() + "," + a.ptx() + "]";
       ptx_done = true;
     }
-    out.push_back("arch=compute_" + sm + ",code=" + code);
+    out.push_back("arch=" + a.ptx() + ",code=" + code);
   }
-  if (ptx && !ptx_done && matrix::arch_at_least(*ptx, min_arch) && !out.empty()) {
-    std::string sm = std::to_string(ptx->sm);
-    out.push_back("arch=compute_" + sm + ",code=compute_" + sm);
+  if (ptx && !ptx_done && arch_at_least(*ptx, min_arch) && !out.empty()) {
+    std::string compute = Arch{ptx->sm, false}.ptx();  // PTX of the capability, never of an 'a' target
+    out.push_back("arch=" + compute + ",code=" + compute);
   }
   return out;
 }
@@ -117,11 +113,11 @@ std::vector<Arch> family_targets(const KernelFamily& f, const std::vector<Arch>&
   std::vector<Arch> out;
   if (f.min_arch) {
     for (const auto& a : row_archs)
-      if (matrix::arch_at_least(a, *f.min_arch)) out.push_back(a);
+      if (arch_at_least(a, *f.min_arch)) out.push_back(a);
     return out;
   }
   for (const auto& t : f.archs)
-    if (std::any_of(row_archs.begin(), row_archs.end(), [&](const Arch& a) { return matrix::same_base_arch(a, t); }))
+    if (std::any_of(row_archs.begin(), row_archs.end(), [&](const Arch& a) { return same_base_arch(a, t); }))
       out.push_back(t);
   return out;
 }
@@ -130,19 +126,16 @@ std::vector<std::string> family_gencode(const KernelFamily& f, const std::vector
                                         const std::optional<Arch>& ptx) {
   if (f.min_arch) return gencode_values(row_archs, ptx, *f.min_arch);
   std::vector<std::string> out;
-  for (const auto& t : family_targets(f, row_archs))
-    out.push_back("arch=compute_" + sm_name(t) + ",code=sm_" + sm_name(t));
+  for (const auto& t : family_targets(f, row_archs)) out.push_back("arch=" + t.ptx() + ",code=" + t.sass());
   return out;
 }
 
 std::string skip_reason(const KernelFamily& f) {
-  if (f.min_arch) return "no arch >= min_arch " + f.min_arch->name;
+  if (f.min_arch) return "no arch >= min_arch " + f.min_arch->name();
   std::string bases, targets;
   for (const auto& t : f.archs) {
-    std::string base = t.name;
-    if (t.arch_specific) base.pop_back();
-    bases += (bases.empty() ? "" : ", ") + (t.arch_specific ? base + ", " + t.name : t.name);
-    targets += (targets.empty() ? "" : ", ") + t.name;
+    bases += (bases.empty() ? "" : ", ") + (t.arch_specific ? t.capability() + ", " + t.name() : t.name());
+    targets += (targets.empty() ? "" : ", ") + t.name();
   }
   return "the row lists none of " + bases + " (for its archs " + targets + ")";
 }
@@ -223,7 +216,7 @@ RowSpec extension_from_families(const KernelManifest& m, const matrix::Row& row)
   ext.cudart_static = m.cudart_static;
   ext.ops_namespace = row.project;
   spec.extensions.push_back(std::move(ext));
-  if (row.ptx_arch) spec.ptx_archs.push_back(row.ptx_arch->name);
+  if (row.ptx_arch) spec.ptx_archs.push_back(*row.ptx_arch);
   spec.package = row.project;
   spec.package_dir = fs::path("python") / row.project;
   spec.summary = "SageAttention: quantized attention kernels for PyTorch (built for torch " + row.torch + ", CUDA " +
@@ -239,11 +232,11 @@ namespace {
 std::vector<Arch> tree_targets(const SourceManifest& m, const std::vector<Arch>& row_archs) {
   std::vector<Arch> out;
   for (const auto& a : row_archs) {
-    auto it = m.arch_targets.find(a.name);
+    auto it = m.arch_targets.find(a);
     Arch t = it == m.arch_targets.end() ? a : it->second;
-    if (!matrix::contains_arch(out, t)) out.push_back(t);
+    if (!contains_arch(out, t)) out.push_back(t);
   }
-  std::sort(out.begin(), out.end(), matrix::arch_less);
+  std::sort(out.begin(), out.end());
   return out;
 }
 
@@ -322,7 +315,7 @@ RowSpec extensions_from_source(const SourceManifest& m, const matrix::Row& row) 
   if (spec.extensions.empty())
     throw UsageError("row " + row.id + ": none of the extensions of " + m.path.string() +
                      " is built for the row's archs; list an arch they support");
-  if (ptx) spec.ptx_archs.push_back(ptx->name);
+  if (ptx) spec.ptx_archs.push_back(*ptx);
   spec.package_dir = m.package;
   spec.package = fs::path(m.package).filename().string();
   spec.package_files = m.package_files;

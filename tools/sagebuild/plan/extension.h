@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "sagebuild/common/arch.h"
 #include "sagebuild/matrix/matrix.h"
 #include "sagebuild/plan/kernel_manifest.h"
 #include "sagebuild/plan/source_manifest.h"
@@ -45,9 +46,9 @@ struct SkippedFamily {
 
 struct KernelUnit {
   std::string family;
-  std::filesystem::path source;       // checkout-relative
-  std::vector<matrix::Arch> targets;  // the SASS targets it is built for
-  std::vector<std::string> gencode;   // "arch=compute_89,code=[sm_89,compute_89]"
+  std::filesystem::path source;      // checkout-relative
+  std::vector<Arch> targets;         // the SASS targets it is built for
+  std::vector<std::string> gencode;  // "arch=compute_89,code=[sm_89,compute_89]"
   CompileFlags flags;
   // The unit includes torch's C++ API (upstream's kernels include
   // <torch/extension.h>): it compiles against torch's and Python's headers,
@@ -93,7 +94,7 @@ struct RowSpec {
   // exact targets this row builds (what build_info.json records).
   std::vector<KernelFamily> families;
   std::vector<SkippedFamily> skipped_families;  // no row arch they are built for
-  std::vector<std::string> ptx_archs;           // capabilities embedded as PTX ("8.9")
+  std::vector<Arch> ptx_archs;                  // capabilities embedded as PTX (8.9)
   std::filesystem::path package_dir;            // checkout-relative: python/sageattention, sageattention
   std::string package;                          // its import name: "sageattention"
   std::vector<std::string> package_files;       // file-name globs staged; empty: every file
@@ -115,18 +116,18 @@ RowSpec extensions_from_source(const SourceManifest& manifest, const matrix::Row
 
 // nvcc -gencode values for the archs of `row_archs` >= min_arch; the PTX arch
 // (when >= min_arch) also gets compute_XX.  Empty when no arch qualifies.
-std::vector<std::string> gencode_values(const std::vector<matrix::Arch>& row_archs,
-                                        const std::optional<matrix::Arch>& ptx_arch, const matrix::Arch& min_arch);
+std::vector<std::string> gencode_values(const std::vector<Arch>& row_archs, const std::optional<Arch>& ptx_arch,
+                                        const Arch& min_arch);
 
 // The SASS targets a family is compiled for in a row: the row archs >= its
 // min_arch, or those of its exact archs whose base arch the row lists.
-std::vector<matrix::Arch> family_targets(const KernelFamily& family, const std::vector<matrix::Arch>& row_archs);
+std::vector<Arch> family_targets(const KernelFamily& family, const std::vector<Arch>& row_archs);
 
 // The family's -gencode values in a row: gencode_values() for a min_arch
 // family; for an archs family one "arch=compute_90a,code=sm_90a" per target
 // of family_targets(), never PTX.  Empty when the family is not built.
-std::vector<std::string> family_gencode(const KernelFamily& family, const std::vector<matrix::Arch>& row_archs,
-                                        const std::optional<matrix::Arch>& ptx_arch);
+std::vector<std::string> family_gencode(const KernelFamily& family, const std::vector<Arch>& row_archs,
+                                        const std::optional<Arch>& ptx_arch);
 
 // Why a family has no target in a row (for the plan and the log).
 std::string skip_reason(const KernelFamily& family);

@@ -6,14 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sagebuild/common/arch.h"
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
-#include "sagebuild/matrix/arch.h"
 
 namespace sb::plan {
 
-using sb::matrix::Arch;
-using sb::matrix::parse_arch_arg;
 using toolchain::parse_torch_minor;
 
 std::string StableAbiBinding::target_version_macro() const {
@@ -54,11 +52,8 @@ std::vector<std::string> strings(const nlohmann::json& j, const std::string& src
 
 Arch family_arch(const nlohmann::json& v, const std::string& src, const std::string& where) {
   if (!v.is_string()) bad(src, where, "expected a string such as \"8.0\" or \"9.0a\"");
-  try {
-    return parse_arch_arg(v.get<std::string>(), where);
-  } catch (const UsageError& e) {
-    bad(src, where, e.what());
-  }
+  if (auto arch = parse_arch(v.get<std::string>())) return *arch;
+  bad(src, where, not_an_arch(v.get<std::string>()));
 }
 
 // Exactly one of min_arch (a floor) and archs (exact targets).
@@ -81,8 +76,8 @@ void read_targets(const nlohmann::json& fam, const std::string& src, const std::
     bad(src, where + ".archs", "expected a non-empty list of targets such as [\"9.0a\"]");
   for (std::size_t i = 0; i < list.size(); ++i) {
     Arch a = family_arch(list[i], src, where + ".archs[" + std::to_string(i) + "]");
-    if (sb::matrix::contains_arch(f.archs, a))
-      bad(src, where + ".archs", "lists \"" + a.name + "\" twice; expected each target once");
+    if (contains_arch(f.archs, a))
+      bad(src, where + ".archs", "lists \"" + a.name() + "\" twice; expected each target once");
     f.archs.push_back(std::move(a));
   }
 }

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sagebuild/common/arch.h"
 #include "sagebuild/matrix/matrix.h"
 #include "sagebuild/toolchain/torch.h"
 
@@ -24,11 +25,11 @@ namespace sb::plan {
 using toolchain::TorchMinor;
 
 struct KernelFamily {
-  std::string name;                          // "pv_fp8"
-  std::vector<std::string> sources;          // repository-relative .cu files
-  std::optional<sb::matrix::Arch> min_arch;  // either: compiled for the row archs >= this
-  std::string symbol_marker{};               // substring of its kernels' names (build_info.json); optional
-  std::vector<sb::matrix::Arch> archs{};     // or: exactly these targets ("9.0a"), in the file's order
+  std::string name;                  // "pv_fp8"
+  std::vector<std::string> sources;  // repository-relative .cu files
+  std::optional<Arch> min_arch;      // either: compiled for the row archs >= this
+  std::string symbol_marker{};       // substring of its kernels' names (build_info.json); optional
+  std::vector<Arch> archs{};         // or: exactly these targets ("9.0a"), in the file's order
 };
 
 // binding.stable_abi: the binding built against the PyTorch stable ABI.  Rows

@@ -1,8 +1,8 @@
 // kernels/families.json: parsed, and refused with the key at fault.
 #include <catch2/catch.hpp>
 
+#include "sagebuild/common/arch.h"
 #include "sagebuild/common/error.h"
-#include "sagebuild/matrix/arch.h"
 #include "sagebuild/plan/kernel_manifest.h"
 
 using namespace sb::plan;
@@ -39,9 +39,9 @@ TEST_CASE("kernel manifests are validated with the key at fault") {
                                               "link": {"cudart": "dynamic"}})",
           "f.json"),
       Catch::Contains("link.cudart"));
-  CHECK_THROWS_AS(sb::matrix::parse_arch_arg("9", "--archs"), sb::UsageError);
-  CHECK(sb::matrix::parse_arch_arg("9.0a", "--archs").arch_specific);
-  CHECK(sb::matrix::parse_arch_arg("12.0", "--archs").sm == 120);
+  CHECK_THROWS_AS(sb::parse_arch_arg("9", "--archs"), sb::UsageError);
+  CHECK(sb::parse_arch_arg("9.0a", "--archs").arch_specific);
+  CHECK(sb::parse_arch_arg("12.0", "--archs").sm == 120);
 }
 
 TEST_CASE("kernel families give min_arch or exact archs, exactly one") {
@@ -64,7 +64,7 @@ TEST_CASE("kernel families give min_arch or exact archs, exactly one") {
   CHECK(sm90.name == "sm90");
   CHECK_FALSE(sm90.min_arch);
   REQUIRE(sm90.archs.size() == 1);
-  CHECK(sm90.archs[0].name == "9.0a");
+  CHECK(sm90.archs[0].name() == "9.0a");
   CHECK(sm90.archs[0].sm == 90);
   CHECK(sm90.archs[0].arch_specific);
   CHECK(sm90.symbol_marker == "attn_sm90_kernel");

@@ -17,9 +17,9 @@ namespace {
 
 std::string short_hash(const std::string& s) { return hex(sha256(s)).substr(0, 12); }
 
-std::string arch_list(const std::vector<matrix::Arch>& archs) {
+std::string arch_list(const std::vector<Arch>& archs) {
   std::string s;
-  for (const auto& a : archs) s += (s.empty() ? "" : " ") + a.name;
+  for (const auto& a : archs) s += (s.empty() ? "" : " ") + a.name();
   return s;
 }
 

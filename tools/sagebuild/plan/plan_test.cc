@@ -8,8 +8,8 @@
 #include <memory>
 #include <set>
 
+#include "sagebuild/common/arch.h"
 #include "sagebuild/common/error.h"
-#include "sagebuild/matrix/arch.h"
 #include "sagebuild/plan/object_key.h"
 #include "sagebuild/plan/plan.h"
 #include "sagebuild/toolchain/gnu_toolchain.h"
@@ -17,12 +17,12 @@
 
 using namespace sb::plan;
 namespace fs = std::filesystem;
-using sb::matrix::Arch;
+using sb::Arch;
 using sb::run::Edge;
 
 namespace {
 
-Arch A(const char* s) { return sb::matrix::parse_arch_arg(s, "test"); }
+Arch A(const char* s) { return sb::parse_arch_arg(s, "test"); }
 
 enum class Kind { gnu, msvc };
 

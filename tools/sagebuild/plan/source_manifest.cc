@@ -2,15 +2,14 @@
 
 #include <algorithm>
 
+#include "sagebuild/common/arch.h"
 #include "sagebuild/common/text.h"
-#include "sagebuild/matrix/arch.h"
 #include "sagebuild/matrix/yaml_reader.h"
 #include "sagebuild/wheel/names.h"
 
 namespace sb::plan {
 
 namespace fs = std::filesystem;
-using matrix::Arch;
 using matrix::Located;
 using matrix::YamlMap;
 using matrix::YamlValue;
@@ -49,14 +48,7 @@ std::vector<std::string> tree_paths(const YamlMap& map, std::string_view key, co
   return out;
 }
 
-Arch arch_at(const Located& value) {
-  auto arch = matrix::parse_arch(value.text);
-  if (!arch)
-    throw ConfigError(value.where, "'" + clip(value.text, 80) +
-                                       "' is not a CUDA arch; write the compute capability as <major>.<minor> "
-                                       "(\"8.0\"), with an 'a' for an arch-specific target (\"9.0a\")");
-  return *arch;
-}
+Arch arch_at(const Located& value) { return parse_arch_at(value.text, value.where); }
 
 // Dotted Python identifiers: "sageattention._qattn_sm80", "fp4attn_cuda".
 bool module_name(std::string_view s) {
@@ -95,8 +87,8 @@ void read_targets(const YamlMap& map, SourceExtension& e) {
   }
   for (const Located& written : archs->scalar_list()) {
     Arch a = arch_at(written);
-    if (matrix::contains_arch(e.archs, a))
-      throw ConfigError(written.where, "arch " + a.name + " is listed twice in extension '" + e.module + "'");
+    if (contains_arch(e.archs, a))
+      throw ConfigError(written.where, "arch " + a.name() + " is listed twice in extension '" + e.module + "'");
     e.archs.push_back(a);
   }
   if (e.archs.empty()) archs->fail("extension '" + e.module + "' lists no archs; expected targets such as [\"9.0a\"]");
@@ -163,8 +155,8 @@ toolchain::HeaderPackage parse_header_package(const YamlValue& node) {
 }
 
 // "9.0": "9.0a": a capability and the target the tree's build compiles for it.
-std::map<std::string, Arch> parse_arch_targets(const YamlValue& node) {
-  std::map<std::string, Arch> out;
+std::map<Arch, Arch> parse_arch_targets(const YamlValue& node) {
+  std::map<Arch, Arch> out;
   for (const auto& [key, value] : node.named_entries("arch")) {
     Arch from = arch_at(key);
     Arch to = arch_at(value.scalar());
@@ -172,8 +164,8 @@ std::map<std::string, Arch> parse_arch_targets(const YamlValue& node) {
       throw ConfigError(key.where,
                         "arch_targets maps a capability to a target of the same capability (\"9.0\": "
                         "\"9.0a\"), not " +
-                            key.text + " to " + to.name);
-    out.emplace(from.name, to);
+                            key.text + " to " + to.name());
+    out.emplace(from, to);
   }
   return out;
 }

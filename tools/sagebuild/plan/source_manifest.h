@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "sagebuild/common/arch.h"
 #include "sagebuild/common/error.h"
 #include "sagebuild/matrix/matrix.h"
 #include "sagebuild/toolchain/resolver.h"
@@ -28,8 +29,8 @@ namespace sb::plan {
 struct SourceExtension {
   std::string module;                // "sageattention._qattn_sm90", "fp4attn_cuda": the import name
   std::vector<std::string> sources;  // .cu to nvcc, .cpp/.cc/.cxx to the host compiler
-  std::optional<matrix::Arch> min_arch;
-  std::vector<matrix::Arch> archs;
+  std::optional<Arch> min_arch;
+  std::vector<Arch> archs;
   std::string symbol_marker;            // a substring of its kernels' names, for verify's B6
   std::vector<std::string> libraries;   // linked besides torch's: "cuda" (the driver, through CUDA's stub)
   std::vector<std::string> exports;     // names the smoke test finds on the imported module
@@ -50,7 +51,7 @@ struct SourceManifest {
   std::string license_file;                // "LICENSE"
   // Capabilities the tree's build compiles as another target (setup.py:
   // 9.0 as sm_90a).  Applied to the row's archs before the extensions' own.
-  std::map<std::string, matrix::Arch> arch_targets;
+  std::map<Arch, Arch> arch_targets;
   bool ptx = false;  // embed the row's PTX arch (setup.py: only for "+PTX")
   std::vector<std::string> include_dirs;
   std::vector<toolchain::HeaderPackage> headers;  // from PyPI, pinned (CUTLASS)

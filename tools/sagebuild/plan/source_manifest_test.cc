@@ -5,19 +5,19 @@
 #include <algorithm>
 #include <memory>
 
+#include "sagebuild/common/arch.h"
 #include "sagebuild/common/error.h"
-#include "sagebuild/matrix/arch.h"
 #include "sagebuild/plan/plan.h"
 #include "sagebuild/plan/source_manifest.h"
 #include "sagebuild/toolchain/gnu_toolchain.h"
 
 using namespace sb::plan;
 namespace fs = std::filesystem;
-using sb::matrix::Arch;
+using sb::Arch;
 
 namespace {
 
-Arch A(const char* s) { return *sb::matrix::parse_arch(s); }
+Arch A(const char* s) { return *sb::parse_arch(s); }
 
 const char* kManifest = R"(kind: upstream-demo
 markers: [setup.py, csrc/a.cu]
@@ -91,10 +91,10 @@ TEST_CASE("source manifests are parsed, and mistakes named at file:line") {
   CHECK(m.kind == "upstream-demo");
   REQUIRE(m.extensions.size() == 2);
   CHECK(m.extensions[0].module == "demo._any");
-  CHECK(m.extensions[0].min_arch->name == "8.0");
+  CHECK(m.extensions[0].min_arch->name() == "8.0");
   CHECK(m.extensions[1].archs == std::vector<Arch>{A("9.0a")});
   CHECK(m.extensions[1].libraries == std::vector<std::string>{"cuda"});
-  CHECK(m.arch_targets.at("9.0").name == "9.0a");
+  CHECK(m.arch_targets.at(A("9.0")) == A("9.0a"));
   CHECK(m.license_expression == "Apache-2.0");
   CHECK_THROWS_WITH(parse_source_manifest(with(kManifest, "csrc/any.cpp", "../any.cpp"), "demo.yaml"),
                     Catch::Contains("demo.yaml:12") && Catch::Contains("inside the checkout"));

@@ -9,11 +9,11 @@
 #include <ostream>
 #include <thread>
 
+#include "sagebuild/common/arch.h"
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
 #include "sagebuild/common/hash.h"
 #include "sagebuild/common/os.h"
-#include "sagebuild/matrix/arch.h"
 #include "sagebuild/plan/plan.h"
 #include "sagebuild/rows/pipeline.h"
 #include "sagebuild/rows/summary.h"
@@ -165,12 +165,12 @@ void select_rows(Session& s) {
            : o.rows.size() == 1 ? o.rows.front()
                                 : "rows-" + hex(sha256(o.rows.front())).substr(0, 8);
   if (!o.archs.empty()) {
-    std::vector<matrix::Arch> archs;
-    for (const auto& a : o.archs) archs.push_back(matrix::parse_arch_arg(a, "--archs"));
-    std::sort(archs.begin(), archs.end(), matrix::arch_less);
+    std::vector<Arch> archs;
+    for (const auto& a : o.archs) archs.push_back(parse_arch_arg(a, "--archs"));
+    std::sort(archs.begin(), archs.end());
     for (auto& r : s.rows) {
       r.archs = archs;
-      r.ptx_arch = matrix::ptx_arch(archs);
+      r.ptx_arch = ptx_arch(archs);
     }
   }
 }
@@ -184,7 +184,7 @@ Session open_session(BuildOptions o) {
   s.results.resize(s.rows.size());
   for (std::size_t i = 0; i < s.rows.size(); ++i) {
     s.results[i].row_id = s.rows[i].id;
-    for (const auto& a : s.rows[i].archs) s.results[i].archs.push_back(a.name);
+    for (const auto& a : s.rows[i].archs) s.results[i].archs.push_back(a.name());
   }
   return s;
 }
@@ -466,7 +466,7 @@ int run_doctor(BuildOptions o, run::ProcessRunner& runner, std::ostream& out) {
   Resolvers resolvers(s, runner);
   for (const auto& row : s.rows) {
     std::string archs;
-    for (const auto& a : row.archs) archs += (archs.empty() ? "" : " ") + a.name;
+    for (const auto& a : row.archs) archs += (archs.empty() ? "" : " ") + a.name();
     out << "\n" << row.id << " (torch " << row.torch << ", CUDA " << row.cuda << ", archs " << archs << ")\n";
     std::vector<toolchain::Check> checks;
     try {

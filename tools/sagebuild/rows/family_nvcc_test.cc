@@ -11,7 +11,7 @@
 
 #include "sagebuild/binary/elf.h"
 #include "sagebuild/binary/fatbin.h"
-#include "sagebuild/matrix/arch.h"
+#include "sagebuild/common/arch.h"
 #include "sagebuild/plan/plan.h"
 #include "sagebuild/rows/stage.h"
 #include "sagebuild/run/process.h"
@@ -23,7 +23,7 @@
 using namespace sb::plan;
 using sb::run::Command;
 namespace fs = std::filesystem;
-using sb::matrix::Arch;
+using sb::Arch;
 
 namespace {
 
@@ -88,7 +88,7 @@ TEST_CASE("an archs family built by the real nvcc carries sm_90a SASS only, and 
   st.repo_root = repo;
   BuildSite site{repo, tmp.path / "objects", tmp.path / "extensions", tmp.path / "work", {}};
   fs::create_directories(site.objects);
-  auto parse_arch = [](const char* s) { return sb::matrix::parse_arch_arg(s, "test"); };
+  auto parse_arch = [](const char* s) { return sb::parse_arch_arg(s, "test"); };
   auto input = [&](const sb::matrix::Row& r) { return RowInput{r, extension_from_families(manifest, r), tc, site}; };
 
   // A row without 9.0 does not build the family.
@@ -128,7 +128,7 @@ TEST_CASE("an archs family built by the real nvcc carries sm_90a SASS only, and 
 
   auto info = sb::rows::make_build_info(r, tc, extension_from_families(manifest, r), "test");
   CHECK(info.archs == std::vector<std::string>{"8.0", "9.0"});
-  CHECK(info.kernel_families["probe_sm90"] == sb::distinfo::KernelFamily{"", "probe_sm90_kernel", {"9.0a"}});
+  CHECK(info.kernel_families["probe_sm90"] == sb::distinfo::BuiltFamily{"", "probe_sm90_kernel", {"9.0a"}});
   auto code = sb::verify::cuda_code(coverage);
   sb::Findings b6;
   sb::verify::check_cuda_coverage(code, info, "libprobe.so", b6);

@@ -4,26 +4,16 @@
 #include <cstdlib>
 #include <variant>
 
+#include "sagebuild/common/arch.h"
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
 #include "sagebuild/common/hash.h"
 #include "sagebuild/common/text.h"
-#include "sagebuild/matrix/arch.h"
 #include "sagebuild/verify/verify.h"
 
 namespace sb::rows {
 
 namespace fs = std::filesystem;
-
-namespace {
-// build_info.json writes compute capabilities ("9.0"); the 'a' of an
-// arch-specific target is a compile option, not a different capability.
-std::string capability(const matrix::Arch& a) {
-  std::string n = a.name;
-  if (!n.empty() && n.back() == 'a') n.pop_back();
-  return n;
-}
-}  // namespace
 
 distinfo::BuildInfo make_build_info(const matrix::Row& row, const toolchain::RowToolchain& tc,
                                     const plan::RowSpec& spec, const std::string& source_revision) {
@@ -42,20 +32,22 @@ distinfo::BuildInfo make_build_info(const matrix::Row& row, const toolchain::Row
   b.torch.cuda = tc.row_torch_cuda;
   b.cuda.version = row.cuda;
   b.cuda.nvcc = tc.nvcc_version;
+  // build_info.json writes compute capabilities ("9.0"); the 'a' of an
+  // arch-specific target is a compile option, not a different capability.
   for (const auto& a : row.archs) {
-    std::string c = capability(a);
+    std::string c = a.capability();
     if (std::find(b.archs.begin(), b.archs.end(), c) == b.archs.end()) b.archs.push_back(c);
   }
-  for (const auto& p : spec.ptx_archs) b.ptx_archs.push_back(capability(*matrix::parse_arch(p)));
+  for (const auto& p : spec.ptx_archs) b.ptx_archs.push_back(p.capability());
   for (const auto& f : spec.families) {
-    distinfo::KernelFamily k;
+    distinfo::BuiltFamily k;
     k.symbol_marker = f.symbol_marker;
     // An archs family records the exact targets this row built ("9.0a"),
     // which verify's B6 then demands as SASS.
     if (f.min_arch)
-      k.min_arch = f.min_arch->name;
+      k.min_arch = f.min_arch->name();
     else
-      for (const auto& t : f.archs) k.archs.push_back(t.name);
+      for (const auto& t : f.archs) k.archs.push_back(t.name());
     b.kernel_families[f.name] = std::move(k);
   }
   auto compiler = tc.host->host_compiler();

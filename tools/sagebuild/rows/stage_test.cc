@@ -6,17 +6,17 @@
 #include <fstream>
 #include <memory>
 
+#include "sagebuild/common/arch.h"
 #include "sagebuild/common/error.h"
-#include "sagebuild/matrix/arch.h"
 #include "sagebuild/rows/stage.h"
 #include "sagebuild/toolchain/gnu_toolchain.h"
 
 using namespace sb::rows;
-using sb::matrix::Arch;
+using sb::Arch;
 
 namespace {
 
-Arch A(const char* s) { return sb::matrix::parse_arch_arg(s, "test"); }
+Arch A(const char* s) { return sb::parse_arch_arg(s, "test"); }
 
 sb::plan::KernelManifest manifest() {
   sb::plan::KernelManifest m;
@@ -57,8 +57,8 @@ TEST_CASE("build_info records an archs family's built targets and a min_arch fam
   CHECK(b.archs == std::vector<std::string>{"8.0", "8.9", "9.0"});
   REQUIRE(b.kernel_families.count("sm90"));
   // Only the target whose base arch the row lists: 9.0a, not 10.0a.
-  CHECK(b.kernel_families["sm90"] == sb::distinfo::KernelFamily{"", "attn_sm90_kernel", {"9.0a"}});
-  CHECK(b.kernel_families["pv_fp8"] == sb::distinfo::KernelFamily{"8.9", "attn_pv_fp8_kernel", {}});
+  CHECK(b.kernel_families["sm90"] == sb::distinfo::BuiltFamily{"", "attn_sm90_kernel", {"9.0a"}});
+  CHECK(b.kernel_families["pv_fp8"] == sb::distinfo::BuiltFamily{"8.9", "attn_pv_fp8_kernel", {}});
   CHECK(b.host_compiler.id == "gcc");
   CHECK(b.host_compiler.version == "12.2.0");
   CHECK(b.cuda.nvcc == "13.0.88");

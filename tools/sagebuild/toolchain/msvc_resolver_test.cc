@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sagebuild/common/arch.h"
 #include "sagebuild/common/error.h"
-#include "sagebuild/matrix/arch.h"
 #include "sagebuild/toolchain/msvc_resolver.h"
 
 using namespace sb::toolchain;
@@ -28,7 +28,7 @@ sb::matrix::Row win_row() {
   r.torch = "2.7.1";
   r.cuda = "12.8";
   r.platform = "win_amd64";
-  r.archs = {sb::matrix::parse_arch_arg("8.0", "test")};
+  r.archs = {sb::parse_arch_arg("8.0", "test")};
   return r;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "sagebuild/common/arch.h"
 #include "sagebuild/wheel/names.h"
 #include "sagebuild/wheel/tags.h"
 
@@ -192,18 +193,18 @@ bool has_marker(const std::vector<std::string>& kernels, const std::string& mark
 
 // An archs family at one capability of the wheel: SASS for each of its
 // targets of that capability, exactly.
-void check_exact_targets(const CudaCode& code, const std::string& family, const distinfo::KernelFamily& k, int arch,
-                         const std::string& arch_text, const std::string& member, Findings& out) {
+void check_exact_targets(const CudaCode& code, const std::string& family, const distinfo::BuiltFamily& k,
+                         const Arch& arch, const std::string& member, Findings& out) {
   for (const auto& target_text : k.archs) {
-    auto target = distinfo::parse_arch_target(target_text);
-    if (!target || target->number != arch) continue;
-    std::string sm = "sm_" + target->sm();
-    auto sass = code.sass_targets.find(target->sm());
+    auto target = parse_arch(target_text);
+    if (!target || !same_base_arch(arch, *target)) continue;
+    std::string sm = target->sass();
+    auto sass = code.sass_targets.find(target->code());
     if (sass != code.sass_targets.end() && has_marker(sass->second, k.symbol_marker)) continue;
     add(out, "B6", Severity::Error, member,
         "no " + family + " kernels for " + sm + " (no " + sm + " SASS with '" + k.symbol_marker +
             "'; arch-specific code has no PTX to fall back on)",
-        sm + " SASS, as build_info.kernel_families." + family + ".archs promises for arch " + arch_text);
+        sm + " SASS, as build_info.kernel_families." + family + ".archs promises for arch " + arch.name());
   }
 }
 
@@ -227,22 +228,24 @@ void check_cuda_coverage(const CudaCode& code, const distinfo::BuildInfo& b, con
   std::string stem = module_stem(member);
   bool per_module = b.kernel_families.count(stem) > 0;
   for (const auto& arch_text : b.archs) {
-    int arch = distinfo::arch_number(arch_text);
-    bool ptx_below = std::any_of(code.ptx.begin(), code.ptx.end(), [&](int p) { return p <= arch; });
-    auto sass = code.sass_kernels.find(arch);
+    auto arch = parse_arch(arch_text);
+    if (!arch) continue;  // not a capability: parse_build_info refuses such a record
+    bool ptx_below = std::any_of(code.ptx.begin(), code.ptx.end(), [&](int p) { return p <= arch->sm; });
+    auto sass = code.sass_kernels.find(arch->sm);
     for (const auto& [family, k] : b.kernel_families) {
       if (per_module && family != stem) continue;
       if (!k.archs.empty()) {
-        check_exact_targets(code, family, k, arch, arch_text, member, out);
+        check_exact_targets(code, family, k, *arch, member, out);
         continue;
       }
-      if (distinfo::arch_number(k.min_arch) > arch) continue;
+      auto min_arch = parse_arch(k.min_arch);
+      if (min_arch && !arch_at_least(*arch, *min_arch)) continue;
       bool in_sass = sass != code.sass_kernels.end() && has_marker(sass->second, k.symbol_marker);
       if (!in_sass && !ptx_below)
         add(out, "B6", Severity::Error, member,
-            "no " + family + " kernels for sm_" + std::to_string(arch) + " (no SASS with '" + k.symbol_marker +
+            "no " + family + " kernels for " + arch->sass() + " (no SASS with '" + k.symbol_marker +
                 "', no PTX at or below it)",
-            "SASS for sm_" + std::to_string(arch) + " or PTX <= it, as build_info.archs promises");
+            "SASS for " + arch->sass() + " or PTX <= it, as build_info.archs promises");
     }
   }
 }

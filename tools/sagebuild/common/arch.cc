@@ -1,11 +1,16 @@
-#include "sagebuild/matrix/arch.h"
+#include "sagebuild/common/arch.h"
 
 #include <algorithm>
-#include <string>
 
-#include "sagebuild/common/error.h"
+#include "sagebuild/common/text.h"
 
-namespace sb::matrix {
+namespace sb {
+
+std::string Arch::capability() const { return std::to_string(sm / 10) + "." + std::to_string(sm % 10); }
+
+std::string Arch::name() const { return capability() + (arch_specific ? "a" : ""); }
+
+std::string Arch::code() const { return std::to_string(sm) + (arch_specific ? "a" : ""); }
 
 std::optional<Arch> parse_arch(std::string_view text) {
   std::size_t dot = text.find('.');
@@ -20,23 +25,28 @@ std::optional<Arch> parse_arch(std::string_view text) {
     major = major * 10 + (c - '0');
   }
   if (major == 0 || (dot == 2 && text[0] == '0')) return std::nullopt;
-  return Arch{std::string(text), major * 10 + (rest[0] - '0'), specific};
+  return Arch{major * 10 + (rest[0] - '0'), specific};
+}
+
+std::string not_an_arch(std::string_view text) {
+  return "'" + clip(text, 80) +
+         "' is not a CUDA arch; expected <major>.<minor>[a]: the compute capability (\"8.6\"), with an 'a' for "
+         "an arch-specific target (\"9.0a\")";
 }
 
 Arch parse_arch_arg(std::string_view text, const std::string& what) {
   if (auto a = parse_arch(text)) return *a;
-  throw UsageError(what + ": \"" + std::string(text) +
-                   "\" is not a CUDA arch; expected <major>.<minor>[a], e.g. 8.0, 9.0a");
+  throw UsageError(what + ": " + not_an_arch(text));
+}
+
+Arch parse_arch_at(std::string_view text, const SourceLocation& where) {
+  if (auto a = parse_arch(text)) return *a;
+  throw ConfigError(where, not_an_arch(text));
 }
 
 bool arch_at_least(const Arch& a, const Arch& min) { return a.sm >= min.sm; }
 
 bool same_base_arch(const Arch& row_arch, const Arch& target) { return row_arch.sm == target.sm; }
-
-bool arch_less(const Arch& a, const Arch& b) {
-  if (a.sm != b.sm) return a.sm < b.sm;
-  return !a.arch_specific && b.arch_specific;
-}
 
 bool contains_arch(const std::vector<Arch>& archs, const Arch& arch) {
   return std::find(archs.begin(), archs.end(), arch) != archs.end();
@@ -48,4 +58,4 @@ std::optional<Arch> ptx_arch(const std::vector<Arch>& sorted_archs) {
   return std::nullopt;
 }
 
-}  // namespace sb::matrix
+}  // namespace sb
