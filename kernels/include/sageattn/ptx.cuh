@@ -30,6 +30,12 @@ __device__ __forceinline__ void cp_async_16(void* smem_dst, const void* gmem_src
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_u32(smem_dst)), "l"(gmem_src),
                "r"(src_bytes));
 }
+// cp.async.ca 4 bytes global->shared (any 4-byte aligned source; zero-filled when !pred).
+__device__ __forceinline__ void cp_async_4(void* smem_dst, const void* gmem_src, bool pred = true) {
+  const int src_bytes = pred ? 4 : 0;
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_u32(smem_dst)), "l"(gmem_src),
+               "r"(src_bytes));
+}
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {

@@ -82,12 +82,16 @@ struct Tile {
   static constexpr int kAccN = DP / 2 + (kRowSumMma ? 4 : 0);         // P.V accumulators per thread
   // Two Q slots: the next work tile's Q lands while the current one still runs.
   static constexpr int kQSlots = 2;
-  // Layout (offsets from a 1 KiB-aligned base): Q[2] | K[stages] | V[stages] | Ks[stages] | barriers.
+  // Layout (offsets from a 1 KiB-aligned base): Q[2] | K[stages] | V[stages] | Ks[stages] | Vs | barriers.
   static constexpr int kOffQ = 0;
   static constexpr int kOffK = kOffQ + kQSlots * kQBytes;
   static constexpr int kOffV = kOffK + kStages * kKBytes;
   static constexpr int kOffKs = kOffV + kStages * kVStride;
-  static constexpr int kOffBar = kOffKs + kStages * 128;  // K-scale slots 128-byte aligned (TMA)
+  // fp8 path: each consumer warpgroup's copy of the work tile's V scale and mean
+  // (2 x DP floats), fetched when the tile starts, read by its epilogue.
+  static constexpr int kVsBytes = PV_FP8 ? kConsumers * 2 * DP * 4 : 0;
+  static constexpr int kOffVs = kOffKs + kStages * 128;  // K-scale slots 128-byte aligned (TMA)
+  static constexpr int kOffBar = kOffVs + kVsBytes;
   // barriers: full[stages], empty[stages], q_full[2], q_empty[2]
   static constexpr int kBarBytes = (2 * kStages + 2 * kQSlots) * 8;
   static constexpr int kTotal = kOffBar + kBarBytes + 1024;  // + alignment slack

@@ -52,7 +52,7 @@ __device__ __forceinline__ void quad_transpose(uint32_t (&x)[4], int tig) {
 
 template <int DP, int kBN, bool PV_FP8, typename OutT, typename Softmax>
 __device__ __forceinline__ void store_output(const sa_attn_params& p, const float (&o)[DP / 2], const Softmax& sm,
-                                             size_t bhq, size_t bhk, int b, int h, int row0, int tig, int q_len,
+                                             const float* v_sm, size_t bhq, int b, int h, int row0, int tig, int q_len,
                                              bool vec_stores) {
   // Output rows of batch b: from q_seq_start[b] (packed), else from batch b's origin.
   const int64_t orow0 =
@@ -61,8 +61,8 @@ __device__ __forceinline__ void store_output(const sa_attn_params& p, const floa
   // A batch element without keys writes zeros (and an LSE of -inf).
   const float inv0 = sm.l[0] > 0.f ? 1.f / sm.l[0] : 0.f, inv1 = sm.l[1] > 0.f ? 1.f / sm.l[1] : 0.f;
   const int row1 = row0 + 8;
-  // The fp8 path's per-channel V scale and mean, all loaded before the first
-  // store (read-only loads: nothing orders them after the output's stores).
+  // The fp8 path's per-channel V scale and mean, from the warpgroup's copy in
+  // shared memory (v_sm: DP scales, then DP means; Consumer::fetch_v_scale).
   float2 vs[DP / 8], vm[DP / 8];
 #pragma unroll
   for (int j = 0; j < DP / 8; ++j) {
@@ -70,10 +70,8 @@ __device__ __forceinline__ void store_output(const sa_attn_params& p, const floa
     vs[j] = make_float2(1.f, 1.f);
     vm[j] = make_float2(0.f, 0.f);
     if constexpr (PV_FP8) {
-      if (d < p.head_dim) {
-        vs[j] = __ldg(reinterpret_cast<const float2*>(p.v_scale + bhk * DP + d));
-        if (p.v_mean) vm[j] = __ldg(reinterpret_cast<const float2*>(p.v_mean + bhk * DP + d));
-      }
+      vs[j] = *reinterpret_cast<const float2*>(v_sm + d);
+      vm[j] = *reinterpret_cast<const float2*>(v_sm + DP + d);
     }
   }
   if (vec_stores) {
