@@ -112,7 +112,8 @@ typedef struct sa_quant_v_fp8_params {
 
 /* Q, K and V of one attention call quantized together: the outputs of
  * sa_quant_q, sa_channel_stats + sa_quant_k (k_sum when smooth_k) and
- * sa_channel_stats + sa_quant_v_fp8, equal to theirs, in two kernel launches
+ * sa_channel_stats + sa_quant_v_fp8 (bit-equal where no channel sum enters:
+ * the sums are float atomics, added in another order), in two kernel launches
  * (the channel statistics with Q, then K and V) after one memset of `stats`.
  * k and v share their shape [batch, Hk, Nk, dim], seq_start and seq_len; q has
  * the same batch, dtype and dim and a multiple of Hk heads. */
