@@ -124,9 +124,8 @@ __device__ __forceinline__ void quant_qk_tile(const sa_view& x, const float* __r
   const int len = view_len(x, b);  // rows past it (padding of a shorter sequence) quantize to zero
   if (tid < NG) sm.gmax[tid] = 0.f;
   if (tid < DP)
-    sm.mean[tid] = (sum != nullptr && tid < x.dim && len > 0)
-                       ? __ldcg(sum + ((size_t)b * x.heads + h) * x.dim + tid) / (float)len
-                       : 0.f;
+    sm.mean[tid] =
+        (sum != nullptr && tid < x.dim && len > 0) ? sum[((size_t)b * x.heads + h) * x.dim + tid] / (float)len : 0.f;
   __syncthreads();
 
   const T* base = view_rows<T>(x, b, h);
@@ -233,23 +232,23 @@ struct StatsSmem {
   float red[MINMAX ? 3 : 1][kRP][128];
 };
 
-// Per-channel sum (and, when MINMAX, max/min) over chunk_rows rows (chunk
+// Per-channel sum (and, when MINMAX, max/min) over kStatRows rows (chunk
 // `chunk` of one (batch, head)), merged into global memory with atomics.  Each
 // thread streams its 16-byte column chunk down the rows with several loads in
 // flight (the pass is bandwidth-bound).
 template <typename T, int DP, bool MINMAX, bool ORDERED>
 __device__ __forceinline__ void stats_chunk(const sa_view& x, const StatsOut<ORDERED>& out, int b, int h, int chunk,
-                                            int chunk_rows, StatsSmem<MINMAX>& sm) {
+                                            StatsSmem<MINMAX>& sm) {
   constexpr int TPR = DP / 8;                   // threads per row
   constexpr int RP = cfg::kQuantThreads / TPR;  // rows in parallel
   static_assert(DP * RP == 128 * StatsSmem<MINMAX>::kRP, "the reduction tile fills StatsSmem");
   float(*red)[RP][DP] = reinterpret_cast<float(*)[RP][DP]>(&sm.red[0][0][0]);
   const int tid = threadIdx.x;
   const int cc = tid % TPR, rr = tid / TPR;
-  const int r0 = chunk * chunk_rows;
+  const int r0 = chunk * cfg::kStatRows;
   const int len = view_len(x, b);
   if (r0 >= len) return;  // past this sequence (CTA-uniform): the initialised outputs stand
-  const int nrows = min(chunk_rows, len - r0);
+  const int nrows = min(cfg::kStatRows, len - r0);
   const T* base = view_rows<T>(x, b, h);
   float ls[8], lmx[8], lmn[8];
 #pragma unroll
@@ -310,8 +309,7 @@ template <typename T, int DP, bool MINMAX>
 __global__ void __launch_bounds__(cfg::kQuantThreads)
     channel_stats_kernel(sa_view x, float* sum, float* mx, float* mn) {
   __shared__ StatsSmem<MINMAX> sm;
-  stats_chunk<T, DP, MINMAX, false>(x, StatsOut<false>{sum, mx, mn}, blockIdx.z, blockIdx.y, blockIdx.x, cfg::kStatRows,
-                                    sm);
+  stats_chunk<T, DP, MINMAX, false>(x, StatsOut<false>{sum, mx, mn}, blockIdx.z, blockIdx.y, blockIdx.x, sm);
 }
 
 __host__ __device__ constexpr int v_key_perm(int p) {
@@ -345,13 +343,13 @@ __device__ __forceinline__ void quant_v_tile(const sa_quant_v_fp8_params& p, int
       const size_t o = bh * x.dim + tid;
       float vmax, vmin;
       if constexpr (ORDERED) {
-        vmax = from_ordered(__ldcg(reinterpret_cast<const unsigned*>(p.v_max) + o));
-        vmin = -from_ordered(__ldcg(reinterpret_cast<const unsigned*>(p.v_min) + o));
+        vmax = from_ordered(reinterpret_cast<const unsigned*>(p.v_max)[o]);
+        vmin = -from_ordered(reinterpret_cast<const unsigned*>(p.v_min)[o]);
       } else {
         vmax = p.v_max[o];
         vmin = p.v_min[o];
       }
-      mean = p.smooth_v ? __ldcg(p.v_sum + o) / (float)len : 0.f;
+      mean = p.smooth_v ? p.v_sum[o] / (float)len : 0.f;
       amax = fmaxf(fabsf(vmax - mean), fabsf(vmin - mean));
       inv = amax > 0.f ? cfg::kFp8Max / amax : 0.f;
     }
@@ -452,13 +450,13 @@ __global__ void __launch_bounds__(cfg::kQuantThreads) qkv_stats_q_kernel(const _
   int i = blockIdx.x;
   if (i < a.k_chunks.count()) {
     const Place w = place(a.k_chunks, i);
-    stats_chunk<T, DP, false, true>(a.p.k, a.k_stats, w.b, w.h, w.t, cfg::kStatRows, sm.k);
+    stats_chunk<T, DP, false, true>(a.p.k, a.k_stats, w.b, w.h, w.t, sm.k);
     return;
   }
   i -= a.k_chunks.count();
   if (i < a.v_chunks.count()) {
     const Place w = place(a.v_chunks, i);
-    stats_chunk<T, DP, true, true>(a.p.v, a.v_stats, w.b, w.h, w.t, cfg::kStatRows, sm.v);
+    stats_chunk<T, DP, true, true>(a.p.v, a.v_stats, w.b, w.h, w.t, sm.v);
     return;
   }
   i -= a.v_chunks.count();
