@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 #include "sageattn/config.cuh"
 #include "sageattn/sageattn.h"
 
@@ -121,6 +122,28 @@ inline bool route_to_sm90() {
     return !(e != nullptr && std::strcmp(e, "0") == 0);
   }();
   return enabled && current_cc() == 90;
+}
+
+// Launch `kernel` so that, on compute capability 9.0+, its CTAs may start
+// while the previous kernel in the stream finishes (programmatic dependent
+// launch): the kernel itself must call ptx::griddep_wait() before it reads what
+// that kernel wrote.  Older devices get a plain stream-ordered launch.
+template <typename... Params, typename... Args>
+inline cudaError_t launch_after_previous(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem,
+                                         cudaStream_t stream, Args&&... args) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = grid;
+  cfg.blockDim = block;
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  if (current_cc() >= 90) {
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+  }
+  return cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...);
 }
 
 }  // namespace sa

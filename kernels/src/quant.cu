@@ -447,6 +447,7 @@ union KVSmem {
 template <typename T, int GRAN, int DP>
 __global__ void __launch_bounds__(cfg::kQuantThreads) qkv_stats_q_kernel(const __grid_constant__ QkvArgs a) {
   __shared__ StatsQSmem<GRAN, DP> sm;
+  ptx::griddep_launch_dependents();  // launch 2 may take the SMs this launch's tail leaves
   int i = blockIdx.x;
   if (i < a.k_chunks.count()) {
     const Place w = place(a.k_chunks, i);
@@ -467,6 +468,8 @@ __global__ void __launch_bounds__(cfg::kQuantThreads) qkv_stats_q_kernel(const _
 template <typename T, int GRAN, int DP>
 __global__ void __launch_bounds__(cfg::kQuantThreads) qkv_quant_kv_kernel(const __grid_constant__ QkvArgs a) {
   __shared__ KVSmem<GRAN, DP> sm;
+  ptx::griddep_wait();               // launch 1's statistics are complete
+  ptx::griddep_launch_dependents();  // the attention kernel may take the SMs this launch's tail leaves
   int i = blockIdx.x;
   if (i < a.v_tiles.count()) {
     const Place w = place(a.v_tiles, i);
@@ -553,8 +556,10 @@ extern "C" sa_status sa_quant_qkv(const sa_quant_qkv_params* p, cudaStream_t str
         SA_CHECK_ARG(n1 < INT32_MAX && n2 < INT32_MAX, "sa_quant_qkv: too many tiles for one launch");
         qkv_stats_q_kernel<T, G, D><<<(unsigned)n1, cfg::kQuantThreads, 0, stream>>>(a);
         SA_LAUNCH_CHECK("qkv_stats_q");
-        qkv_quant_kv_kernel<T, G, D><<<(unsigned)n2, cfg::kQuantThreads, 0, stream>>>(a);
-        SA_LAUNCH_CHECK("qkv_quant_kv");
+        const cudaError_t e2 = launch_after_previous(qkv_quant_kv_kernel<T, G, D>, dim3((unsigned)n2),
+                                                     dim3(cfg::kQuantThreads), 0, stream, a);
+        if (e2 != cudaSuccess)
+          return set_error(SA_ERR_CUDA, "launch of qkv_quant_kv failed: %s", cudaGetErrorString(e2));
         return SA_OK;
       });
     });

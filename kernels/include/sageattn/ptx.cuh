@@ -42,6 +42,23 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
+// Programmatic dependent launch (sm_90+; nothing on older targets).
+// griddepcontrol.launch_dependents: this CTA no longer holds back the launch of
+// the grid that follows it in the stream (when that grid was launched with the
+// programmatic-serialization attribute).  griddepcontrol.wait: wait until the
+// grids this one depends on have completed and their writes are visible (at
+// once when it was launched without the attribute).
+__device__ __forceinline__ void griddep_launch_dependents() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void griddep_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+
 // ldmatrix.sync.aligned.m8n8.x4.shared.b16: four 8x8 b16 matrices; lane l
 // gives the row address (l & 7) of matrix (l >> 3).
 __device__ __forceinline__ void ldmatrix_x4(uint32_t& r0, uint32_t& r1, uint32_t& r2, uint32_t& r3,

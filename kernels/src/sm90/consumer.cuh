@@ -167,6 +167,7 @@ struct Consumer {
     int loaded = 0;  // work tiles with loads so far (their Q slots, as the producer counts them)
     const int group = p.q_heads / p.kv_heads;
     init_ones();
+    ptx::griddep_wait();                        // the Q and V scales (the previous kernels in the stream) are complete
     if (SA90_PINGPONG && cw == 1) pass_turn();  // consumer 0 goes first
     for (int round = 0;; ++round) {
       const int w = work_slot(prm, round);

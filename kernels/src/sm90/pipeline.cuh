@@ -76,6 +76,7 @@ __device__ __forceinline__ void produce(const Params& prm, const Ring<DP, PV_FP8
   ptx::prefetch_tensormap(&prm.tm_k);
   ptx::prefetch_tensormap(&prm.tm_v);
   ptx::prefetch_tensormap(&prm.tm_ks);
+  ptx::griddep_wait();  // the quantized Q, K, V (the previous kernels in the stream) are complete
   RingPos pos;
   int loaded = 0;  // work tiles with loads so far: they take the Q slots in turn
   const int group = p.q_heads / p.kv_heads;
