@@ -229,11 +229,8 @@ sa_status launch(const AttnArgs& a, cudaStream_t stream) {
   const int grid = prm.total < sms ? prm.total : sms;
   // Its set-up (barriers, register split) overlaps the quantization's tail; the
   // roles wait for the quantized inputs before their first read (griddep_wait).
-  const cudaError_t e = launch_after_previous(kern, dim3(grid), dim3(kThreads), L::kTotal, stream, prm);
-  if (e != cudaSuccess)
-    return set_error(SA_ERR_CUDA, "launch of %s failed: %s",
-                     PV_FP8 ? "attn_sm90_qk_int8_pv_fp8" : "attn_sm90_qk_int8_pv_fp16", cudaGetErrorString(e));
-  return SA_OK;
+  return launch_after_previous(PV_FP8 ? "attn_sm90_qk_int8_pv_fp8" : "attn_sm90_qk_int8_pv_fp16", kern, dim3(grid),
+                               dim3(kThreads), L::kTotal, stream, prm);
 }
 
 template <bool PV_FP8>

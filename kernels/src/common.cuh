@@ -127,10 +127,11 @@ inline bool route_to_sm90() {
 // Launch `kernel` so that, on compute capability 9.0+, its CTAs may start
 // while the previous kernel in the stream finishes (programmatic dependent
 // launch): the kernel itself must call ptx::griddep_wait() before it reads what
-// that kernel wrote.  Older devices get a plain stream-ordered launch.
+// that kernel wrote.  Older devices get a plain stream-ordered launch.  A
+// failed launch is reported as SA_LAUNCH_CHECK reports one, naming `what`.
 template <typename... Params, typename... Args>
-inline cudaError_t launch_after_previous(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem,
-                                         cudaStream_t stream, Args&&... args) {
+inline sa_status launch_after_previous(const char* what, void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem,
+                                       cudaStream_t stream, Args&&... args) {
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = grid;
   cfg.blockDim = block;
@@ -143,7 +144,12 @@ inline cudaError_t launch_after_previous(void (*kernel)(Params...), dim3 grid, d
     cfg.attrs = attr;
     cfg.numAttrs = 1;
   }
-  return cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...);
+  const cudaError_t err = cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();  // consumed here, as SA_LAUNCH_CHECK consumes it
+    return set_error(SA_ERR_CUDA, "launch of %s failed: %s", what, cudaGetErrorString(err));
+  }
+  return SA_OK;
 }
 
 }  // namespace sa

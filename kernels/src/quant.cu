@@ -556,11 +556,8 @@ extern "C" sa_status sa_quant_qkv(const sa_quant_qkv_params* p, cudaStream_t str
         SA_CHECK_ARG(n1 < INT32_MAX && n2 < INT32_MAX, "sa_quant_qkv: too many tiles for one launch");
         qkv_stats_q_kernel<T, G, D><<<(unsigned)n1, cfg::kQuantThreads, 0, stream>>>(a);
         SA_LAUNCH_CHECK("qkv_stats_q");
-        const cudaError_t e2 = launch_after_previous(qkv_quant_kv_kernel<T, G, D>, dim3((unsigned)n2),
-                                                     dim3(cfg::kQuantThreads), 0, stream, a);
-        if (e2 != cudaSuccess)
-          return set_error(SA_ERR_CUDA, "launch of qkv_quant_kv failed: %s", cudaGetErrorString(e2));
-        return SA_OK;
+        return launch_after_previous("qkv_quant_kv", qkv_quant_kv_kernel<T, G, D>, dim3((unsigned)n2),
+                                     dim3(cfg::kQuantThreads), 0, stream, a);
       });
     });
   });
