@@ -43,6 +43,8 @@ __device__ __forceinline__ void load8(const __half* p, float (&x)[8]) {
     x[2 * i + 1] = f.y;
   }
 }
+__device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
+__device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
 __device__ __forceinline__ void load8(const __nv_bfloat16* p, float (&x)[8]) {
   uint4 u = *reinterpret_cast<const uint4*>(p);
   const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&u);
@@ -97,55 +99,71 @@ __host__ __device__ constexpr int quant_rows() {
   return IS_Q ? (GRAN == SA_GRAN_PER_BLOCK ? cfg::kBlockQ : 64) : cfg::kBlockK;
 }
 
-// Shared memory of one Q or K quantization tile: the groups' absolute maxima
-// and the channel means.
-template <bool IS_Q, int GRAN, int DP>
+// Shared memory of one Q or K quantization tile: the tile as read, the groups'
+// absolute maxima and the channel means.
+template <typename T, bool IS_Q, int GRAN, int DP>
 struct QkSmem {
   static constexpr int kGroups = IS_Q ? quant_rows<IS_Q, GRAN>() / 2 : 4;  // Q: at most 8 groups per 16-row slice
+  alignas(16) T raw[quant_rows<IS_Q, GRAN>() * DP];  // rows of DP elements (zeros past the sequence or head dim)
   float gmax[kGroups];
   float mean[DP];
 };
 
 // One CTA quantizes ROWS rows (quant_rows) of one (batch, head): tile `tile`.
-// Each thread keeps its 8-element chunks in registers between the amax pass
-// and the quantize pass, so the input is read exactly once.
+// The tile is copied to shared memory with cp.async (no registers held while
+// the loads are in flight, so more CTAs fit an SM and more bytes are in
+// flight: the pass is bandwidth-bound), then read there twice: for the groups'
+// maxima and to quantize.  The input is read from global memory once.
 template <typename T, bool IS_Q, int GRAN, int DP>
 __device__ __forceinline__ void quant_qk_tile(const sa_view& x, const float* __restrict__ sum, int8_t* __restrict__ out,
                                               float* __restrict__ scale, int n_pad, int b, int h, int tile,
-                                              QkSmem<IS_Q, GRAN, DP>& sm) {
+                                              QkSmem<T, IS_Q, GRAN, DP>& sm) {
   constexpr int ROWS = quant_rows<IS_Q, GRAN>();
   constexpr int CPR = DP / 8;  // 16-byte chunks per row (input) / 8-byte chunks (output)
   constexpr int PER = ROWS * CPR / cfg::kQuantThreads;
   static_assert(PER >= 1 && (ROWS * CPR) % cfg::kQuantThreads == 0, "tile/thread mismatch");
-  constexpr int NG = QkSmem<IS_Q, GRAN, DP>::kGroups;
+  constexpr int NG = QkSmem<T, IS_Q, GRAN, DP>::kGroups;
 
   const int tid = threadIdx.x;
   const int r0 = tile * ROWS;
   const int len = view_len(x, b);  // rows past it (padding of a shorter sequence) quantize to zero
-  if (tid < NG) sm.gmax[tid] = 0.f;
-  if (tid < DP)
-    sm.mean[tid] =
-        (sum != nullptr && tid < x.dim && len > 0) ? sum[((size_t)b * x.heads + h) * x.dim + tid] / (float)len : 0.f;
-  __syncthreads();
-
   const T* base = view_rows<T>(x, b, h);
-  float v[PER][8];
 #pragma unroll
   for (int i = 0; i < PER; ++i) {
     const int c = i * cfg::kQuantThreads + tid;
     const int r = c / CPR, col = (c % CPR) * 8;
-    const int row = r0 + r;
-    if (row < len && col < x.dim) {
-      load8(base + (size_t)row * x.stride_seq + col, v[i]);
+    const bool in = r0 + r < len && col < x.dim;
+    ptx::cp_async_16(sm.raw + r * DP + col, in ? base + (size_t)(r0 + r) * x.stride_seq + col : base, in);
+  }
+  ptx::cp_async_commit();
+  if (tid < NG) sm.gmax[tid] = 0.f;
+  if (tid < DP)
+    sm.mean[tid] =
+        (sum != nullptr && tid < x.dim && len > 0) ? sum[((size_t)b * x.heads + h) * x.dim + tid] / (float)len : 0.f;
+  ptx::cp_async_wait<0>();
+  __syncthreads();
+
+  // Chunk i of this thread, less the channel means (zeros outside the data).
+  auto chunk = [&](int i, float(&v)[8]) {
+    const int c = i * cfg::kQuantThreads + tid;
+    const int r = c / CPR, col = (c % CPR) * 8;
+    if (r0 + r < len && col < x.dim) {
+      load8(sm.raw + r * DP + col, v);
 #pragma unroll
-      for (int e = 0; e < 8; ++e) v[i][e] -= sm.mean[col + e];
+      for (int e = 0; e < 8; ++e) v[e] -= sm.mean[col + e];
     } else {
 #pragma unroll
-      for (int e = 0; e < 8; ++e) v[i][e] = 0.f;
+      for (int e = 0; e < 8; ++e) v[e] = 0.f;
     }
+  };
+#pragma unroll
+  for (int i = 0; i < PER; ++i) {
+    const int r = (i * cfg::kQuantThreads + tid) / CPR;
+    float v[8];
+    chunk(i, v);
     float am = 0.f;
 #pragma unroll
-    for (int e = 0; e < 8; ++e) am = fmaxf(am, fabsf(v[i][e]));
+    for (int e = 0; e < 8; ++e) am = fmaxf(am, fabsf(v[e]));
     // amax is >= 0, so the int ordering of its bits is the float ordering.
     atomicMax(reinterpret_cast<int*>(&sm.gmax[quant_group<IS_Q, GRAN>(r)]), __float_as_int(am));
   }
@@ -158,13 +176,15 @@ __device__ __forceinline__ void quant_qk_tile(const sa_view& x, const float* __r
     const int r = c / CPR, col = (c % CPR) * 8;
     const float am = sm.gmax[quant_group<IS_Q, GRAN>(r)];
     const float inv = am > 0.f ? 127.f / am : 0.f;
+    float v[8];
+    chunk(i, v);
     uint32_t w[2];
 #pragma unroll
     for (int k = 0; k < 2; ++k) {
       uint32_t acc = 0;
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
-        int q = __float2int_rn(v[i][4 * k + e] * inv);
+        int q = __float2int_rn(v[4 * k + e] * inv);
         q = max(-127, min(127, q));
         acc |= (static_cast<uint32_t>(q) & 0xffu) << (8 * e);
       }
@@ -190,7 +210,7 @@ template <typename T, bool IS_Q, int GRAN, int DP>
 __global__ void __launch_bounds__(cfg::kQuantThreads)
     quant_qk_kernel(sa_view x, const float* __restrict__ sum, int8_t* __restrict__ out, float* __restrict__ scale,
                     int n_pad) {
-  __shared__ QkSmem<IS_Q, GRAN, DP> sm;
+  __shared__ QkSmem<T, IS_Q, GRAN, DP> sm;
   quant_qk_tile<T, IS_Q, GRAN, DP>(x, sum, out, scale, n_pad, blockIdx.z, blockIdx.y, blockIdx.x, sm);
 }
 
@@ -316,10 +336,17 @@ __host__ __device__ constexpr int v_key_perm(int p) {
   return (p & 3) < 2 ? 2 * (p >> 2) + (p & 3) : 8 + 2 * (p >> 2) + ((p & 3) - 2);
 }
 
-template <int DP>
+// The V tile as read: 64 key rows of DP elements in 16-byte chunks, chunk c
+// of row `key` at position c ^ (key / 16), so that the transposing reads (the
+// same dims of the four 16-key groups in one warp) fall in different banks.
+template <typename T, int DP>
 struct VSmem {
-  float tile[cfg::kBlockK][DP + 1];
+  static_assert(DP / 8 >= 4, "the swizzle needs 4 chunks per row");
+  alignas(16) T raw[cfg::kBlockK * DP];
   float inv[DP], mean[DP];
+  __device__ __forceinline__ static int at(int key, int d) {
+    return key * DP + ((((d >> 3) ^ (key >> 4))) << 3) + (d & 7);
+  }
 };
 
 // V -> e4m3, transposed [Dp, Nk_pad], keys permuted within groups of 16
@@ -329,7 +356,7 @@ struct VSmem {
 // integers (the maximum and the negated minimum), see stats_chunk.
 template <typename T, int DP, bool ORDERED>
 __device__ __forceinline__ void quant_v_tile(const sa_quant_v_fp8_params& p, int n_pad, int b, int h, int tile,
-                                             VSmem<DP>& sm) {
+                                             VSmem<T, DP>& sm) {
   constexpr int BK = cfg::kBlockK;
   constexpr int CPR = DP / 8;
   const sa_view& x = p.v;
@@ -337,6 +364,15 @@ __device__ __forceinline__ void quant_v_tile(const sa_quant_v_fp8_params& p, int
   const int k0 = tile * BK;
   const size_t bh = (size_t)b * x.heads + h;
   const int len = view_len(x, b);  // keys past it are stored as zeros
+  const T* base = view_rows<T>(x, b, h);
+#pragma unroll
+  for (int i = 0; i < BK * CPR / cfg::kQuantThreads; ++i) {  // the tile, asynchronously (cp.async)
+    const int c = i * cfg::kQuantThreads + tid;
+    const int r = c / CPR, col = (c % CPR) * 8;
+    const bool in = k0 + r < len && col < x.dim;
+    ptx::cp_async_16(sm.raw + VSmem<T, DP>::at(r, col), in ? base + (size_t)(k0 + r) * x.stride_seq + col : base, in);
+  }
+  ptx::cp_async_commit();
   if (tid < DP) {
     float mean = 0.f, inv = 0.f, amax = 0.f;
     if (tid < x.dim && len > 0) {  // an empty sequence: scale 0 (its statistics are +-inf)
@@ -360,21 +396,7 @@ __device__ __forceinline__ void quant_v_tile(const sa_quant_v_fp8_params& p, int
       if (p.v_mean) p.v_mean[bh * DP + tid] = mean;
     }
   }
-  const T* base = view_rows<T>(x, b, h);
-#pragma unroll
-  for (int i = 0; i < BK * CPR / cfg::kQuantThreads; ++i) {
-    const int c = i * cfg::kQuantThreads + tid;
-    const int r = c / CPR, col = (c % CPR) * 8;
-    float v[8];
-    if (k0 + r < len && col < x.dim) {
-      load8(base + (size_t)(k0 + r) * x.stride_seq + col, v);
-    } else {
-#pragma unroll
-      for (int e = 0; e < 8; ++e) v[e] = 0.f;
-    }
-#pragma unroll
-    for (int e = 0; e < 8; ++e) sm.tile[r][col + e] = v[e];
-  }
+  ptx::cp_async_wait<0>();
   __syncthreads();
   // units: (dim d, 16-key group grp)
 #pragma unroll
@@ -389,7 +411,7 @@ __device__ __forceinline__ void quant_v_tile(const sa_quant_v_fp8_params& p, int
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const int key = grp * 16 + v_key_perm(q * 4 + e);
-        f[e] = (k0 + key < len) ? (sm.tile[key][d] - mean) * inv : 0.f;
+        f[e] = (k0 + key < len) ? (to_float(sm.raw[VSmem<T, DP>::at(key, d)]) - mean) * inv : 0.f;
       }
       w[q] = ptx::pack_e4m3x4(f[0], f[1], f[2], f[3]);
     }
@@ -400,7 +422,7 @@ __device__ __forceinline__ void quant_v_tile(const sa_quant_v_fp8_params& p, int
 
 template <typename T, int DP>
 __global__ void __launch_bounds__(cfg::kQuantThreads) quant_v_fp8_kernel(sa_quant_v_fp8_params p, int n_pad) {
-  __shared__ VSmem<DP> sm;
+  __shared__ VSmem<T, DP> sm;
   quant_v_tile<T, DP, false>(p, n_pad, blockIdx.z, blockIdx.y, blockIdx.x, sm);
 }
 
@@ -432,21 +454,21 @@ struct QkvArgs {
   int q_pad, k_pad;
 };
 
-template <int GRAN, int DP>
+template <typename T, int GRAN, int DP>
 union StatsQSmem {
   StatsSmem<false> k;
   StatsSmem<true> v;
-  QkSmem<true, GRAN, DP> q;
+  QkSmem<T, true, GRAN, DP> q;
 };
-template <int GRAN, int DP>
+template <typename T, int GRAN, int DP>
 union KVSmem {
-  QkSmem<false, GRAN, DP> k;
-  VSmem<DP> v;
+  QkSmem<T, false, GRAN, DP> k;
+  VSmem<T, DP> v;
 };
 
 template <typename T, int GRAN, int DP>
 __global__ void __launch_bounds__(cfg::kQuantThreads) qkv_stats_q_kernel(const __grid_constant__ QkvArgs a) {
-  __shared__ StatsQSmem<GRAN, DP> sm;
+  __shared__ StatsQSmem<T, GRAN, DP> sm;
   ptx::griddep_launch_dependents();  // launch 2 may take the SMs this launch's tail leaves
   int i = blockIdx.x;
   if (i < a.k_chunks.count()) {
@@ -467,7 +489,7 @@ __global__ void __launch_bounds__(cfg::kQuantThreads) qkv_stats_q_kernel(const _
 
 template <typename T, int GRAN, int DP>
 __global__ void __launch_bounds__(cfg::kQuantThreads) qkv_quant_kv_kernel(const __grid_constant__ QkvArgs a) {
-  __shared__ KVSmem<GRAN, DP> sm;
+  __shared__ KVSmem<T, GRAN, DP> sm;
   ptx::griddep_wait();               // launch 1's statistics are complete
   ptx::griddep_launch_dependents();  // the attention kernel may take the SMs this launch's tail leaves
   int i = blockIdx.x;
