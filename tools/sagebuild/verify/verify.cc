@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <mutex>
 #include <unordered_map>
 
 #include "sagebuild/common/digest.h"
@@ -218,10 +219,15 @@ void check_dist_info(Ctx& c) {
 }  // namespace
 
 // The built-in manylinux policy, or the one in options.policy_dir (loaded
-// once per process per directory).
+// once per process per directory).  The cache is guarded so that callers on
+// several threads stay safe (today sagebuild verifies one wheel at a time); a
+// std::map's entries stay where they are when others are added, so the
+// reference outlives the lock.
 const PolicyTable& policy_for(const Options& o) {
   if (o.policy_dir.empty()) return PolicyTable::embedded();
+  static std::mutex lock;
   static std::map<std::filesystem::path, PolicyTable> cache;
+  std::lock_guard<std::mutex> hold(lock);
   auto it = cache.find(o.policy_dir);
   if (it == cache.end()) it = cache.emplace(o.policy_dir, PolicyTable::load(o.policy_dir / kPolicyFile)).first;
   return it->second;
