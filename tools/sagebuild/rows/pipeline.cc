@@ -42,7 +42,7 @@ void compile(const plan::CompileGraph& graph, const std::vector<RowResult*>& res
   for (const auto& e : graph.edges) fs::create_directories(e.output.parent_path());
   write_file_atomic(s.work_dir / "build.ninja", run::ninja_file(graph.edges, targets));
   CompileLog log(out);
-  run::NinjaRun ninja{s.work_dir, s.jobs, s.keep_going, s.ninja};
+  run::NinjaRun ninja{s.work_dir, s.jobs, s.keep_going, s.ninja, {}};
   // Compilers' output comes on ninja's stdout; its own complaints on stderr.
   ninja.on_output = [&log](std::string_view chunk, bool from_stderr) {
     if (from_stderr)
@@ -71,14 +71,15 @@ void smoke(const plan::RowInput& in, const plan::RowGraph& rg, const fs::path& w
     res.smoke = "not run: no Python here to install the wheel with";
     return;
   }
-  SmokeRequest sr{wheel, in.spec.package, {}, in.row.torch, *tc.smoke_python, tc.torch_importable, row_dir / "smoke"};
+  SmokeRequest sr{
+      wheel,        in.spec.package, {}, in.row.torch, *tc.smoke_python, tc.torch_importable, row_dir / "smoke",
+      tc.cuda_stubs};
   for (std::size_t i = 0; i < rg.extensions.size(); ++i) {
     const auto& spec = in.spec.extensions[i];
     bool driver = std::find(spec.libraries.begin(), spec.libraries.end(), "cuda") != spec.libraries.end();
     sr.modules.push_back({spec.module, staged_module(spec.module, rg.extensions[i].filename, {}).archive_name,
                           spec.ops_namespace, spec.exports, driver});
   }
-  sr.cuda_stubs = tc.cuda_stubs;
   fs::create_directories(sr.scratch);
   SmokeResult r = smoke_test(runner, sr);
   res.smoke = r.message;
