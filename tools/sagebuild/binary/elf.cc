@@ -11,7 +11,7 @@ namespace sb::binary {
 
 namespace {
 
-constexpr std::uint32_t kShtSymtab = 2, kShtStrtab = 3, kShtDynamic = 6, kShtNote = 7, kShtDynsym = 11;
+constexpr std::uint32_t kShtSymtab = 2, kShtDynamic = 6, kShtNote = 7, kShtDynsym = 11;
 constexpr std::uint32_t kShtVerneed = 0x6ffffffe, kShtVersym = 0x6fffffff;
 constexpr std::int64_t kDtNeeded = 1, kDtSoname = 14, kDtRpath = 15, kDtRunpath = 29;
 constexpr std::uint32_t kNtGnuProperty = 5;
