@@ -69,6 +69,7 @@ TABLES = {
     "causal": dict(title="head dim 128, causal", d=128, causal=True),
     "d64": dict(title="head dim 64, non-causal", d=64, causal=False),
 }
+SEQS = (1024, 2048, 4096, 8192, 16384, 32768)  # the tables' sequence lengths
 MODELS = [  # name, B, Hq, Hk, N, D, causal, layout (bf16, time per call)
     ("Flux 1024px", 1, 24, 24, 4608, 128, False, "HND"),
     ("Wan2.1-14B 720p", 1, 40, 40, 32760, 128, False, "NHD"),
@@ -76,12 +77,18 @@ MODELS = [  # name, B, Hq, Hk, N, D, causal, layout (bf16, time per call)
 ]
 
 
-def measure(methods, b, hq, hk, n, d, causal, layout, dtype):
+def make_qkv(b, hq, hk, n, d, layout, dtype):
+    """A point's inputs: randn, seed 0, in the given layout."""
     torch.manual_seed(0)
     shape = (lambda h: (b, h, n, d)) if layout == "HND" else (lambda h: (b, n, h, d))
     q = torch.randn(shape(hq), device="cuda", dtype=dtype)
     k = torch.randn(shape(hk), device="cuda", dtype=dtype)
     v = torch.randn(shape(hk), device="cuda", dtype=dtype)
+    return q, k, v
+
+
+def measure(methods, b, hq, hk, n, d, causal, layout, dtype):
+    q, k, v = make_qkv(b, hq, hk, n, d, layout, dtype)
     ref = sdpa(None)(q, k, v, causal, layout)
     res = {}
     for name, fn in methods.items():
@@ -105,7 +112,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--upstream", help="folder holding upstream's sageattention package with its extensions")
     ap.add_argument("--tables", default="d128,causal,d64,models")
-    ap.add_argument("--seqs", default="1024,2048,4096,8192,16384,32768")
+    ap.add_argument("--seqs", default=",".join(str(n) for n in SEQS))
     ap.add_argument("--batch", type=int, default=4)
     ap.add_argument("--heads", type=int, default=32)
     ap.add_argument("--json")

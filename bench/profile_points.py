@@ -42,10 +42,10 @@ TENSOR_CANDIDATES = [
 def all_points():
     """(key, meta) for every point of bench/compare.py, in its order."""
     sys.path.insert(0, HERE)
-    from compare import MODELS, TABLES  # noqa: E402 (imports torch and sageattention)
+    from compare import MODELS, SEQS, TABLES  # noqa: E402 (imports torch and sageattention)
     pts = []
     for key, t in TABLES.items():
-        for n in (1024, 2048, 4096, 8192, 16384, 32768):
+        for n in SEQS:
             pts.append((f"{key}_{n // 1024}k", dict(table=key, title=t["title"], b=4, hq=32, hk=32, n=n, d=t["d"],
                                                      causal=t["causal"], layout="HND", dtype="float16")))
     for name, b, hq, hk, n, d, causal, lay in MODELS:
@@ -56,17 +56,14 @@ def all_points():
 
 
 def worker(meta):
+    """One point's inputs as compare.py makes them, two warm-up calls, then one call under the profiler."""
     import torch
 
-    sys.path.append(os.path.join(os.path.dirname(HERE), "python"))  # the dev tree last: an install wins
-    import sageattention as sa
+    sys.path.insert(0, HERE)
+    from compare import make_qkv, ours as sa  # noqa: E402 (sageattention as compare.py imports it)
 
-    shape = (lambda h: (meta["b"], h, meta["n"], meta["d"])) if meta["layout"] == "HND" else \
-        (lambda h: (meta["b"], meta["n"], h, meta["d"]))
-    dt = getattr(torch, meta["dtype"])
-    torch.manual_seed(0)
-    q = torch.randn(shape(meta["hq"]), device="cuda", dtype=dt)
-    k, v = (torch.randn(shape(meta["hk"]), device="cuda", dtype=dt) for _ in range(2))
+    q, k, v = make_qkv(meta["b"], meta["hq"], meta["hk"], meta["n"], meta["d"], meta["layout"],
+                       getattr(torch, meta["dtype"]))
 
     def call():
         return sa.sageattn(q, k, v, tensor_layout=meta["layout"], is_causal=meta["causal"])
