@@ -137,10 +137,18 @@ class Planner {
   }
 
   PlannedObject add_kernel(const RowInput& in, const KernelUnit& unit) {
-    CompileJob job = job_for(SourceKind::cuda, in, unit.source, unit.flags);
+    CompileFlags unit_flags = unit.flags;
+    // A unit of one arch has nothing to compile side by side: its optimiser
+    // and ptxas work is split instead.  The split's count changes the cubin's
+    // layout (not its SASS), so it is a constant, the same on every machine,
+    // and a flag like any other: in the key.
+    if (st_.nvcc_threads > 1 && unit.gencode.size() == 1)
+      unit_flags.device_flags.push_back("--split-compile=" + std::to_string(kSplitCompile));
+    CompileJob job = job_for(SourceKind::cuda, in, unit.source, unit_flags);
     job.gencode = unit.gencode;
+    job.device_threads = st_.nvcc_threads;
     if (unit.torch_headers) add_torch_headers(job, in.toolchain);
-    std::vector<std::string> flags = key_flags(unit.flags);
+    std::vector<std::string> flags = key_flags(unit_flags);
     flags.insert(flags.end(), unit.gencode.begin(), unit.gencode.end());
     std::string extra = unit.torch_headers ? torch_identity(in.toolchain, std::nullopt) : "";
     std::string key = object_key(ObjectKeyInput{st_.repo_root / unit.source, st_.repo_root, key_include_dirs(in),

@@ -49,10 +49,20 @@ struct RowInput {
   BuildSite site;
 };
 
+// How many parts a one-arch kernel unit's device compilation is split into
+// (nvcc --split-compile) when nvcc may use several threads: the longest unit
+// of a cold build (a Hopper kernel file) otherwise keeps one core busy while
+// the others idle.  8: measured on a 16-core host, BENCHMARKS.md.
+inline constexpr int kSplitCompile = 8;
+
 struct PlanSettings {
   std::filesystem::path repo_root;  // the checkout read here, for the object keys
   ReadFileFn read = read_disk_file;
   std::function<bool(const std::filesystem::path&)> exists;  // default: std::filesystem::exists
+  // Threads each kernel unit's nvcc may use (--nvcc-threads, by default
+  // --jobs): a unit's archs compile side by side, and a one-arch unit is
+  // split (kSplitCompile); 1 compiles each unit on one thread.
+  int nvcc_threads = 1;
 };
 
 struct PlannedObject {

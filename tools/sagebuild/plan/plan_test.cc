@@ -504,3 +504,33 @@ TEST_CASE("a row planned for another host names its directories as that host wil
   CHECK(k->command.find("/repo") == std::string::npos);
   CHECK(g.rows[0].extensions[0].path == fs::path("<BUILD_DIR>") / "rows" / in.row.id / "_C.pyd");
 }
+
+TEST_CASE("every toolchain: nvcc threads put a unit's archs side by side and split a one-arch unit, a constant") {
+  Kind kind = each_kind();
+  FakeRepo fx;
+  auto in = input(kind, row(kind, "2.11.0"), manifest_with_sm90(), toolchain(kind, "2.11.0"));
+  auto plan_with = [&](int threads) {
+    PlanSettings st = fx.settings();
+    st.nvcc_threads = threads;
+    return plan_compile({in}, st);
+  };
+  const auto one = plan_with(1), two = plan_with(2), many = plan_with(16);
+  auto command_of = [](const CompileGraph& g, const std::string& family) {
+    return joined(edge_for(g, kernel_of(g.rows.at(0), family)->object)->argv);
+  };
+  const std::string split = "--split-compile=" + std::to_string(kSplitCompile);
+  // one thread: each unit as nvcc always compiled it
+  CHECK(command_of(one, "sm90").find("--split-compile") == std::string::npos);
+  CHECK(command_of(one, "pv_fp16").find("--threads") == std::string::npos);
+  // the 8.0 / 8.9 / 9.0a row: pv_fp16 has three archs, sm90 one
+  CHECK(command_of(two, "pv_fp16").find("--threads=2") != std::string::npos);
+  CHECK(command_of(many, "pv_fp16").find("--threads=3") != std::string::npos);
+  CHECK(command_of(two, "pv_fp16").find("--split-compile") == std::string::npos);
+  CHECK(command_of(two, "sm90").find(split) != std::string::npos);
+  CHECK(command_of(many, "sm90").find(split) != std::string::npos);  // not the machine's core count
+  // --threads leaves the object as it is: the same key for any count; the
+  // split changes the cubin's layout: its own key, the same for any count > 1.
+  CHECK(kernel_of(one.rows.at(0), "pv_fp16")->key == kernel_of(many.rows.at(0), "pv_fp16")->key);
+  CHECK(kernel_of(one.rows.at(0), "sm90")->key != kernel_of(two.rows.at(0), "sm90")->key);
+  CHECK(kernel_of(two.rows.at(0), "sm90")->key == kernel_of(many.rows.at(0), "sm90")->key);
+}

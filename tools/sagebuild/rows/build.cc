@@ -89,6 +89,9 @@ struct Session {
 void prepare_options(BuildOptions& o) {
   if (o.jobs < 0) throw UsageError("--jobs: expected a positive number, got " + std::to_string(o.jobs));
   if (o.jobs == 0) o.jobs = std::max(1u, std::thread::hardware_concurrency());
+  if (o.nvcc_threads < 0)
+    throw UsageError("--nvcc-threads: expected a positive number, got " + std::to_string(o.nvcc_threads));
+  if (o.nvcc_threads == 0) o.nvcc_threads = o.jobs;
   if (o.cache_dir.empty()) o.cache_dir = toolchain::default_cache_dir();
   o.cache_dir = fs::absolute(o.cache_dir);
   o.out_dir = fs::absolute(o.out_dir);
@@ -342,6 +345,7 @@ plan::CompileGraph plan_rows(Session& s, const Resolved& r, std::ostream& out) {
   try {
     plan::PlanSettings settings;
     settings.repo_root = s.source;
+    settings.nvcc_threads = s.o.nvcc_threads;
     g = plan::plan_compile(r.inputs, settings);
   } catch (const UsageError& e) {
     for (auto i : r.row_of) s.fail(i, "plan", e.what());

@@ -19,6 +19,9 @@ struct BuildOptions {
   std::vector<std::string> rows;  // --row: build exactly these (a CI job passes one)
   std::filesystem::path out_dir = "dist";
   int jobs = 0;  // 0: the number of CPUs
+  // Threads each nvcc may use for its unit (--threads / --split-compile):
+  // 0 means --jobs, 1 nvcc's single-threaded default.
+  int nvcc_threads = 0;
   bool keep_going = false;
   bool dry_run = false;
   bool smoke = true;                  // --no-smoke-test turns it off

@@ -79,6 +79,10 @@ void add_build_options(CLI::App* app, CliState& s) {
   app->add_option("--out", s.opt.out_dir, "where finished wheels go (default: dist/)");
   app->add_option("-j,--jobs", s.opt.jobs, "parallel compile jobs (default: number of CPUs)")
       ->check(CLI::PositiveNumber);
+  app->add_option("--nvcc-threads", s.opt.nvcc_threads,
+                  "threads each nvcc may use for its unit: its archs side by side, then split compilation "
+                  "(default: --jobs; 1: one thread per nvcc)")
+      ->check(CLI::PositiveNumber);
   app->add_flag("-k,--keep-going", s.opt.keep_going, "build the other rows when one fails");
   app->add_flag("-n,--dry-run", s.opt.dry_run, "print the plan and the exact commands; compile nothing");
   app->add_option("--build-dir", s.opt.build_dir, "where build.ninja goes (default: <cache>/work/<profile or row>)");

@@ -46,6 +46,7 @@ std::vector<std::string> GnuToolchain::nvcc_command(const CompileJob& job) const
   for (const auto& m : prefix_maps(job)) argv.push_back("-Xcompiler=" + m);
   for (const auto& d : job.defines) argv.push_back("-D" + d);
   for (const auto& g : job.gencode) argv.insert(argv.end(), {"-gencode", g});
+  for (auto& f : nvcc_thread_flags(job)) argv.push_back(std::move(f));
   argv.insert(argv.end(), {"-o", job.object.string()});
   return argv;
 }

@@ -1,10 +1,18 @@
 #include "sagebuild/toolchain/host_toolchain.h"
 
+#include <algorithm>
 #include <regex>
 
 #include "sagebuild/common/error.h"
 
 namespace sb::toolchain {
+
+std::vector<std::string> nvcc_thread_flags(const CompileJob& job) {
+  const int archs = static_cast<int>(job.gencode.size());
+  const int side_by_side = std::min(job.device_threads, archs);
+  if (job.kind != SourceKind::cuda || side_by_side <= 1) return {};
+  return {"--threads=" + std::to_string(side_by_side)};
+}
 
 std::string PythonVersion::nodot() const { return std::to_string(major) + std::to_string(minor); }
 

@@ -30,6 +30,9 @@ struct CompileJob {
   std::vector<std::string> defines;                        // "NAME" or "NAME=VALUE"
   std::vector<std::string> gencode;                        // cuda: "arch=compute_90a,code=sm_90a"
   std::vector<std::string> device_flags;                   // cuda: nvcc's own flags (-O3, --use_fast_math, -Xptxas=...)
+  // cuda: how many threads nvcc may use for this one unit's archs
+  // (nvcc_thread_flags); not part of the object's key.
+  int device_threads = 1;
   // Host compiler flags in GCC's spelling, as the manifest writes them
   // ("-O2", "-fPIC"); each toolchain translates or refuses them.
   std::vector<std::string> host_flags;
@@ -96,6 +99,14 @@ class HostToolchain {
   virtual std::string run_then_move(const std::vector<std::string>& argv, const std::filesystem::path& temp,
                                     const std::filesystem::path& output) const = 0;
 };
+
+// nvcc's option that compiles a unit's archs side by side on up to
+// `job.device_threads` threads (--threads).  A cold build ends with its
+// longest unit alone on the machine; this lets it use the cores the others
+// have left.  The device code is the same for any count (the host object
+// differs only in nvcc's temporary file name, a local symbol the link drops),
+// so the count is not in the object's key.
+std::vector<std::string> nvcc_thread_flags(const CompileJob& job);
 
 // "3.12" -> {3, 12}; throws UsageError naming `what` otherwise.
 PythonVersion parse_python_version(const std::string& text, const std::string& what);

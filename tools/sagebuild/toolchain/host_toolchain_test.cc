@@ -221,3 +221,22 @@ TEST_CASE("MSVC: the rename is cmd.exe's move, with Windows paths") {
   std::string line = msvc().run_then_move({"cl.exe", "/c"}, "C:/o/.x.tmp.obj", "C:/o/x.obj");
   CHECK(line == R"(cmd.exe /d /s /c ""cl.exe" /c && move /y C:\o\.x.tmp.obj C:\o\x.obj >nul")");
 }
+
+TEST_CASE("nvcc threads: a unit's archs side by side, up to the threads it may use") {
+  CompileJob job = kernel_job();
+  job.device_threads = 16;
+  CHECK(nvcc_thread_flags(job).empty());  // one arch: nothing to put side by side
+  job.gencode = {"arch=compute_80,code=sm_80", "arch=compute_86,code=sm_86", "arch=compute_89,code=sm_89",
+                 "arch=compute_90,code=sm_90", "arch=compute_120,code=[sm_120,compute_120]"};
+  CHECK(nvcc_thread_flags(job) == Argv{"--threads=5"});
+  job.device_threads = 2;  // the 2-core machine
+  CHECK(nvcc_thread_flags(job) == Argv{"--threads=2"});
+  CHECK(has(gnu().compile_command(job), "--threads=2"));
+  CHECK(has(msvc().compile_command(job), "--threads=2"));
+  job.device_threads = 1;  // --nvcc-threads 1: nvcc as it always ran
+  CHECK(nvcc_thread_flags(job).empty());
+  CompileJob binding = job;
+  binding.device_threads = 16;
+  binding.kind = SourceKind::cxx;  // the host compiler takes no such option
+  CHECK(nvcc_thread_flags(binding).empty());
+}

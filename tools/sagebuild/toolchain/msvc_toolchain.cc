@@ -57,6 +57,7 @@ std::vector<std::string> MsvcToolchain::nvcc_command(const CompileJob& job) cons
   for (const auto& flag : host)
     if (flag.rfind("/std:", 0) != 0) argv.insert(argv.end(), {"-Xcompiler", flag});
   for (const auto& g : job.gencode) argv.push_back("-gencode=" + g);
+  for (auto& f : nvcc_thread_flags(job)) argv.push_back(std::move(f));
   for (const auto& dir : job.include_dirs) argv.push_back("-I" + win(dir));
   for (const auto& dir : job.system_include_dirs) argv.push_back("-I" + win(dir));
   for (const auto& def : job.defines) argv.push_back("-D" + def);

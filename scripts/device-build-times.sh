@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Cold build times on the GPU machine's host, side by side in one `device`
+# call, and the kernel outputs of the wheel built there.
+#
+#   bash scripts/device-build-times.sh ours       # our default row
+#   bash scripts/device-build-times.sh upstream   # upstream SageAttention 2.2's tree, arch 9.0
+#
+# ours: the default row built cold twice, each from an empty cache with
+#   `--launcher none`: (1) all cores, nvcc one thread per unit
+#   (--nvcc-threads 1: how sagebuild compiled before the option existed),
+#   (2) all cores, nvcc threads (the default); the SASS of the two wheels
+#   must be the same.  Then (2)'s kernel outputs are recorded
+#   (scripts/kernel_outputs.py, sm90 and mma.sync families) into $OUT and,
+#   where baseline/ holds an earlier recording, compared with it bit for bit.
+# upstream: anchor/src (upstream at d1a57a5, carried) built cold for 9.0 by
+#   upstream's own `setup.py build_ext` (MAX_JOBS = cores), then by sagebuild
+#   (scripts/device-upstream.sh: the `upstream` profile's row, --source-dir,
+#   verify, smoke test, pip install, and sageattn bit for bit against the
+#   anchor build), one after the other.
+#
+# Here, before the call: bash scripts/device-upstream.sh --pack (the carried
+# sagebuild in .devcarry/), and for `upstream` a copy of
+# ../shared/anchors/upstream-sageattention in anchor/; carry .devcarry (and anchor).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+REPO="$PWD"
+OUT="${OUT:-/tmp/out}"; mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1 LD_LIBRARY_PATH="$REPO/.devcarry/lib"
+SB="$REPO/.devcarry/sagebuild"
+CORES="$(nproc)"
+[ -x "$SB" ] || { echo "no $SB: run scripts/device-upstream.sh --pack here first" >&2; exit 2; }
+echo "host: $CORES cores, $(lscpu | sed -n 's/^Model name: *//p'), $(nvcc --version | tail -1)"
+
+timed() {  # timed NAME CMD...: wall and CPU seconds of CMD into $OUT/times.txt
+  local name="$1"; shift
+  local t0 t1 rc
+  t0=$(date +%s%N)
+  /usr/bin/time -f "%U %S" -o "/tmp/time.$name" "$@" > "$OUT/$name.log" 2>&1
+  rc=$?
+  t1=$(date +%s%N)
+  awk -v n="$name" -v rc="$rc" -v t0="$t0" -v t1="$t1" '{printf "%-28s rc=%d wall %6.1f s  cpu %6.1f s\n", n, rc, (t1 - t0) / 1e9, $1 + $2}' \
+    "/tmp/time.$name" | tee -a "$OUT/times.txt"
+}
+
+ours() {
+  local base=(--profile default --python python3 --launcher none --no-smoke-test)
+  rm -rf /tmp/sb1 /tmp/sb2 /tmp/d1 /tmp/d2
+  timed ours-j${CORES}-nvcc1 "$SB" "${base[@]}" --cache-dir /tmp/sb1 --out /tmp/d1 --jobs "$CORES" --nvcc-threads 1
+  timed ours-j${CORES}-threads "$SB" "${base[@]}" --cache-dir /tmp/sb2 --out /tmp/d2 --jobs "$CORES"
+  # The device code of the two wheels: the same SASS for every kernel.
+  for d in d1 d2; do
+    rm -rf /tmp/x$d && mkdir -p /tmp/x$d && (cd /tmp/x$d && unzip -q /tmp/$d/*.whl)
+    cuobjdump -sass /tmp/x$d/sageattention/_C*.so | grep -v '^\s*$' | sed 's@/\*[0-9a-f]*\*/@@' > /tmp/$d.sass
+  done
+  if cmp -s /tmp/d1.sass /tmp/d2.sass; then echo "SASS of both wheels: identical ($(wc -l < /tmp/d1.sass) lines)"
+  else echo "SASS differs: $(diff /tmp/d1.sass /tmp/d2.sass | wc -l) lines"; fi | tee -a "$OUT/times.txt"
+  find /tmp/sb2 -name .ninja_log -exec cp {} "$OUT/ninja_log_threads.txt" \; -quit
+  find /tmp/sb1 -name .ninja_log -exec cp {} "$OUT/ninja_log_nvcc1.txt" \; -quit
+  rm -rf /tmp/site && python3 -m pip install -q --no-deps --no-index --target /tmp/site /tmp/d2/*.whl
+  (cd /tmp && PYTHONPATH=/tmp/site python3 "$REPO/scripts/kernel_outputs.py" record "$OUT/outputs_sm90.pt") | tail -2
+  (cd /tmp && SAGEATTN_SM90=0 PYTHONPATH=/tmp/site python3 "$REPO/scripts/kernel_outputs.py" record \
+     "$OUT/outputs_mma.pt") | tail -2
+  for f in sm90 mma; do
+    [ -e "baseline/outputs_$f.pt" ] && python3 scripts/kernel_outputs.py compare "baseline/outputs_$f.pt" "$OUT/outputs_$f.pt" | tail -4
+  done
+}
+
+upstream() {
+  [ -e anchor/src/setup.py ] || { echo "no anchor/src: carry anchor (../shared/anchors/upstream-sageattention)"; exit 2; }
+  rm -rf /tmp/up && cp -r anchor/src /tmp/up && rm -rf /tmp/up/build
+  (cd /tmp/up && TORCH_CUDA_ARCH_LIST=9.0 MAX_JOBS="$CORES" timed upstream-setup.py-9.0 python3 setup.py build_ext)
+  # sagebuild's build of the same tree, timed, then its sageattn compared bit
+  # for bit with the anchor build's (scripts/device-upstream.sh).
+  SB_CACHE=/tmp/sbu timed upstream-sagebuild-9.0 bash scripts/device-upstream.sh
+  cat "$OUT/summary.txt"
+  find /tmp/sbu -name .ninja_log -exec cp {} "$OUT/ninja_log_upstream.txt" \; -quit
+}
+
+case "${1:-}" in
+  ours) ours ;;
+  upstream) upstream ;;
+  *) echo "usage: $0 ours|upstream" >&2; exit 2 ;;
+esac
+cat "$OUT/times.txt"
