@@ -11,7 +11,8 @@
 #   (2) all cores, nvcc threads (the default); the SASS of the two wheels
 #   must be the same.  Then (2)'s kernel outputs are recorded
 #   (scripts/kernel_outputs.py, sm90 and mma.sync families) into $OUT and,
-#   where baseline/ holds an earlier recording, compared with it bit for bit.
+#   where baseline/ holds an earlier recording, compared with it bit for bit
+#   (RECORD=0 skips the recording).
 # upstream: anchor/src (upstream at d1a57a5, carried) built cold for 9.0 by
 #   upstream's own `setup.py build_ext` (MAX_JOBS = cores), then by sagebuild
 #   (scripts/device-upstream.sh: the `upstream` profile's row, --source-dir,
@@ -49,13 +50,14 @@ ours() {
   timed ours-j${CORES}-threads "$SB" "${base[@]}" --cache-dir /tmp/sb2 --out /tmp/d2 --jobs "$CORES"
   # The device code of the two wheels: the same SASS for every kernel.
   for d in d1 d2; do
-    rm -rf /tmp/x$d && mkdir -p /tmp/x$d && (cd /tmp/x$d && unzip -q /tmp/$d/*.whl)
+    rm -rf /tmp/x$d && python3 -m zipfile -e /tmp/$d/*.whl /tmp/x$d
     cuobjdump -sass /tmp/x$d/sageattention/_C*.so | grep -v '^\s*$' | sed 's@/\*[0-9a-f]*\*/@@' > /tmp/$d.sass
   done
   if cmp -s /tmp/d1.sass /tmp/d2.sass; then echo "SASS of both wheels: identical ($(wc -l < /tmp/d1.sass) lines)"
   else echo "SASS differs: $(diff /tmp/d1.sass /tmp/d2.sass | wc -l) lines"; fi | tee -a "$OUT/times.txt"
   find /tmp/sb2 -name .ninja_log -exec cp {} "$OUT/ninja_log_threads.txt" \; -quit
   find /tmp/sb1 -name .ninja_log -exec cp {} "$OUT/ninja_log_nvcc1.txt" \; -quit
+  [ "${RECORD:-1}" = 1 ] || return 0
   rm -rf /tmp/site && python3 -m pip install -q --no-deps --no-index --target /tmp/site /tmp/d2/*.whl
   (cd /tmp && PYTHONPATH=/tmp/site python3 "$REPO/scripts/kernel_outputs.py" record "$OUT/outputs_sm90.pt") | tail -2
   (cd /tmp && SAGEATTN_SM90=0 PYTHONPATH=/tmp/site python3 "$REPO/scripts/kernel_outputs.py" record \
