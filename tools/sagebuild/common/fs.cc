@@ -56,4 +56,25 @@ void write_file_atomic(const fs::path& path, std::string_view content) {
   out.commit();
 }
 
+void check_output_dir(const fs::path& dir, const std::string& option) {
+  if (dir.empty())
+    throw UsageError(option + ": expected a directory to write to, got an empty name; pass one, e.g. " + option +
+                     " dist");
+  std::error_code ec;
+  fs::path abs = fs::absolute(dir, ec);
+  if (ec) throw UsageError(option + " " + dir.string() + ": not a usable path (" + ec.message() + ")");
+  // The nearest part of the path that exists must be a directory.
+  for (fs::path p = abs; !p.empty(); p = p.parent_path()) {
+    auto st = fs::status(p, ec);
+    if (fs::exists(st)) {
+      if (fs::is_directory(st)) return;
+      throw UsageError(option + " " + dir.string() + ": " +
+                       (p == abs ? std::string("exists and is not a directory")
+                                 : p.string() + " is a file, not a directory") +
+                       "; expected a directory (created when missing): pass another path or move the file away");
+    }
+    if (p == p.parent_path()) break;
+  }
+}
+
 }  // namespace sb

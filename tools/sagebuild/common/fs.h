@@ -32,6 +32,11 @@ class AtomicOutput {
   bool committed_ = false;
 };
 
+// An output directory named by `option` ("--out") that a command will create
+// or fill: throws UsageError, before any work, when the name is empty, names
+// something that is not a directory, or lies under a file.
+void check_output_dir(const std::filesystem::path& dir, const std::string& option);
+
 // Writes `content` to `path` atomically (via AtomicOutput).
 void write_file_atomic(const std::filesystem::path& path, std::string_view content);
 

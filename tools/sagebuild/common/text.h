@@ -18,9 +18,16 @@ std::size_t utf8_sequence_length(std::string_view s, std::size_t i);
 
 // `s` as valid UTF-8 without control characters: each byte that is not part
 // of a valid sequence, and each C0 control or DEL (which would move a
-// terminal's cursor), becomes the four characters \xNN.  Sets *escaped when
+// terminal's cursor), becomes the four characters \xNN; each C1 control
+// (U+0080..U+009F: U+009B is a terminal's CSI) and each bidirectional
+// formatting character (U+061C, U+200E/F, U+202A..U+202E, U+2066..U+2069:
+// they reorder what a reader sees) becomes \uNNNN.  Sets *escaped when
 // anything was replaced.
 std::string printable(std::string_view s, bool* escaped = nullptr);
+
+// printable() for a whole message of ours, which may span lines: '\n' is
+// kept, everything else is escaped as printable() does.
+std::string printable_message(std::string_view s);
 
 // At most `max` bytes of `s`, cut at a UTF-8 sequence boundary, followed by
 // "... (N more bytes)" when anything was cut.  A finding quotes a value, never
