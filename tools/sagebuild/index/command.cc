@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "sagebuild/common/fs.h"
 #include "sagebuild/index/previous.h"
 #include "sagebuild/index/site.h"
 #include "sagebuild/index/variant.h"
@@ -33,6 +34,7 @@ std::string default_base_url(const std::string& out) {
 }
 
 void run(const Options& o, sb::cli::Context& ctx) {
+  check_output_dir(o.out, "--out");
   auto indexed = scan_directory(o.dir);
   std::size_t fresh = indexed.size();
   if (!o.previous.empty()) indexed = merge_previous(std::move(indexed), read_previous_manifest(o.previous));
