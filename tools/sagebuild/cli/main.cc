@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   // `matrix --format github` passes it on to the workflow.
   sb::matrix::add_matrix_command(app, ctx, sb::toolchain::cuda_provisioned_from_pypi);
   sb::verify::add_verify_command(app, ctx);
+  sb::verify::add_explain_command(app, ctx);
   sb::index::add_index_command(app, ctx);
   // Registers `build` and `doctor`, and the top-level options that make a bare
   // `sagebuild --profile P` mean `sagebuild build --profile P`.

@@ -1,6 +1,8 @@
 #include "sagebuild/common/text.h"
 
+#include <cctype>
 #include <cstdint>
+#include <cstdlib>
 
 namespace sb {
 
@@ -43,8 +45,8 @@ std::uint32_t code_point(std::string_view s, std::size_t i, std::size_t n) {
 // C1 controls and the bidirectional formatting characters (Unicode's
 // Bidi_Control property).
 bool hidden_control(std::uint32_t cp) {
-  return (cp >= 0x80 && cp <= 0x9F) || cp == 0x061C || cp == 0x200E || cp == 0x200F ||
-         (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+  return (cp >= 0x80 && cp <= 0x9F) || cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+         (cp >= 0x2066 && cp <= 0x2069);
 }
 
 std::string escaped_text(std::string_view s, bool keep_newlines, bool* escaped) {
@@ -108,6 +110,21 @@ bool glob_match(std::string_view p, std::string_view s) {
   }
   while (pi < p.size() && p[pi] == '*') ++pi;
   return pi == p.size();
+}
+
+bool utf8_locale(const char* lc_all, const char* lc_ctype, const char* lang) {
+  for (const char* v : {lc_all, lc_ctype, lang}) {
+    if (v == nullptr || *v == 0) continue;
+    std::string lower;
+    for (const char* c = v; *c; ++c)
+      if (*c != '-' && *c != '_') lower += static_cast<char>(std::tolower(static_cast<unsigned char>(*c)));
+    return lower.find("utf8") != std::string::npos;
+  }
+  return false;
+}
+
+Marks marks_for_environment() {
+  return utf8_locale(std::getenv("LC_ALL"), std::getenv("LC_CTYPE"), std::getenv("LANG")) ? kUtf8Marks : kAsciiMarks;
 }
 
 }  // namespace sb
