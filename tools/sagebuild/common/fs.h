@@ -11,6 +11,12 @@ namespace sb {
 // Reads a whole (small) file; throws IoError naming the path.
 std::string read_file(const std::filesystem::path& path);
 
+// Reads a file an operator names (--previous, --policy-dir) that must be
+// small: never more than `max_bytes` + 1 bytes are read, and a larger file is
+// a UsageError naming `option`, the file and the bound, before anything is
+// parsed.
+std::string read_file_capped(const std::filesystem::path& path, std::uintmax_t max_bytes, const std::string& option);
+
 // An output that appears under its final name only when complete.
 // Writes go to "<dir>/.<name>.tmp-<pid>-<n>" beside the destination, and
 // commit() renames it over the destination (atomic on POSIX and NTFS).
