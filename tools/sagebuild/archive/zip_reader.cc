@@ -31,6 +31,7 @@ class FileReader final : public Reader {
       return;
     }
     detail::check_local_headers(*file_, end, entries_, states_, findings_);
+    check_archive_ratio();
     // find() is called once per License-File line, script and build-info
     // lookup: a hash index keeps that linear in a 200,000-member archive.
     index_.reserve(entries_.size());
@@ -114,12 +115,37 @@ class FileReader final : public Reader {
  private:
   StreamLimits stream_limits() const {
     StreamLimits s;
-    std::uint64_t total_left =
-        limits_.max_total_uncompressed > total_read_ ? limits_.max_total_uncompressed - total_read_ : 0;
+    std::uint64_t budget = archive_budget();
+    std::uint64_t total_left = budget > total_read_ ? budget - total_read_ : 0;
     s.max_bytes = std::min(limits_.max_member_uncompressed, total_left);
     s.max_ratio = limits_.max_ratio;
     s.ratio_applies_above = limits_.ratio_applies_above;
     return s;
+  }
+
+  // PyPI bounds the archive as a whole (Z10): what all members declare,
+  // over 64 MiB, at most 50 times the file.  Reading stops at that bound
+  // too, so 255 members of zeros (16 MB inflating to 15.7 GiB) are not
+  // inflated to the end.
+  std::uint64_t archive_budget() const {
+    double bound = limits_.max_ratio * double(std::max<std::uint64_t>(file_->size(), 1));
+    std::uint64_t ratio_bound =
+        bound >= double(limits_.max_total_uncompressed) ? limits_.max_total_uncompressed : std::uint64_t(bound);
+    return std::min(limits_.max_total_uncompressed, std::max(limits_.ratio_applies_above, ratio_bound));
+  }
+
+  void check_archive_ratio() {
+    std::uint64_t total = 0;
+    for (const auto& e : entries_) total = total + e.uncompressed_size < total ? ~0ull : total + e.uncompressed_size;
+    if (total <= limits_.ratio_applies_above ||
+        double(total) <= limits_.max_ratio * double(std::max<std::uint64_t>(file_->size(), 1)))
+      return;
+    add(findings_, "Z10", Severity::Error, "",
+        "the members declare " + std::to_string(total) + " bytes in all from a " + std::to_string(file_->size()) +
+            "-byte archive (ratio " + std::to_string(std::uint64_t(double(total) / double(file_->size()))) +
+            "); only the first " + std::to_string(archive_budget()) + " bytes are read",
+        "an archive inflating to at most " + std::to_string(std::uint64_t(limits_.max_ratio)) +
+            " times its size when over 64 MiB (PyPI refuses it as a compression bomb)");
   }
 
   // A failed read is a Z2 finding (Z5 when a limit stopped it), once per member.
