@@ -38,7 +38,9 @@ std::string dropped_summary(const Findings& f) {
          " per wheel are listed)";
 }
 
-constexpr const char* kEscapedNote = "bytes that are not UTF-8 and control characters are shown as \\xNN";
+constexpr const char* kEscapedNote =
+    "bytes that are not UTF-8 and control characters are shown as \\xNN, C1 controls and bidirectional formatting "
+    "characters as \\uNNNN";
 
 }  // namespace
 
