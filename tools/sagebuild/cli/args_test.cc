@@ -53,7 +53,7 @@ TEST_CASE("an option's value that names a subcommand stays the value") {
   CHECK(subcommand_first(s.app, {"sb", "--row", "a", "b", "doctor"}) == Args{"sb", "doctor", "--row", "a", "b"});
 }
 
-TEST_CASE("--version and -- leave the command line as it is") {
+TEST_CASE("the version flag and a bare double dash leave the command line as it is") {
   Shape s;
   CHECK(subcommand_first(s.app, {"sb", "--version", "matrix"}) == Args{"sb", "--version", "matrix"});
   CHECK(subcommand_first(s.app, {"sb", "--", "matrix"}) == Args{"sb", "--", "matrix"});
