@@ -59,13 +59,21 @@ void set_failure_message(CLI::App& app) {
   app.failure_message([](const CLI::App* a, const CLI::Error& e) {
     std::string help = "sagebuild";
     // The innermost subcommand the parse got to names the --help to read.
+    const CLI::App* inner = a;
     for (const CLI::App* sub = a; sub != nullptr;) {
       auto parsed = sub->get_subcommands();
       if (parsed.empty()) break;
-      sub = parsed.front();
+      inner = sub = parsed.front();
       help += " " + sub->get_name();
     }
-    return "sagebuild: error: " + std::string(e.what()) + "\n  (`" + help + " --help` lists the options)\n";
+    std::string what = e.what();
+    // CLI11 lists unexpected arguments last to first; say them in order.
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+      std::string extras;
+      for (const auto& x : inner->remaining()) extras += (extras.empty() ? "" : " ") + x;
+      if (!extras.empty()) what = "`" + help + "` does not take " + extras;
+    }
+    return "sagebuild: error: " + what + "\n  (`" + help + " --help` lists the options)\n";
   });
 }
 
