@@ -255,8 +255,8 @@ void check_archs(Session& s, const matrix::Matrix& m, const matrix::Row& row, co
                                [&](const plan::KernelFamily& f) { return !plan::family_targets(f, {a}).empty(); });
       if (!built)
         throw UsageError("--archs " + a.name() + ": no kernel family is built for " + a.name() +
-                         ", so the wheel would hold no kernel for it (" + row.kernels_manifest +
-                         ": " + family_archs(manifest) + "); fix: pass archs the families are built for, e.g. " +
+                         ", so the wheel would hold no kernel for it (" + row.kernels_manifest + ": " +
+                         family_archs(manifest) + "); fix: pass archs the families are built for, e.g. " +
                          "--archs 8.0,9.0");
     }
   }
@@ -266,14 +266,14 @@ void check_archs(Session& s, const matrix::Matrix& m, const matrix::Row& row, co
     if (matrix::cuda_builds(*cuda, a)) continue;
     std::string list;
     for (const Arch& b : cuda->archs) list += (list.empty() ? "" : ", ") + b.name();
-    std::string why = matrix::any_cuda_builds(m, a)
-                          ? "CUDA " + row.cuda + " does not compile it (" + a.name() + " " +
-                                matrix::cuda_requirement(m, a) + ")"
-                          : "no CUDA release in the matrix compiles it: it is not a GPU architecture NVIDIA ships, "
-                            "nor one CUDA " +
-                                row.cuda + " supports";
-    throw UsageError("--archs " + a.name() + ": row " + row.id + ": " + why + "; CUDA " + row.cuda +
-                     " compiles " + list + "; fix: pass archs from that list");
+    std::string why =
+        matrix::any_cuda_builds(m, a)
+            ? "CUDA " + row.cuda + " does not compile it (" + a.name() + " " + matrix::cuda_requirement(m, a) + ")"
+            : "no CUDA release in the matrix compiles it: it is not a GPU architecture NVIDIA ships, "
+              "nor one CUDA " +
+                  row.cuda + " supports";
+    throw UsageError("--archs " + a.name() + ": row " + row.id + ": " + why + "; CUDA " + row.cuda + " compiles " +
+                     list + "; fix: pass archs from that list");
   }
 }
 
@@ -534,8 +534,10 @@ int run_doctor(BuildOptions o, run::ProcessRunner& runner, std::ostream& out) {
     for (const auto& c : checks) {
       bool provisionable = !c.ok && (c.what.rfind("torch", 0) == 0 || c.what.rfind("CUDA", 0) == 0) &&
                            c.found.find("not in the cache") != std::string::npos;
-      line(c.ok ? Mark::good : provisionable ? Mark::download : Mark::missing, c.what,
-           c.found + (provisionable ? " (a build will download it)" : ""), c.fix);
+      line(c.ok            ? Mark::good
+           : provisionable ? Mark::download
+                           : Mark::missing,
+           c.what, c.found + (provisionable ? " (a build will download it)" : ""), c.fix);
     }
   }
   return ok ? 0 : 1;
