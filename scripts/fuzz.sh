@@ -22,7 +22,7 @@ ROOT="$PWD"
 SECONDS_EACH="${1:-20}"
 shift || true
 HARNESSES=("$@")
-[ "${#HARNESSES[@]}" -gt 0 ] || HARNESSES=(zip record metadata entry_points elf pe fatbin verify matrix)
+[ "${#HARNESSES[@]}" -gt 0 ] || HARNESSES=(zip record metadata entry_points elf pe fatbin verify matrix index previous)
 BUILD="${FUZZ_BUILD_DIR:-build-fuzz}"
 JOBS="${JOBS:-$(nproc)}"
 # Under ASan a process holds several times what the release build does (its
@@ -83,7 +83,7 @@ for h in "${HARNESSES[@]}"; do
   [ -d "tools/sagebuild/fuzz/regressions/$h" ] && regressions=("tools/sagebuild/fuzz/regressions/$h")
   echo "==> fuzz: $h (${SECONDS_EACH} s)"
   max_len=1048576
-  case "$h" in zip|verify) max_len=4194304 ;; esac
+  case "$h" in zip|verify|index) max_len=4194304 ;; esac
   "$BIN/sb_fuzz_$h" -max_total_time="$SECONDS_EACH" -rss_limit_mb="$RSS_LIMIT_MB" -malloc_limit_mb="$MALLOC_LIMIT_MB" \
     -timeout="$TIMEOUT_S" -max_len="$max_len" -print_final_stats=1 -artifact_prefix="$artifacts" \
     "$corpus" "$SEEDS/$h" "${regressions[@]}" >"$log" 2>&1

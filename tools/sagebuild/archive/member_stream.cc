@@ -110,10 +110,13 @@ std::size_t MemberStream::next_deflated(std::uint8_t* out, std::size_t cap) {
   s.avail_out = static_cast<uInt>(std::min<std::size_t>(cap, 1u << 30));
   std::size_t want = s.avail_out;
   while (s.avail_out > 0) {
-    if (s.avail_in == 0 && !refill()) {
-      if (!failed()) fail("truncated deflate data: the compressed size ends before the stream does");
-      return 0;
-    }
+    // At the end of the input inflate may still hold output (a stream whose
+    // last block fits the input exactly, as Python's zipfile writes them):
+    // it is truncated only when inflate, given no more input, makes no
+    // progress.
+    bool more_input = s.avail_in > 0 || refill();
+    if (failed()) return 0;
+    uInt out_before = s.avail_out;
     int rc = inflate(&s, Z_NO_FLUSH);
     if (rc == Z_STREAM_END) {
       if (s.avail_in != 0 || consumed_ != entry_.compressed_size)
@@ -124,6 +127,10 @@ std::size_t MemberStream::next_deflated(std::uint8_t* out, std::size_t cap) {
     }
     if (rc != Z_OK && rc != Z_BUF_ERROR) {
       fail(std::string("invalid deflate data: ") + (s.msg ? s.msg : "zlib error " + num(rc)));
+      return 0;
+    }
+    if (!more_input && s.avail_out == out_before) {
+      fail("truncated deflate data: the compressed size ends before the stream does");
       return 0;
     }
   }
@@ -137,13 +144,16 @@ void MemberStream::account(const std::uint8_t* data, std::size_t n) {
   if (n) crc_ = libdeflate_crc32(crc_, data, n);
   if (produced_ > entry_.uncompressed_size)
     fail("member produces more than its declared " + num(entry_.uncompressed_size) + " bytes");
-  else if (produced_ > limits_.max_bytes ||
-           (produced_ > limits_.ratio_applies_above &&
-            double(produced_) > limits_.max_ratio * double(std::max<std::uint64_t>(consumed_, 1)))) {
-    hit_limit_ = true;
-    fail(produced_ > limits_.max_bytes ? "member exceeds the size limit of " + num(limits_.max_bytes) + " bytes"
-                                       : "compression ratio above " + num(std::uint64_t(limits_.max_ratio)) +
-                                             " after " + num(produced_) + " bytes");
+  else {
+    bool ratio = produced_ > limits_.ratio_applies_above &&
+                 double(produced_) > limits_.max_ratio * double(std::max<std::uint64_t>(consumed_, 1));
+    if (ratio || produced_ > limits_.max_bytes) {
+      hit_limit_ = true;
+      // The ratio, when it is over too, says more than the size.
+      fail(ratio ? "compression ratio above " + num(std::uint64_t(limits_.max_ratio)) + " after " + num(produced_) +
+                       " bytes"
+                 : "member exceeds the size limit of " + num(limits_.max_bytes) + " bytes");
+    }
   }
 }
 

@@ -161,6 +161,46 @@ TEST_CASE("size and ratio limits are enforced while decompressing (Z5)") {
   CHECK_FALSE(rr.ok);  // 4 MiB in all passes the 3 MiB budget
 }
 
+TEST_CASE("inflate that ends exactly at the input's end is drained, not truncated (issue 25)") {
+  // As Python's zipfile writes it (zlib, level 9): 47 bytes of text and 1 MiB
+  // of 'A'.  The input runs out while zlib still holds the last 47 bytes of
+  // output: they come out on the next call, with no more input.
+  std::string data = "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n\n" + std::string(1 << 20, 'A');
+  TestMember m = member("demo/data.txt", data, true);
+  m.deflate_level = 9;
+  auto z = open_zip({{m}});
+  ReadResult rr;
+  CHECK(read_all(*z.reader, 0, &rr) == data);
+  CHECK(rr.ok);
+  CHECK_FALSE(has(*z.reader, "Z2", Severity::Error));
+}
+
+TEST_CASE("the archive as a whole is bounded as PyPI bounds it (Z10)") {
+  // 40 members of 4 MiB of zeros: each under the per-member bound, the
+  // archive 160 MiB from ~170 KB.
+  std::vector<TestMember> members;
+  for (int i = 0; i < 40; ++i) members.push_back(member("z" + std::to_string(i), std::string(4 << 20, '\0'), true));
+  auto z = open_zip({members});
+  auto z10 = rule(*z.reader, "Z10");
+  REQUIRE(z10.size() == 1);
+  CHECK_THAT(z10[0], Catch::StartsWith("E:the members declare 167772160 bytes in all") &&
+                         Catch::Contains("only the first 67108864 bytes are read"));
+  CHECK_FALSE(has(*z.reader, "Z5", Severity::Strict));  // no member is over 64 MiB
+  // Reading stops at the archive's budget (64 MiB here), not after 160 MiB.
+  std::uint64_t read = 0;
+  int failed = 0;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    ReadResult rr;
+    read += read_all(*z.reader, i, &rr).size();
+    failed += !rr.ok;
+  }
+  CHECK(read <= (64u << 20));
+  CHECK(failed >= 24);
+  // An ordinary archive: no Z10.
+  auto ok = open_zip({{member("a", std::string(1 << 20, 'a'), true)}});
+  CHECK(rule(*ok.reader, "Z10").empty());
+}
+
 TEST_CASE("member names (Z6) and duplicates (Z3)") {
   struct Case {
     std::string name;

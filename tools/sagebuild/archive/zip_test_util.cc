@@ -28,7 +28,7 @@ struct Placed {
 
 Placed encode(const TestMember& m) {
   Placed p{};
-  p.body = m.deflate ? raw_deflate(m.data) : m.data;
+  p.body = m.deflate ? raw_deflate(m.data, m.deflate_level) : m.data;
   p.method = m.method.value_or(m.deflate ? 8 : 0);
   p.crc = m.crc.value_or(static_cast<std::uint32_t>(
       crc32(0L, reinterpret_cast<const Bytef*>(m.data.data()), static_cast<uInt>(m.data.size()))));
@@ -75,9 +75,9 @@ void central_header(std::string& out, const TestMember& m, const Placed& p) {
 
 }  // namespace
 
-std::string raw_deflate(const std::string& data) {
+std::string raw_deflate(const std::string& data, int level) {
   z_stream s{};
-  if (deflateInit2(&s, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) throw std::runtime_error("deflateInit2");
+  if (deflateInit2(&s, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) throw std::runtime_error("deflateInit2");
   std::string out(deflateBound(&s, data.size()), '\0');
   s.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
   s.avail_in = static_cast<uInt>(data.size());

@@ -15,6 +15,7 @@ struct TestMember {
   std::string name;
   std::string data;
   bool deflate = false;
+  int deflate_level = 6;  // zlib's; Python's zipfile uses 9 with compresslevel=9
   std::uint16_t flags = 0;
   std::uint32_t external_attr = 0100644u << 16;
   std::uint8_t made_by_os = 3;
@@ -47,7 +48,7 @@ struct TestZip {
 };
 
 std::string build_zip(const TestZip& zip);
-std::string raw_deflate(const std::string& data);
+std::string raw_deflate(const std::string& data, int level = 6);
 
 // A file under the system temp directory, removed on destruction.
 class TempFile {

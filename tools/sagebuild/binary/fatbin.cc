@@ -192,12 +192,17 @@ std::vector<std::string> cubin_kernels(const std::string& cubin, Findings& out) 
   return names;
 }
 
-std::vector<std::string> ptx_kernels(const std::string& ptx) {
+std::vector<std::string> ptx_kernels(const std::string& ptx, std::uint64_t max_bytes, bool* cut) {
   std::vector<std::string> names;
+  std::uint64_t bytes = 0;
   for (std::size_t at = ptx.find(".entry"); at != std::string::npos; at = ptx.find(".entry", at + 6)) {
     std::size_t b = ptx.find_first_not_of(" \t", at + 6);
     if (b == std::string::npos || b == at + 6) continue;  // ".entry" must be a whole word
-    std::size_t e = ptx.find_first_of(" \t\r\n(", b);
+    std::size_t e = std::min(ptx.find_first_of(" \t\r\n(", b), ptx.size());
+    if ((bytes += (e - b) + sizeof(std::string)) > max_bytes) {
+      if (cut) *cut = true;
+      break;
+    }
     names.push_back(ptx.substr(b, e - b));
   }
   return names;
@@ -229,7 +234,15 @@ CudaCoverage cuda_coverage_of(ByteSource& src, std::uint64_t offset, std::uint64
     }
     total += payload.size();
     bool sass = e.kind == FatbinKind::Sass;
-    for (const std::string& k : sass ? cubin_kernels(payload, out) : ptx_kernels(payload)) {
+    bool cut = false;
+    std::vector<std::string> found =
+        sass ? cubin_kernels(payload, out) : ptx_kernels(payload, limits.max_kernel_names, &cut);
+    if (cut)
+      b2(out,
+         e.arch_name() + " entry at offset " + num(e.payload_offset) + ": more than " + num(limits.max_kernel_names) +
+             " bytes of PTX kernel names; the rest are not listed",
+         "a fatbin of ordinary size");
+    for (const std::string& k : found) {
       auto it = cov.kernels.find(k);
       if (it == cov.kernels.end()) {
         if ((names += k.size()) > limits.max_kernel_names) {

@@ -83,7 +83,11 @@ bool fatbin_payload(ByteSource& src, const FatbinEntry& e, std::uint64_t max_byt
 // (st_other 0x10) in `.text.<name>` sections.  Mangled names.
 std::vector<std::string> cubin_kernels(const std::string& cubin, Findings& out);
 // `.entry` names declared in PTX text.
-std::vector<std::string> ptx_kernels(const std::string& ptx);
+// At most `max_bytes` of names (each counted with the string's own 32-byte
+// overhead), so a payload of ".entry" lines cannot grow the list without
+// bound before the caller's caps apply; *cut says the list stopped early.
+std::vector<std::string> ptx_kernels(const std::string& ptx, std::uint64_t max_bytes = 16ull << 20,
+                                     bool* cut = nullptr);
 
 struct KernelCoverage {
   std::set<CudaArch> sass;

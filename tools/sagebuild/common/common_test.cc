@@ -79,3 +79,28 @@ TEST_CASE("FileLock says once that it waits for another holder, then gets the lo
   CHECK_FALSE(called);
   std::filesystem::remove_all(dir);  // after every lock is closed (Windows keeps open files)
 }
+
+TEST_CASE("check_output_dir: an empty name, a file, or a path under a file is refused by the option's name") {
+  auto dir = std::filesystem::temp_directory_path() / ("sb-outdir-" + std::to_string(sb::process_id()));
+  std::filesystem::create_directories(dir);
+  write_file_atomic(dir / "file", "x");
+  CHECK_NOTHROW(check_output_dir(dir, "--out"));
+  CHECK_NOTHROW(check_output_dir(dir / "new" / "deeper", "--out"));
+  CHECK_THROWS_WITH(check_output_dir("", "--out"), Catch::StartsWith("--out: expected a directory to write to"));
+  CHECK_THROWS_WITH(check_output_dir(dir / "file", "--out"), Catch::Contains("exists and is not a directory"));
+  CHECK_THROWS_WITH(check_output_dir(dir / "file" / "sub", "--out"),
+                    Catch::Contains((dir / "file").string() + " is a file, not a directory"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("read_file_capped refuses a file over its cap, naming the option") {
+  auto dir = std::filesystem::temp_directory_path() / ("sb-capped-" + std::to_string(sb::process_id()));
+  std::filesystem::create_directories(dir);
+  write_file_atomic(dir / "small", std::string(100, 'a'));
+  write_file_atomic(dir / "big", std::string(200'000, 'a'));
+  CHECK(read_file_capped(dir / "small", 100, "--x").size() == 100);
+  CHECK_THROWS_WITH(read_file_capped(dir / "big", 100'000, "--x"),
+                    Catch::StartsWith("--x " + (dir / "big").string() + ": larger than 100000 bytes"));
+  CHECK_THROWS_AS(read_file_capped(dir / "missing", 10, "--x"), UsageError);
+  std::filesystem::remove_all(dir);
+}

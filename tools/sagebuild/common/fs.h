@@ -11,6 +11,12 @@ namespace sb {
 // Reads a whole (small) file; throws IoError naming the path.
 std::string read_file(const std::filesystem::path& path);
 
+// Reads a file an operator names (--previous, --policy-dir) that must be
+// small: never more than `max_bytes` + 1 bytes are read, and a larger file is
+// a UsageError naming `option`, the file and the bound, before anything is
+// parsed.
+std::string read_file_capped(const std::filesystem::path& path, std::uintmax_t max_bytes, const std::string& option);
+
 // An output that appears under its final name only when complete.
 // Writes go to "<dir>/.<name>.tmp-<pid>-<n>" beside the destination, and
 // commit() renames it over the destination (atomic on POSIX and NTFS).
@@ -31,6 +37,11 @@ class AtomicOutput {
   std::filesystem::path temp_;
   bool committed_ = false;
 };
+
+// An output directory named by `option` ("--out") that a command will create
+// or fill: throws UsageError, before any work, when the name is empty, names
+// something that is not a directory, or lies under a file.
+void check_output_dir(const std::filesystem::path& dir, const std::string& option);
 
 // Writes `content` to `path` atomically (via AtomicOutput).
 void write_file_atomic(const std::filesystem::path& path, std::string_view content);

@@ -1,6 +1,8 @@
 #include "sagebuild/common/text.h"
 
+#include <cctype>
 #include <cstdint>
+#include <cstdlib>
 
 namespace sb {
 
@@ -29,14 +31,32 @@ bool is_valid_utf8(std::string_view s) {
   return true;
 }
 
-std::string printable(std::string_view s, bool* escaped) {
+namespace {
+
+// The code point of the valid `n`-byte sequence at s[i].
+std::uint32_t code_point(std::string_view s, std::size_t i, std::size_t n) {
+  auto b = [&](std::size_t k) { return static_cast<std::uint32_t>(static_cast<std::uint8_t>(s[i + k])); };
+  if (n == 1) return b(0);
+  if (n == 2) return (b(0) & 0x1F) << 6 | (b(1) & 0x3F);
+  if (n == 3) return (b(0) & 0x0F) << 12 | (b(1) & 0x3F) << 6 | (b(2) & 0x3F);
+  return (b(0) & 0x07) << 18 | (b(1) & 0x3F) << 12 | (b(2) & 0x3F) << 6 | (b(3) & 0x3F);
+}
+
+// C1 controls and the bidirectional formatting characters (Unicode's
+// Bidi_Control property).
+bool hidden_control(std::uint32_t cp) {
+  return (cp >= 0x80 && cp <= 0x9F) || cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+         (cp >= 0x2066 && cp <= 0x2069);
+}
+
+std::string escaped_text(std::string_view s, bool keep_newlines, bool* escaped) {
   static const char* hex = "0123456789abcdef";
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
     std::size_t n = utf8_sequence_length(s, i);
     auto c = static_cast<std::uint8_t>(s[i]);
-    if (n == 0 || (n == 1 && (c < 0x20 || c == 0x7F))) {
+    if (n == 0 || (n == 1 && (c < 0x20 || c == 0x7F) && !(keep_newlines && c == '\n'))) {
       out += "\\x";
       out += hex[c >> 4];
       out += hex[c & 15];
@@ -44,11 +64,24 @@ std::string printable(std::string_view s, bool* escaped) {
       ++i;
       continue;
     }
+    if (std::uint32_t cp = code_point(s, i, n); n > 1 && hidden_control(cp)) {
+      out += "\\u";
+      for (int shift = 12; shift >= 0; shift -= 4) out += hex[(cp >> shift) & 15];
+      if (escaped) *escaped = true;
+      i += n;
+      continue;
+    }
     out.append(s.substr(i, n));
     i += n;
   }
   return out;
 }
+
+}  // namespace
+
+std::string printable(std::string_view s, bool* escaped) { return escaped_text(s, false, escaped); }
+
+std::string printable_message(std::string_view s) { return escaped_text(s, true, nullptr); }
 
 std::string clip(std::string_view s, std::size_t max) {
   if (s.size() <= max) return std::string(s);
@@ -77,6 +110,21 @@ bool glob_match(std::string_view p, std::string_view s) {
   }
   while (pi < p.size() && p[pi] == '*') ++pi;
   return pi == p.size();
+}
+
+bool utf8_locale(const char* lc_all, const char* lc_ctype, const char* lang) {
+  for (const char* v : {lc_all, lc_ctype, lang}) {
+    if (v == nullptr || *v == 0) continue;
+    std::string lower;
+    for (const char* c = v; *c; ++c)
+      if (*c != '-' && *c != '_') lower += static_cast<char>(std::tolower(static_cast<unsigned char>(*c)));
+    return lower.find("utf8") != std::string::npos;
+  }
+  return false;
+}
+
+Marks marks_for_environment() {
+  return utf8_locale(std::getenv("LC_ALL"), std::getenv("LC_CTYPE"), std::getenv("LANG")) ? kUtf8Marks : kAsciiMarks;
 }
 
 }  // namespace sb

@@ -18,9 +18,33 @@ std::size_t utf8_sequence_length(std::string_view s, std::size_t i);
 
 // `s` as valid UTF-8 without control characters: each byte that is not part
 // of a valid sequence, and each C0 control or DEL (which would move a
-// terminal's cursor), becomes the four characters \xNN.  Sets *escaped when
+// terminal's cursor), becomes the four characters \xNN; each C1 control
+// (U+0080..U+009F: U+009B is a terminal's CSI) and each bidirectional
+// formatting character (U+061C, U+200E/F, U+202A..U+202E, U+2066..U+2069:
+// they reorder what a reader sees) becomes \uNNNN.  Sets *escaped when
 // anything was replaced.
 std::string printable(std::string_view s, bool* escaped = nullptr);
+
+// printable() for a whole message of ours, which may span lines: '\n' is
+// kept, everything else is escaped as printable() does.
+std::string printable_message(std::string_view s);
+
+// The marks a report puts before a line: the emoji where the terminal's
+// locale is UTF-8, plain ASCII elsewhere (a Windows console in a legacy code
+// page, LANG=C in a CI container), where the emoji would print as garbage.
+struct Marks {
+  const char* ok;
+  const char* bad;
+};
+inline constexpr Marks kUtf8Marks{"\u2705", "\u274c"};
+inline constexpr Marks kAsciiMarks{"[ok]", "[x]"};
+
+// Whether the locale the environment selects for characters is UTF-8: the
+// first of LC_ALL, LC_CTYPE, LANG that is set and not empty ("en_US.UTF-8",
+// "C.utf8"), as setlocale(LC_CTYPE, "") picks it.  Null or empty: unset.
+bool utf8_locale(const char* lc_all, const char* lc_ctype, const char* lang);
+// kUtf8Marks or kAsciiMarks for this process's environment.
+Marks marks_for_environment();
 
 // At most `max` bytes of `s`, cut at a UTF-8 sequence boundary, followed by
 // "... (N more bytes)" when anything was cut.  A finding quotes a value, never

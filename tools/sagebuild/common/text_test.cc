@@ -27,10 +27,44 @@ TEST_CASE("printable escapes invalid bytes and control characters, and says so")
   CHECK(is_valid_utf8(printable("\xc0\xaf\xed\xa0\x80\xf8\x88\x80\x80\x80")));
 }
 
+TEST_CASE("printable escapes C1 controls and bidirectional overrides") {
+  bool escaped = false;
+  // U+009B (CSI as one C1 character) and U+202E (right-to-left override).
+  CHECK(printable("a\xc2\x9b"
+                  "2Jb",
+                  &escaped) == "a\\u009b2Jb");
+  CHECK(escaped);
+  CHECK(printable("evil\xe2\x80\xaegpj.exe") == "evil\\u202egpj.exe");
+  CHECK(printable("\xe2\x81\xa6x\xe2\x81\xa9\xd8\x9c\xe2\x80\x8f") == "\\u2066x\\u2069\\u061c\\u200f");
+  // Neighbours that are ordinary text stay as they are: U+00A0, U+2030, U+2065.
+  escaped = false;
+  CHECK(printable("\xc2\xa0\xe2\x80\xb0\xe2\x81\xa5", &escaped) == "\xc2\xa0\xe2\x80\xb0\xe2\x81\xa5");
+  CHECK_FALSE(escaped);
+}
+
+TEST_CASE("printable_message keeps our line breaks and escapes the rest") {
+  CHECK(printable_message("rows look like:\n  a\n  b") == "rows look like:\n  a\n  b");
+  CHECK(printable_message("x\r\n\x1b[2J\xc2\x9b") == "x\\x0d\n\\x1b[2J\\u009b");
+}
+
 TEST_CASE("clip keeps short texts and cuts long ones at a character boundary") {
   CHECK(clip("short", 10) == "short");
   CHECK(clip(std::string(100, 'a'), 10) == "aaaaaaaaaa... (90 more bytes)");
   // "é" is 2 bytes: a cut inside it moves back before it.
   CHECK(clip("abcdefghi\xc3\xa9xyz", 10) == "abcdefghi... (5 more bytes)");
   CHECK(clip(std::string(60'000'000, '\0')).size() < 300);
+}
+
+TEST_CASE("the locale's character set picks the report's marks") {
+  CHECK(utf8_locale(nullptr, nullptr, "en_US.UTF-8"));
+  CHECK(utf8_locale(nullptr, nullptr, "C.utf8"));
+  CHECK_FALSE(utf8_locale(nullptr, nullptr, "C"));
+  CHECK_FALSE(utf8_locale(nullptr, nullptr, nullptr));
+  CHECK_FALSE(utf8_locale("", "", ""));
+  // LC_ALL wins over LC_CTYPE, which wins over LANG; an empty one is unset.
+  CHECK_FALSE(utf8_locale("POSIX", "en_US.UTF-8", "en_US.UTF-8"));
+  CHECK(utf8_locale("", "de_DE.utf-8", "C"));
+  CHECK_FALSE(utf8_locale(nullptr, "en_US.ISO-8859-1", "en_US.UTF-8"));
+  CHECK(std::string(kAsciiMarks.ok) == "[ok]");
+  CHECK(std::string(kAsciiMarks.bad) == "[x]");
 }

@@ -1,6 +1,7 @@
 #include "sagebuild/distinfo/build_info.h"
 
 #include "sagebuild/common/arch.h"
+#include "sagebuild/common/json_limits.h"
 
 namespace sb::distinfo {
 
@@ -165,6 +166,11 @@ void from_json(const json& j, BuildInfo& b) {
 }
 
 BuildInfo parse_build_info(std::string_view text) {
+  // Bounded before parsing: a deep file would overflow the stack of every
+  // later copy or dump (common/json_limits.h).
+  if (json_depth(text) > kMaxJsonDepth)
+    throw BuildInfoError("build_info: nested deeper than " + std::to_string(kMaxJsonDepth) +
+                         " levels; expected the record sagebuild writes (4 levels deep)");
   json j = json::parse(text.begin(), text.end(), nullptr, false);
   if (j.is_discarded()) throw BuildInfoError("build_info: not valid JSON");
   BuildInfo b;

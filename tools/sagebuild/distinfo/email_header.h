@@ -1,6 +1,11 @@
 // The "email header" text format of METADATA and WHEEL (core metadata spec,
 // "a format based on RFC 822"): `Name: value` lines, continuation lines that
-// start with whitespace, and an optional body after the first blank line.
+// start with whitespace, and an optional body after the first empty line,
+// read as Python's email parser (compat32) reads it, which is what pip and
+// packaging see: lines end at LF, CRLF or a bare CR; a line of blanks
+// continues the field before it; the first line that is neither a field nor a
+// continuation ends the fields and starts the body.  tests/verify/
+// test_metadata_reading.py compares the two on generated texts.
 //
 // The parser never throws: problems (non-UTF-8 bytes, lines that are neither
 // a field nor a continuation) are collected with their 1-based line numbers so

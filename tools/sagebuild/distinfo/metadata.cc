@@ -89,6 +89,10 @@ void check_name(Ctx& c) {
     return;
   }
   c.info.name = f->value;
+  // packaging refuses a second Name or Version ("unrecognized or malformed
+  // field"): which one a tool reads would be a guess.
+  if (std::size_t n = c.h.count("Name"); n > 1)
+    add(c.out, "M3", Severity::Error, c.m, std::to_string(n) + " Name fields", "exactly one Name field");
   if (!wheel::is_valid_project_name(f->value))
     add(c.out, "M3", Severity::Error, c.m, "Name '" + clip(f->value) + "' is not a valid project name",
         "letters, digits, '.', '_', '-', starting and ending with a letter or digit");
@@ -104,6 +108,8 @@ void check_version(Ctx& c) {
     return;
   }
   c.info.version = f->value;
+  if (std::size_t n = c.h.count("Version"); n > 1)
+    add(c.out, "M4", Severity::Error, c.m, std::to_string(n) + " Version fields", "exactly one Version field");
   std::string why;
   auto v = wheel::parse_version(f->value, &why);
   if (!v)

@@ -65,6 +65,26 @@ TEST_CASE("METADATA: Name and Version against the file name (M3, M4)") {
         std::vector<std::string>{"E:M4"});
 }
 
+TEST_CASE("METADATA: a repeated Name or Version is an error, as packaging refuses it (issue 25)") {
+  CHECK(check("Metadata-Version: 2.1\nName: sageattention\nName: other\nVersion: 2.2.0\n") ==
+        std::vector<std::string>{"E:M3"});
+  CHECK(check("Metadata-Version: 2.1\nName: sageattention\nVersion: 2.2.0\nversion: 9\n") ==
+        std::vector<std::string>{"E:M4"});
+  auto f =
+      check_metadata("Metadata-Version: 2.1\nName: sageattention\nVersion: 2.2.0\nVersion: 2.2.0\n", "M", expect());
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].message == "2 Version fields");
+  CHECK(f[0].expected == "exactly one Version field");
+}
+
+TEST_CASE("METADATA: a Requires-Dist behind a bare CR is read, as pip reads it (issue 25)") {
+  MetadataInfo info;
+  check_metadata("Metadata-Version: 2.1\nName: sageattention\rRequires-Dist: torch>=2.10\nVersion: 2.2.0\n", "M",
+                 expect(), &info);
+  CHECK(info.requires_dist == std::vector<std::string>{"torch>=2.10"});
+  CHECK(info.name == "sageattention");
+}
+
 TEST_CASE("METADATA: fields before their Metadata-Version (M5) and unknown fields (M9)") {
   CHECK(check("Metadata-Version: 2.1\nName: sageattention\nVersion: 2.2.0\nLicense-File: LICENSE\n") ==
         std::vector<std::string>{"W:M5"});

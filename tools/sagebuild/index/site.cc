@@ -9,6 +9,7 @@
 #include "sagebuild/index/landing.h"
 #include "sagebuild/index/manifest.h"
 #include "sagebuild/index/simple_json.h"
+#include "sagebuild/index/urls.h"
 
 namespace fs = std::filesystem;
 
@@ -71,11 +72,11 @@ void check_replaceable(const fs::path& out) {
                      " exists and is not a directory; expected a "
                      "directory for the site (or a path that does not exist yet)");
   }
-  if (fs::is_empty(out, ec) || fs::exists(out / "manifest.json", ec)) return;
-  throw UsageError("--out " + out.string() +
-                   " is a non-empty directory without manifest.json, "
-                   "so it is not a site sagebuild wrote; refusing to replace it. Expected an "
-                   "empty directory, a previous `sagebuild index` output, or a new path");
+  if (fs::is_empty(out, ec) || fs::is_regular_file(fs::symlink_status(out / kSiteMarker, ec))) return;
+  throw UsageError("--out " + out.string() + " is a non-empty directory without " + kSiteMarker +
+                   ", the marker every site `sagebuild index` writes carries, so sagebuild did not write it; "
+                   "refusing to replace it. Expected an empty directory, a previous `sagebuild index` output, "
+                   "or a new path (a site an older sagebuild wrote has no marker: remove it yourself)");
 }
 
 void copy_wheels(const std::vector<VariantGroup>& groups, const fs::path& wheels_dir) {
@@ -113,6 +114,12 @@ void swap_into_place(const fs::path& staged, const fs::path& out) {
 }  // namespace
 
 std::vector<SitePage> render_site_pages(const std::vector<VariantGroup>& groups, const SiteOptions& options) {
+  // Each becomes a directory: checked here, whatever the wheels or a previous
+  // manifest said (previous.h, wheel_scan.h check them first).
+  for (const auto& g : groups) {
+    check_path_component(g.name, "variant");
+    for (const auto& p : projects_of(g)) check_path_component(p, "project");
+  }
   bool external = !options.wheels_url.empty();
   std::vector<SitePage> pages;
   pages.push_back({"index.html", render_landing_page(groups, options.base_url)});
@@ -128,10 +135,11 @@ void write_site(const std::vector<VariantGroup>& groups, const fs::path& out_arg
   std::error_code ec;
   fs::create_directories(out.parent_path(), ec);
   fs::path staged = out.parent_path() / ("." + out.filename().string() + ".tmp-" + unique_suffix());
-  fs::remove_all(staged, ec);
+  // A fresh name: create_directory fails rather than reuse anything there.
+  if (!fs::create_directory(staged, ec) || ec)
+    throw IoError("cannot create " + staged.string() + ": " + (ec ? ec.message() : "it exists"));
   TreeGuard guard(staged);
-  fs::create_directories(staged, ec);
-  if (ec) throw IoError("cannot create " + staged.string() + ": " + ec.message());
+  write_file_atomic(staged / kSiteMarker, "written by sagebuild index; a later run may replace this directory\n");
   for (const auto& page : render_site_pages(groups, options)) {
     fs::path file = staged / fs::path(page.path);
     fs::create_directories(file.parent_path(), ec);

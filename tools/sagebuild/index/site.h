@@ -7,9 +7,12 @@
 //   SITE/<variant>/simple/index.html|json    project list (PEP 503 / 691)
 //   SITE/<variant>/simple/<project>/index.html|json
 //
+//   SITE/.sagebuild-site                     the marker: sagebuild wrote this site
+//
 // Everything is written into a temporary sibling directory first and moved
 // into place only when complete, so a failed run never leaves a half index
-// that pip would read.
+// that pip would read.  An existing SITE is replaced only when it is empty or
+// carries the marker: nothing sagebuild did not write is ever deleted.
 #pragma once
 
 #include <filesystem>
@@ -24,6 +27,9 @@ struct SitePage {
   std::string path;  // relative to SITE, '/'-separated
   std::string content;
 };
+
+// The file every site holds, so a later run knows it may replace it.
+inline constexpr const char* kSiteMarker = ".sagebuild-site";
 
 // From a project page to SITE/wheels/.
 inline constexpr const char* kWheelsHref = "../../../wheels/";

@@ -99,3 +99,32 @@ TEST_CASE("with wheels_url the pages link there and no wheel is copied") {
   auto manifest = nlohmann::json::parse(sb::read_file(site / "manifest.json"));
   CHECK(manifest["wheels"][0]["url"] == assets + "sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl");
 }
+
+TEST_CASE("write_site replaces only what carries its marker, whatever manifest.json says (issue 25)") {
+  fs::path root = testing::fresh_dir("site_marker");
+  auto groups = two_variants(root / "dist");
+  // A folder that holds a manifest.json among other things is not a site.
+  fs::path other = root / "other";
+  fs::create_directories(other);
+  sb::write_file_atomic(other / "manifest.json", "{}");
+  sb::write_file_atomic(other / "notes.txt", "keep me");
+  CHECK_THROWS_WITH(write_site(groups, other, {"https://x", ""}),
+                    Catch::Contains("without .sagebuild-site") && Catch::Contains("refusing to replace"));
+  CHECK(sb::read_file(other / "notes.txt") == "keep me");
+  // A marker that is a directory is not the marker either.
+  fs::create_directories(other / ".sagebuild-site");
+  CHECK_THROWS_WITH(write_site(groups, other, {"https://x", ""}), Catch::Contains("refusing to replace"));
+  // What sagebuild wrote carries the marker and is replaced.
+  fs::path site = root / "site";
+  write_site(groups, site, {"https://x", ""});
+  CHECK(fs::is_regular_file(site / kSiteMarker));
+  CHECK_NOTHROW(write_site(groups, site, {"https://x", ""}));
+  CHECK(fs::is_regular_file(site / kSiteMarker));
+}
+
+TEST_CASE("render_site_pages refuses a project or variant that is no plain directory name") {
+  auto groups = group_by_variant(
+      {testing::wheel("a-1-280.129-cp39-abi3-linux_x86_64.whl", "torch2.8-cu129", "2.8.0", "12.9", "../../x")});
+  CHECK_THROWS_WITH(render_site_pages(groups, {"https://x", ""}),
+                    Catch::StartsWith("project '../../x' cannot name a directory of the site"));
+}

@@ -138,6 +138,10 @@ std::vector<IndexedWheel> scan_directory(const fs::path& dir) {
   std::sort(files.begin(), files.end());
   std::map<std::string, IndexedWheel> by_name;
   for (const auto& f : files) {
+    // The name goes into every page and into JSON, which must be UTF-8.
+    if (!is_valid_utf8(f.filename().string()))
+      throw UsageError(printable(f.string()) +
+                       ": the file name is not UTF-8; expected a wheel file name (ASCII, as PEP 427 writes them)");
     IndexedWheel w = scan_wheel(f);
     auto [it, inserted] = by_name.emplace(w.filename, w);
     if (!inserted && it->second.sha256 != w.sha256) {

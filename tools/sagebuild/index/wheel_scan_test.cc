@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <iostream>
+
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
 #include "sagebuild/common/hash.h"
@@ -90,4 +92,30 @@ TEST_CASE("scan_wheel refuses hostile contents by name, in bounded memory") {
   fs::path deep = testing::write_wheel(dir / "b", "sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl",
                                        std::string(8 << 20, '['));
   CHECK_THROWS_WITH(scan_wheel(deep), Catch::Contains("cannot read sageattention/build_info.json"));
+  // Nested 100,000 levels in 200 KB (a stack overflow in nlohmann's copy once): refused by its depth.
+  fs::path nested = testing::write_wheel(dir / "c", "sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl",
+                                         std::string(100000, '[') + std::string(100000, ']'));
+  CHECK_THROWS_WITH(scan_wheel(nested), Catch::Contains("invalid build_info.json: build_info: nested deeper than 32"));
+}
+
+TEST_CASE("scan_directory: a file name that is not UTF-8 is a clear error") {
+  fs::path dir = testing::fresh_dir("scan_utf8");
+  testing::write_wheel(dir, "sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64\xff.whl", std::nullopt);
+  CHECK_THROWS_WITH(scan_directory(dir), Catch::Contains("\\xff.whl: the file name is not UTF-8"));
+}
+
+TEST_CASE("scan_wheel: the shared deep build_info.json wheel is refused, not a crash (skipped without it)") {
+  fs::path dir = fs::path(SAGEBUILD_FUZZ_FINDINGS_DIR) / "index-deep-build-info-crash";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    std::cout << "SKIPPED: no " << dir.string() << " (../shared beside the checkout)\n";
+    return;
+  }
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".whl") {
+      CHECK_THROWS_WITH(scan_wheel(e.path()), Catch::Contains("nested deeper than"));
+      ++n;
+    }
+  CHECK(n == 1);
 }

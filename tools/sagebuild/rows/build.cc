@@ -14,6 +14,7 @@
 #include "sagebuild/common/fs.h"
 #include "sagebuild/common/hash.h"
 #include "sagebuild/common/os.h"
+#include "sagebuild/matrix/lookup.h"
 #include "sagebuild/plan/plan.h"
 #include "sagebuild/rows/pipeline.h"
 #include "sagebuild/rows/summary.h"
@@ -94,6 +95,7 @@ void prepare_options(BuildOptions& o) {
   if (o.nvcc_threads == 0) o.nvcc_threads = o.jobs;
   if (o.cache_dir.empty()) o.cache_dir = toolchain::default_cache_dir();
   o.cache_dir = fs::absolute(o.cache_dir);
+  check_output_dir(o.out_dir, "--out");
   o.out_dir = fs::absolute(o.out_dir);
   o.toolchain.cache_dir = o.cache_dir;
   if (o.toolchain.path_env.empty()) o.toolchain.path_env = toolchain::path_env();
@@ -152,6 +154,8 @@ void recognise_tree(Session& s) {
   s.tree_description = "a tree of kind " + s.tree_description;
 }
 
+void check_archs(Session& s, const matrix::Matrix& m, const matrix::Row& row, const std::vector<Arch>& archs);
+
 void select_rows(Session& s) {
   const BuildOptions& o = s.o;
   s.source = o.source_dir.empty() ? find_source_dir(fs::current_path()) : fs::absolute(o.source_dir);
@@ -171,7 +175,9 @@ void select_rows(Session& s) {
     std::vector<Arch> archs;
     for (const auto& a : o.archs) archs.push_back(parse_arch_arg(a, "--archs"));
     std::sort(archs.begin(), archs.end());
+    archs.erase(std::unique(archs.begin(), archs.end()), archs.end());
     for (auto& r : s.rows) {
+      check_archs(s, m, r, archs);
       r.archs = archs;
       r.ptx_arch = ptx_arch(archs);
     }
@@ -224,6 +230,54 @@ const plan::KernelManifest& manifest_of(Session& s, const matrix::Row& row) {
                      "substring of its kernel names that verify looks for in each arch's SASS "
                      "(e.g. \"symbol_marker\": \"quant_qk_kernel\")");
   return it->second;
+}
+
+// What the families of a manifest are built for: "quant >= 8.0, sm90 9.0a".
+std::string family_archs(const plan::KernelManifest& manifest) {
+  std::string out;
+  for (const auto& f : manifest.families) {
+    out += (out.empty() ? "" : ", ") + f.name + " ";
+    if (f.min_arch) {
+      out += ">= " + f.min_arch->name();
+      continue;
+    }
+    for (std::size_t i = 0; i < f.archs.size(); ++i) out += (i ? "/" : "") + f.archs[i].name();
+  }
+  return out;
+}
+
+// --archs, checked for each row before any work: every arch one that the
+// row's CUDA compiles and that some kernel family of the row is built for,
+// or the wheel would hold no kernel for it.  (Rows built from an upstream
+// tree: their families are the source manifest's, checked by its planner.)
+void check_archs(Session& s, const matrix::Matrix& m, const matrix::Row& row, const std::vector<Arch>& archs) {
+  if (row.source == matrix::kOurSource && is_our_tree(s.source) && s.tree_kinds.empty()) {
+    const plan::KernelManifest& manifest = manifest_of(s, row);
+    for (const Arch& a : archs) {
+      bool built = std::any_of(manifest.families.begin(), manifest.families.end(),
+                               [&](const plan::KernelFamily& f) { return !plan::family_targets(f, {a}).empty(); });
+      if (!built)
+        throw UsageError("--archs " + a.name() + ": no kernel family is built for " + a.name() +
+                         ", so the wheel would hold no kernel for it (" + row.kernels_manifest + ": " +
+                         family_archs(manifest) + "); fix: pass archs the families are built for, e.g. " +
+                         "--archs 8.0,9.0");
+    }
+  }
+  const matrix::CudaRelease* cuda = matrix::find_cuda(m, row.cuda);
+  if (cuda == nullptr) return;  // the matrix loader has refused such a row already
+  for (const Arch& a : archs) {
+    if (matrix::cuda_builds(*cuda, a)) continue;
+    std::string list;
+    for (const Arch& b : cuda->archs) list += (list.empty() ? "" : ", ") + b.name();
+    std::string why =
+        matrix::any_cuda_builds(m, a)
+            ? "CUDA " + row.cuda + " does not compile it (" + a.name() + " " + matrix::cuda_requirement(m, a) + ")"
+            : "no CUDA release in the matrix compiles it: it is not a GPU architecture NVIDIA ships, "
+              "nor one CUDA " +
+                  row.cuda + " supports";
+    throw UsageError("--archs " + a.name() + ": row " + row.id + ": " + why + "; CUDA " + row.cuda + " compiles " +
+                     list + "; fix: pass archs from that list");
+  }
 }
 
 // The resolver of each platform's rows: this host's own, and for a dry run
@@ -455,18 +509,21 @@ int run_doctor(BuildOptions o, run::ProcessRunner& runner, std::ostream& out) {
   o.toolchain.provision = false;
   Session s = open_session(std::move(o));
   const auto& path = s.o.toolchain.path_env;
+  // Any \u2717 line makes the exit code 1; what a build downloads itself
+  // is not missing (\u2193).
   bool ok = true;
-  auto line = [&](bool good, const std::string& what, const std::string& found, const std::string& fix) {
-    out << (good ? "\u2713 " : "\u2717 ") << what << ": " << found << (good || fix.empty() ? "" : "\n    fix: " + fix)
-        << "\n";
+  enum class Mark { good, download, missing };
+  auto line = [&](Mark mark, const std::string& what, const std::string& found, const std::string& fix) {
+    const char* sign = mark == Mark::good ? "\u2713 " : mark == Mark::download ? "\u2193 " : "\u2717 ";
+    out << sign << what << ": " << found << (mark != Mark::missing || fix.empty() ? "" : "\n    fix: " + fix) << "\n";
+    if (mark == Mark::missing) ok = false;
   };
   auto ninja = run::find_program("ninja", path);
-  line(ninja.has_value(), "ninja", ninja ? ninja->string() : "not on PATH", "install ninja-build");
-  ok = ok && ninja;
+  line(ninja ? Mark::good : Mark::missing, "ninja", ninja ? ninja->string() : "not on PATH", "install ninja-build");
   auto launcher = resolve_launcher("auto", path);
-  line(true, "compiler launcher",
+  line(Mark::good, "compiler launcher",
        launcher.empty() ? "none (builds still work, without ccache/sccache)" : launcher.front(), "");
-  line(true, "cache", s.o.cache_dir.string(), "");
+  line(Mark::good, "cache", s.o.cache_dir.string(), "");
   Resolvers resolvers(s, runner);
   for (const auto& row : s.rows) {
     std::string archs;
@@ -481,8 +538,10 @@ int run_doctor(BuildOptions o, run::ProcessRunner& runner, std::ostream& out) {
     for (const auto& c : checks) {
       bool provisionable = !c.ok && (c.what.rfind("torch", 0) == 0 || c.what.rfind("CUDA", 0) == 0) &&
                            c.found.find("not in the cache") != std::string::npos;
-      line(c.ok, c.what, c.found + (provisionable ? " (a build will download it)" : ""), c.fix);
-      if (!c.ok && !provisionable && c.what.rfind("CUDA", 0) != 0) ok = false;
+      line(c.ok            ? Mark::good
+           : provisionable ? Mark::download
+                           : Mark::missing,
+           c.what, c.found + (provisionable ? " (a build will download it)" : ""), c.fix);
     }
   }
   return ok ? 0 : 1;

@@ -54,8 +54,9 @@ std::vector<std::string> resolve_launcher(const std::string& launcher, const std
 // IoError for problems that concern the whole invocation.
 int run_build(BuildOptions options, run::ProcessRunner& runner, std::ostream& out);
 
-// `sagebuild doctor`: one ✓/✗ line per check for each row; returns 0 when
-// everything a build needs is present or can be provisioned.
+// `sagebuild doctor`: one line per check for each row: ✓ present, ↓ a build
+// downloads it, ✗ missing (with its fix); returns 1 when it printed any ✗
+// line, else 0.
 int run_doctor(BuildOptions options, run::ProcessRunner& runner, std::ostream& out);
 
 }  // namespace sb::rows

@@ -49,6 +49,16 @@ std::string index_url(const std::string& s) {
          s + "\"";
 }
 
+// -j/--jobs: a count, said plainly (CLI::PositiveNumber's message is a
+// floating-point range).
+std::string whole_number_at_least_one(const std::string& s) {
+  bool digits = !s.empty() && s.size() <= 6 && s.find_first_not_of("0123456789") == std::string::npos;
+  if (digits && std::stoi(s) >= 1) return {};
+  return "expected a whole number >= 1 (how many compiles run at once, e.g. -j 4; leave it out for one per CPU), "
+         "got \"" +
+         s + "\"";
+}
+
 // The options `build` and `doctor` share (doctor: those about finding tools).
 void add_selection(CLI::App* app, CliState& s) {
   app->add_option("--profile", s.opt.profile, "matrix profile to build (default: default)");
@@ -78,11 +88,11 @@ void add_build_options(CLI::App* app, CliState& s) {
   add_selection(app, s);
   app->add_option("--out", s.opt.out_dir, "where finished wheels go (default: dist/)");
   app->add_option("-j,--jobs", s.opt.jobs, "parallel compile jobs (default: number of CPUs)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number_at_least_one, "N");
   app->add_option("--nvcc-threads", s.opt.nvcc_threads,
-                  "threads each nvcc may use for its unit: its archs side by side, then split compilation "
-                  "(default: --jobs; 1: one thread per nvcc)")
-      ->check(CLI::PositiveNumber);
+                  "threads each nvcc may use for its unit: its archs side by side, and a one-arch unit's "
+                  "compilation split (default: --jobs; 1: one thread per nvcc)")
+      ->check(whole_number_at_least_one, "N");
   app->add_flag("-k,--keep-going", s.opt.keep_going, "build the other rows when one fails");
   app->add_flag("-n,--dry-run", s.opt.dry_run, "print the plan and the exact commands; compile nothing");
   app->add_option("--build-dir", s.opt.build_dir, "where build.ninja goes (default: <cache>/work/<profile or row>)");

@@ -26,7 +26,7 @@ nlohmann::json error_entry(const std::string& file, const std::string& why) {
 }  // namespace
 
 int run_verify(const std::vector<std::string>& files, const Options& options, bool json, std::ostream& out,
-               std::ostream& err) {
+               std::ostream& err, const Marks& marks) {
   int code = 0;
   // Each report is printed as soon as it is complete, so one file that fails
   // (or a bug of ours) never takes the others' reports with it.
@@ -43,7 +43,7 @@ int run_verify(const std::vector<std::string>& files, const Options& options, bo
       if (json)
         emit(to_json(r, options.lenient));
       else
-        out << format_human(r, options.lenient);
+        out << format_human(r, options.lenient, marks);
     } catch (const IoError& e) {
       err << "sagebuild verify: error: " << printable(e.what()) << "\n";
       if (json) emit(error_entry(file, e.what()));
@@ -85,8 +85,47 @@ void add_verify_command(CLI::App& app, cli::Context& ctx) {
                        " there (expected a directory holding a policy in the format of "
                        "tools/sagebuild/verify/manylinux-policy.json)");
     for (const auto& a : args->allow) args->options.allowed_libraries.push_back(a);
-    ctx.exit_code = run_verify(args->files, args->options, args->json, std::cout, std::cerr);
+    policy_for(args->options);  // a bad policy is the command's error, before any wheel is read
+    ctx.exit_code = run_verify(args->files, args->options, args->json, std::cout, std::cerr, marks_for_environment());
   });
+}
+
+int run_explain(const std::vector<std::string>& names, bool json, std::ostream& out, const Marks& marks) {
+  int code = 0;
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& name : names) {
+    wheel::Explained e = wheel::explain_name(name);
+    if (!e.ok()) code = 1;
+    if (json) {
+      nlohmann::json j = components_json(e.parts, e.notes);
+      j["name"] = printable(name);
+      j["kind"] = e.kind;
+      j["ok"] = e.ok();
+      j["problems"] = nlohmann::json::array();
+      for (const auto& p : e.problems) j["problems"].push_back(printable(p));
+      all.push_back(std::move(j));
+      continue;
+    }
+    out << printable(name) << ": " << e.kind << (e.ok() ? "" : ", does not decode") << "\n"
+        << format_components(e.parts, e.notes, marks);
+    for (const auto& p : e.problems) out << "  " << marks.bad << " " << printable(p) << "\n";
+  }
+  if (json) out << json_text(all) << "\n";
+  return code;
+}
+
+void add_explain_command(CLI::App& app, cli::Context& ctx) {
+  struct Args {
+    std::vector<std::string> names;
+    bool json = false;
+  };
+  auto args = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand(
+      "explain", "Decode wheel file names, build tags (280.129) or local versions (+cu128torch2.9.0) part by part");
+  cmd->add_option("NAME", args->names, "A wheel file name, a build tag or a local version")->required();
+  cmd->add_flag("--json", args->json, "Print a JSON array instead of text");
+  cmd->callback(
+      [args, &ctx] { ctx.exit_code = run_explain(args->names, args->json, std::cout, marks_for_environment()); });
 }
 
 }  // namespace sb::verify

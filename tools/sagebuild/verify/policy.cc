@@ -9,6 +9,7 @@
 
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
+#include "sagebuild/common/json_limits.h"
 
 namespace sb::verify {
 
@@ -78,6 +79,7 @@ bool older(const ManylinuxPolicy& a, const ManylinuxPolicy& b) {
 }  // namespace
 
 PolicyTable PolicyTable::parse(std::string_view text, const std::string& source) {
+  if (json_depth(text) > kMaxJsonDepth) bad(source, "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) bad(source, "not valid JSON");
   auto levels = j.find("levels");
@@ -90,7 +92,13 @@ PolicyTable PolicyTable::parse(std::string_view text, const std::string& source)
   return t;
 }
 
-PolicyTable PolicyTable::load(const std::filesystem::path& file) { return parse(read_file(file), file.string()); }
+// The built-in policy is 28 KB: a file a thousand times larger is not one,
+// and is refused before it is read whole or parsed.
+constexpr std::uintmax_t kMaxPolicyBytes = 4ull << 20;
+
+PolicyTable PolicyTable::load(const std::filesystem::path& file) {
+  return parse(read_file_capped(file, kMaxPolicyBytes, "--policy-dir"), file.string());
+}
 
 const PolicyTable& PolicyTable::embedded() {
   static const PolicyTable table =

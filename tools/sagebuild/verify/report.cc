@@ -38,11 +38,37 @@ std::string dropped_summary(const Findings& f) {
          " per wheel are listed)";
 }
 
-constexpr const char* kEscapedNote = "bytes that are not UTF-8 and control characters are shown as \\xNN";
+constexpr const char* kEscapedNote =
+    "bytes that are not UTF-8 and control characters are shown as \\xNN, C1 controls and bidirectional formatting "
+    "characters as \\uNNNN";
 
 }  // namespace
 
-std::string format_human(const Report& r, bool lenient) {
+std::string format_components(const std::vector<wheel::Part>& parts, const std::vector<std::string>& notes,
+                              const Marks& marks) {
+  Printer p;
+  std::string out;
+  for (const auto& part : parts)
+    out += std::string("  ") + (part.ok ? marks.ok : marks.bad) + " " + part.label + ": " + p(part.value) +
+           (part.decoded.empty() ? "" : " (" + p(part.decoded) + ")") + "\n";
+  for (const auto& n : notes) out += "  note: " + p(n) + "\n";
+  return out;
+}
+
+nlohmann::json components_json(const std::vector<wheel::Part>& parts, const std::vector<std::string>& notes) {
+  Printer p;
+  nlohmann::json list = nlohmann::json::array(), notes_json = nlohmann::json::array();
+  for (const auto& part : parts)
+    list.push_back({{"key", part.key},
+                    {"label", part.label},
+                    {"value", p(part.value)},
+                    {"decoded", p(part.decoded)},
+                    {"ok", part.ok}});
+  for (const auto& n : notes) notes_json.push_back(p(n));
+  return {{"components", list}, {"notes", notes_json}};
+}
+
+std::string format_human(const Report& r, bool lenient, const Marks& marks) {
   Printer p;
   std::string name = p(r.path.string()), out;
   for (const auto& f : r.findings) {
@@ -58,6 +84,7 @@ std::string format_human(const Report& r, bool lenient) {
          counted(r.count(Severity::Error), "error", "errors") + ", " +
          counted(r.count(Severity::Strict), "strict", "strict") + ", " +
          counted(r.count(Severity::Warning), "warning", "warnings") + ")\n";
+  if (!r.failed(lenient)) out += format_components(r.components, r.component_notes, marks);
   return out;
 }
 
@@ -82,6 +109,9 @@ nlohmann::json to_json(const Report& r, bool lenient) {
                       {"hashed_bytes", r.hashed_bytes},
                       {"findings", findings},
                       {"dropped", dropped}};
+  nlohmann::json components = components_json(r.components, r.component_notes);
+  j["components"] = components["components"];
+  j["component_notes"] = components["notes"];
   j["escaped"] = p.escaped;
   if (p.escaped) j["note"] = kEscapedNote;
   return j;

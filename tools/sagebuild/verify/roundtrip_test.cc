@@ -199,3 +199,54 @@ TEST_CASE("round trip: B4 reads the binding from the extension's symbols", "[pos
   REQUIRE(loose.size() == 1);
   CHECK_THAT(loose[0], Catch::Contains("admits torch 2.10.0") && Catch::Contains("C++ ABI of torch 2.9"));
 }
+
+TEST_CASE("round trip: a passing wheel gets its per-component report, text and JSON", "[posix]") {
+  if (host_library().empty()) FAIL("no C compiler (cc) to build the sample extension");
+  TempDir dir;
+  write_file_atomic(dir.path / "LICENSE", "Apache License\n");
+  auto b = build_info(true);
+  b.archs = {"8.0", "9.0"};
+  b.ptx_archs = {"9.0"};
+  b.kernel_families = {{"quant", {"8.0", "quant_kernel", {}}}, {"sm90", {"", "sm90_kernel", {"9.0a"}}}};
+  auto r = pack_and_verify(wheel_spec(b, dir.path / "LICENSE"), "_C.abi3.so", dir);
+  std::string ascii = verify::format_human(r, false, kAsciiMarks);
+  INFO(ascii);
+  // (The made-up archs have no kernels in this host library: B6 fails it, so
+  // the report is checked on the lenient reading of a clean copy below.)
+  auto clean = r;
+  clean.findings = Findings();
+  std::string text = verify::format_human(clean, false, kAsciiMarks);
+  CHECK_THAT(text, Catch::Contains(": OK (0 errors, 0 strict, 0 warnings)\n"
+                                   "  [ok] package: sageattention 2.2.0\n"
+                                   "  [ok] PyTorch version tag: 21100 (2.11.0)\n"
+                                   "  [ok] CUDA version tag: 130 (13.0)\n"
+                                   "  [ok] Python tag: cp39 (CPython 3.9)\n"));
+  CHECK_THAT(text, Catch::Contains("  [ok] ABI tag: abi3 (CPython's stable ABI"));
+  CHECK_THAT(text, Catch::Contains("  [ok] platform tag: manylinux_2_28_x86_64 (Linux with glibc >= 2.28, x86_64)\n"));
+  CHECK_THAT(text, Catch::Contains("  [ok] archs: 8.0 9.0 (PTX for 9.0)\n"));
+  CHECK_THAT(text, Catch::Contains("  [ok] kernel families: quant sm90 (quant >= 8.0, sm90 9.0a)\n"));
+  std::string emoji = verify::format_human(clean, false, kUtf8Marks);
+  CHECK_THAT(emoji, Catch::Contains("  \u2705 PyTorch version tag: 21100 (2.11.0)\n"));
+  auto j = verify::to_json(clean, false);
+  REQUIRE(j["components"].is_array());
+  CHECK(j["components"][1]["key"] == "torch");
+  CHECK(j["components"][1]["value"] == "21100");
+  CHECK(j["components"][1]["decoded"] == "2.11.0");
+  CHECK(j["components"][2]["decoded"] == "13.0");
+  // A wheel that fails prints its findings, not the component lines.
+  if (r.failed(false)) CHECK(ascii.find("[ok] package") == std::string::npos);
+}
+
+TEST_CASE("round trip: a local-version wheel's components decode its label", "[posix]") {
+  if (host_library().empty()) FAIL("no C compiler (cc) to build the sample extension");
+  TempDir dir;
+  write_file_atomic(dir.path / "LICENSE", "Apache License\n");
+  auto r =
+      pack_and_verify(wheel_spec(build_info(false), dir.path / "LICENSE"), "_C.cpython-312-x86_64-linux-gnu.so", dir);
+  std::string text = verify::format_human(r, false, kAsciiMarks);
+  INFO(text);
+  CHECK_THAT(text, Catch::Contains("  [ok] package: sageattention 2.2.0+cu128torch2.9.0\n"
+                                   "  [ok] PyTorch (local version): torch2.9.0 (2.9.0)\n"
+                                   "  [ok] CUDA (local version): cu128 (12.8)\n"
+                                   "  [ok] Python tag: cp312 (CPython 3.12)\n"));
+}

@@ -254,6 +254,38 @@ DerivedTag derive_platform_tag(const std::string& platform, const std::vector<Na
   return {level ? level->name + "_" + info.arch : platform, level_advice(facts, info.arch, ctx)};
 }
 
+namespace {
+
+// The per-component report: the name's parts, then what build_info.json
+// adds.
+void describe_components(Ctx& c) {
+  wheel::Explained e = wheel::explain_wheel_filename(c.report.path.filename().string());
+  auto& parts = c.report.components = std::move(e.parts);
+  c.report.component_notes = std::move(e.notes);
+  if (!c.build_info) return;
+  const distinfo::BuildInfo& b = *c.build_info;
+  auto join = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& s : v) out += (out.empty() ? "" : " ") + s;
+    return out;
+  };
+  bool named = std::any_of(parts.begin(), parts.end(), [](const wheel::Part& p) { return p.key == "torch"; });
+  if (!named) {
+    parts.push_back({"torch", "PyTorch (build_info.json)", b.torch.version, ""});
+    parts.push_back({"cuda", "CUDA (build_info.json)", b.cuda.version, ""});
+    c.report.component_notes.clear();
+  }
+  parts.push_back({"archs", "archs", join(b.archs), b.ptx_archs.empty() ? "" : "PTX for " + join(b.ptx_archs)});
+  std::string families, built;
+  for (const auto& [name, f] : b.kernel_families) {
+    families += (families.empty() ? "" : " ") + name;
+    built += (built.empty() ? "" : ", ") + name + " " + (f.archs.empty() ? ">= " + f.min_arch : join(f.archs));
+  }
+  if (!families.empty()) parts.push_back({"families", "kernel families", families, built});
+}
+
+}  // namespace
+
 std::filesystem::path default_policy_dir() {
   if (const char* env = std::getenv("SAGEBUILD_POLICY_DIR"); env && *env) return env;
   return {};  // the built-in policy
@@ -279,6 +311,7 @@ Report verify_wheel(const std::filesystem::path& path, const Options& options) {
   }
   // Last: reading may have added Z2/Z5 findings.
   report.findings.merge(zip->findings());
+  describe_components(c);
   return report;
 }
 
