@@ -20,7 +20,7 @@ struct SmokeResult {
   std::string message;    // "ops registered: 5" / "import skipped: torch 2.11.0 not importable here" / the failure
 };
 
-// An extension module the smoke test imports, and what it checks there.
+// An extension module the smoke check imports, and what it checks there.
 struct SmokeModule {
   std::string module;                // "sageattention._C", "fp4attn_cuda"
   std::string archive_name;          // where the wheel installs it: "sageattention/_C.abi3.so"
@@ -45,6 +45,7 @@ struct SmokeRequest {
   std::filesystem::path cuda_stubs;
 };
 
-SmokeResult smoke_test(run::ProcessRunner& runner, const SmokeRequest& req);
+// Installs the wheel into a fresh venv and imports it (SmokeResult says how far it got).
+SmokeResult run_smoke(run::ProcessRunner& runner, const SmokeRequest& req);
 
 }  // namespace sb::rows

@@ -30,7 +30,7 @@ fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 deps=$out/deps
-toolchain=$src/tools/sagebuild/windows/mingw-w64.cmake
+toolchain=$src/tools/sagebuild/wine/mingw-w64.cmake
 export SAGEBUILD_WIN_DEPS=$deps PKG_CONFIG_LIBDIR=$deps/lib/pkgconfig PKG_CONFIG_PATH=
 export CCACHE_BASEDIR=$src CCACHE_NOHASHDIR=true
 start=$(date +%s)

@@ -1,7 +1,7 @@
 # CMake toolchain file: sagebuild for Windows x64, cross-compiled with Debian's
 # mingw-w64 (the -posix thread model: std::thread needs it).  Programs are
 # linked statically, so they run under wine with no DLL beside them.
-# SAGEBUILD_WIN_DEPS: where windows/build.sh installed the libraries.
+# SAGEBUILD_WIN_DEPS: where wine/build.sh installed the libraries.
 set(CMAKE_SYSTEM_NAME Windows)
 set(CMAKE_SYSTEM_PROCESSOR x86_64)
 set(CMAKE_C_COMPILER x86_64-w64-mingw32-gcc-posix)

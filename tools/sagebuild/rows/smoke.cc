@@ -1,4 +1,4 @@
-#include "sagebuild/rows/smoke_test.h"
+#include "sagebuild/rows/smoke.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -89,7 +89,7 @@ bool stub_driver_if_absent(run::ProcessRunner& runner, const SmokeRequest& req, 
 
 }  // namespace
 
-SmokeResult smoke_test(run::ProcessRunner& runner, const SmokeRequest& req) {
+SmokeResult run_smoke(run::ProcessRunner& runner, const SmokeRequest& req) {
   SmokeResult res;
   fs::path venv = req.scratch / "venv";
   std::error_code ec;
