@@ -6,7 +6,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include "common.cuh"
-#include "sageattn/config.cuh"
+#include "config.cuh"
 #include "sageattn/ptx.cuh"
 #include "sageattn/sageattn.h"
 

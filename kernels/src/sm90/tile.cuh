@@ -1,5 +1,5 @@
-// The sm90 family's compile-time shapes, shared-memory layout, kernel
-// parameters and tile scheduler: the ONE place they are set.
+// The sm90 family's shapes and shared-memory layout (from the parameters in
+// src/config.cuh), kernel parameters and tile scheduler.
 //
 // A CTA is three warpgroups: warpgroup 0 produces (one thread issues the TMA
 // copies of Q, K, V and the K scales into a ring of shared-memory stages
@@ -9,38 +9,8 @@
 // (batch, head, query tile) work tiles.
 #pragma once
 #include <cuda.h>  // CUtensorMap (a plain 128-byte struct; no driver call here)
-#include "attn_kernel.cuh"
-
-// Tuning switches (the defaults are the shipped values; kernels/dev/NOTES.md).
-#ifndef SA90_BN
-#define SA90_BN 128  // keys per stage
-#endif
-#ifndef SA90_STAGES_FP8
-#define SA90_STAGES_FP8 5
-#endif
-#ifndef SA90_STAGES_FP16
-#define SA90_STAGES_FP16 4
-#endif
-#ifndef SA90_PINGPONG
-#define SA90_PINGPONG 0  // the two consumer warpgroups take turns issuing their MMAs (measured slower)
-#endif
-#ifndef SA90_ROWSUM_MMA
-#define SA90_ROWSUM_MMA 1  // fp8 path: P's row sums from the P.V MMA (a row of ones under V^T)
-#endif
-#ifndef SA90_EPI_VEC
-#define SA90_EPI_VEC 1  // 16-byte output stores (quad transpose) where the output's alignment allows
-#endif
-#ifndef SA90_FOLD_EARLY
-// fp8 path, causal: fold the previous P.V into O between this tile's row maxima
-// and its exponentials (measured: causal +2-3 %, non-causal -5 %, d64 -13 %).
-#define SA90_FOLD_EARLY 1
-#endif
-#ifndef SA90_CONSUMER_REGS
-#define SA90_CONSUMER_REGS 240
-#endif
-#ifndef SA90_PRODUCER_REGS
-#define SA90_PRODUCER_REGS 24
-#endif
+#include "attn_args.cuh"
+#include "config.cuh"
 
 namespace sa {
 namespace sm90 {
@@ -54,15 +24,16 @@ static_assert(kRows == cfg::kBlockQ, "a CTA covers one Q padding / Q scale block
 // launch gave it (kThreads x 168: 65536 / 384, rounded down to a multiple of 8):
 // an increase that the decreases do not cover waits forever.
 constexpr int kLaunchRegs = 65536 / kThreads / 8 * 8;
-static_assert(128 * (kLaunchRegs - SA90_PRODUCER_REGS) >= kConsumerThreads * (SA90_CONSUMER_REGS - kLaunchRegs),
+static_assert(128 * (kLaunchRegs - cfg::sm90::kProducerRegs) >=
+                  kConsumerThreads * (cfg::sm90::kConsumerRegs - kLaunchRegs),
               "the consumers' registers must come from the producer's");
 
 // Shapes and shared memory of one (padded head dim, P.V path) instance.
 template <int DP, bool PV_FP8>
 struct Tile {
-  static constexpr int kBN = SA90_BN;
+  static constexpr int kBN = cfg::sm90::kBN;
   static constexpr int kSub = kBN / 64;  // 64-key K-scale groups per stage
-  static constexpr int kStages = PV_FP8 ? SA90_STAGES_FP8 : SA90_STAGES_FP16;
+  static constexpr int kStages = PV_FP8 ? cfg::sm90::kStagesFp8 : cfg::sm90::kStagesFp16;
   static_assert(kBN == 64 || kBN == 128, "64- or 128-key stages (K is padded to 64 keys)");
   // Q and K: int8 rows of DP bytes, DP-byte swizzle.  V: fp8 path, e4m3 V^T rows
   // of kBN bytes (one swizzle row: 128 keys or 64); fp16 path, the user's V as
@@ -74,10 +45,10 @@ struct Tile {
   static constexpr int kVRow = kBN;                              // fp8 path: bytes per V^T row
   static constexpr int kKsBytes = kSub * 16;                     // the stage's K scales: 4 floats per 64 keys
   static constexpr int kTxBytes = kKBytes + kVBytes + kKsBytes;  // what the TMA copies of a stage land
-  // fp8 path (SA90_ROWSUM_MMA): under each stage's V^T, one more 8-row group
+  // fp8 path: under each stage's V^T, one more 8-row group
   // (1 KiB, written once) whose first row is ones: the P.V MMA then also yields
   // P's row sums (N = DP + 8), and the softmax adds none.
-  static constexpr bool kRowSumMma = PV_FP8 && SA90_ROWSUM_MMA != 0;
+  static constexpr bool kRowSumMma = PV_FP8;
   static constexpr int kVStride = kVBytes + (kRowSumMma ? 1024 : 0);  // bytes between stages' V buffers
   static constexpr int kAccN = DP / 2 + (kRowSumMma ? 4 : 0);         // P.V accumulators per thread
   // Two Q slots: the next work tile's Q lands while the current one still runs.
