@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Build the torch-free attn_bench for one tuning variant:
-#   build_variant.sh NAME [-DSA_...|-DSA90_...]...
+# Build the torch-free attention kernel benchmark (attn_kernel_bench.cu) for one
+# tuning variant (the SA_* / SA90_* shape parameters of kernels/src/config.cuh):
+#   bench/build_attn_kernel_bench.sh NAME [-DSA_...|-DSA90_...]...
 # The mma.sync families and quant are compiled for sm_90, the sm90 family for
 # sm_90a.  The variant flags apply to the sm90 family only; the other objects
 # are built once (without flags) and shared by every variant.

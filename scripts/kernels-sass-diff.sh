@@ -20,6 +20,7 @@
 set -euo pipefail
 base=${1:?usage: $0 BASE_REV}
 archs=${ARCHS:-"80 86 89 90 90a 120"}
+ptx_arch=${PTX_ARCH:-120}
 root=$(git rev-parse --show-toplevel)
 base_sha=$(git -C "$root" rev-parse --verify "$base^{commit}")
 nvcc=${NVCC:-nvcc}
@@ -36,9 +37,10 @@ cache=${SASS_CACHE:-$work/cache}
 mkdir -p "$work/base" "$cache/$base_sha"
 git -C "$root" archive "$base_sha" kernels | tar -x -C "$work/base"
 
-# "family source arch" for each source of each family and each arch it is built for.
+# "family source arch" for each source of each family and each arch (of $2, else
+# ARCHS) it is built for.
 units() {
-  python3 - "$1/kernels/families.json" "$archs" <<'PY'
+  python3 - "$1/kernels/families.json" "${2:-$archs}" <<'PY'
 import json, sys
 fams = json.load(open(sys.argv[1]))["families"]
 def num(a):  # "9.0a" / "90a" -> 90
@@ -102,6 +104,15 @@ compile_tree() {
     (cd "$tree" && "$nvcc" $f -gencode "arch=compute_$arch,code=sm_$arch" -cubin -o "$dst.tmp" "$src")
     mv "$dst.tmp" "$dst"
   done < <(units "$tree")
+  # the PTX of every family built for ptx_arch
+  while read -r fam src arch; do
+    [[ $arch == "$ptx_arch" ]] || continue
+    local dst="$out/$fam.ptx$arch.${src//\//_}.ptx"
+    [[ -e $dst ]] && continue
+    # shellcheck disable=SC2086
+    (cd "$tree" && "$nvcc" $f -arch="compute_$arch" -ptx -o "$dst.tmp" "$src")
+    mv "$dst.tmp" "$dst"
+  done < <(units "$tree" "$ptx_arch")
 }
 
 # sass DIR KEY: the SASS of every cubin of (family, arch) KEY, normalized.
@@ -127,6 +138,19 @@ for key in $keys; do
   else
     echo "DIFF $key: $(diff <(echo "$b") <(echo "$h") | grep -c '^[<>]') lines differ"
     diff <(echo "$b") <(echo "$h") | head -20 || true
+    status=1
+  fi
+done
+for b in "$cache/$base_sha"/*.ptx; do
+  [[ -e $b ]] || continue
+  key=$(basename "$b")
+  if [[ ! -e $work/head/$key ]]; then
+    echo "DIFF $key: built only at $base"
+    status=1
+  elif cmp -s "$b" "$work/head/$key"; then
+    echo "same $key: $(wc -l <"$b") PTX lines"
+  else
+    echo "DIFF $key: $(diff "$b" "$work/head/$key" | grep -c '^[<>]') PTX lines differ"
     status=1
   fi
 done

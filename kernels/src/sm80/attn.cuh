@@ -25,6 +25,11 @@
 #include "sm80/softmax.cuh"
 
 namespace sa {
+
+// The ring (dynamic shared memory), declared in namespace sa so that its
+// symbol keeps the name it had (sa::smem) in the kernels' PTX.
+extern __shared__ __align__(128) uint8_t smem[];
+
 namespace sm80 {
 
 template <int DP, bool CAUSAL, bool PV_FP8, typename OutT>
@@ -41,7 +46,6 @@ __device__ __forceinline__ void attn_body(const AttnArgs& args) {
   using L = Smem<DP, PV_FP8>;
   constexpr int BK = cfg::kBlockK;
   constexpr int KS = Frags<DP>::KS, NT = Frags<DP>::NT, ON = Frags<DP>::ON, MT = Frags<DP>::MT;
-  extern __shared__ __align__(128) uint8_t smem[];
   const sa_attn_params& p = args.p;
 
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
