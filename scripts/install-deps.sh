@@ -38,7 +38,7 @@ fi
 # The Windows tests (scripts/test.sh asks for them with SAGE_WITH_WINE=1; the
 # main job and the workflow's jobs do not need them): mingw-w64 cross-compiles
 # sagebuild.exe and its suites, dpkg-dev fetches the Debian sources of its
-# libraries, wine runs them (tools/sagebuild/windows/; without these tools
+# libraries, wine runs them (tools/sagebuild/wine/; without these tools
 # those tests report themselves skipped).  Without recommends: wine64 alone is
 # what a console program needs (about 35 s for mingw-w64 and wine64, downloads
 # included, measured on a 2-core Debian 12 machine).  A failure here is not

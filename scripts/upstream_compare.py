@@ -1,4 +1,4 @@
-"""Runs upstream's `sageattn` on fixed inputs, for scripts/device-upstream.sh.
+"""Runs upstream's `sageattn` on fixed inputs, for scripts/gpu-build-upstream.sh.
 
   upstream_compare.py run OUT.pt [--inputs IN.pt]
       imports `sageattention` from wherever this Python finds it (the anchor

@@ -7,9 +7,10 @@
 // the torch releases before the stable ABI could express these ops (see
 // kernels/families.json, binding.stable_abi).
 //
-// Same ops, schemas, checks and messages as ops.cc: the Python layer and the
-// tests depend on them.  No pybind11: the module is a limited-API (abi3) stub
-// whose import registers the ops torch.ops.sageattention.*.
+// The ops themselves are in op_table.h (the same for ops.cc); this file adapts
+// torch::stable::Tensor to them and registers them.  No pybind11: the module
+// is a limited-API (abi3) stub whose import registers the ops
+// torch.ops.sageattention.*.
 #ifndef Py_LIMITED_API  // the build passes the row's minimum Python
 #define Py_LIMITED_API 0x03090000
 #endif
@@ -38,14 +39,7 @@
 #include <tuple>
 #include <vector>
 
-#include "sageattn/sageattn.h"
-
-// The attention families may be left out of a build for archs that cannot run
-// them; their entry points are weak so the module still loads, and calling a
-// missing one is a clear error.
-#pragma weak sa_attn_qk_int8_pv_fp16
-#pragma weak sa_attn_qk_int8_pv_fp16_workspace_bytes
-#pragma weak sa_attn_qk_int8_pv_fp8
+#include "op_table.h"
 
 namespace {
 
@@ -53,29 +47,10 @@ using torch::headeronly::ScalarType;
 using torch::stable::Tensor;
 using Shape = std::vector<int64_t>;
 
-constexpr int64_t kHND = 0, kNHD = 1,
-                  kPacked = 2;  // kPacked: [total, heads, head_dim], sequences by seq_start / seq_len
-using OptTensor = std::optional<Tensor>;
-
-// ---------------------------------------------------------------------------
-// Messages: formatted like c10 prints them (ops.cc), so both bindings raise
-// the same text.  The check throws std::runtime_error, which torch turns into
-// a Python RuntimeError, with the message alone (STD_TORCH_CHECK would prefix
-// the function, file and line).
-
-struct Dims {  // a shape or strides, printed "[1, 2, 3]"
-  Shape v;
-};
-struct DeviceName {  // printed "cpu", "cuda:0", "meta"
+// A device printed as c10 prints one: "cpu", "cuda:0", "meta".
+struct DeviceName {
   torch::stable::Device d;
 };
-
-std::ostream& operator<<(std::ostream& os, const Dims& d) {
-  os << "[";
-  for (std::size_t i = 0; i < d.v.size(); ++i) os << (i ? ", " : "") << d.v[i];
-  return os << "]";
-}
-
 std::ostream& operator<<(std::ostream& os, const DeviceName& n) {
   using torch::headeronly::DeviceType;
   switch (n.d.type()) {
@@ -96,466 +71,72 @@ std::ostream& operator<<(std::ostream& os, const DeviceName& n) {
   return os;
 }
 
-template <typename... Args>
-void check(bool ok, const Args&... args) {
-  if (ok) return;
-  std::ostringstream os;
-  (os << ... << args);
-  throw std::runtime_error(os.str());
-}
+// A shape or strides, owned (the stable tensor hands out a view).
+struct OwnedDims {
+  Shape v;
+};
+std::ostream& operator<<(std::ostream& os, const OwnedDims& d) { return os << sa_binding::Dims{d.v}; }
 
-Dims sizes_of(const Tensor& t) {
-  auto s = t.sizes();
-  return Dims{Shape(s.begin(), s.end())};
-}
-Dims strides_of(const Tensor& t) {
-  auto s = t.strides();
-  return Dims{Shape(s.begin(), s.end())};
-}
-DeviceName device_of(const Tensor& t) { return DeviceName{t.device()}; }
-const char* dtype_name(ScalarType t) { return torch::headeronly::toString(t); }
+// torch::stable::Tensor for op_table.h: the shim's calls, and messages
+// formatted like c10's so both bindings raise the same text.  check throws
+// std::runtime_error, which torch turns into a Python RuntimeError with the
+// message alone (STD_TORCH_CHECK would prefix the function, file and line).
+struct StableAdapter {
+  using Tensor = torch::stable::Tensor;
+  using OptTensor = std::optional<Tensor>;
+  using In = Tensor;
+  using OptIn = std::optional<Tensor>;
+  using ScalarType = torch::headeronly::ScalarType;
 
-bool same_device(const Tensor& a, const Tensor& b) {
-  return a.device().type() == b.device().type() && a.get_device_index() == b.get_device_index();
-}
-
-// ---------------------------------------------------------------------------
-// Tensor plumbing through the shim.
-
-// A new tensor on `like`'s device (its options but `dtype`), uninitialised.
-Tensor empty_like_device(const Tensor& like, const Shape& shape, ScalarType dtype) {
-  return torch::stable::new_empty(like, shape, dtype);
-}
-
-cudaStream_t current_stream(const Tensor& t) {
-  void* s = nullptr;
-  TORCH_ERROR_CODE_CHECK(aoti_torch_get_current_cuda_stream(t.get_device_index(), &s));
-  return static_cast<cudaStream_t>(s);
-}
-
-// Makes the tensor's CUDA device current for the calls in its scope.
-struct DeviceGuard {
-  explicit DeviceGuard(const Tensor& t) : guard(t.get_device_index()) {}
-  torch::stable::accelerator::DeviceGuard guard;
+  template <typename... Args>
+  static void check(bool ok, const Args&... args) {
+    if (ok) return;
+    std::ostringstream os;
+    (os << ... << args);
+    throw std::runtime_error(os.str());
+  }
+  static OwnedDims sizes(const Tensor& t) {
+    auto s = t.sizes();
+    return OwnedDims{Shape(s.begin(), s.end())};
+  }
+  static OwnedDims strides(const Tensor& t) {
+    auto s = t.strides();
+    return OwnedDims{Shape(s.begin(), s.end())};
+  }
+  static DeviceName device(const Tensor& t) { return DeviceName{t.device()}; }
+  static const char* dtype_name(ScalarType t) { return torch::headeronly::toString(t); }
+  static bool same_device(const Tensor& a, const Tensor& b) {
+    return a.device().type() == b.device().type() && a.get_device_index() == b.get_device_index();
+  }
+  static Tensor empty(const Tensor& like, const Shape& shape, ScalarType dtype) {
+    return torch::stable::new_empty(like, shape, dtype);
+  }
+  struct Guard {
+    explicit Guard(const Tensor& t) : guard(t.get_device_index()) {}
+    torch::stable::accelerator::DeviceGuard guard;
+  };
+  static cudaStream_t stream(const Tensor& t) {
+    void* s = nullptr;
+    TORCH_ERROR_CODE_CHECK(aoti_torch_get_current_cuda_stream(t.get_device_index(), &s));
+    return static_cast<cudaStream_t>(s);
+  }
 };
 
-template <typename T>
-T* ptr(const Tensor& t) {
-  return static_cast<T*>(t.data_ptr());
-}
-
-// ---------------------------------------------------------------------------
-// The ops (as ops.cc).
-
-void check_status(sa_status s, const char* what) {
-  check(s == SA_OK, "sageattention: ", what, " failed (", sa_status_string(s), "): ", sa_last_error_message());
-}
-
-const char* layout_name(int64_t layout) {
-  return layout == kHND   ? "HND [batch, heads, seq, head_dim]"
-         : layout == kNHD ? "NHD [batch, seq, heads, head_dim]"
-                          : "packed [total, heads, head_dim]";
-}
-
-void check_layout(int64_t layout) {
-  check(layout == kHND || layout == kNHD || layout == kPacked,
-        "sageattention: tensor_layout must be 0 (HND), 1 (NHD) or 2 (packed), got ", layout);
-}
-
-bool is_half_or_bf16(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
-
-// A per-batch int32 array (sequence starts or lengths): 1-D, contiguous, on `like`'s device; NULL when absent.
-const int32_t* batch_array(const OptTensor& t, int64_t batch, const char* name, const Tensor& like) {
-  if (!t.has_value()) return nullptr;
-  check(same_device(*t, like), "sageattention: ", name, " is on ", device_of(*t), " but the data is on ",
-        device_of(like));
-  check(t->scalar_type() == ScalarType::Int && t->dim() == 1 && t->numel() == batch && t->is_contiguous(),
-        "sageattention: ", name, " must be a contiguous 1-D int32 tensor of ", batch, " entries (one per batch), got ",
-        dtype_name(t->scalar_type()), " ", sizes_of(*t));
-  return static_cast<const int32_t*>(t->data_ptr());
-}
-
-// [B, H, N, D] view of a user tensor in the given layout.  Packed (layout 2):
-// t is [total, H, D]; sequence b is rows seq_start[b] .. + seq_len[b] (both
-// required), max_seq the longest.  Dense layouts take optional seq_start
-// (absolute rows of the seq axis: stride_batch is then unused) and seq_len.
-sa_view make_view(const Tensor& t, int64_t layout, const char* name, const OptTensor& seq_start = {},
-                  const OptTensor& seq_len = {}, int64_t max_seq = 0) {
-  check(t.defined(), "sageattention: ", name, " is undefined");
-  check(t.is_cuda(), "sageattention: ", name, " must be a CUDA tensor, got device ", device_of(t));
-  const int64_t rank = layout == kPacked ? 3 : 4;
-  check(t.dim() == rank, "sageattention: ", name, " must be ", rank, "-D in layout ", layout_name(layout), ", got ",
-        t.dim(), "-D with shape ", sizes_of(t));
-  check(is_half_or_bf16(t.scalar_type()), "sageattention: ", name, " must be float16 or bfloat16, got ",
-        dtype_name(t.scalar_type()));
-  check(t.stride(rank - 1) == 1, "sageattention: ", name,
-        " must be contiguous in its last (head_dim) dimension, got stride ", t.stride(rank - 1));
-  const int64_t d = t.size(rank - 1);
-  check(d > 0 && d <= 128 && d % 8 == 0, "sageattention: ", name,
-        " head_dim must be a multiple of 8 and at most 128 here (pad in Python), got ", d);
-  bool strides_ok = reinterpret_cast<uintptr_t>(t.data_ptr()) % 16 == 0;
-  for (int64_t i = 0; i + 1 < rank; ++i) strides_ok = strides_ok && t.stride(i) % 8 == 0;
-  check(strides_ok, "sageattention: ", name,
-        " must be 16-byte aligned with strides that are multiples of 8 elements, got strides ", strides_of(t));
-  sa_view v{};
-  v.data = t.data_ptr();
-  v.dtype = t.scalar_type() == ScalarType::Half ? SA_DTYPE_F16 : SA_DTYPE_BF16;
-  v.dim = (int)d;
-  if (layout == kPacked) {
-    check(seq_start.has_value() && seq_len.has_value() && max_seq > 0, "sageattention: ", name,
-          " in the packed layout needs seq_start, seq_len (int32, one per sequence) and max_seq > 0");
-    check(t.size(0) > 0 && t.size(1) > 0, "sageattention: ", name, " has an empty dimension: ", sizes_of(t));
-    check(max_seq < (1LL << 31) && t.size(1) <= 65535 && seq_len->numel() <= 65535 && seq_len->numel() > 0,
-          "sageattention: ", name, " is too large or has no sequence: ", sizes_of(t), ", ", seq_len->numel(),
-          " sequences, max_seq ", max_seq);
-    v.batch = (int)seq_len->numel();
-    v.heads = (int)t.size(1);
-    v.seq = (int)max_seq;
-    v.stride_batch = 0;
-    v.stride_head = t.stride(1);
-    v.stride_seq = t.stride(0);
-  } else {
-    const int hd = layout == kHND ? 1 : 2, nd = layout == kHND ? 2 : 1;
-    check(t.size(0) > 0 && t.size(hd) > 0 && t.size(nd) > 0, "sageattention: ", name,
-          " has an empty dimension: ", sizes_of(t));
-    check(t.size(nd) < (1LL << 31) && t.size(hd) <= 65535 && t.size(0) <= 65535, "sageattention: ", name,
-          " is too large: ", sizes_of(t));
-    check(max_seq == 0 || max_seq == t.size(nd), "sageattention: max_seq (", max_seq, ") of ", name,
-          " is for the packed layout; in layout ", layout_name(layout), " it must be 0 or ", t.size(nd));
-    v.batch = (int)t.size(0);
-    v.heads = (int)t.size(hd);
-    v.seq = (int)t.size(nd);
-    v.stride_batch = t.stride(0);
-    v.stride_head = t.stride(hd);
-    v.stride_seq = t.stride(nd);
-  }
-  v.seq_start = batch_array(seq_start, v.batch, "seq_start", t);
-  v.seq_len = batch_array(seq_len, v.batch, "seq_len", t);
-  return v;
-}
-
-sa_granularity to_gran(int64_t g) {
-  check(g == SA_GRAN_PER_BLOCK || g == SA_GRAN_PER_WARP || g == SA_GRAN_PER_THREAD,
-        "sageattention: granularity must be 0 (per_block), 1 (per_warp) or 2 (per_thread), got ", g);
-  return static_cast<sa_granularity>(g);
-}
-
-void check_internal(const Tensor& t, const char* name, ScalarType dt, const Shape& shape, const Tensor& q) {
-  check(t.defined() && t.is_cuda(), "sageattention: ", name, " must be a CUDA tensor");
-  check(same_device(t, q), "sageattention: ", name, " is on ", device_of(t), " but q is on ", device_of(q));
-  check(t.scalar_type() == dt, "sageattention: ", name, " must have dtype ", dtype_name(dt), ", got ",
-        dtype_name(t.scalar_type()));
-  check(sizes_of(t).v == shape, "sageattention: ", name, " must have shape ", Dims{shape}, ", got ", sizes_of(t));
-  check(t.is_contiguous(), "sageattention: ", name, " must be contiguous");
-}
-
-std::tuple<Tensor, Tensor> quant_q(Tensor q, int64_t layout, int64_t gran, OptTensor seq_start, OptTensor seq_len,
-                                   int64_t max_seq) {
-  check_layout(layout);
-  sa_view v = make_view(q, layout, "q", seq_start, seq_len, max_seq);
-  DeviceGuard guard(q);
-  const int64_t dp = sa_padded_head_dim(v.dim), n_pad = sa_round_up(v.seq, SA_BLOCK_Q);
-  Tensor q_int8 = empty_like_device(q, {v.batch, v.heads, n_pad, dp}, ScalarType::Char);
-  Tensor q_scale = empty_like_device(q, {v.batch, v.heads, n_pad / 16, 8}, ScalarType::Float);
-  sa_quant_q_params p{v, to_gran(gran), ptr<int8_t>(q_int8), ptr<float>(q_scale)};
-  check_status(sa_quant_q(&p, current_stream(q)), "quant_q");
-  return {q_int8, q_scale};
-}
-
-std::tuple<Tensor, Tensor> quant_k(Tensor k, int64_t layout, int64_t gran, bool smooth_k, OptTensor seq_start,
-                                   OptTensor seq_len, int64_t max_seq) {
-  check_layout(layout);
-  sa_view v = make_view(k, layout, "k", seq_start, seq_len, max_seq);
-  DeviceGuard guard(k);
-  cudaStream_t stream = current_stream(k);
-  const int64_t dp = sa_padded_head_dim(v.dim), n_pad = sa_round_up(v.seq, SA_BLOCK_K);
-  std::optional<Tensor> k_sum;
-  if (smooth_k) {
-    k_sum = empty_like_device(k, {v.batch, v.heads, v.dim}, ScalarType::Float);
-    sa_channel_stats_params sp{v, ptr<float>(*k_sum), nullptr, nullptr};
-    check_status(sa_channel_stats(&sp, stream), "channel_stats(k)");
-  }
-  Tensor k_int8 = empty_like_device(k, {v.batch, v.heads, n_pad, dp}, ScalarType::Char);
-  Tensor k_scale = empty_like_device(k, {v.batch, v.heads, n_pad / SA_BLOCK_K, 4}, ScalarType::Float);
-  sa_quant_k_params p{v, to_gran(gran), k_sum ? ptr<float>(*k_sum) : nullptr, ptr<int8_t>(k_int8), ptr<float>(k_scale)};
-  check_status(sa_quant_k(&p, stream), "quant_k");
-  return {k_int8, k_scale};
-}
-
-std::tuple<Tensor, Tensor, Tensor> quant_v_fp8(Tensor v_in, int64_t layout, bool smooth_v, OptTensor seq_start,
-                                               OptTensor seq_len, int64_t max_seq) {
-  check_layout(layout);
-  sa_view v = make_view(v_in, layout, "v", seq_start, seq_len, max_seq);
-  DeviceGuard guard(v_in);
-  cudaStream_t stream = current_stream(v_in);
-  const int64_t dp = sa_padded_head_dim(v.dim), n_pad = sa_round_up(v.seq, SA_BLOCK_K);
-  // Three [B, H, D] statistics (mean, min, max) in one contiguous allocation.
-  Tensor st = empty_like_device(v_in, {3, v.batch, v.heads, v.dim}, ScalarType::Float);
-  const int64_t plane = (int64_t)v.batch * v.heads * v.dim;
-  float* s0 = ptr<float>(st);
-  sa_channel_stats_params sp{v, s0, s0 + plane, s0 + 2 * plane};
-  check_status(sa_channel_stats(&sp, stream), "channel_stats(v)");
-  Tensor v_fp8 = empty_like_device(v_in, {v.batch, v.heads, dp, n_pad}, ScalarType::Float8_e4m3fn);
-  Tensor v_scale = empty_like_device(v_in, {v.batch, v.heads, dp}, ScalarType::Float);
-  Tensor v_mean = empty_like_device(v_in, {v.batch, v.heads, dp}, ScalarType::Float);
-  sa_quant_v_fp8_params p{v,
-                          s0,
-                          s0 + plane,
-                          s0 + 2 * plane,
-                          smooth_v ? 1 : 0,
-                          ptr<uint8_t>(v_fp8),
-                          ptr<float>(v_scale),
-                          ptr<float>(v_mean)};
-  check_status(sa_quant_v_fp8(&p, stream), "quant_v_fp8");
-  return {v_fp8, v_scale, v_mean};
-}
-
-struct QKInfo {
-  int64_t b, hq, hk, q_pad, k_pad, dp;
-};
-
-QKInfo check_qk(const Tensor& q_int8, const Tensor& q_scale, const Tensor& k_int8, const Tensor& k_scale, int64_t q_len,
-                int64_t kv_len) {
-  check(q_int8.defined() && q_int8.is_cuda() && q_int8.dim() == 4 && q_int8.scalar_type() == ScalarType::Char,
-        "sageattention: q_int8 must be a 4-D int8 CUDA tensor [B, Hq, Nq_pad, Dp] from quant_q");
-  check(k_int8.defined() && k_int8.is_cuda() && k_int8.dim() == 4 && k_int8.scalar_type() == ScalarType::Char,
-        "sageattention: k_int8 must be a 4-D int8 CUDA tensor [B, Hk, Nk_pad, Dp] from quant_k");
-  QKInfo i{q_int8.size(0), q_int8.size(1), k_int8.size(1), q_int8.size(2), k_int8.size(2), q_int8.size(3)};
-  check(i.dp == 64 || i.dp == 128, "sageattention: padded head_dim of q_int8 must be 64 or 128, got ", i.dp);
-  check(q_len > 0 && sa_round_up(q_len, SA_BLOCK_Q) == i.q_pad, "sageattention: q_len ", q_len,
-        " does not match q_int8's padded length ", i.q_pad);
-  check(kv_len > 0 && sa_round_up(kv_len, SA_BLOCK_K) == i.k_pad, "sageattention: kv_len ", kv_len,
-        " does not match k_int8's padded length ", i.k_pad);
-  check(i.hk > 0 && i.hq % i.hk == 0, "sageattention: the number of query heads (", i.hq,
-        ") must be a multiple of the number of key/value heads (", i.hk, ") for GQA");
-  check_internal(q_int8, "q_int8", ScalarType::Char, {i.b, i.hq, i.q_pad, i.dp}, q_int8);
-  check_internal(q_scale, "q_scale", ScalarType::Float, {i.b, i.hq, i.q_pad / 16, 8}, q_int8);
-  check_internal(k_int8, "k_int8", ScalarType::Char, {i.b, i.hk, i.k_pad, i.dp}, q_int8);
-  check_internal(k_scale, "k_scale", ScalarType::Float, {i.b, i.hk, i.k_pad / SA_BLOCK_K, 4}, q_int8);
-  return i;
-}
-
-sa_attn_params base_params(const QKInfo& i, const Tensor& q_int8, const Tensor& q_scale, const Tensor& k_int8,
-                           const Tensor& k_scale, int64_t q_len, int64_t kv_len, int64_t head_dim, bool causal,
-                           double sm_scale) {
-  sa_attn_params p{};
-  p.q_int8 = ptr<int8_t>(q_int8);
-  p.q_scale = ptr<float>(q_scale);
-  p.k_int8 = ptr<int8_t>(k_int8);
-  p.k_scale = ptr<float>(k_scale);
-  p.batch = (int)i.b;
-  p.q_heads = (int)i.hq;
-  p.kv_heads = (int)i.hk;
-  p.q_len = (int)q_len;
-  p.kv_len = (int)kv_len;
-  p.head_dim = (int)head_dim;
-  p.causal = causal ? 1 : 0;
-  p.sm_scale = (float)sm_scale;
-  return p;
-}
-
-// The per-batch query arrays of the attention ops: q_seq_start (packed layout
-// only, required there: where batch b's output rows start), q_seq_len.
-void set_query_rows(sa_attn_params& p, int64_t layout, const OptTensor& q_seq_start, const OptTensor& q_seq_len,
-                    int64_t q_total, const Tensor& like) {
-  if (layout == kPacked) {
-    check(q_seq_start.has_value() && q_seq_len.has_value() && q_total > 0,
-          "sageattention: the packed layout needs q_seq_start, q_seq_len and q_total > 0 (rows of the output)");
-  } else {
-    check(!q_seq_start.has_value() && q_total == 0,
-          "sageattention: q_seq_start and q_total are for the packed layout (2) only");
-  }
-  p.q_seq_start = batch_array(q_seq_start, p.batch, "q_seq_start", like);
-  p.q_seq_len = batch_array(q_seq_len, p.batch, "q_seq_len", like);
-}
-
-// Output [B, Hq, Nq, D] / [B, Nq, Hq, D], or packed [q_total, Hq, D]; lse [B, Hq, Nq] (Nq the longest sequence).
-std::tuple<Tensor, Tensor> make_out(sa_attn_params& p, const Tensor& like, int64_t layout, ScalarType out_dtype,
-                                    bool return_lse, int64_t q_total) {
-  check(is_half_or_bf16(out_dtype), "sageattention: out_dtype must be float16 or bfloat16, got ",
-        dtype_name(out_dtype));
-  Tensor out = layout == kHND   ? empty_like_device(like, {p.batch, p.q_heads, p.q_len, p.head_dim}, out_dtype)
-               : layout == kNHD ? empty_like_device(like, {p.batch, p.q_len, p.q_heads, p.head_dim}, out_dtype)
-                                : empty_like_device(like, {q_total, p.q_heads, p.head_dim}, out_dtype);
-  p.out = out.data_ptr();
-  p.out_dtype = out_dtype == ScalarType::Half ? SA_DTYPE_F16 : SA_DTYPE_BF16;
-  p.out_stride_batch = layout == kPacked ? 0 : out.stride(0);
-  p.out_stride_head = out.stride(layout == kNHD ? 2 : 1);
-  p.out_stride_seq = out.stride(layout == kHND ? 2 : layout == kNHD ? 1 : 0);
-  Tensor lse = return_lse ? empty_like_device(like, {p.batch, p.q_heads, p.q_len}, ScalarType::Float)
-                          : empty_like_device(like, {0}, ScalarType::Float);
-  p.lse = return_lse ? ptr<float>(lse) : nullptr;
-  return {out, lse};
-}
-
-std::tuple<Tensor, Tensor> attn_pv_fp16(Tensor q_int8, Tensor q_scale, Tensor k_int8, Tensor k_scale, Tensor v,
-                                        int64_t layout, int64_t q_len, bool is_causal, double sm_scale, bool return_lse,
-                                        ScalarType out_dtype, OptTensor q_seq_start, OptTensor q_seq_len,
-                                        OptTensor kv_seq_start, OptTensor kv_seq_len, int64_t q_total, int64_t kv_len) {
-  check(&sa_attn_qk_int8_pv_fp16 != nullptr,
-        "sageattention: this build does not contain the pv_fp16 kernel family (see sageattention/build_info.json)");
-  check_layout(layout);
-  // V as the kernel reads it: kv_seq_start / kv_seq_len place its sequences (and kv_seq_len masks the keys).
-  sa_view vv = make_view(v, layout, "v", kv_seq_start, kv_seq_len, kv_len);
-  check(v.scalar_type() == ScalarType::Half, "sageattention: v must be float16 for the fp16 PV path, got ",
-        dtype_name(v.scalar_type()));
-  const QKInfo i = check_qk(q_int8, q_scale, k_int8, k_scale, q_len, vv.seq);
-  check(same_device(v, q_int8), "sageattention: v is on ", device_of(v), " but q is on ", device_of(q_int8));
-  check(vv.batch == i.b && vv.heads == i.hk, "sageattention: v must have batch ", i.b, " and ", i.hk,
-        " heads like k, got shape ", sizes_of(v), " in layout ", layout_name(layout));
-  check(sa_padded_head_dim(vv.dim) == i.dp, "sageattention: v head_dim ", vv.dim,
-        " does not match q/k padded head_dim ", i.dp);
-  DeviceGuard guard(q_int8);
-  sa_attn_params p = base_params(i, q_int8, q_scale, k_int8, k_scale, q_len, vv.seq, vv.dim, is_causal, sm_scale);
-  p.v = vv;
-  p.kv_seq_len = vv.seq_len;
-  set_query_rows(p, layout, q_seq_start, q_seq_len, q_total, q_int8);
-  auto res = make_out(p, q_int8, layout, out_dtype, return_lse, q_total);
-  // Scratch the kernel needs (V^T on sm90) comes from torch's allocator, so torch
-  // accounts for it; freed here, it is reused in the current stream's order.
-  const int64_t ws_bytes = sa_attn_qk_int8_pv_fp16_workspace_bytes(&p);
-  check_status(ws_bytes < 0 ? SA_ERR_INVALID_ARGUMENT : SA_OK, "attn_pv_fp16 workspace");
-  std::optional<Tensor> ws;  // none off sm90: nothing is allocated
-  if (ws_bytes > 0) {
-    ws = empty_like_device(q_int8, {ws_bytes}, ScalarType::Byte);
-    p.workspace = ws->data_ptr();
-    p.workspace_bytes = ws_bytes;
-  }
-  check_status(sa_attn_qk_int8_pv_fp16(&p, current_stream(q_int8)), "attn_pv_fp16");
-  return res;
-}
-
-std::tuple<Tensor, Tensor> attn_pv_fp8(Tensor q_int8, Tensor q_scale, Tensor k_int8, Tensor k_scale, Tensor v_fp8,
-                                       Tensor v_scale, std::optional<Tensor> v_mean, int64_t layout, int64_t q_len,
-                                       int64_t kv_len, int64_t head_dim, bool is_causal, double sm_scale,
-                                       bool return_lse, ScalarType out_dtype, OptTensor q_seq_start,
-                                       OptTensor q_seq_len, OptTensor kv_seq_len, int64_t q_total) {
-  check(
-      &sa_attn_qk_int8_pv_fp8 != nullptr,
-      "sageattention: this build does not contain the pv_fp8 kernel family (sm89+; see sageattention/build_info.json)");
-  check_layout(layout);
-  const QKInfo i = check_qk(q_int8, q_scale, k_int8, k_scale, q_len, kv_len);
-  check(head_dim > 0 && head_dim % 8 == 0 && sa_padded_head_dim((int)head_dim) == i.dp, "sageattention: head_dim ",
-        head_dim, " does not match the padded head_dim ", i.dp, " of q_int8");
-  check_internal(v_fp8, "v_fp8", ScalarType::Float8_e4m3fn, {i.b, i.hk, i.dp, i.k_pad}, q_int8);
-  check_internal(v_scale, "v_scale", ScalarType::Float, {i.b, i.hk, i.dp}, q_int8);
-  if (v_mean.has_value()) check_internal(*v_mean, "v_mean", ScalarType::Float, {i.b, i.hk, i.dp}, q_int8);
-  DeviceGuard guard(q_int8);
-  sa_attn_params p = base_params(i, q_int8, q_scale, k_int8, k_scale, q_len, kv_len, head_dim, is_causal, sm_scale);
-  p.v_fp8 = ptr<const uint8_t>(v_fp8);
-  p.v_scale = ptr<float>(v_scale);
-  p.v_mean = v_mean.has_value() ? ptr<float>(*v_mean) : nullptr;
-  p.kv_seq_len = batch_array(kv_seq_len, p.batch, "kv_seq_len", q_int8);
-  set_query_rows(p, layout, q_seq_start, q_seq_len, q_total, q_int8);
-  auto res = make_out(p, q_int8, layout, out_dtype, return_lse, q_total);
-  check_status(sa_attn_qk_int8_pv_fp8(&p, current_stream(q_int8)), "attn_pv_fp8");
-  return res;
-}
-
-// The whole forward of a dense batch (tensor_layout 0 or 1; key padding by
-// kv_seq_start / kv_seq_len): the ops above, composed here so a call costs one
-// dispatch.  The fp16 path wants v in float16 (the Python layer converts).
-std::tuple<Tensor, Tensor> attn(Tensor q, Tensor k, Tensor v, int64_t layout, bool is_causal, int64_t gran,
-                                double sm_scale, bool smooth_k, bool smooth_v, bool pv_fp8, bool return_lse,
-                                OptTensor kv_seq_start, OptTensor kv_seq_len) {
-  check(layout == kHND || layout == kNHD, "sageattention: attn takes tensor_layout 0 (HND) or 1 (NHD), got ", layout);
-  check(q.dim() == 4 && k.dim() == 4 && v.dim() == 4, "sageattention: q, k, v must be 4-D");
-  const int nd = layout == kHND ? 2 : 1;
-  const int64_t q_len = q.size(nd), kv_len = k.size(nd);
-  // Q, K and (fp8 path) V quantized by one C call: the quant_* ops' outputs in two launches.
-  check_layout(layout);
-  const sa_view qv = make_view(q, layout, "q", {}, {}, 0);
-  const sa_view kv = make_view(k, layout, "k", kv_seq_start, kv_seq_len, 0);
-  const sa_view vv = pv_fp8 ? make_view(v, layout, "v", kv_seq_start, kv_seq_len, 0) : sa_view{};
-  DeviceGuard guard(q);
-  const int64_t dp = sa_padded_head_dim(qv.dim), q_pad = sa_round_up(qv.seq, SA_BLOCK_Q);
-  const int64_t k_pad = sa_round_up(kv.seq, SA_BLOCK_K);
-  Tensor q_int8 = empty_like_device(q, {qv.batch, qv.heads, q_pad, dp}, ScalarType::Char);
-  Tensor q_scale = empty_like_device(q, {qv.batch, qv.heads, q_pad / 16, 8}, ScalarType::Float);
-  Tensor k_int8 = empty_like_device(q, {kv.batch, kv.heads, k_pad, dp}, ScalarType::Char);
-  Tensor k_scale = empty_like_device(q, {kv.batch, kv.heads, k_pad / SA_BLOCK_K, 4}, ScalarType::Float);
-  Tensor v_fp8, v_scale, v_mean;
-  if (pv_fp8) {
-    v_fp8 = empty_like_device(q, {kv.batch, kv.heads, dp, k_pad}, ScalarType::Float8_e4m3fn);
-    v_scale = empty_like_device(q, {kv.batch, kv.heads, dp}, ScalarType::Float);
-    v_mean = empty_like_device(q, {kv.batch, kv.heads, dp}, ScalarType::Float);
-  }
-  sa_quant_qkv_params qp{qv,
-                         kv,
-                         vv,
-                         to_gran(gran),
-                         smooth_k ? 1 : 0,
-                         smooth_v ? 1 : 0,
-                         ptr<int8_t>(q_int8),
-                         ptr<float>(q_scale),
-                         ptr<int8_t>(k_int8),
-                         ptr<float>(k_scale),
-                         pv_fp8 ? ptr<uint8_t>(v_fp8) : nullptr,
-                         pv_fp8 ? ptr<float>(v_scale) : nullptr,
-                         pv_fp8 ? ptr<float>(v_mean) : nullptr,
-                         nullptr};
-  Tensor stats = empty_like_device(q, {std::max<int64_t>(sa_quant_qkv_stats_bytes(&qp) / 4, 1)}, ScalarType::Float);
-  qp.stats = ptr<float>(stats);
-  check_status(sa_quant_qkv(&qp, current_stream(q)), "quant_qkv");
-  if (pv_fp8)
-    return attn_pv_fp8(q_int8, q_scale, k_int8, k_scale, v_fp8, v_scale, smooth_v ? OptTensor(v_mean) : OptTensor(),
-                       layout, q_len, kv_len, v.size(3), is_causal, sm_scale, return_lse, q.scalar_type(), {}, {},
-                       kv_seq_len, 0);
-  return attn_pv_fp16(q_int8, q_scale, k_int8, k_scale, v, layout, q_len, is_causal, sm_scale, return_lse,
-                      q.scalar_type(), {}, {}, kv_seq_start, kv_seq_len, 0, 0);
-}
+using Ops = sa_binding::Ops<StableAdapter>;
 
 }  // namespace
 
 STABLE_TORCH_LIBRARY(sageattention, m) {
-  // tensor_layout: 0 HND, 1 NHD, 2 packed [total, heads, head_dim].  The trailing
-  // Tensor? arguments are int32 [batch] sequence starts / lengths (sageattn.h):
-  // varlen batches and key-padding masks; their defaults keep dense calls short.
-  m.def(
-      "quant_q(Tensor q, int tensor_layout, int granularity, Tensor? seq_start=None, Tensor? seq_len=None, "
-      "int max_seq=0) -> (Tensor q_int8, Tensor q_scale)");
-  m.def(
-      "quant_k(Tensor k, int tensor_layout, int granularity, bool smooth_k, Tensor? seq_start=None, "
-      "Tensor? seq_len=None, int max_seq=0) -> (Tensor k_int8, Tensor k_scale)");
-  m.def(
-      "quant_v_fp8(Tensor v, int tensor_layout, bool smooth_v, Tensor? seq_start=None, Tensor? seq_len=None, "
-      "int max_seq=0) -> (Tensor v_fp8, Tensor v_scale, Tensor v_mean)");
-  m.def(
-      "attn_pv_fp16(Tensor q_int8, Tensor q_scale, Tensor k_int8, Tensor k_scale, Tensor v, int tensor_layout, "
-      "int q_len, bool is_causal, float sm_scale, bool return_lse, ScalarType out_dtype, Tensor? q_seq_start=None, "
-      "Tensor? q_seq_len=None, Tensor? kv_seq_start=None, Tensor? kv_seq_len=None, int q_total=0, int kv_len=0) "
-      "-> (Tensor out, Tensor lse)");
-  m.def(
-      "attn_pv_fp8(Tensor q_int8, Tensor q_scale, Tensor k_int8, Tensor k_scale, Tensor v_fp8, Tensor v_scale, "
-      "Tensor? v_mean, int tensor_layout, int q_len, int kv_len, int head_dim, bool is_causal, float sm_scale, "
-      "bool return_lse, ScalarType out_dtype, Tensor? q_seq_start=None, Tensor? q_seq_len=None, "
-      "Tensor? kv_seq_len=None, int q_total=0) -> (Tensor out, Tensor lse)");
-  // The whole forward in one call (what sageattn runs): quantization and
-  // attention without a trip through Python between the kernels.
-  m.def(
-      "attn(Tensor q, Tensor k, Tensor v, int tensor_layout, bool is_causal, int granularity, float sm_scale, "
-      "bool smooth_k, bool smooth_v, bool pv_fp8, bool return_lse, Tensor? kv_seq_start=None, "
-      "Tensor? kv_seq_len=None) -> (Tensor out, Tensor lse)");
+  for (const char* schema : sa_binding::kSchemas) m.def(schema);
 }
 
-STABLE_TORCH_LIBRARY_IMPL(sageattention, CUDA, m) {
-  m.impl("quant_q", TORCH_BOX(&quant_q));
-  m.impl("quant_k", TORCH_BOX(&quant_k));
-  m.impl("quant_v_fp8", TORCH_BOX(&quant_v_fp8));
-  m.impl("attn_pv_fp16", TORCH_BOX(&attn_pv_fp16));
-  m.impl("attn_pv_fp8", TORCH_BOX(&attn_pv_fp8));
-  m.impl("attn", TORCH_BOX(&attn));
-}
-
+#define SA_IMPL(name) m.impl(#name, TORCH_BOX(&Ops::name));
+STABLE_TORCH_LIBRARY_IMPL(sageattention, CUDA, m){SA_FOR_EACH_OP(SA_IMPL)}
 // CPU tensors reach the same checks, which reject them naming the argument.
 STABLE_TORCH_LIBRARY_IMPL(sageattention, CPU, m) {
-  m.impl("quant_q", TORCH_BOX(&quant_q));
-  m.impl("quant_k", TORCH_BOX(&quant_k));
-  m.impl("quant_v_fp8", TORCH_BOX(&quant_v_fp8));
-  m.impl("attn_pv_fp16", TORCH_BOX(&attn_pv_fp16));
-  m.impl("attn_pv_fp8", TORCH_BOX(&attn_pv_fp8));
-  m.impl("attn", TORCH_BOX(&attn));
+  SA_FOR_EACH_OP(SA_IMPL)
 }
+#undef SA_IMPL
 
 // Minimal limited-API module: importing sageattention._C loads this library,
 // whose static initialisers above register the ops.

@@ -3,12 +3,12 @@
 // mma.sync is emulated (2 f16 HMMA + conversions), so when the sm90 family
 // (wgmma, native e4m3) is linked in, a 9.0 device is routed there.
 #include <type_traits>
-#include "attn_kernel.cuh"
+#include "sm80/attn.cuh"
 
 // Defined by the sm90 family (kernels/src/attn_sm90.cu) when the build has it.
 #pragma weak sa_attn_sm90_qk_int8_pv_fp8
 
 extern "C" sa_status sa_attn_qk_int8_pv_fp8(const sa_attn_params* p, cudaStream_t stream) {
   if (&sa_attn_sm90_qk_int8_pv_fp8 != nullptr && sa::route_to_sm90()) return sa_attn_sm90_qk_int8_pv_fp8(p, stream);
-  return sa::launch_attn<true>(p, stream);
+  return sa::sm80::launch<true>(p, stream);
 }

@@ -2,7 +2,7 @@
 // P.V paths, warp-specialized (same algorithm, quantized inputs and outputs as
 // the mma.sync families, so it is a drop-in for sa_attn_qk_int8_pv_fp8 / _fp16
 // on compute capability 9.0):
-//   kernels/src/sm90/config.cuh    shapes, shared memory, parameters, schedule
+//   kernels/src/sm90/tile.cuh      shapes, shared memory, parameters, schedule
 //   kernels/src/sm90/pipeline.cuh  the TMA producer and the mbarrier ring
 //   kernels/src/sm90/mma.cuh       Q.K^T (wgmma s8) and P.V (wgmma e4m3 / f16)
 //   kernels/src/sm90/softmax.cuh   the online softmax and the P fragments
@@ -35,10 +35,10 @@ __global__ void __launch_bounds__(kThreads, 1) attn_sm90_kernel(const __grid_con
 
   const int wg = (int)threadIdx.x / 128;
   if (wg == 0) {
-    ptx::setmaxnreg_dec<SA90_PRODUCER_REGS>();
+    ptx::setmaxnreg_dec<cfg::sm90::kProducerRegs>();
     if (threadIdx.x / 32 == 0 && ptx::elect_one()) produce<DP, CAUSAL, PV_FP8>(prm, ring);
   } else {
-    ptx::setmaxnreg_inc<SA90_CONSUMER_REGS>();
+    ptx::setmaxnreg_inc<cfg::sm90::kConsumerRegs>();
     const int lane = (int)threadIdx.x & 31;
     const Consumer<DP, CAUSAL, PV_FP8, OutT> c{prm,       ring,    smem_raw + pad, wg - 1, ((int)threadIdx.x / 32) & 3,
                                                lane >> 2, lane & 3};
@@ -247,19 +247,6 @@ sa_status launch_dispatch(const AttnArgs& a, int dp, cudaStream_t stream) {
 
 }  // namespace sm90
 }  // namespace sa
-
-#if SA90_TRACE
-// Dev builds: copy out the trace records (8 words each) and reset; returns how many were written.
-extern "C" int sa90_trace_take(unsigned long long* out, int max_records) {
-  unsigned n = 0;
-  if (cudaMemcpyFromSymbol(&n, ::sa90_trace_n, sizeof(n)) != cudaSuccess) return -1;
-  const unsigned k = n < (unsigned)max_records ? n : (unsigned)max_records;
-  if (k > 0 && cudaMemcpyFromSymbol(out, ::sa90_trace_buf, (size_t)k * 64) != cudaSuccess) return -1;
-  const unsigned zero = 0;
-  if (cudaMemcpyToSymbol(::sa90_trace_n, &zero, sizeof(zero)) != cudaSuccess) return -1;
-  return (int)k;
-}
-#endif
 
 extern "C" sa_status sa_attn_sm90_qk_int8_pv_fp8(const sa_attn_params* p, cudaStream_t stream) {
   using namespace sa;

@@ -1,13 +1,15 @@
 // Internal helpers shared by the kernel families: error reporting and the
 // (head dim, causal, granularity, dtype) dispatch.
 #pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
-#include "sageattn/config.cuh"
+#include "config.cuh"
 #include "sageattn/sageattn.h"
 
 namespace sa {
@@ -61,6 +63,18 @@ __device__ __forceinline__ int batch_len(const int32_t* lens, int b, int n) {
   return lens != nullptr ? min(max(lens[b], 0), n) : n;
 }
 __device__ __forceinline__ int view_len(const sa_view& v, int b) { return batch_len(v.seq_len, b, v.seq); }
+
+// Two floats to two adjacent output elements (the attention epilogues).
+template <typename OutT>
+__device__ __forceinline__ void store2(OutT* p, float a, float b);
+template <>
+__device__ __forceinline__ void store2<__half>(__half* p, float a, float b) {
+  *reinterpret_cast<__half2*>(p) = __floats2half2_rn(a, b);
+}
+template <>
+__device__ __forceinline__ void store2<__nv_bfloat16>(__nv_bfloat16* p, float a, float b) {
+  *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(a, b);
+}
 
 // ---- the ONE dispatch point: runtime (head dim, causal, granularity, dtype)
 // ---- values to template arguments.

@@ -6,7 +6,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include "common.cuh"
-#include "sageattn/config.cuh"
+#include "config.cuh"
 #include "sageattn/ptx.cuh"
 #include "sageattn/sageattn.h"
 
@@ -432,7 +432,7 @@ __global__ void __launch_bounds__(cfg::kQuantThreads) quant_v_fp8_kernel(sa_quan
 // CTAs are a flat list of segments (one kind of tile each, the longest first),
 // so small shapes still fill the GPU and no pass waits on the tail of another.
 // (A one-pass kernel, in which each chunk of keys waited for its head's
-// statistics and was then quantized from L2, measured slower: kernels/dev/NOTES.md.)
+// statistics and was then quantized from L2, measured slower: BENCHMARKS.md, history.)
 struct Segment {
   int tiles, heads, batch;  // tiles per (batch, head)
   __host__ __device__ int count() const { return tiles * heads * batch; }

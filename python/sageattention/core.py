@@ -114,7 +114,7 @@ def _unsupported_reason(index: int, need_fp8: bool, info_path: str) -> Optional[
     device = torch.device("cuda", index)
     if _C is None:
         return (f"sageattention: the CUDA extension sageattention._C could not be loaded ({type(_C_ERROR).__name__}: "
-                f"{_C_ERROR}). Build it (kernels/dev/build_ext.py) or install a wheel.")
+                f"{_C_ERROR}). Build it (kernels/tools/build_ext.py) or install a wheel.")
     cap = _capability(index)
     info = build_info()
     if info is not None and info.get("archs"):

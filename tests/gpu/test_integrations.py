@@ -12,7 +12,7 @@
 
 diffusers only sees a sageattention that is installed as a distribution of
 version >= 2.1.1 (it reads the metadata): run these against the installed
-wheel (scripts/device-dropin.sh); from a dev tree the diffusers tests skip."""
+wheel (scripts/gpu-dropin-tests.sh); from a dev tree the diffusers tests skip."""
 import importlib.metadata
 
 import pytest

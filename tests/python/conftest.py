@@ -1,7 +1,7 @@
 """Where the tests import sageattention from.
 
 The dev tree (python/) comes first when it holds a built extension (a
-developer's `kernels/dev/build_ext.py`).  Otherwise, where sagebuild and nvcc
+developer's `kernels/tools/build_ext.py`).  Otherwise, where sagebuild and nvcc
 are at hand (CI), the extension is built the way users get it: sagebuild
 builds the default row's wheel (one arch, 8.0, to stay quick; the cache makes
 reruns instant), the wheel is unpacked into a temporary site directory, and

@@ -1,13 +1,12 @@
 // The consumer warpgroups of the sm90 family: for each work tile, 64 query
 // rows against every key tile in the ring.
 //
-// Schedule (SA90_OVERLAP=1, the default): the P.V of key tile t-1 runs on the
-// tensor cores while the softmax of tile t runs on the other units.  Per
-// iteration t a warpgroup issues S_t = Q K_t^T and then P_{t-1} V_{t-1} (one
-// turn), waits for S_t, runs the softmax of tile t, waits for the P.V and folds
-// it into O, and packs P_t.  With SA90_PINGPONG the two consumer warpgroups take
-// turns issuing (named barriers), so one's softmax overlaps the other's MMAs.
-// SA90_OVERLAP=0 keeps the plain order (Q.K^T, softmax, P.V per tile).
+// Schedule: the P.V of key tile t-1 runs on the tensor cores while the
+// softmax of tile t runs on the other units.  Per iteration t a warpgroup
+// issues S_t = Q K_t^T and then P_{t-1} V_{t-1}, waits for S_t, runs the
+// softmax of tile t, waits for the P.V and folds it into O, and packs P_t.
+// fp8 causal runs fold the previous P.V into O between this tile's row maxima
+// and its exponentials (faster there only; BENCHMARKS.md).
 //
 // O: the fp8 path keeps a fresh fp32 accumulator per key tile and adds it into
 // O (two-level accumulation: the FP8 wgmma accumulator is not full fp32); the
@@ -17,26 +16,10 @@
 #include "sm90/mma.cuh"
 #include "sm90/pipeline.cuh"
 
-#ifndef SA90_OVERLAP
-#define SA90_OVERLAP 1
-#endif
-#ifndef SA90_TRACE
-#define SA90_TRACE 0  // dev builds: one record per consumer warpgroup and work tile (SM clock stamps)
-#endif
-#if SA90_TRACE
-// Records of 8 words (CTA, warpgroup, round, key tiles, 4 stamps), read and
-// reset by sa90_trace_take (attn_sm90.cu).  No printf: a call inside the
-// kernel makes ptxas serialize its wgmma (C7510).
-constexpr unsigned kTraceRecords = 1u << 17;
-__device__ unsigned long long sa90_trace_buf[kTraceRecords * 8];
-__device__ unsigned sa90_trace_n;
-#endif
-
 namespace sa {
 namespace sm90 {
 
-constexpr int kTurnBarrier = 1;  // named barriers 1, 2: consumer warpgroup 0's and 1's turn
-constexpr int kOnesBarrier = 3;  // the row of ones is written (SA90_ROWSUM_MMA)
+constexpr int kOnesBarrier = 3;  // the row of ones is written (fp8 path)
 constexpr int kVsBarrier = 4;    // named barriers 4, 5: warpgroup 0's and 1's V-scale copy (fp8 path)
 
 template <int DP, bool CAUSAL, bool PV_FP8, typename OutT>
@@ -52,13 +35,6 @@ struct Consumer {
   const uint8_t* smem;  // generic address of the ring's base (K scales are read with ld.shared)
   int cw;               // consumer warpgroup 0 or 1
   int warp, g, tig;
-
-  __device__ __forceinline__ void take_turn() const {
-    if (SA90_PINGPONG) ptx::named_barrier_sync(kTurnBarrier + cw, kConsumerThreads);
-  }
-  __device__ __forceinline__ void pass_turn() const {
-    if (SA90_PINGPONG) ptx::named_barrier_arrive(kTurnBarrier + (cw ^ 1), kConsumerThreads);
-  }
 
   // Dequantization factors of stage s's two 64-key groups for this thread's K class.
   __device__ __forceinline__ void k_scales(int s, float qs, float (&c)[kSub]) const {
@@ -167,8 +143,7 @@ struct Consumer {
     int loaded = 0;  // work tiles with loads so far (their Q slots, as the producer counts them)
     const int group = p.q_heads / p.kv_heads;
     init_ones();
-    ptx::griddep_wait();                        // the Q and V scales (the previous kernels in the stream) are complete
-    if (SA90_PINGPONG && cw == 1) pass_turn();  // consumer 0 goes first
+    ptx::griddep_wait();  // the Q and V scales (the previous kernels in the stream) are complete
     for (int round = 0;; ++round) {
       const int w = work_slot(prm, round);
       if (w >= prm.total) break;
@@ -185,60 +160,28 @@ struct Consumer {
 #pragma unroll
       for (int i = 0; i < DP / 2; ++i) o[i] = 0.f;
       Softmax sm;
-      long long t_start = SA90_TRACE ? clock64() : 0, t_q = t_start, t_loop = t_start;
+      // Three clock stamps that nothing sets any more (the trace build is gone).
+      // They stay: without them ptxas assigns the kernel's uniform registers
+      // differently, and the shipped device code is kept as it was measured
+      // (scripts/kernels-sass-diff.sh).
+      long long t_start = 0 ? clock64() : 0, t_q = t_start, t_loop = t_start;
       if (span.loads()) {
         const QSlot qslot(loaded++);
         ptx::mbarrier_wait_parity(ring.q_full(qslot.slot), qslot.phase);
-        if (SA90_TRACE) t_q = clock64();
+        if (0) t_q = clock64();
         const uint32_t sq = ring.q(qslot.slot) + cw * 64 * DP;
         const uint32_t q_empty = ring.q_empty(qslot.slot);
-        if (SA90_OVERLAP)
-          overlapped(o, sm, pos, sq, q_empty, n_tiles, qs, wrow0, span.kv_len);
-        else
-          plain(o, sm, pos, sq, q_empty, n_tiles, qs, wrow0, span.kv_len);
+        overlapped(o, sm, pos, sq, q_empty, n_tiles, qs, wrow0, span.kv_len);
       }
-      if (SA90_TRACE) t_loop = clock64();
+      if (0) t_loop = clock64();
       sm.finish();
       wait_v_scale();
       store_output<DP, kBN, PV_FP8, OutT>(p, o, sm, v_scale_copy(), bhq, wk.b, wk.h, wrow0 + g, tig, span.q_len,
-                                          SA90_EPI_VEC && prm.out_vec);
-#if SA90_TRACE
-      if (threadIdx.x % 128 == 0) {
-        const unsigned i = atomicAdd(&sa90_trace_n, 1u);
-        if (i < kTraceRecords) {
-          const long long rec[8] = {blockIdx.x, cw, round, n_tiles, t_start, t_q, t_loop, clock64()};
-          for (int j = 0; j < 8; ++j) sa90_trace_buf[8 * i + j] = (unsigned long long)rec[j];
-        }
-      }
-#endif
-    }
-    if (SA90_PINGPONG && cw == 0) take_turn();  // the extra turn consumer 1 passed at the start
-  }
-
-  // QK_t, softmax_t, PV_t, one tile after the other.
-  __device__ __forceinline__ void plain(float (&o)[DP / 2], Softmax& sm, RingPos& pos, uint32_t sq, uint32_t q_empty,
-                                        int n_tiles, float qs, int wrow0, int kv_len) const {
-    for (int t = 0; t < n_tiles; ++t) {
-      const int s = pos.stage;
-      ptx::mbarrier_wait_parity(ring.full(s), pos.phase);
-      take_turn();
-      int32_t s_int[kBN / 2];
-      ptx::wgmma_fence();
-      issue_qk<DP, kBN>(s_int, sq, ring.k(s));
-      ptx::wgmma_commit();
-      ptx::wgmma_wait<0>();
-      ptx::pin_registers(s_int);
-      if (t == n_tiles - 1) ptx::mbarrier_arrive(q_empty);
-      float corr[2];
-      Frag frag;
-      softmax(sm, frag, s_int, s, t, qs, wrow0, kv_len, corr);
-      pv(o, sm, frag, s, corr);
-      ptx::mbarrier_arrive(ring.empty(s));
-      pos.template advance<L::kStages>();
+                                          prm.out_vec);
     }
   }
 
-  // PV of stage s with P in frag; O rescaled by corr (issue, pass the turn, wait).
+  // PV of stage s with P in frag; O rescaled by corr (issue, wait).
   __device__ __forceinline__ void pv(float (&o)[DP / 2], Softmax& sm, const Frag& frag, int s,
                                      const float (&corr)[2]) const {
     if constexpr (PV_FP8) {
@@ -246,7 +189,6 @@ struct Consumer {
       ptx::wgmma_fence();
       issue_pv<DP, kBN, true, false>(acc, frag.a, ring.v(s));
       ptx::wgmma_commit();
-      pass_turn();
       ptx::wgmma_wait<0>();
       ptx::pin_registers(acc);
       fold(o, sm, acc, corr);
@@ -256,7 +198,6 @@ struct Consumer {
       ptx::wgmma_fence();
       issue_pv<DP, kBN, false, true>(o, frag.a, ring.v(s));
       ptx::wgmma_commit();
-      pass_turn();
       ptx::wgmma_wait<0>();
       ptx::pin_registers(o);
     }
@@ -270,12 +211,10 @@ struct Consumer {
     RingPos prev = pos;  // the previous tile's stage
     {                    // tile 0: Q.K^T and softmax only
       ptx::mbarrier_wait_parity(ring.full(pos.stage), pos.phase);
-      take_turn();
       int32_t s_int[kBN / 2];
       ptx::wgmma_fence();
       issue_qk<DP, kBN>(s_int, sq, ring.k(pos.stage));
       ptx::wgmma_commit();
-      pass_turn();
       ptx::wgmma_wait<0>();
       ptx::pin_registers(s_int);
       if (n_tiles == 1) ptx::mbarrier_arrive(q_empty);
@@ -285,7 +224,6 @@ struct Consumer {
     for (int t = 1; t < n_tiles; ++t) {
       const int s = pos.stage, sp = prev.stage;
       ptx::mbarrier_wait_parity(ring.full(s), pos.phase);
-      take_turn();
       int32_t s_int[kBN / 2];
       float acc[L::kAccN];
       if constexpr (!PV_FP8) {
@@ -300,7 +238,6 @@ struct Consumer {
       else
         issue_pv<DP, kBN, false, true>(o, frag.a, ring.v(sp));
       ptx::wgmma_commit();
-      pass_turn();
       ptx::wgmma_wait<1>();  // S_t is complete; the P.V may still run
       ptx::pin_registers(s_int);
       if (t == n_tiles - 1) ptx::mbarrier_arrive(q_empty);
@@ -318,7 +255,7 @@ struct Consumer {
         }
         ptx::mbarrier_arrive(ring.empty(sp));
       };
-      if constexpr (PV_FP8 && CAUSAL && SA90_FOLD_EARLY) {
+      if constexpr (PV_FP8 && CAUSAL) {
         softmax(sm, next, s_int, s, t, qs, wrow0, kv_len, corr_t, finish_pv);
       } else {
         softmax(sm, next, s_int, s, t, qs, wrow0, kv_len, corr_t);
@@ -331,7 +268,6 @@ struct Consumer {
       pos.template advance<L::kStages>();
     }
     // the last tile's P.V
-    take_turn();
     pv(o, sm, frag, prev.stage, corr);
     ptx::mbarrier_arrive(ring.empty(prev.stage));
   }

@@ -2,6 +2,8 @@
 // its V mean) to the output in the caller's dtype and strides, and the
 // natural-log LSE of the (dequantized, scaled) scores.
 #pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include "sm90/softmax.cuh"
 
 namespace sa {

@@ -5,7 +5,8 @@
 //                fp16: m64n{DP}k16 f16, P from registers, V [keys][dims] read
 //                      MN-major (imm-trans-b) from 64-dim sub-tiles
 #pragma once
-#include "sm90/config.cuh"
+#include "sageattn/ptx.cuh"
+#include "sm90/tile.cuh"
 
 namespace sa {
 namespace sm90 {

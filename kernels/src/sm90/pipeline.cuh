@@ -10,7 +10,7 @@
 // treats as already completed).
 #pragma once
 #include "sageattn/ptx_async.cuh"
-#include "sm90/config.cuh"
+#include "sm90/tile.cuh"
 
 namespace sa {
 namespace sm90 {

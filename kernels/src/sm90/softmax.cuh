@@ -12,7 +12,8 @@
 // (sageattn.h's k_scale layout).  The fp8 path shifts the exponent by log2(448)
 // so P lands in [0, 448], the e4m3 range (the factor cancels in O / l).
 #pragma once
-#include "sm90/config.cuh"
+#include "sageattn/ptx.cuh"
+#include "sm90/tile.cuh"
 
 namespace sa {
 namespace sm90 {

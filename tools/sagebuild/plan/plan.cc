@@ -112,7 +112,7 @@ class Planner {
   // The object of `job` under its key, with an edge unless the cache has it
   // or another row of this build already planned it.
   PlannedObject object(const RowInput& in, CompileJob job, const std::string& family, const std::string& key,
-                       const std::string& description, std::vector<run::Edge>& edges, int& cached, int& to_compile) {
+                       const std::string& description, std::vector<graph::Edge>& edges, int& cached, int& to_compile) {
     const HostToolchain& tc = *in.toolchain.host;
     PlannedObject obj{family, job.source, key, in.site.objects / (key + tc.object_suffix()), false};
     if (planned_.count(obj.object)) {
@@ -123,7 +123,7 @@ class Planner {
     obj.cached = cached_[obj.object] = exists_(obj.object);
     (obj.cached ? cached : to_compile)++;
     if (obj.cached) return obj;
-    run::Edge e;
+    graph::Edge e;
     e.output = obj.object;
     e.temp = in.site.objects / ("." + key + "." + short_hash(in.site.work.string()) + ".tmp" + tc.object_suffix());
     e.inputs = {job.source};
@@ -224,7 +224,7 @@ class Planner {
     job.libraries = ext.libraries;
     // The driver (libcuda) is the GPU machine's: linked through CUDA's stub.
     if (!ext.libraries.empty() && !tc.cuda_stubs.empty()) job.library_dirs.push_back(tc.cuda_stubs);
-    run::Edge e;
+    graph::Edge e;
     e.output = pe.path;
     e.temp = pe.path.parent_path() / ("." + pe.filename + "." + short_hash(in.site.work.string()) + ".tmp");
     e.inputs = job.objects;
@@ -241,7 +241,7 @@ class Planner {
   std::function<bool(const fs::path&)> exists_;
   std::set<fs::path> planned_;       // outputs that already have an edge (or are cached)
   std::map<fs::path, bool> cached_;  // whether each of them was in the cache
-  std::vector<run::Edge> bindings_, links_;
+  std::vector<graph::Edge> bindings_, links_;
   CompileGraph g_;
 };
 

@@ -22,10 +22,10 @@
 #include <string>
 #include <vector>
 
+#include "sagebuild/common/graph.h"
 #include "sagebuild/matrix/matrix.h"
 #include "sagebuild/plan/extension.h"
 #include "sagebuild/plan/object_key.h"
-#include "sagebuild/run/ninja.h"
 #include "sagebuild/toolchain/resolver.h"
 
 namespace sb::plan {
@@ -92,7 +92,7 @@ struct RowGraph {
 };
 
 struct CompileGraph {
-  std::vector<run::Edge> edges;  // one per distinct output: kernels, bindings, links
+  std::vector<graph::Edge> edges;  // one per distinct output: kernels, bindings, links
   std::vector<RowGraph> rows;
   int kernels_cached = 0, kernels_to_compile = 0;    // distinct kernel objects
   int bindings_cached = 0, bindings_to_compile = 0;  // distinct binding objects

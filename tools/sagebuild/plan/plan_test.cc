@@ -18,7 +18,7 @@
 using namespace sb::plan;
 namespace fs = std::filesystem;
 using sb::Arch;
-using sb::run::Edge;
+using sb::graph::Edge;
 
 namespace {
 

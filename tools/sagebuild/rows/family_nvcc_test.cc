@@ -102,7 +102,7 @@ TEST_CASE("an archs family built by the real nvcc carries sm_90a SASS only, and 
   auto g = plan_compile({input(r)}, st);
   REQUIRE(g.rows[0].extensions[0].kernels.size() == 1);
   const auto& obj = g.rows[0].extensions[0].kernels[0];
-  const sb::run::Edge* edge = nullptr;
+  const sb::graph::Edge* edge = nullptr;
   for (const auto& e : g.edges)
     if (e.output == obj.object) edge = &e;
   REQUIRE(edge);

@@ -9,7 +9,7 @@
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
 #include "sagebuild/rows/compile_log.h"
-#include "sagebuild/rows/smoke_test.h"
+#include "sagebuild/rows/smoke.h"
 #include "sagebuild/rows/stage.h"
 #include "sagebuild/rows/stamp.h"
 #include "sagebuild/run/ninja.h"
@@ -28,11 +28,11 @@ bool failed(const RowResult& r) { return !r.ok && !r.stage.empty(); }
 // whose target ninja did not finish fails at "compile".
 void compile(const plan::CompileGraph& graph, const std::vector<RowResult*>& results, const PipelineSettings& s,
              run::ProcessRunner& build_runner, std::ostream& out) {
-  std::vector<run::Target> targets;
+  std::vector<graph::Target> targets;
   std::vector<std::string> names;
   for (std::size_t k = 0; k < graph.rows.size(); ++k) {
     if (failed(*results[k])) continue;
-    run::Target t{graph.rows[k].row_id, {}};
+    graph::Target t{graph.rows[k].row_id, {}};
     for (const auto& e : graph.rows[k].extensions) t.outputs.push_back(e.path);
     targets.push_back(std::move(t));
     names.push_back(graph.rows[k].row_id);
@@ -81,7 +81,7 @@ void smoke(const plan::RowInput& in, const plan::RowGraph& rg, const fs::path& w
                           spec.ops_namespace, spec.exports, driver});
   }
   fs::create_directories(sr.scratch);
-  SmokeResult r = smoke_test(runner, sr);
+  SmokeResult r = run_smoke(runner, sr);
   res.smoke = r.message;
   if (!r.ok) throw UsageError("smoke test: " + r.message);
 }

@@ -13,6 +13,7 @@
 #include "sagebuild/common/os.h"
 #include "sagebuild/plan/plan.h"
 #include "sagebuild/rows/pipeline.h"
+#include "sagebuild/run/ninja.h"
 #include "sagebuild/toolchain/gnu_toolchain.h"
 #include "sagebuild/toolchain/msvc_toolchain.h"
 

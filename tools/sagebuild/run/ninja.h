@@ -10,29 +10,13 @@
 #include <string_view>
 #include <vector>
 
+#include "sagebuild/common/graph.h"
 #include "sagebuild/run/process.h"
 
 namespace sb::run {
 
-// One command producing one file.  `argv` writes `temp`; `command` is the
-// line ninja runs, argv and then the rename of temp to output, in the host's
-// syntax (a POSIX shell line, or a CreateProcess line): an interrupted build
-// never leaves a truncated file under the output's name.
-struct Edge {
-  std::filesystem::path output;
-  std::filesystem::path temp;
-  std::vector<std::filesystem::path> inputs;
-  std::vector<std::string> argv;
-  std::string command;
-  std::string description;  // "nvcc pv_fp8 kernels/src/pv_fp8.cu [8.9 9.0a]"
-};
-
-// A name for a group of outputs (a row's extension modules): `ninja <name>`
-// builds them.
-struct Target {
-  std::string name;
-  std::vector<std::filesystem::path> outputs;
-};
+using graph::Edge;
+using graph::Target;
 
 // Escapes a path for a build line ($, space, colon, newline).
 std::string ninja_escape_path(std::string_view path);

@@ -1,0 +1,138 @@
+// The sm90 family's shapes and shared-memory layout (from the parameters in
+// src/config.cuh), kernel parameters and tile scheduler.
+//
+// A CTA is three warpgroups: warpgroup 0 produces (one thread issues the TMA
+// copies of Q, K, V and the K scales into a ring of shared-memory stages
+// guarded by mbarriers), warpgroups 1 and 2 consume (each owns 64 of the CTA's
+// 128 query rows and runs Q.K^T, the online softmax and P.V on the tensor
+// cores).  The grid is persistent: one CTA per SM walks a static list of
+// (batch, head, query tile) work tiles.
+#pragma once
+#include <cuda.h>  // CUtensorMap (a plain 128-byte struct; no driver call here)
+#include "attn_args.cuh"
+#include "config.cuh"
+
+namespace sa {
+namespace sm90 {
+
+constexpr int kConsumers = 2;                     // consumer warpgroups
+constexpr int kThreads = 128 * (1 + kConsumers);  // + the producer warpgroup
+constexpr int kRows = 64 * kConsumers;            // query rows per CTA
+constexpr int kConsumerThreads = 128 * kConsumers;
+static_assert(kRows == cfg::kBlockQ, "a CTA covers one Q padding / Q scale block");
+// setmaxnreg moves registers between the warpgroups of the CTA, within what the
+// launch gave it (kThreads x 168: 65536 / 384, rounded down to a multiple of 8):
+// an increase that the decreases do not cover waits forever.
+constexpr int kLaunchRegs = 65536 / kThreads / 8 * 8;
+static_assert(128 * (kLaunchRegs - cfg::sm90::kProducerRegs) >=
+                  kConsumerThreads * (cfg::sm90::kConsumerRegs - kLaunchRegs),
+              "the consumers' registers must come from the producer's");
+
+// Shapes and shared memory of one (padded head dim, P.V path) instance.
+template <int DP, bool PV_FP8>
+struct Tile {
+  static constexpr int kBN = cfg::sm90::kBN;
+  static constexpr int kSub = kBN / 64;  // 64-key K-scale groups per stage
+  static constexpr int kStages = PV_FP8 ? cfg::sm90::kStagesFp8 : cfg::sm90::kStagesFp16;
+  static_assert(kBN == 64 || kBN == 128, "64- or 128-key stages (K is padded to 64 keys)");
+  // Q and K: int8 rows of DP bytes, DP-byte swizzle.  V: fp8 path, e4m3 V^T rows
+  // of kBN bytes (one swizzle row: 128 keys or 64); fp16 path, the user's V as
+  // DP/64 sub-tiles of [kBN keys][64 dims] (128-byte rows), read MN-major.
+  static constexpr int kQBytes = kRows * DP;
+  static constexpr int kKBytes = kBN * DP;
+  static constexpr int kVBytes = PV_FP8 ? DP * kBN : kBN * DP * 2;
+  static constexpr int kVSubBytes = kBN * 128;                   // fp16 path: one 64-dim sub-tile
+  static constexpr int kVRow = kBN;                              // fp8 path: bytes per V^T row
+  static constexpr int kKsBytes = kSub * 16;                     // the stage's K scales: 4 floats per 64 keys
+  static constexpr int kTxBytes = kKBytes + kVBytes + kKsBytes;  // what the TMA copies of a stage land
+  // fp8 path: under each stage's V^T, one more 8-row group
+  // (1 KiB, written once) whose first row is ones: the P.V MMA then also yields
+  // P's row sums (N = DP + 8), and the softmax adds none.
+  static constexpr bool kRowSumMma = PV_FP8;
+  static constexpr int kVStride = kVBytes + (kRowSumMma ? 1024 : 0);  // bytes between stages' V buffers
+  static constexpr int kAccN = DP / 2 + (kRowSumMma ? 4 : 0);         // P.V accumulators per thread
+  // Two Q slots: the next work tile's Q lands while the current one still runs.
+  static constexpr int kQSlots = 2;
+  // Layout (offsets from a 1 KiB-aligned base): Q[2] | K[stages] | V[stages] | Ks[stages] | Vs | barriers.
+  static constexpr int kOffQ = 0;
+  static constexpr int kOffK = kOffQ + kQSlots * kQBytes;
+  static constexpr int kOffV = kOffK + kStages * kKBytes;
+  static constexpr int kOffKs = kOffV + kStages * kVStride;
+  // fp8 path: each consumer warpgroup's copy of the work tile's V scale and mean
+  // (2 x DP floats), fetched when the tile starts, read by its epilogue.
+  static constexpr int kVsBytes = PV_FP8 ? kConsumers * 2 * DP * 4 : 0;
+  static constexpr int kOffVs = kOffKs + kStages * 128;  // K-scale slots 128-byte aligned (TMA)
+  static constexpr int kOffBar = kOffVs + kVsBytes;
+  // barriers: full[stages], empty[stages], q_full[2], q_empty[2]
+  static constexpr int kBarBytes = (2 * kStages + 2 * kQSlots) * 8;
+  static constexpr int kTotal = kOffBar + kBarBytes + 1024;  // + alignment slack
+  static_assert(kQBytes % 1024 == 0 && kKBytes % 1024 == 0 && kVBytes % 1024 == 0, "1 KiB-aligned tiles");
+  static_assert(kKsBytes <= 128, "K scales of a stage fit their slot");
+  static_assert(kTotal <= 227 * 1024, "shared memory per CTA");
+};
+
+// Kernel parameters: the C ABI's, and the tensor maps (built on the host per
+// call; __grid_constant__ keeps them in parameter space, where TMA reads them).
+struct Params {
+  CUtensorMap tm_q;   // q_int8   [B*Hq][q_pad][DP]   box [1][128][DP]
+  CUtensorMap tm_k;   // k_int8   [B*Hk][k_pad][DP]   box [1][kBN][DP]
+  CUtensorMap tm_v;   // fp8: v_fp8 [B*Hk][DP][k_pad] box [1][DP][kBN]; fp16: V [B][Hk][N][D] box [1][1][kBN][64]
+  CUtensorMap tm_ks;  // k_scale  [B*Hk][k_pad/64][4] box [1][kSub][4]
+  AttnArgs a;
+  int n_qt;     // query tiles per (batch, head)
+  int total;    // work tiles
+  int pairs;    // causal schedule (see work_slot / decode_work)
+  int out_vec;  // the output takes 16-byte stores (aligned base and strides)
+};
+
+// The static schedule: slot w names a work tile, query tiles varying fastest
+// so that the CTAs running at one time share a few heads' K and V in L2.
+// Non-causal: round i of CTA c takes slot i*G + c (G CTAs).  Causal
+// (`pairs`): a head's query tiles are taken as pairs of a long and a short one
+// (tiles n-1 and 0, n-2 and 1, ...: n+1 key tiles per pair), and a CTA takes
+// both tiles of a pair in two consecutive rounds, so every CTA gets the same
+// work without giving up the L2 order (a longest-first order over all heads
+// measured L2 hit rates of 41 % at 2k).
+struct Work {
+  int b, h, qt;
+};
+__device__ __forceinline__ int work_slot(const Params& prm, int round) {
+  if (prm.pairs) return 2 * ((round >> 1) * (int)gridDim.x + (int)blockIdx.x) + (round & 1);
+  return round * (int)gridDim.x + (int)blockIdx.x;
+}
+template <bool CAUSAL>
+__device__ __forceinline__ Work decode_work(const Params& prm, int w) {
+  const int heads = prm.a.p.q_heads;
+  const int r = w % prm.n_qt, bh = w / prm.n_qt;
+  Work k;
+  k.h = bh % heads;
+  k.b = bh / heads;
+  // causal: even r the long tile of pair r/2, odd r its short partner
+  k.qt = !CAUSAL ? r : (r & 1) ? r >> 1 : prm.n_qt - 1 - (r >> 1);
+  return k;
+}
+
+// What a work tile covers of its batch element's sequences (sageattn.h:
+// per-batch query / key lengths).  The producer and the consumers decide the
+// same way: a tile past the queries is skipped; a tile with no key loads
+// nothing and writes zeros.
+struct Span {
+  int q_len;    // valid query rows of the batch element
+  int kv_len;   // valid keys
+  int n_tiles;  // key tiles to visit (causal: none past the tile's last row)
+  __device__ __forceinline__ bool skipped(int qt) const { return qt * kRows >= q_len; }
+  __device__ __forceinline__ bool loads() const { return n_tiles > 0; }
+};
+template <int kBN, bool CAUSAL>
+__device__ __forceinline__ Span work_span(const sa_attn_params& p, const Work& wk) {
+  Span s;
+  s.q_len = batch_len(p.q_seq_len, wk.b, p.q_len);
+  s.kv_len = batch_len(p.kv_seq_len, wk.b, p.kv_len);
+  int n = (s.kv_len + kBN - 1) / kBN;
+  if (CAUSAL && !s.skipped(wk.qt)) n = min(n, (min((wk.qt + 1) * kRows, s.q_len) - 1) / kBN + 1);
+  s.n_tiles = n;
+  return s;
+}
+
+}  // namespace sm90
+}  // namespace sa
