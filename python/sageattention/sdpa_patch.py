@@ -26,7 +26,7 @@ from typing import Callable, List, Optional, Tuple
 
 import torch.nn.functional as F
 
-from . import core
+from . import _sdpa_plan as plans
 from .masks import MaskError
 
 _LOCK = threading.RLock()
@@ -95,11 +95,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                                  enable_gqa=False, **kwargs):
     """torch SDPA's signature; SageAttention where it can run the call (sageattention.sdpa_patch), else SDPA."""
     original = _ORIGINAL
-    plan, reason = (None, "extra keyword arguments") if kwargs else core.sdpa_plan(
+    plan, reason = (None, "extra keyword arguments") if kwargs else plans.sdpa_plan(
         query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     if plan is not None:
         try:
-            out = core.sdpa_run(plan, query, key, value, is_causal, scale)
+            out = plans.sdpa_run(plan, query, key, value, is_causal, scale)
         except MaskError as e:  # found only while running (e.g. offsets past 32 bits)
             reason = "attn_mask " + e.reason
         else:
