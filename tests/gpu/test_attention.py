@@ -5,28 +5,12 @@ import os
 
 import pytest
 
-torch = pytest.importorskip("torch")
-if not torch.cuda.is_available():
-    pytest.skip("no CUDA GPU", allow_module_level=True)
-import sageattention as sa  # noqa: E402
-from sageattention import reference as ref  # noqa: E402
-
-if sa.extension_error() is not None:
-    pytest.skip(f"sageattention._C unavailable: {sa.extension_error()}", allow_module_level=True)
+# skips this module without a CUDA GPU or the extension
+from gpu_helpers import (HAS_FP8, HAS_SM90, PATHS, SM90_ACTIVE, emulate, make_qkv, metrics, poison_allocator, ref,
+                         run_path, sa, torch)
 
 pytestmark = pytest.mark.gpu
 
-from gpu_helpers import (  # noqa: E402
-    HAS_FP8,
-    HAS_SM90,
-    PATHS,
-    SM90_ACTIVE,
-    emulate,
-    make_qkv,
-    metrics,
-    poison_allocator,
-    run_path,
-)
 
 
 @pytest.mark.parametrize("path", PATHS)
