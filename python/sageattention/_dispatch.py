@@ -13,7 +13,7 @@ from typing import Optional
 
 import torch
 
-from . import _arch, _extension, _tensors
+from . import _arch, _autograd, _extension, _tensors
 from ._args import GRANULARITIES, LAYOUTS, Call, Options
 from .masks import KeyPadding
 
@@ -59,13 +59,18 @@ def _run_dense(call: Call, opts: Options, kp: Optional[KeyPadding]):
 def attend(call: Call, opts: Options, kp: Optional[KeyPadding] = None):
     """Run ``call`` as ``opts`` says (``opts.pv`` resolved to 'fp16' or 'fp8'); ``kp``: key ranges found
     beforehand (patch_sdpa's plan), else those of ``call.attn_mask``.  Returns o, or (o, lse)."""
-    q, k, v, d, _ = _tensors.prepare(call.q, call.k, call.v, call.tensor_layout)
+    _tensors.validate(call.q, call.k, call.v, call.tensor_layout)
+    if _tensors.is_empty(call.q, call.k, call.tensor_layout):
+        return _tensors.empty_result(call.q, call.v, call.tensor_layout, call.attn_mask, call.return_lse)
+    q, k, v, d, _ = _tensors.for_kernels(call.q, call.k, call.v, call.tensor_layout)
     if call.attn_mask is not None:
         kp = _tensors.mask_padding(call.attn_mask, q, k, call.tensor_layout)
     scale = _tensors.sm_scale(call.sm_scale, d)
     o, lse = _run_dense(dataclasses.replace(call, q=q, k=k, v=v, sm_scale=scale), opts, kp)
     if o.shape[-1] != d:
         o = o[..., :d]
+    if o.dtype != call.q.dtype:  # fp32 inputs ran as bf16
+        o = o.to(call.q.dtype)
     if not call.return_lse:
         return o
     if opts.smooth_k:
@@ -74,7 +79,11 @@ def attend(call: Call, opts: Options, kp: Optional[KeyPadding] = None):
 
 
 def run_call(call: Call, opts: Options):
-    """A public function's call: the P.V path chosen by the GPU unless the function fixes it."""
+    """A public function's call: the P.V path chosen by the GPU unless the function fixes it; in the
+    autograd graph when an input requires grad (see _autograd), else straight to the kernels."""
     path = opts.pv or _arch.default_path(call.q)
     _arch.require_kernels(call.q, need_fp8=path == "fp8")
-    return attend(call, dataclasses.replace(opts, pv=path))
+    opts = dataclasses.replace(opts, pv=path)
+    if _autograd.needs_graph(call.q, call.k, call.v, call.attn_mask):
+        return _autograd.attend_in_graph(call, opts, attend)
+    return attend(call, opts)

@@ -2,12 +2,14 @@
 says whether a call can run here (and why not), ``sdpa_run`` runs one it accepted."""
 from __future__ import annotations
 
+import dataclasses
+import functools
 from dataclasses import dataclass
 from typing import Optional
 
 import torch
 
-from . import _arch, _tensors
+from . import _arch, _autograd, _tensors
 from ._args import Call, Options
 from ._dispatch import attend
 from .masks import KeyPadding, MaskError
@@ -38,7 +40,7 @@ def sdpa_plan(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_
         return None, "mixed dtypes"
     if not (query.dim() == key.dim() == value.dim() == 4):
         return None, f"{query.dim()}-D tensors (4-D [batch, heads, seq, dim] only)"
-    if torch.is_grad_enabled() and any(t.requires_grad for t in ts):
+    if _autograd.needs_graph(*ts, attn_mask) and _autograd.backward_mode() != "sdpa":
         return None, "autograd (SageAttention has no backward)"
     if dropout_p:
         return None, "dropout_p > 0"
@@ -69,7 +71,16 @@ def sdpa_plan(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_
     return SdpaPlan(path, kp), None
 
 
-def sdpa_run(plan: SdpaPlan, query, key, value, is_causal, scale):
+def sdpa_run(plan: SdpaPlan, query, key, value, is_causal, scale, attn_mask=None):
     """Run an SDPA call that sdpa_plan accepted (HND layout, SDPA's default scale 1/sqrt(head_dim))."""
-    call = Call(query, key, value, "HND", bool(is_causal), scale, False, None)
-    return attend(call, Options(gran="per_thread", smooth_k=True, smooth_v=False, pv=plan.path), plan.kp)
+    call = Call(query, key, value, "HND", bool(is_causal), scale, False, attn_mask if plan.kp is not None else None)
+    opts = Options(gran="per_thread", smooth_k=True, smooth_v=False, pv=plan.path)
+    forward = functools.partial(_attend_planned, kp=plan.kp)
+    if _autograd.needs_graph(query, key, value, call.attn_mask):  # opted in to SDPA's gradients (sdpa_plan)
+        return _autograd.attend_in_graph(call, opts, forward)
+    return forward(call, opts)
+
+
+def _attend_planned(call: Call, opts: Options, kp: Optional[KeyPadding]):
+    """attend() with the mask's key ranges sdpa_plan found (the mask itself stays for the backward's SDPA)."""
+    return attend(dataclasses.replace(call, attn_mask=None), opts, kp)

@@ -1,6 +1,12 @@
-"""Tensor preparation around the kernels: checks, head-dim padding and alignment,
-a mask's key ranges, and the result's finishing (head dim cut back, LSE corrected
-for K smoothing)."""
+"""Tensor preparation around the kernels: checks, the dtype the kernels see,
+empty inputs, head-dim padding and alignment, a mask's key ranges, and the LSE
+correction for K smoothing.
+
+fp32 inputs run as bfloat16: bf16 keeps fp32's 8-bit exponent, so every finite
+fp32 value stays finite (fp16 would overflow above 65504), and its 8-bit
+significand is finer than the INT8 (Q, K) and FP8/FP16 (P, V) quantization the
+kernels apply anyway: an fp32 call is exactly as accurate as the same call in
+bf16.  The result comes back as fp32."""
 from __future__ import annotations
 
 import math
@@ -11,6 +17,14 @@ import torch.nn.functional as F
 
 from . import _args
 from .masks import KeyPadding, MaskError, key_padding
+
+
+DTYPES = (torch.float16, torch.bfloat16, torch.float32)
+
+
+def kernel_dtype(dtype):
+    """The dtype the kernels run for inputs of ``dtype`` (fp32 -> bf16: see the module's docstring)."""
+    return torch.bfloat16 if dtype == torch.float32 else dtype
 
 
 def seq_dims(tensor_layout):
@@ -24,8 +38,8 @@ def check_tensors(names, tensors, rank, shape_text):
             raise TypeError(f"sageattention: {name} must be a torch.Tensor, got {type(t).__name__}")
         if t.dim() != rank:
             raise ValueError(f"sageattention: {name} must be {rank}-D ({shape_text}), got shape {tuple(t.shape)}")
-        if t.dtype not in (torch.float16, torch.bfloat16):
-            raise ValueError(f"sageattention: {name} must be float16 or bfloat16, got {t.dtype}")
+        if t.dtype not in DTYPES:
+            raise ValueError(f"sageattention: {name} must be float16, bfloat16 or float32, got {t.dtype}")
     q, k, v = tensors
     if not (q.dtype == k.dtype == v.dtype):
         raise ValueError(f"sageattention: q, k, v must share a dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
@@ -52,32 +66,75 @@ def pad_and_align(tensors, d):
 
 
 def check_heads(hq, hk, d):
-    if hq % hk != 0:
+    if hk == 0 and hq != 0:
+        raise ValueError(f"sageattention: k and v have no heads but q has {hq}")
+    if hk and hq % hk != 0:
         raise ValueError(
             f"sageattention: the number of query heads ({hq}) must be a multiple of the number of "
             f"key/value heads ({hk}) (GQA)"
         )
     if d > 128:
         raise ValueError(f"sageattention: head_dim {d} is not supported (at most 128; 64 and 128 are native)")
+    if d == 0:
+        raise ValueError("sageattention: head_dim 0 (q and k have no features)")
 
 
-def prepare(q, k, v, tensor_layout):
-    """Validate q/k/v; return (q, k, v, head_dim, q_len) with head_dim padded to a multiple of 8."""
+def validate(q, k, v, tensor_layout):
+    """Check q/k/v for ``tensor_layout``; ValueError/TypeError naming the argument otherwise."""
     _args.check_choice("sageattention", "tensor_layout", tensor_layout, _args.LAYOUTS)
     layout_text = ("[batch, heads, seq, head_dim]" if tensor_layout == "HND" else "[batch, seq, heads, head_dim]") + \
         f" for tensor_layout={tensor_layout!r}"
     check_tensors(("q", "k", "v"), (q, k, v), 4, layout_text)
-    hd, sd = seq_dims(tensor_layout)
+    hd, _ = seq_dims(tensor_layout)
     if q.shape[0] != k.shape[0]:
         raise ValueError(f"sageattention: batch of q ({q.shape[0]}) and k ({k.shape[0]}) differ")
     if q.shape[3] != k.shape[3]:
         raise ValueError(f"sageattention: head_dim of q ({q.shape[3]}) and k ({k.shape[3]}) differ")
-    d = q.shape[3]
-    check_heads(q.shape[hd], k.shape[hd], d)
-    if min(q.shape[sd], k.shape[sd], q.shape[0], q.shape[hd], k.shape[hd], d) == 0:
+    check_heads(q.shape[hd], k.shape[hd], q.shape[3])
+
+
+def is_empty(q, k, tensor_layout) -> bool:
+    """No output element, or no key: the result is defined without the kernels (as torch SDPA's)."""
+    hd, sd = seq_dims(tensor_layout)
+    return min(q.shape[0], q.shape[hd], q.shape[sd], k.shape[sd]) == 0
+
+
+def empty_result(q, v, tensor_layout, attn_mask, return_lse):
+    """torch SDPA's result where is_empty: zeros (a row without keys averages nothing), LSE -inf."""
+    if attn_mask is not None:  # a mask must still fit the scores it would mask
+        hd, sd = seq_dims(tensor_layout)
+        scores = (q.shape[0], q.shape[hd], q.shape[sd], v.shape[sd])
+        try:
+            fits = torch.broadcast_shapes(tuple(attn_mask.shape), scores) == scores
+        except (RuntimeError, AttributeError):
+            fits = False
+        if not fits:
+            raise MaskError(f"of shape {tuple(getattr(attn_mask, 'shape', ()))} does not broadcast to [batch, heads, "
+                            f"q_len, kv_len] = {list(scores)}")
+    o = q.new_zeros(q.shape[:3] + (v.shape[3],))
+    if not return_lse:
+        return o
+    hd, sd = seq_dims(tensor_layout)
+    return o, q.new_full((q.shape[0], q.shape[hd], q.shape[sd]), float("-inf"), dtype=torch.float32)
+
+
+def prepare(q, k, v, tensor_layout):
+    """Validated, non-empty q/k/v in the kernels' dtype; returns (q, k, v, head_dim, q_len) with head_dim
+    padded to a multiple of 8."""
+    validate(q, k, v, tensor_layout)
+    if is_empty(q, k, tensor_layout):
         raise ValueError(f"sageattention: empty input, q {tuple(q.shape)}, k {tuple(k.shape)}")
+    return for_kernels(q, k, v, tensor_layout)
+
+
+def for_kernels(q, k, v, tensor_layout):
+    """Validated non-empty q/k/v cast to the kernels' dtype and padded: (q, k, v, head_dim, q_len)."""
+    d = q.shape[3]
+    dt = kernel_dtype(q.dtype)
+    if dt != q.dtype:
+        q, k, v = q.to(dt), k.to(dt), v.to(dt)
     q, k, v = pad_and_align((q, k, v), d)
-    return q, k, v, d, q.shape[sd]
+    return q, k, v, d, q.shape[seq_dims(tensor_layout)[1]]
 
 
 def sm_scale(scale, d):

@@ -21,11 +21,27 @@ _SDPA_DOC = """
     other mask, and attn_mask with is_causal=True, raise ValueError naming attn_mask: a mask is
     never ignored, so a caller's fallback to torch SDPA takes over.  See sageattention.masks.
     Causal masking is top-left aligned (query i sees keys j <= i), as SDPA's is_causal.
-    Returns o (layout and dtype of q), and with return_lse=True also lse [B, Hq, Nq] (fp32, natural log).
+
+    flash-attn's keywords, as yunchang and xDiT pass them: ``softmax_scale`` (= sm_scale) and
+    ``causal`` (= is_causal) are honoured (both spellings with different values: ValueError);
+    ``window_size=(-1, -1)``, ``softcap=0.0``, ``alibi_slopes=None``, ``return_softmax=False``,
+    ``return_attn_probs=False`` and ``deterministic`` (either value: flash-attn's flag picks its
+    backward's algorithm; the opted-in backward here is torch SDPA's, which follows
+    torch.use_deterministic_algorithms) are accepted; any other value raises ValueError naming it.
+
+    Dtypes: fp16, bf16, or fp32 (run as bf16, whose range is fp32's, and returned as fp32).
+    Empty inputs (batch 0, no query, no key, no head) give torch SDPA's result: zeros of o's shape
+    (lse -inf).  Autograd: when grad mode is on and an input requires grad, o stays in the graph;
+    its backward raises (use torch SDPA for training: patch_sdpa() sends such calls there) unless
+    SAGEATTN_BACKWARD=sdpa or sageattention.set_backward("sdpa") opted in to exact gradients
+    recomputed through torch SDPA.  no_grad / inference_mode calls cost nothing extra.
+
+    Returns o (layout and dtype of q), and with return_lse=True also lse [B, Hq, Nq] (fp32, natural
+    log, in both layouts: what flash-attn returns and yunchang's update_out_and_lse merges).
 """
 
 
-def sageattn_qk_int8_pv_fp16_cuda(q=None, k=None, v=None, tensor_layout="HND", is_causal=False,
+def sageattn_qk_int8_pv_fp16_cuda(q=None, k=None, v=None, tensor_layout="HND", is_causal=None,
                                   qk_quant_gran="per_thread", sm_scale=None, pv_accum_dtype="fp32", smooth_k=True,
                                   smooth_v=False, return_lse=False, **kwargs):
     call = _args.normalize("sageattn_qk_int8_pv_fp16_cuda", q, k, v, tensor_layout, is_causal, sm_scale, return_lse,
@@ -44,7 +60,7 @@ sageattn_qk_int8_pv_fp16_cuda.__doc__ = """INT8 Q.K^T (per-block/warp/thread sca
 """ + _SDPA_DOC.format(fn="sageattn_qk_int8_pv_fp16_cuda")
 
 
-def sageattn_qk_int8_pv_fp8_cuda(q=None, k=None, v=None, tensor_layout="HND", is_causal=False,
+def sageattn_qk_int8_pv_fp8_cuda(q=None, k=None, v=None, tensor_layout="HND", is_causal=None,
                                  qk_quant_gran="per_thread", sm_scale=None, pv_accum_dtype="fp32+fp32", smooth_k=True,
                                  smooth_v=False, return_lse=False, **kwargs):
     call = _args.normalize("sageattn_qk_int8_pv_fp8_cuda", q, k, v, tensor_layout, is_causal, sm_scale, return_lse,
@@ -66,7 +82,7 @@ _FP8_DOC = """INT8 Q.K^T and FP8 (e4m3) P.V: P scaled by 448, V per-channel scal
 sageattn_qk_int8_pv_fp8_cuda.__doc__ = _FP8_DOC + _SDPA_DOC.format(fn="sageattn_qk_int8_pv_fp8_cuda")
 
 
-def sageattn_qk_int8_pv_fp8_cuda_sm90(q=None, k=None, v=None, tensor_layout="HND", is_causal=False,
+def sageattn_qk_int8_pv_fp8_cuda_sm90(q=None, k=None, v=None, tensor_layout="HND", is_causal=None,
                                       qk_quant_gran="per_thread", sm_scale=None, pv_accum_dtype="fp32+fp32",
                                       smooth_k=True, return_lse=False, **kwargs):
     call = _args.normalize("sageattn_qk_int8_pv_fp8_cuda_sm90", q, k, v, tensor_layout, is_causal, sm_scale,
@@ -85,7 +101,7 @@ sageattn_qk_int8_pv_fp8_cuda_sm90.__doc__ = """The FP8 P.V path under upstream's
 
 
 def sageattn_qk_int8_pv_fp16_triton(q=None, k=None, v=None, tensor_layout="HND", quantization_backend="triton",
-                                    is_causal=False, attn_mask=None, sm_scale=None, smooth_k=True, return_lse=False,
+                                    is_causal=None, attn_mask=None, sm_scale=None, smooth_k=True, return_lse=False,
                                     **kwargs):
     kwargs = dict(kwargs, attn_mask=attn_mask)
     call = _args.normalize("sageattn_qk_int8_pv_fp16_triton", q, k, v, tensor_layout, is_causal, sm_scale,
@@ -106,7 +122,7 @@ sageattn_qk_int8_pv_fp16_triton.__doc__ = """Upstream's Triton kernel's name and
 """ + _SDPA_DOC.format(fn="sageattn_qk_int8_pv_fp16_triton")
 
 
-def sageattn(q=None, k=None, v=None, tensor_layout="HND", is_causal=False, sm_scale=None, return_lse=False,
+def sageattn(q=None, k=None, v=None, tensor_layout="HND", is_causal=None, sm_scale=None, return_lse=False,
              **kwargs):
     call = _args.normalize("sageattn", q, k, v, tensor_layout, is_causal, sm_scale, return_lse, kwargs,
                            sdpa_positional=True)
@@ -116,7 +132,7 @@ def sageattn(q=None, k=None, v=None, tensor_layout="HND", is_causal=False, sm_sc
 
 sageattn.__doc__ = """Quantized attention, picking the kernel for the GPU: sm80/sm86/sm87 -> FP16 P.V, sm89/sm90/sm120 -> FP8 P.V.
 
-    q: [B, Hq, Nq, D] (HND) or [B, Nq, Hq, D] (NHD); k, v: same with Hk heads (Hq % Hk == 0), fp16 or bf16.
+    q: [B, Hq, Nq, D] (HND) or [B, Nq, Hq, D] (NHD); k, v: same with Hk heads (Hq % Hk == 0), fp16, bf16 or fp32.
     Upstream's keyword options (qk_quant_gran, pv_accum_dtype of either path, smooth_k, smooth_v,
     qk_quant_dtype) go to the chosen path (upstream's sageattn drops them).  Positional calls in
     SDPA's order (q, k, v, attn_mask, dropout_p, is_causal) are recognised by the fourth argument

@@ -5,9 +5,12 @@ each sequence's rows are.  The ops take them as the packed tensor layout (2).
 """
 from __future__ import annotations
 
+import dataclasses
+import functools
+
 import torch
 
-from . import _arch, _args, _tensors
+from . import _arch, _args, _autograd, _tensors
 
 _PACKED = 2  # the ops' tensor_layout for packed sequences [total, heads, head_dim]
 
@@ -46,10 +49,10 @@ def _max_seqlen(name, m):
 
 
 def sageattn_varlen(q=None, k=None, v=None, cu_seqlens_q=None, cu_seqlens_k=None, max_seqlen_q=None,
-                    max_seqlen_k=None, is_causal=False, sm_scale=None, smooth_k=True, **kwargs):
+                    max_seqlen_k=None, is_causal=None, sm_scale=None, smooth_k=True, **kwargs):
     """Attention over packed variable-length sequences (upstream's signature), one kernel launch per step.
 
-    q: [total_q, Hq, D], k, v: [total_k, Hk, D] (fp16/bf16, CUDA, Hq % Hk == 0); cu_seqlens_q/_k:
+    q: [total_q, Hq, D], k, v: [total_k, Hk, D] (fp16/bf16/fp32, CUDA, Hq % Hk == 0); cu_seqlens_q/_k:
     [batch + 1] int32/int64 cumulative lengths (sequence b is rows cu[b] .. cu[b+1]);
     max_seqlen_q/_k: the longest sequence of each (they size the launch).  Returns o [total_q, Hq, D]
     in q's dtype.  Causal masking is top-left aligned per sequence (query i of a sequence sees its
@@ -96,13 +99,39 @@ def sageattn_varlen(q=None, k=None, v=None, cu_seqlens_q=None, cu_seqlens_k=None
     q_start, q_len = _seqlens("cu_seqlens_q", cu_seqlens_q, None, q.device)
     k_start, k_len = _seqlens("cu_seqlens_k", cu_seqlens_k, cu_seqlens_q.numel(), q.device)
     _arch.require_kernels(q, need_fp8=path == "fp8")
-    q, k, v = _tensors.pad_and_align((q, k, v), d)
+    forward = functools.partial(_packed_forward, seqs=_Packed(q_start, q_len, k_start, k_len, max_q, max_k))
+    opts = dataclasses.replace(opts, pv=path)
+    if _autograd.needs_graph(q, k, v):
+        return _autograd.attend_in_graph(call, opts, forward, mode="varlen")
+    return forward(call, opts)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Packed:
+    """Where each sequence's rows are: starts and lengths (int32, on q's device) and the longest of each."""
+
+    q_start: torch.Tensor
+    q_len: torch.Tensor
+    k_start: torch.Tensor
+    k_len: torch.Tensor
+    max_q: int
+    max_k: int
+
+
+def _packed_forward(call: _args.Call, opts: _args.Options, seqs: _Packed):
+    """The kernels over packed sequences: call's q/k/v checked, opts.pv resolved."""
+    q, k, v = call.q, call.k, call.v
+    d = q.shape[2]
+    dt = _tensors.kernel_dtype(q.dtype)
+    q, k, v = _tensors.pad_and_align((q.to(dt), k.to(dt), v.to(dt)), d)
     scale = _tensors.sm_scale(call.sm_scale, d)
     ops = torch.ops.sageattention
     g = _args.GRANULARITIES[opts.gran]
+    q_start, q_len, k_start, k_len, max_q, max_k = (seqs.q_start, seqs.q_len, seqs.k_start, seqs.k_len, seqs.max_q,
+                                                    seqs.max_k)
     q_int8, q_scale = ops.quant_q(q, _PACKED, g, q_start, q_len, max_q)
     k_int8, k_scale = ops.quant_k(k, _PACKED, g, opts.smooth_k, k_start, k_len, max_k)
-    if path == "fp16":
+    if opts.pv == "fp16":
         v16 = v if v.dtype == torch.float16 else v.to(torch.float16)
         o, _ = ops.attn_pv_fp16(q_int8, q_scale, k_int8, k_scale, v16, _PACKED, max_q, call.is_causal, scale, False,
                                 q.dtype, q_start, q_len, k_start, k_len, q.shape[0], max_k)
@@ -111,4 +140,5 @@ def sageattn_varlen(q=None, k=None, v=None, cu_seqlens_q=None, cu_seqlens_k=None
         o, _ = ops.attn_pv_fp8(q_int8, q_scale, k_int8, k_scale, v_fp8, v_scale, v_mean if opts.smooth_v else None,
                                _PACKED, max_q, max_k, q.shape[2], call.is_causal, scale, False, q.dtype, q_start,
                                q_len, k_len, q.shape[0])
-    return o[..., :d] if o.shape[-1] != d else o
+    o = o[..., :d] if o.shape[-1] != d else o
+    return o.to(call.q.dtype) if o.dtype != call.q.dtype else o

@@ -139,8 +139,8 @@ def test_errors():
         sa.sageattn(big, big, big)
     with pytest.raises(ValueError, match="multiple"):
         sa.sageattn(q, k[:, :3], v[:, :3])
-    with pytest.raises(ValueError, match="float16 or bfloat16"):
-        sa.sageattn(q.float(), k.float(), v.float())
+    with pytest.raises(ValueError, match="float16, bfloat16 or float32"):
+        sa.sageattn(q.double(), k.double(), v.double())
     with pytest.raises(ValueError, match="qk_quant_gran"):
         sa.sageattn_qk_int8_pv_fp16_cuda(q, k, v, qk_quant_gran="per_row")
     with pytest.raises(ValueError, match="pv_accum_dtype"):

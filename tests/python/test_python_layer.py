@@ -41,7 +41,7 @@ def test_cpu_tensors_rejected():
 
 @pytest.mark.parametrize("case,match", [
     ("dim3", "4-D"),
-    ("float32", "float16 or bfloat16"),
+    ("float64", "float16, bfloat16 or float32"),
     ("d256", "head_dim 256"),
     ("gqa", "multiple of the number of key/value heads"),
     ("kv_mismatch", "same shape"),
@@ -51,8 +51,8 @@ def test_shape_dtype_validation(case, match):
     q, k, v = meta(1, 4, 16, 64), meta(1, 2, 16, 64), meta(1, 2, 16, 64)
     if case == "dim3":
         q = meta(4, 16, 64)
-    elif case == "float32":
-        q, k, v = (t.float() for t in (q, k, v))
+    elif case == "float64":
+        q, k, v = (t.double() for t in (q, k, v))
     elif case == "d256":
         q, k, v = meta(1, 4, 16, 256), meta(1, 2, 16, 256), meta(1, 2, 16, 256)
     elif case == "gqa":
