@@ -11,8 +11,9 @@ Where it comes from, in this order:
 3. ``SAGE_TEST_BUILD=1``: sagebuild builds the default row's wheel for one arch
    (8.0) first; this compiles CUDA kernels (minutes; the cache makes reruns
    quick).  A failed build stops the run with its output.
-4. None of these: the tree without the extension; ``needs_ext`` tests skip with
-   the reason and these options.
+4. None of these: the tree without the extension (``needs_ext`` tests skip with
+   the reason and these options), or, in a copy of the tests without the tree,
+   the sageattention on PYTHONPATH (the device scripts' installed wheel).
 
 The report header names the source picked."""
 import glob
@@ -65,11 +66,14 @@ def _source():
     if os.environ.get("SAGE_TEST_BUILD") == "1":
         wheel = _build_wheel()
         return _unpack(wheel), f"a wheel built now ({wheel.name})"
-    return DEV, "the tree, without the extension (" + HOW + ")"
+    if (DEV / "sageattention").is_dir():
+        return DEV, "the tree, without the extension (" + HOW + ")"
+    return None, "the importable installation (no tree beside the tests)"
 
 
 SITE, SOURCE = _source()
-sys.path.insert(0, str(SITE))
+if SITE is not None:
+    sys.path.insert(0, str(SITE))
 
 
 def pytest_configure(config):
