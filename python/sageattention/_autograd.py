@@ -111,6 +111,9 @@ def sdpa_grads(q, k, v, attn_mask, call, grad_o):
     """Exact gradients of attention (torch SDPA's) for ``call`` at q, k, v (and a float attn_mask that requires
     grad), given the output's gradient; None for inputs that do not require grad."""
     wants = [isinstance(t, torch.Tensor) and t.requires_grad for t in (q, k, v, attn_mask)]
+    if q.numel() == 0 or k.numel() == 0:  # the output does not depend on the inputs (and torch's SDPA dies
+        # of SIGFPE on zero heads)
+        return tuple(torch.zeros_like(t) if w else None for t, w in zip((q, k, v, attn_mask), wants))
     nhd = call.tensor_layout == "NHD"
 
     def attention(q, k, v, attn_mask):

@@ -66,11 +66,16 @@ def attend(call: Call, opts: Options, kp: Optional[KeyPadding] = None):
     if call.attn_mask is not None:
         kp = _tensors.mask_padding(call.attn_mask, q, k, call.tensor_layout)
     scale = _tensors.sm_scale(call.sm_scale, d)
+    v_div = None
+    if call.q.dtype == torch.float32 and opts.pv == "fp16":  # V read as fp16: keep fp32's large values
+        v, v_div = _tensors.into_fp16_range(v)
     o, lse = _run_dense(dataclasses.replace(call, q=q, k=k, v=v, sm_scale=scale), opts, kp)
     if o.shape[-1] != d:
         o = o[..., :d]
     if o.dtype != call.q.dtype:  # fp32 inputs ran as bf16
         o = o.to(call.q.dtype)
+    if v_div is not None:
+        o = o * v_div
     if not call.return_lse:
         return o
     if opts.smooth_k:

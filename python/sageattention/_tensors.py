@@ -6,7 +6,9 @@ fp32 inputs run as bfloat16: bf16 keeps fp32's 8-bit exponent, so every finite
 fp32 value stays finite (fp16 would overflow above 65504), and its 8-bit
 significand is finer than the INT8 (Q, K) and FP8/FP16 (P, V) quantization the
 kernels apply anyway: an fp32 call is exactly as accurate as the same call in
-bf16.  The result comes back as fp32."""
+bf16.  The FP16 P.V path reads V as fp16: there an fp32 call's V is scaled by a
+power of two into fp16's range first (exact) and the output scaled back.  The
+result comes back as fp32."""
 from __future__ import annotations
 
 import math
@@ -25,6 +27,14 @@ DTYPES = (torch.float16, torch.bfloat16, torch.float32)
 def kernel_dtype(dtype):
     """The dtype the kernels run for inputs of ``dtype`` (fp32 -> bf16: see the module's docstring)."""
     return torch.bfloat16 if dtype == torch.float32 else dtype
+
+
+def into_fp16_range(v):
+    """(v / s, s): v scaled by a power of two s >= 1 (exact) so that |v| <= 32768 fits fp16, for the FP16 P.V
+    path; s is a 0-dim fp32 tensor on v's device (no host synchronisation)."""
+    amax = v.detach().abs().amax().float()
+    s = torch.exp2(torch.ceil(torch.log2(amax / 32768.0))).clamp_min(1.0)
+    return (v / s).to(v.dtype), s
 
 
 def seq_dims(tensor_layout):

@@ -125,6 +125,9 @@ def _packed_forward(call: _args.Call, opts: _args.Options, seqs: _Packed):
     dt = _tensors.kernel_dtype(q.dtype)
     q, k, v = _tensors.pad_and_align((q.to(dt), k.to(dt), v.to(dt)), d)
     scale = _tensors.sm_scale(call.sm_scale, d)
+    v_div = None
+    if call.q.dtype == torch.float32 and opts.pv == "fp16":  # V read as fp16: keep fp32's large values
+        v, v_div = _tensors.into_fp16_range(v)
     ops = torch.ops.sageattention
     g = _args.GRANULARITIES[opts.gran]
     q_start, q_len, k_start, k_len, max_q, max_k = (seqs.q_start, seqs.q_len, seqs.k_start, seqs.k_len, seqs.max_q,
@@ -141,4 +144,5 @@ def _packed_forward(call: _args.Call, opts: _args.Options, seqs: _Packed):
                                _PACKED, max_q, max_k, q.shape[2], call.is_causal, scale, False, q.dtype, q_start,
                                q_len, k_len, q.shape[0])
     o = o[..., :d] if o.shape[-1] != d else o
-    return o.to(call.q.dtype) if o.dtype != call.q.dtype else o
+    o = o.to(call.q.dtype) if o.dtype != call.q.dtype else o
+    return o * v_div if v_div is not None else o

@@ -6,7 +6,7 @@ import functools
 import pytest
 
 # skips this module without a CUDA GPU or the extension
-from gpu_helpers import HAS_FP8, make_qkv, metrics, ref, sa, torch
+from gpu_helpers import HAS_FP8, PATHS, make_qkv, metrics, ref, run_path, sa, torch
 
 pytestmark = pytest.mark.gpu
 
@@ -90,24 +90,27 @@ def test_softmax_scale_and_causal_are_honoured():
     assert metrics(flash, sa.sageattn(q, k, v))[0] < 0.99  # both keywords changed the result
 
 
-@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("layout", ["HND", "NHD"])
-def test_fp32_is_as_accurate_as_bf16(dtype, layout):
+def test_fp32_is_as_accurate_as_bf16(path, layout):
     q, k, v = make_qkv("kbias", b=2, hq=4, hk=4, nq=1000, nk=1000, d=128, dtype=torch.float32, layout=layout, seed=6)
-    o32, lse32 = sa.sageattn(q, k, v, tensor_layout=layout, return_lse=True)
+    o32, lse32 = run_path(path, q, k, v, tensor_layout=layout, return_lse=True)
     assert o32.dtype == torch.float32 and lse32.dtype == torch.float32
+    ob, lseb = run_path(path, q.bfloat16(), k.bfloat16(), v.bfloat16(), tensor_layout=layout, return_lse=True)
+    # the same kernels on the same bf16 values (K mean's float atomics may flip single int8 steps)
+    assert metrics(o32, ob)[0] > 0.999999 and (lse32 - lseb).abs().max().item() < 1e-2
     r = ref.attention_fp64(q, k, v, tensor_layout=layout)
-    o16 = sa.sageattn(q.to(dtype), k.to(dtype), v.to(dtype), tensor_layout=layout)
-    c32, c16 = metrics(o32, r)[0], metrics(o16, r)[0]
-    assert c32 >= 0.999 and c32 >= c16 - 1e-4, (c32, c16)
+    assert metrics(o32, r)[0] >= 0.999
 
 
-def test_fp32_values_beyond_fp16s_range_stay_finite():
+@pytest.mark.parametrize("path", PATHS)
+def test_fp32_values_beyond_fp16s_range_stay_finite(path):
     q, k, v = make_qkv("randn", b=1, hq=2, hk=2, nq=256, nk=256, d=64, dtype=torch.float32, seed=7)
-    v = v * 1e5  # fp16 overflows above 65504
-    o = sa.sageattn(q, k, v)
+    v = v * 1e6  # fp16 overflows above 65504; the FP16 P.V path scales V into its range
+    o = run_path(path, q, k, v)
     assert torch.isfinite(o).all()
-    assert metrics(o, ref.attention_fp64(q, k, v))[0] >= 0.999
+    cos, l1 = metrics(o, ref.attention_fp64(q, k, v))
+    assert cos >= 0.999 and l1 < 0.05, (cos, l1)
 
 
 @pytest.mark.parametrize("case", ["batch0", "no_queries", "no_keys"])

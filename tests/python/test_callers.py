@@ -135,6 +135,15 @@ def test_fp32_runs_as_bf16_which_keeps_fp32s_range():
     assert not torch.isfinite(big.half()).all()  # what fp16 would do to them
 
 
+def test_large_fp32_values_are_scaled_into_fp16s_range_exactly():
+    v = torch.tensor([[3e9, -1e5], [2.0, 0.5]]).to(torch.bfloat16)
+    scaled, s = _tensors.into_fp16_range(v)
+    assert s.dim() == 0 and s.item() == 2.0 ** 17 and scaled.abs().max().item() <= 32768
+    assert torch.isfinite(scaled.half()).all() and torch.equal(scaled.float() * s, v.float())
+    assert _tensors.into_fp16_range(torch.ones(3, dtype=torch.bfloat16))[1].item() == 1.0
+    assert _tensors.into_fp16_range(torch.zeros(3, dtype=torch.bfloat16))[1].item() == 1.0
+
+
 @needs_ext
 @pytest.mark.parametrize("fn", DENSE_FNS, ids=lambda f: f.__name__)
 @pytest.mark.parametrize("layout", ["HND", "NHD"])
@@ -314,6 +323,15 @@ def test_recomputed_gradients_equal_sdpas(layout, causal, mask):
     torch.testing.assert_close(dq, want[0], rtol=1e-5, atol=1e-6)
     if mask == "additive_grad":
         torch.testing.assert_close(got[3], want[3], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("case", sorted(EMPTY) + ["no_heads"])
+def test_recomputed_gradients_of_empty_inputs_are_zeros(case):
+    sq, sk = EMPTY.get(case, NO_HEADS)
+    q, k, v = torch.randn(sq).requires_grad_(), torch.randn(sk).requires_grad_(), torch.randn(sk)
+    c = _args.Call(None, None, None, "HND", False, None, False, None)
+    dq, dk, dv, dm = _autograd.sdpa_grads(q, k, v, None, c, torch.ones(sq))
+    assert torch.equal(dq, torch.zeros(sq)) and torch.equal(dk, torch.zeros(sk)) and dv is None and dm is None
 
 
 def test_backward_mode_from_the_environment(monkeypatch, backward_mode):
