@@ -2,7 +2,8 @@
 # Sequence parallelism on the multi-GPU machine (device kind nvidia-h100-x2, or x4):
 # yunchang's LongContextAttention with SageAttention against full attention
 # (tests/gpu/test_seqpar.py), the single-GPU caller tests (tests/gpu/test_callers_gpu.py:
-# flash-attn keywords, the ring LSE merge, fp32, empty inputs, autograd), and
+# flash-attn keywords, the ring LSE merge, fp32, empty inputs, autograd), their CPU/meta twins
+# with yunchang importable (tests/python/test_callers.py), and
 # bench/bench_seqpar.py (ours beside yunchang's TORCH_CUDNN and TORCH_FLASH, one run),
 # against the INSTALLED sageattention wheel.  About 3-5 minutes.
 #
@@ -45,12 +46,13 @@ from yunchang.globals import HAS_SAGE_ATTENTION
 print("sageattention from", s.__file__, "| yunchang", yunchang.__version__, "sees it:", HAS_SAGE_ATTENTION)' \
   2>&1 | grep -v Warning
 
-echo "== 2. tests: tests/gpu/test_seqpar.py (${GPUS} GPUs) and tests/gpu/test_callers_gpu.py"
+echo "== 2. tests: tests/gpu/test_seqpar.py (${GPUS} GPUs), tests/gpu/test_callers_gpu.py, tests/python/test_callers.py"
 # a copy of the tests without python/ beside them, so that the installed wheel is what runs
-rm -rf "$WORK" && mkdir -p "$WORK/tests" && cp -r tests/gpu "$WORK/tests/" && cp pytest.ini "$WORK/"
+rm -rf "$WORK" && mkdir -p "$WORK/tests" && cp -r tests/gpu tests/python "$WORK/tests/" && cp pytest.ini "$WORK/"
 : > "$OUT/seqpar_cases.log"
 (cd "$WORK" && PYTHONPATH=$SITE SEQPAR_LOG="$OUT/seqpar_cases.log" timeout 300 python3 -m pytest -q \
-   -p no:cacheprovider -o addopts="-ra" --durations=5 tests/gpu/test_seqpar.py tests/gpu/test_callers_gpu.py 2>&1) \
+   -p no:cacheprovider -o addopts="-ra" --durations=5 tests/gpu/test_seqpar.py tests/gpu/test_callers_gpu.py \
+   tests/python/test_callers.py 2>&1) \
    > "$OUT/pytest.log"
 echo "pytest rc=$?"
 grep -E "^(FAILED|ERROR)|passed|failed|skipped" "$OUT/pytest.log" | tail -25

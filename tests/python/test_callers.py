@@ -388,3 +388,33 @@ def test_patch_logs_each_fallback_reason_once(fresh_log, caplog):
     lines = [r.getMessage() for r in caplog.records if r.name == "sageattention"]
     assert len(lines) == 2 and "device cpu" in lines[0] and "device meta" in lines[1], lines
     assert p.stats["sdpa"] == 4
+
+
+# ---- yunchang itself (where installed): its calls reach every function ---------------------------
+
+@needs_ext
+def test_yunchang_long_context_attention_runs_every_sage_type():
+    # one process (gloo, world 1: Ulysses 1 x Ring 1) on meta tensors: yunchang's own code calls ours
+    pytest.importorskip("yunchang", reason="yunchang not installed (pip install yunchang --no-deps)")
+    import os
+    import socket
+
+    import torch.distributed as dist
+    from yunchang import LongContextAttention, set_seq_parallel_pg
+    from yunchang.kernels import AttnType
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    dist.init_process_group("gloo", rank=0, world_size=1)
+    try:
+        set_seq_parallel_pg(1, 1, 0, 1)
+        for name in YUNCHANG:
+            for dtype in (torch.float16, torch.bfloat16):
+                q = meta(1, 256, 8, 64, dtype=dtype)
+                with torch.no_grad():
+                    o = LongContextAttention(attn_type=AttnType[name])(q, q, q, causal=True, softmax_scale=0.1)
+                assert o.shape == q.shape and o.dtype == dtype, name
+    finally:
+        dist.destroy_process_group()
