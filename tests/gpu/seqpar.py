@@ -2,7 +2,8 @@
 (Ulysses x Ring) with SageAttention's attention types, run by
 tests/gpu/test_seqpar.py and bench/bench_seqpar.py.
 
-``run(world, cases, out)`` spawns one process per GPU (NCCL), builds the
+``run(world, cases, out)`` spawns one process per GPU (NCCL; or per CPU rank
+with gloo and ``device="cpu"``, which checks the harness itself), builds the
 Ulysses and Ring process groups of each case's topology, gives every rank its
 contiguous shard of the sequence (yunchang's "basic" ring layout), runs the
 attention under no_grad, and compares the shards with full attention on one
@@ -25,7 +26,7 @@ from typing import List
 import torch
 
 SAGE_TYPES = ("SAGE_AUTO", "SAGE_FP16", "SAGE_FP16_TRITON", "SAGE_FP8", "SAGE_FP8_SM90")
-DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
+DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,7 +34,7 @@ class Case:
     ulysses: int
     ring: int
     attn: str  # a yunchang AttnType name
-    dtype: str  # "bf16" or "fp16"
+    dtype: str  # "bf16", "fp16" (or "fp32")
     d: int
     n: int  # the whole sequence
     causal: bool
@@ -52,34 +53,38 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def run(world: int, cases: List[Case], out: str, timing: bool = False, iters: int = 10) -> List[dict]:
-    """Run ``cases`` on ``world`` GPUs; returns rank 0's records (also written to ``out``)."""
+def run(world: int, cases: List[Case], out: str, timing: bool = False, iters: int = 10,
+        device: str = "cuda") -> List[dict]:
+    """Run ``cases`` on ``world`` GPUs (or CPU ranks); returns rank 0's records (also written to ``out``)."""
     import torch.multiprocessing as mp
 
     tmp = out + ".part"
-    mp.spawn(_worker, args=(world, _free_port(), [dataclasses.asdict(c) for c in cases], tmp, timing, iters),
+    mp.spawn(_worker, args=(world, _free_port(), [dataclasses.asdict(c) for c in cases], tmp, timing, iters, device),
              nprocs=world, join=True)
     os.replace(tmp, out)
     with open(out) as f:
         return json.load(f)
 
 
-def _worker(rank, world, port, cases, out, timing, iters):
+def _worker(rank, world, port, cases, out, timing, iters, device):
     import torch.distributed as dist
     from yunchang import set_seq_parallel_pg
 
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-    torch.cuda.set_device(rank)
     # a rank that fails alone leaves the others in a collective: the timeout ends the run instead of hanging
-    dist.init_process_group("nccl", rank=rank, world_size=world, device_id=torch.device("cuda", rank),
-                            timeout=timedelta(seconds=120))
+    if device == "cuda":
+        torch.cuda.set_device(rank)
+        dist.init_process_group("nccl", rank=rank, world_size=world, device_id=torch.device("cuda", rank),
+                                timeout=timedelta(seconds=120))
+    else:
+        dist.init_process_group("gloo", rank=rank, world_size=world, timeout=timedelta(seconds=120))
     records = []
     cases = [Case(**c) for c in cases]
     try:
         for (u, r), group in itertools.groupby(cases, key=lambda c: (c.ulysses, c.ring)):
             set_seq_parallel_pg(u, r, rank, world)
             for case in group:
-                records.append(_run_case(case, rank, world, timing, iters))
+                records.append(_run_case(case, rank, world, timing, iters, device))
     finally:
         if rank == 0:
             with open(out, "w") as f:
@@ -88,17 +93,17 @@ def _worker(rank, world, port, cases, out, timing, iters):
         dist.destroy_process_group()
 
 
-def _run_case(case: Case, rank: int, world: int, timing: bool, iters: int) -> dict:
+def _run_case(case: Case, rank: int, world: int, timing: bool, iters: int, device: str) -> dict:
     import torch.distributed as dist
     from yunchang import LongContextAttention
     from yunchang.kernels import AttnType
 
     rec = dict(dataclasses.asdict(case), key=case.key, world=world, error=None)
-    g = torch.Generator(device="cuda").manual_seed(zlib.crc32(case.key.encode()))  # the same on every rank
+    g = torch.Generator(device=device).manual_seed(zlib.crc32(case.key.encode()))  # the same on every rank
     shape = (case.batch, case.n, case.heads, case.d)
     dtype = DTYPES[case.dtype]
-    q, k, v = (torch.randn(shape, generator=g, device="cuda", dtype=torch.float32) for _ in range(3))
-    k = k + 2.0 * torch.randn(case.d, generator=g, device="cuda")  # a per-channel K bias, as in real models
+    q, k, v = (torch.randn(shape, generator=g, device=device, dtype=torch.float32) for _ in range(3))
+    k = k + 2.0 * torch.randn(case.d, generator=g, device=device)  # a per-channel K bias, as in real models
     q, k, v = q.to(dtype), k.to(dtype), v.to(dtype)
     local = [t.chunk(world, dim=1)[rank].contiguous() for t in (q, k, v)]
     try:
