@@ -15,7 +15,7 @@ whole sequence):
                 with Ring > 1: the cosine column shows it.
   TORCH_FLASH   yunchang's flash SDPA backend (a real LSE, rounded to the input dtype)
 
-Prints a Markdown table.  The harness is tests/gpu/seqpar.py (also run by the
+Prints a Markdown table; its last columns are time ratios (above 1: the first type is faster).  The harness is tests/gpu/seqpar.py (also run by the
 multi-GPU tests).  Launch: python3 bench/bench_seqpar.py [--world 2]
 """
 import argparse
@@ -48,7 +48,7 @@ def main():
     print(f"\n{torch.cuda.get_device_name(0)} x {a.world}, torch {torch.__version__}, batch 1, {a.heads} heads, "
           f"{a.dtype}; ms = the slowest rank's median forward; cos against full attention on one GPU\n")
     print("| Ulysses x Ring | N | D | causal | " + " | ".join(f"{t} ms | cos" for t in a.types) + " | "
-          + " | ".join(f"{t} / {a.types[0]}" for t in a.types[1:]) + " |")
+          + " | ".join(f"{t} ms / {a.types[0]} ms" for t in a.types[1:]) + " |")
     print("|" + "---|" * (4 + 2 * len(a.types) + len(a.types) - 1))
     by_key = {r["key"]: r for r in records}
     for u, r in TOPOLOGIES[a.world]:
@@ -62,8 +62,8 @@ def main():
                             cells += ["error: " + rec["error"].splitlines()[0][:60], "-"]
                         else:
                             cells += [f"{rec['ms']:.2f}", f"{rec['cos']:.5f}"]
-                    base = recs[0].get("ms")
-                    ratios = [f"{rec['ms'] / base:.2f}" if base and rec.get("ms") else "-" for rec in recs[1:]]
+                    base = None if recs[0]["error"] else recs[0]["ms"]
+                    ratios = [f"{rec['ms'] / base:.2f}" if base and not rec["error"] else "-" for rec in recs[1:]]
                     print(f"| {u} x {r} | {n} | {d} | {'yes' if c else 'no'} | " + " | ".join(cells + ratios) + " |")
 
 
