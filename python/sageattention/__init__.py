@@ -6,16 +6,16 @@ where it can run.  Importing this package loads the CUDA extension
 ``sageattention._C`` when it is available; its import registers
 ``torch.ops.sageattention.*``.
 """
-from .core import (
-    build_info,
-    extension_error,
+from ._autograd import set_backward
+from ._extension import build_info, extension_error
+from .attention import (
     sageattn,
     sageattn_qk_int8_pv_fp16_cuda,
     sageattn_qk_int8_pv_fp16_triton,
     sageattn_qk_int8_pv_fp8_cuda,
     sageattn_qk_int8_pv_fp8_cuda_sm90,
-    sageattn_varlen,
 )
+from .varlen import sageattn_varlen
 from .sdpa_patch import SdpaPatch, patch_sdpa
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "sageattn_qk_int8_pv_fp8_cuda",
     "sageattn_qk_int8_pv_fp8_cuda_sm90",
     "patch_sdpa",
+    "set_backward",
     "SdpaPatch",
     "build_info",
     "extension_error",

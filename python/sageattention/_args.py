@@ -1,9 +1,15 @@
-"""The calls SageAttention accepts: upstream SageAttention's and torch SDPA's.
+"""The calls SageAttention accepts: upstream SageAttention's, torch SDPA's and flash-attn's.
 
 One place turns every accepted spelling into one ``Call``: ``query``/``key``/
 ``value`` as aliases of ``q``/``k``/``v``; SDPA's ``attn_mask``, ``dropout_p``
-(must be 0), ``scale`` (= ``sm_scale``) and ``enable_gqa``; and upstream's
-option values, each mapped to what this build runs.
+(must be 0), ``scale`` (= ``sm_scale``) and ``enable_gqa``; flash-attn's
+``softmax_scale`` (= ``sm_scale``), ``causal`` (= ``is_causal``) and the
+arguments that would change the result only at values other than their
+neutral ones (``window_size``, ``softcap``, ``alibi_slopes``,
+``return_softmax`` / ``return_attn_probs``; ``deterministic`` is either); and
+upstream's option values, each mapped to what this build runs.  An alias given
+twice with different values, and a flash-attn argument at a value that would
+change the result, raise ValueError naming the argument.
 """
 from __future__ import annotations
 
@@ -29,6 +35,17 @@ PV_ACCUM_ANY = tuple(dict.fromkeys(PV_ACCUM_FP16 + PV_ACCUM_FP8))
 QK_QUANT_DTYPES = ("int8", "fp8", "int4")
 QUANTIZATION_BACKENDS = ("triton", "cuda")  # sageattn_qk_int8_pv_fp16_triton: both run our CUDA quantization
 
+# flash-attn's keywords (yunchang and xDiT pass them): (what is accepted, its text for the error).
+FLASH_ATTN_NEUTRAL = {
+    "window_size": (lambda x: isinstance(x, (tuple, list)) and len(x) == 2 and all(
+        isinstance(w, int) and not isinstance(w, bool) and w == -1 for w in x), "(-1, -1) (no sliding window)"),
+    "softcap": (lambda x: x is None or (_is_number(x) and float(x) == 0.0), "0.0 or None (no soft-capping)"),
+    "alibi_slopes": (lambda x: x is None, "None (no ALiBi bias)"),
+    "return_softmax": (lambda x: x is False or x is None, "False (the probabilities are never materialised)"),
+    "return_attn_probs": (lambda x: x is False or x is None, "False (the probabilities are never materialised)"),
+    "deterministic": (lambda x: isinstance(x, bool), "True or False (flash-attn's backward algorithm; ours is torch SDPA's)"),
+}
+
 # Keyword arguments every function takes besides its own parameters.
 OPTION_NAMES = ("qk_quant_gran", "qk_quant_dtype", "pv_accum_dtype", "smooth_k", "smooth_v", "quantization_backend")
 
@@ -53,6 +70,17 @@ def check_choice(fn: str, name: str, value, allowed) -> None:
 
 def _is_number(x) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
+
+
+def _causal(fn, name, value):
+    """A causal flag as a bool, or None when not given."""
+    if value is None:
+        return None
+    if isinstance(value, torch.SymBool):  # from shapes under torch.compile
+        return bool(value)
+    if not (isinstance(value, (bool, int)) and value in (0, 1)):
+        raise TypeError(f"sageattention: {fn}(): {name} must be a bool, got {value!r}")
+    return bool(value)
 
 
 def take_alias(fn, kwargs, name, alias, value):
@@ -91,12 +119,14 @@ def normalize(fn: str, q, k, v, tensor_layout, is_causal, sm_scale, return_lse, 
             if isinstance(sm_scale, bool):
                 is_causal, sm_scale = sm_scale, None
     check_choice(fn, "tensor_layout", tensor_layout, LAYOUTS)
-    scale = kwargs.pop("scale", None)
-    if scale is not None:
-        if sm_scale is not None and float(sm_scale) != float(scale):
-            raise ValueError(f"sageattention: {fn}() got sm_scale={sm_scale!r} and scale={scale!r} (SDPA's name for "
-                             "it); pass one of them")
-        sm_scale = scale
+    for alias, owner in (("scale", "SDPA"), ("softmax_scale", "flash-attn")):
+        value = kwargs.pop(alias, None)
+        if value is None:
+            continue
+        if sm_scale is not None and (not _is_number(value) or float(sm_scale) != float(value)):
+            raise ValueError(f"sageattention: {fn}() got sm_scale={sm_scale!r} and {alias}={value!r} ({owner}'s "
+                             "name for it); pass one of them")
+        sm_scale = value
     if sm_scale is not None and not _is_number(sm_scale):
         raise TypeError(f"sageattention: {fn}(): sm_scale must be a number or None, got {type(sm_scale).__name__}")
     if not _is_number(dropout_p) or float(dropout_p) != 0.0:
@@ -105,11 +135,21 @@ def normalize(fn: str, q, k, v, tensor_layout, is_causal, sm_scale, return_lse, 
     enable_gqa = kwargs.pop("enable_gqa", False)  # GQA always runs when q_heads % kv_heads == 0
     if not isinstance(enable_gqa, bool):
         raise TypeError(f"sageattention: {fn}(): enable_gqa must be a bool, got {type(enable_gqa).__name__}")
-    if isinstance(is_causal, torch.SymBool):  # from shapes under torch.compile
-        is_causal = bool(is_causal)
-    if not (isinstance(is_causal, (bool, int)) and is_causal in (0, 1)):
-        raise TypeError(f"sageattention: {fn}(): is_causal must be a bool, got {is_causal!r}")
+    is_causal = _causal(fn, "is_causal", is_causal)
+    if "causal" in kwargs:  # flash-attn's name
+        causal = _causal(fn, "causal", kwargs.pop("causal"))
+        if is_causal is not None and causal is not None and causal != is_causal:
+            raise ValueError(f"sageattention: {fn}() got is_causal={is_causal} and causal={causal} (flash-attn's name "
+                             "for it); pass one of them")
+        is_causal = causal if causal is not None else is_causal
     is_causal = bool(is_causal)
+    for name, (neutral, text) in FLASH_ATTN_NEUTRAL.items():
+        value = kwargs.pop(name, None)
+        if name in ("window_size", "deterministic") and value is None:
+            continue
+        if not neutral(value):
+            raise ValueError(f"sageattention: {fn}(): {name} must be {text}; got {value!r}, which this build cannot "
+                             "honour (use flash-attn or torch SDPA for it)")
     if attn_mask is not None and is_causal:
         raise ValueError(f"sageattention: {fn}(): attn_mask and is_causal=True together are not supported "
                          "(torch SDPA refuses them too); fold the causal mask into attn_mask or drop attn_mask")

@@ -1,11 +1,14 @@
 """patch_sdpa(): route torch's scaled_dot_product_attention to SageAttention where it can run.
 
-A call goes to SageAttention when it can run it exactly as SDPA would (CUDA,
+A call goes to SageAttention when it can run it as SDPA would (CUDA,
 fp16/bf16 4-D [batch, heads, seq, head_dim] tensors, head_dim <= 128, no
-dropout, no autograd, GQA only with enable_gqa, a mask it applies: see
-sageattention.masks) and to the original SDPA otherwise, so a pipeline with
-CPU text encoders, fp32 layers, training steps and arbitrary masks runs
-unchanged.  Each handle counts where its calls went and why they fell back.
+dropout, GQA only with enable_gqa, a mask it applies: see sageattention.masks,
+and no input that requires grad unless SAGEATTN_BACKWARD=sdpa /
+set_backward("sdpa") opted in to exact gradients through SDPA) and to the
+original SDPA, unchanged, otherwise, so a pipeline with CPU text encoders, fp32
+layers, training steps and arbitrary masks runs as before.  Each handle counts
+where its calls went and why they fell back, and the first fallback for each
+reason is logged once per process (logger "sageattention", level WARNING).
 
 What is patched: ``torch.nn.functional.scaled_dot_product_attention`` (every
 caller that looks it up at call time, ``F.scaled_dot_product_attention(...)``,
@@ -20,19 +23,22 @@ paths), and torch.compile'd graphs traced before the patch.
 from __future__ import annotations
 
 import collections
+import logging
 import sys
 import threading
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, List, Optional, Set, Tuple
 
 import torch.nn.functional as F
 
-from . import core
+from . import _sdpa_plan as plans
 from .masks import MaskError
 
 _LOCK = threading.RLock()
 _ACTIVE: List["SdpaPatch"] = []  # handles in the order they were made
 _ORIGINAL: Optional[Callable] = None  # what torch.nn.functional held when the first handle was made
 _REBOUND: List[Tuple[dict, str]] = []  # (module __dict__, name) rebound to the router
+_LOG = logging.getLogger("sageattention")
+_LOGGED: Set[str] = set()  # fallback reasons already logged in this process
 
 
 class SdpaPatch:
@@ -83,6 +89,10 @@ class SdpaPatch:
 
 
 def _count(went_sage: bool, reason: Optional[str]) -> None:
+    if not went_sage and reason not in _LOGGED:
+        _LOGGED.add(reason)
+        _LOG.warning("sageattention.patch_sdpa: torch's scaled_dot_product_attention runs calls with %s "
+                     "(SageAttention cannot serve them; said once per reason, counted in SdpaPatch.stats)", reason)
     for h in list(_ACTIVE):
         if went_sage:
             h.sageattention += 1
@@ -95,11 +105,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                                  enable_gqa=False, **kwargs):
     """torch SDPA's signature; SageAttention where it can run the call (sageattention.sdpa_patch), else SDPA."""
     original = _ORIGINAL
-    plan, reason = (None, "extra keyword arguments") if kwargs else core.sdpa_plan(
+    plan, reason = (None, "extra keyword arguments") if kwargs else plans.sdpa_plan(
         query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     if plan is not None:
         try:
-            out = core.sdpa_run(plan, query, key, value, is_causal, scale)
+            out = plans.sdpa_run(plan, query, key, value, is_causal, scale, attn_mask)
         except MaskError as e:  # found only while running (e.g. offsets past 32 bits)
             reason = "attn_mask " + e.reason
         else:

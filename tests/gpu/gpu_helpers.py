@@ -1,12 +1,23 @@
-"""What the GPU test files share: the device's capabilities, the emulation with
-the kernel's key tile, the two paths, accuracy metrics and input makers.
-Imported by the test modules after their skip checks (a GPU, the extension)."""
+"""What the GPU test files share: the skip of a module without a CUDA GPU or
+the extension (importing this module skips the importing test module), the
+device's capabilities, the emulation with the kernel's key tile, the two paths,
+accuracy metrics and input makers.  A test module starts with
+
+    from gpu_helpers import torch, sa, ...
+"""
 import os
 
-import torch
+import pytest
 
-import sageattention as sa
-from sageattention import reference as ref
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():
+    pytest.skip("no CUDA GPU", allow_module_level=True)
+import sageattention as sa  # noqa: E402
+
+if sa.extension_error() is not None:
+    pytest.skip(f"sageattention._C unavailable: {sa.extension_error()}", allow_module_level=True)
+
+from sageattention import reference as ref  # noqa: E402
 
 CAP = torch.cuda.get_device_capability()
 HAS_FP8 = CAP >= (8, 9)

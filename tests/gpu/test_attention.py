@@ -5,28 +5,12 @@ import os
 
 import pytest
 
-torch = pytest.importorskip("torch")
-if not torch.cuda.is_available():
-    pytest.skip("no CUDA GPU", allow_module_level=True)
-import sageattention as sa  # noqa: E402
-from sageattention import reference as ref  # noqa: E402
-
-if sa.extension_error() is not None:
-    pytest.skip(f"sageattention._C unavailable: {sa.extension_error()}", allow_module_level=True)
+# skips this module without a CUDA GPU or the extension
+from gpu_helpers import (HAS_FP8, HAS_SM90, PATHS, SM90_ACTIVE, emulate, make_qkv, metrics, poison_allocator, ref,
+                         run_path, sa, torch)
 
 pytestmark = pytest.mark.gpu
 
-from gpu_helpers import (  # noqa: E402
-    HAS_FP8,
-    HAS_SM90,
-    PATHS,
-    SM90_ACTIVE,
-    emulate,
-    make_qkv,
-    metrics,
-    poison_allocator,
-    run_path,
-)
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -155,8 +139,8 @@ def test_errors():
         sa.sageattn(big, big, big)
     with pytest.raises(ValueError, match="multiple"):
         sa.sageattn(q, k[:, :3], v[:, :3])
-    with pytest.raises(ValueError, match="float16 or bfloat16"):
-        sa.sageattn(q.float(), k.float(), v.float())
+    with pytest.raises(ValueError, match="float16, bfloat16 or float32"):
+        sa.sageattn(q.double(), k.double(), v.double())
     with pytest.raises(ValueError, match="qk_quant_gran"):
         sa.sageattn_qk_int8_pv_fp16_cuda(q, k, v, qk_quant_gran="per_row")
     with pytest.raises(ValueError, match="pv_accum_dtype"):

@@ -13,18 +13,11 @@ import types
 
 import pytest
 
-torch = pytest.importorskip("torch")
-if not torch.cuda.is_available():
-    pytest.skip("no CUDA GPU", allow_module_level=True)
-import sageattention as sa  # noqa: E402
-from sageattention import reference as ref  # noqa: E402
-
-if sa.extension_error() is not None:
-    pytest.skip(f"sageattention._C unavailable: {sa.extension_error()}", allow_module_level=True)
+# skips this module without a CUDA GPU or the extension
+from gpu_helpers import HAS_FP8, PATHS, emulate, make_qkv, metrics, poison_allocator, ref, sa, torch
 
 pytestmark = pytest.mark.gpu
 
-from gpu_helpers import HAS_FP8, PATHS, emulate, make_qkv, metrics, poison_allocator  # noqa: E402
 
 F = torch.nn.functional
 SDPA = F.scaled_dot_product_attention  # torch's, whatever a test patches

@@ -17,17 +17,11 @@ import importlib.metadata
 
 import pytest
 
-torch = pytest.importorskip("torch")
-if not torch.cuda.is_available():
-    pytest.skip("no CUDA GPU", allow_module_level=True)
-import sageattention as sa  # noqa: E402
-
-if sa.extension_error() is not None:
-    pytest.skip(f"sageattention._C unavailable: {sa.extension_error()}", allow_module_level=True)
+# skips this module without a CUDA GPU or the extension
+from gpu_helpers import HAS_FP8, metrics, sa, torch
 
 pytestmark = pytest.mark.gpu
 
-from gpu_helpers import HAS_FP8, metrics  # noqa: E402
 
 F = torch.nn.functional
 SDPA = F.scaled_dot_product_attention

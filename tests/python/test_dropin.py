@@ -16,10 +16,10 @@ torch = pytest.importorskip("torch")
 import torch.nn.functional as F  # noqa: E402
 
 import sageattention as sa  # noqa: E402
-from sageattention import _args, core, masks, sdpa_patch  # noqa: E402
+from sageattention import _args, _tensors, masks, sdpa_patch  # noqa: E402
+from sageattention import _sdpa_plan as plans  # noqa: E402
 
-needs_ext = pytest.mark.skipif(sa.extension_error() is not None or core._C is None,
-                               reason="sageattention._C not loadable here")
+needs_ext = pytest.mark.needs_ext  # skipped by conftest.py, with the reason, where the extension is not loaded
 
 UPSTREAM_NAMES = ["sageattn", "sageattn_varlen", "sageattn_qk_int8_pv_fp16_cuda", "sageattn_qk_int8_pv_fp16_triton",
                   "sageattn_qk_int8_pv_fp8_cuda", "sageattn_qk_int8_pv_fp8_cuda_sm90"]
@@ -63,6 +63,14 @@ def test_upstream_signatures_keep_their_positions():
     assert params(sa.sageattn_varlen)[:10] == ["q", "k", "v", "cu_seqlens_q", "cu_seqlens_k", "max_seqlen_q",
                                                 "max_seqlen_k", "is_causal", "sm_scale", "smooth_k"]
 
+
+
+def test_core_module_keeps_its_public_names():
+    # sageattention.core held the API before it was split by concern; imports of it keep working
+    from sageattention import core
+    for name in UPSTREAM_NAMES + ["build_info", "extension_error", "sdpa_plan", "sdpa_run", "unsupported_reason"]:
+        assert getattr(core, name) is getattr(sa, name, getattr(core, name)) and callable(getattr(core, name))
+    assert core.sageattn is sa.sageattn and core.sageattn_varlen is sa.sageattn_varlen
 
 # ---- SDPA's arguments ----------------------------------------------------------------------------
 
@@ -261,18 +269,18 @@ def test_masks_that_cannot_be_applied_raise_naming_attn_mask(case, match):
 def test_mask_on_another_device_is_refused():
     q, k, v = qkv()
     with pytest.raises(ValueError, match="attn_mask is on cpu"):
-        core._mask_padding(torch.ones(2, 1, 1, 50, dtype=torch.bool), q, k, "HND")
+        _tensors.mask_padding(torch.ones(2, 1, 1, 50, dtype=torch.bool), q, k, "HND")
 
 
 def test_absolute_starts_fold_the_batch_stride():
     k = torch.zeros(3, 10, 2, 64)  # NHD contiguous: batch stride = 10 rows
-    _, st = core._absolute_starts(k, torch.tensor([1, 0, 4], dtype=torch.int32), "NHD")
+    _, st = _tensors.absolute_starts(k, torch.tensor([1, 0, 4], dtype=torch.int32), "NHD")
     assert st.tolist() == [1, 10, 24]
     k = torch.zeros(3, 2, 10, 64)  # HND: a batch is 2 heads x 10 rows of the seq axis
-    _, st = core._absolute_starts(k, torch.tensor([1, 0, 4], dtype=torch.int32), "HND")
+    _, st = _tensors.absolute_starts(k, torch.tensor([1, 0, 4], dtype=torch.int32), "HND")
     assert st.tolist() == [1, 20, 44]
     kt = torch.zeros(3, 10, 2, 64).transpose(1, 2)  # HND view of NHD storage: seq stride 128, batch stride 1280
-    t, st = core._absolute_starts(kt, torch.tensor([1, 0, 4], dtype=torch.int32), "HND")
+    t, st = _tensors.absolute_starts(kt, torch.tensor([1, 0, 4], dtype=torch.int32), "HND")
     assert t is kt and st.tolist() == [1, 10, 24]
 
 
@@ -281,7 +289,7 @@ def test_lse_correction_uses_the_attended_keys_only():
     g = torch.Generator().manual_seed(0)
     q, k = torch.randn(2, 1, 3, 8, generator=g), torch.randn(2, 1, 5, 8, generator=g)
     valid = torch.tensor([[True, True, False, False, False], [True] * 5])
-    corr = core._lse_correction(q, k, "HND", 1.0, valid)
+    corr = _tensors.lse_correction(q, k, "HND", 1.0, valid)
     expect0 = q[0, 0] @ k[0, 0, :2].mean(0)
     assert torch.allclose(corr[0, 0], expect0, atol=1e-5)
     assert torch.allclose(corr[1, 0], q[1, 0] @ k[1, 0].mean(0), atol=1e-5)
@@ -514,5 +522,5 @@ def test_patch_passes_sdpa_arguments_through(clean_patch):
 ])
 def test_sdpa_plan_reasons_off_gpu(case, reason):
     t = torch.zeros(1, 2, 8, 64) if case == "cpu" else meta(1, 2, 8, 64, dtype=torch.float32)
-    plan, why = core.sdpa_plan(t, t, t, None, 0.0, False, None, False)
+    plan, why = plans.sdpa_plan(t, t, t, None, 0.0, False, None, False)
     assert plan is None and why == reason

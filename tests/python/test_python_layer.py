@@ -8,11 +8,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 import sageattention as sa  # noqa: E402
-from sageattention import core  # noqa: E402
+from sageattention import _arch, _extension, _tensors  # noqa: E402
 from sageattention import reference as ref  # noqa: E402
 
-needs_ext = pytest.mark.skipif(sa.extension_error() is not None or core._C is None,
-                               reason="sageattention._C not loadable here")
+needs_ext = pytest.mark.needs_ext  # skipped by conftest.py, with the reason, where the extension is not loaded
 
 
 def meta(*shape, dtype=torch.float16):
@@ -42,7 +41,7 @@ def test_cpu_tensors_rejected():
 
 @pytest.mark.parametrize("case,match", [
     ("dim3", "4-D"),
-    ("float32", "float16 or bfloat16"),
+    ("float64", "float16, bfloat16 or float32"),
     ("d256", "head_dim 256"),
     ("gqa", "multiple of the number of key/value heads"),
     ("kv_mismatch", "same shape"),
@@ -52,8 +51,8 @@ def test_shape_dtype_validation(case, match):
     q, k, v = meta(1, 4, 16, 64), meta(1, 2, 16, 64), meta(1, 2, 16, 64)
     if case == "dim3":
         q = meta(4, 16, 64)
-    elif case == "float32":
-        q, k, v = (t.float() for t in (q, k, v))
+    elif case == "float64":
+        q, k, v = (t.double() for t in (q, k, v))
     elif case == "d256":
         q, k, v = meta(1, 4, 16, 256), meta(1, 2, 16, 256), meta(1, 2, 16, 256)
     elif case == "gqa":
@@ -63,28 +62,28 @@ def test_shape_dtype_validation(case, match):
     elif case == "dtype_mix":
         v = meta(1, 2, 16, 64, dtype=torch.bfloat16)
     with pytest.raises(ValueError, match=match):
-        core._prepare(q, k, v, "HND")
+        _tensors.prepare(q, k, v, "HND")
 
 
 def test_arch_message_names_gpu_and_wheel_archs():
-    msg = core.unsupported_arch_message((12, 0), ["8.0", "8.6", "8.9", "9.0"], "NVIDIA RTX PRO 6000")
+    msg = _arch.unsupported_arch_message((12, 0), ["8.0", "8.6", "8.9", "9.0"], "NVIDIA RTX PRO 6000")
     assert "sm_120" in msg and "12.0" in msg and "8.0, 8.6, 8.9, 9.0" in msg and "RTX PRO 6000" in msg
-    assert core.unsupported_arch_message((8, 6), ["8.0", "9.0"]) is None  # sm_80 code runs on 8.6
-    assert core.unsupported_arch_message((9, 0), ["8.0", "8.6", "8.9", "9.0", "12.0"]) is None
-    assert core.unsupported_arch_message((8, 9), ["9.0", "12.0"]) is not None
+    assert _arch.unsupported_arch_message((8, 6), ["8.0", "9.0"]) is None  # sm_80 code runs on 8.6
+    assert _arch.unsupported_arch_message((9, 0), ["8.0", "8.6", "8.9", "9.0", "12.0"]) is None
+    assert _arch.unsupported_arch_message((8, 9), ["9.0", "12.0"]) is not None
 
 
 def test_arch_specific_targets_run_on_their_exact_capability_only():
-    assert core._arch_runs("9.0a", (9, 0))
-    assert core._arch_runs("sm_100a", (10, 0))
-    assert not core._arch_runs("10.0a", (10, 3))  # sm_100a code does not run on 10.3
-    assert not core._arch_runs("9.0a", (9, 1))
-    assert core._arch_runs("10.0", (10, 3))  # plain sm_100 code does
-    assert core.unsupported_arch_message((10, 3), ["10.0a"]) is not None
+    assert _arch.arch_runs("9.0a", (9, 0))
+    assert _arch.arch_runs("sm_100a", (10, 0))
+    assert not _arch.arch_runs("10.0a", (10, 3))  # sm_100a code does not run on 10.3
+    assert not _arch.arch_runs("9.0a", (9, 1))
+    assert _arch.arch_runs("10.0", (10, 3))  # plain sm_100 code does
+    assert _arch.unsupported_arch_message((10, 3), ["10.0a"]) is not None
 
 
 def test_build_info_missing_and_present(tmp_path, monkeypatch):
-    monkeypatch.setattr(core, "_BUILD_INFO_PATH", str(tmp_path / "build_info.json"))
+    monkeypatch.setattr(_extension, "BUILD_INFO_PATH", str(tmp_path / "build_info.json"))
     assert sa.build_info() is None
     (tmp_path / "build_info.json").write_text(json.dumps({"archs": ["9.0"], "torch": {"version": "2.11.0"}}))
     assert sa.build_info()["archs"] == ["9.0"]
@@ -110,9 +109,8 @@ def test_fake_end_to_end_shapes(layout, path):
     shape_q = (2, 8, 77, 104) if layout == "HND" else (2, 77, 8, 104)
     shape_k = (2, 2, 50, 104) if layout == "HND" else (2, 50, 2, 104)
     q, k, v = meta(*shape_q, dtype=torch.bfloat16), meta(*shape_k, dtype=torch.bfloat16), meta(*shape_k, dtype=torch.bfloat16)
-    fn = core._attn_fp16 if path == "fp16" else core._attn_fp8
-    args = (q, k, v, layout, True, "per_warp", None, True) + ((False,) if path == "fp8" else ()) + (True,)
-    o, lse = fn(*args)
+    fn = sa.sageattn_qk_int8_pv_fp16_cuda if path == "fp16" else sa.sageattn_qk_int8_pv_fp8_cuda
+    o, lse = fn(q, k, v, tensor_layout=layout, is_causal=True, qk_quant_gran="per_warp", return_lse=True)
     assert o.shape == q.shape and o.dtype == torch.bfloat16
     assert lse.shape == (2, 8, 77) and lse.dtype == torch.float32
 
@@ -123,11 +121,11 @@ def test_fake_tensor_mode_and_compile_trace():
 
     with FakeTensorMode():
         q = torch.empty(1, 4, 130, 64, dtype=torch.float16, device="meta")
-        o = core._attn_fp8(q, q, q, "HND", False, "per_thread", None, True, False, False)
+        o = sa.sageattn_qk_int8_pv_fp8_cuda(q, q, q)
         assert o.shape == q.shape
 
     def f(q, k, v):
-        return core._attn_fp16(q, k, v, "HND", True, "per_thread", None, True, False) + 1
+        return sa.sageattn_qk_int8_pv_fp16_cuda(q, k, v, is_causal=True) + 1
 
     gm, _ = torch._dynamo.export(f)(meta(1, 4, 130, 64), meta(1, 4, 130, 64), meta(1, 4, 130, 64))
     targets = [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]

@@ -1,0 +1,94 @@
+"""One dense attention call onto the ops: ``attend(call, opts)``.
+
+``call`` (an ``_args.Call``) holds the tensors and what the caller asked for,
+``opts`` (an ``_args.Options``) what runs: the P.V path, the quantization
+granularity and the smoothing.  With an extension that has the one-call
+forward (``sageattention::attn``) the whole forward is one op; otherwise the
+quantization and attention ops run one after the other.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional
+
+import torch
+
+from . import _arch, _autograd, _extension, _tensors
+from ._args import GRANULARITIES, LAYOUTS, Call, Options
+from .masks import KeyPadding
+
+
+def _run_dense(call: Call, opts: Options, kp: Optional[KeyPadding]):
+    """call's tensors as _tensors.prepare returns them and its sm_scale resolved; kp: a mask's key ranges."""
+    q, k, v, layout = call.q, call.k, call.v, call.tensor_layout
+    lay = LAYOUTS[layout]
+    d_pad = q.shape[3]
+    sd = _tensors.seq_dims(layout)[1]
+    q_len, kv_len = q.shape[sd], k.shape[sd]
+    ops = torch.ops.sageattention
+    g = GRANULARITIES[opts.gran]
+    causal, lse, scale = bool(call.is_causal), bool(call.return_lse), call.sm_scale
+    smooth_k, smooth_v = bool(opts.smooth_k), bool(opts.smooth_v)
+    kv_n = kp.length if kp is not None else None
+    left = kp is not None and kp.left
+    k_start = None
+    if left:
+        k, k_start = _tensors.absolute_starts(k, kp.start, layout)
+    if _extension.FUSED:  # the whole forward in one op: one dispatch, no Python between the kernels
+        vv = v if opts.pv == "fp8" or v.dtype == torch.float16 else v.to(torch.float16)
+        if left:
+            vv, _ = _tensors.absolute_starts(vv, kp.start, layout)
+        if k_start is None or _tensors.rows_per_batch(vv, layout) == _tensors.rows_per_batch(k, layout):
+            return ops.attn(q, k, vv, lay, causal, g, scale, smooth_k, smooth_v, opts.pv == "fp8", lse, k_start, kv_n)
+    q_int8, q_scale = ops.quant_q(q, lay, g)
+    k_int8, k_scale = ops.quant_k(k, lay, g, smooth_k, k_start, kv_n)
+    v_start = None
+    if opts.pv == "fp16":
+        v16 = v if v.dtype == torch.float16 else v.to(torch.float16)
+        if left:
+            v16, v_start = _tensors.absolute_starts(v16, kp.start, layout)
+        return ops.attn_pv_fp16(q_int8, q_scale, k_int8, k_scale, v16, lay, q_len, causal, scale, lse, q.dtype,
+                                None, None, v_start, kv_n)
+    if left:
+        v, v_start = _tensors.absolute_starts(v, kp.start, layout)
+    v_fp8, v_scale, v_mean = ops.quant_v_fp8(v, lay, smooth_v, v_start, kv_n)
+    return ops.attn_pv_fp8(q_int8, q_scale, k_int8, k_scale, v_fp8, v_scale, v_mean if smooth_v else None, lay,
+                           q_len, kv_len, d_pad, causal, scale, lse, q.dtype, None, None, kv_n)
+
+
+def attend(call: Call, opts: Options, kp: Optional[KeyPadding] = None):
+    """Run ``call`` as ``opts`` says (``opts.pv`` resolved to 'fp16' or 'fp8'); ``kp``: key ranges found
+    beforehand (patch_sdpa's plan), else those of ``call.attn_mask``.  Returns o, or (o, lse)."""
+    _tensors.validate(call.q, call.k, call.v, call.tensor_layout)
+    if _tensors.is_empty(call.q, call.k, call.tensor_layout):
+        return _tensors.empty_result(call.q, call.v, call.tensor_layout, call.attn_mask, call.return_lse)
+    q, k, v, d, _ = _tensors.for_kernels(call.q, call.k, call.v, call.tensor_layout)
+    if call.attn_mask is not None:
+        kp = _tensors.mask_padding(call.attn_mask, q, k, call.tensor_layout)
+    scale = _tensors.sm_scale(call.sm_scale, d)
+    v_div = None
+    if call.q.dtype == torch.float32 and opts.pv == "fp16":  # V read as fp16: keep fp32's large values
+        v, v_div = _tensors.into_fp16_range(v)
+    o, lse = _run_dense(dataclasses.replace(call, q=q, k=k, v=v, sm_scale=scale), opts, kp)
+    if o.shape[-1] != d:
+        o = o[..., :d]
+    if o.dtype != call.q.dtype:  # fp32 inputs ran as bf16
+        o = o.to(call.q.dtype)
+    if v_div is not None:
+        o = o * v_div
+    if not call.return_lse:
+        return o
+    if opts.smooth_k:
+        lse = lse + _tensors.lse_correction(q, k, call.tensor_layout, scale, kp.valid if kp is not None else None)
+    return o, lse
+
+
+def run_call(call: Call, opts: Options):
+    """A public function's call: the P.V path chosen by the GPU unless the function fixes it; in the
+    autograd graph when an input requires grad (see _autograd), else straight to the kernels."""
+    path = opts.pv or _arch.default_path(call.q)
+    _arch.require_kernels(call.q, need_fp8=path == "fp8")
+    opts = dataclasses.replace(opts, pv=path)
+    if _autograd.needs_graph(call.q, call.k, call.v, call.attn_mask):
+        return _autograd.attend_in_graph(call, opts, attend)
+    return attend(call, opts)

@@ -1,0 +1,86 @@
+"""torch SDPA's calls that SageAttention runs, for patch_sdpa: ``sdpa_plan``
+says whether a call can run here (and why not), ``sdpa_run`` runs one it accepted."""
+from __future__ import annotations
+
+import dataclasses
+import functools
+from dataclasses import dataclass
+from typing import Optional
+
+import torch
+
+from . import _arch, _autograd, _tensors
+from ._args import Call, Options
+from ._dispatch import attend
+from .masks import KeyPadding, MaskError
+
+
+@dataclass
+class SdpaPlan:
+    """A torch SDPA call that SageAttention runs: HND tensors, the P.V path, the mask's key ranges."""
+
+    path: str
+    kp: Optional[KeyPadding]
+
+
+def sdpa_plan(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
+    """(plan, None) when SageAttention can run this SDPA call, else (None, why): the reason a call falls back."""
+    ts = (query, key, value)
+    if not all(isinstance(t, torch.Tensor) for t in ts):
+        return None, "not tensors"
+    if any(t.is_nested for t in ts):
+        return None, "nested tensor"
+    if query.device.type != "cuda":
+        return None, f"device {query.device.type}"
+    if not (query.device == key.device == value.device):
+        return None, "tensors on different devices"
+    if query.dtype not in (torch.float16, torch.bfloat16):
+        return None, f"dtype {str(query.dtype).replace('torch.', '')}"
+    if not (query.dtype == key.dtype == value.dtype):
+        return None, "mixed dtypes"
+    if not (query.dim() == key.dim() == value.dim() == 4):
+        return None, f"{query.dim()}-D tensors (4-D [batch, heads, seq, dim] only)"
+    if _autograd.needs_graph(*ts, attn_mask) and _autograd.backward_mode() != "sdpa":
+        return None, "autograd (SageAttention has no backward)"
+    if dropout_p:
+        return None, "dropout_p > 0"
+    d = query.shape[-1]
+    if key.shape[-1] != d or value.shape[-1] != d:
+        return None, "value head_dim differs from query's"
+    if d > 128:
+        return None, f"head_dim {d} > 128"
+    if query.shape[0] != key.shape[0] or key.shape != value.shape:
+        return None, "batch or key/value shapes differ (broadcast batch)"
+    hq, hk = query.shape[1], key.shape[1]
+    if hq != hk and not (enable_gqa and hq % hk == 0):
+        return None, "q heads != kv heads without enable_gqa"
+    if min(query.shape[2], key.shape[2], d) == 0:
+        return None, "empty tensor"
+    if attn_mask is not None and is_causal:
+        return None, "attn_mask with is_causal"
+    reason = _arch.unsupported_reason(query.device)
+    if reason is not None:
+        return None, "GPU or build not supported"
+    path = _arch.default_path(query)
+    kp = None
+    if attn_mask is not None:
+        try:
+            kp = _tensors.mask_padding(attn_mask, query, key, "HND")
+        except MaskError as e:
+            return None, "attn_mask " + e.reason
+    return SdpaPlan(path, kp), None
+
+
+def sdpa_run(plan: SdpaPlan, query, key, value, is_causal, scale, attn_mask=None):
+    """Run an SDPA call that sdpa_plan accepted (HND layout, SDPA's default scale 1/sqrt(head_dim))."""
+    call = Call(query, key, value, "HND", bool(is_causal), scale, False, attn_mask)  # the mask: for a backward
+    opts = Options(gran="per_thread", smooth_k=True, smooth_v=False, pv=plan.path)
+    forward = functools.partial(_attend_planned, kp=plan.kp)
+    if _autograd.needs_graph(query, key, value, call.attn_mask):  # opted in to SDPA's gradients (sdpa_plan)
+        return _autograd.attend_in_graph(call, opts, forward)
+    return forward(call, opts)
+
+
+def _attend_planned(call: Call, opts: Options, kp: Optional[KeyPadding]):
+    """attend() with the mask's key ranges sdpa_plan found (the mask itself stays for the backward's SDPA)."""
+    return attend(dataclasses.replace(call, attn_mask=None), opts, kp)
