@@ -5,7 +5,7 @@ head dim 64 and 128, sequences of 8k and 32k: cosine >= 0.999 against full
 attention on one GPU.  All cases of one world size run in one spawned group of
 processes (tests/gpu/seqpar.py); each case is its own test.  The GPU tests
 skip without two GPUs, NCCL or the extension; the harness itself is checked on
-two CPU ranks (gloo) wherever yunchang is installed (scripts/device-seqpar.sh
+two CPU ranks (gloo) wherever yunchang is installed (scripts/gpu-seqpar.sh
 carries it)."""
 import itertools
 import os
@@ -13,7 +13,7 @@ import os
 import pytest
 
 torch = pytest.importorskip("torch")
-pytest.importorskip("yunchang", reason="yunchang not installed (scripts/device-seqpar.sh carries its wheel)")
+pytest.importorskip("yunchang", reason="yunchang not installed (scripts/gpu-seqpar.sh carries its wheel)")
 if not torch.distributed.is_available():
     pytest.skip("torch.distributed unavailable", allow_module_level=True)
 

@@ -14,7 +14,7 @@
 #                      -d .whl yunchang==0.6.4
 #                  = yunchang-0.6.4-py3-none-any.whl
 #                    (sha256 cce4295058e9de2c0592d69cfe1e3e679711def5f315fd1b68dbed2d54bc9255)
-#   run:    bash scripts/device-seqpar.sh
+#   run:    bash scripts/gpu-seqpar.sh
 # Logs under $OUT: pytest.log, seqpar_cases.log (every case's cosine), bench_seqpar.md, summary.txt.
 set -uo pipefail
 cd "$(dirname "$0")/.."

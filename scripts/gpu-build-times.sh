@@ -2,8 +2,8 @@
 # Cold build times on the GPU machine's host, side by side in one `device`
 # call, and the kernel outputs of the wheel built there.
 #
-#   bash scripts/device-build-times.sh ours       # our default row
-#   bash scripts/device-build-times.sh upstream   # upstream SageAttention 2.2's tree, arch 9.0
+#   bash scripts/gpu-build-times.sh ours       # our default row
+#   bash scripts/gpu-build-times.sh upstream   # upstream SageAttention 2.2's tree, arch 9.0
 #
 # ours: the default row built cold twice, each from an empty cache with
 #   `--launcher none`: (1) all cores, nvcc one thread per unit
@@ -15,11 +15,11 @@
 #   (RECORD=0 skips the recording).
 # upstream: anchor/src (upstream at d1a57a5, carried) built cold for 9.0 by
 #   upstream's own `setup.py build_ext` (MAX_JOBS = cores), then by sagebuild
-#   (scripts/device-upstream.sh: the `upstream` profile's row, --source-dir,
+#   (scripts/gpu-build-upstream.sh: the `upstream` profile's row, --source-dir,
 #   verify, smoke test, pip install, and sageattn bit for bit against the
 #   anchor build), one after the other.
 #
-# Here, before the call: bash scripts/device-upstream.sh --pack (the carried
+# Here, before the call: bash scripts/gpu-build-upstream.sh --pack (the carried
 # sagebuild in .devcarry/), and for `upstream` a copy of
 # ../shared/anchors/upstream-sageattention in anchor/; carry .devcarry (and anchor).
 set -uo pipefail
@@ -29,7 +29,7 @@ OUT="${OUT:-/tmp/out}"; mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 LD_LIBRARY_PATH="$REPO/.devcarry/lib"
 SB="$REPO/.devcarry/sagebuild"
 CORES="$(nproc)"
-[ -x "$SB" ] || { echo "no $SB: run scripts/device-upstream.sh --pack here first" >&2; exit 2; }
+[ -x "$SB" ] || { echo "no $SB: run scripts/gpu-build-upstream.sh --pack here first" >&2; exit 2; }
 echo "host: $CORES cores, $(lscpu | sed -n 's/^Model name: *//p'), $(nvcc --version | tail -1)"
 
 timed() {  # timed NAME CMD...: wall and CPU seconds of CMD into $OUT/times.txt
@@ -72,8 +72,8 @@ upstream() {
   rm -rf /tmp/up && cp -r anchor/src /tmp/up && rm -rf /tmp/up/build
   (cd /tmp/up && TORCH_CUDA_ARCH_LIST=9.0 MAX_JOBS="$CORES" timed upstream-setup.py-9.0 python3 setup.py build_ext)
   # sagebuild's build of the same tree, timed, then its sageattn compared bit
-  # for bit with the anchor build's (scripts/device-upstream.sh).
-  SB_CACHE=/tmp/sbu timed upstream-sagebuild-9.0 bash scripts/device-upstream.sh
+  # for bit with the anchor build's (scripts/gpu-build-upstream.sh).
+  SB_CACHE=/tmp/sbu timed upstream-sagebuild-9.0 bash scripts/gpu-build-upstream.sh
   cat "$OUT/summary.txt"
   find /tmp/sbu -name .ninja_log -exec cp {} "$OUT/ninja_log_upstream.txt" \; -quit
 }
