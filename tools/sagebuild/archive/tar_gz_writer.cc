@@ -70,7 +70,8 @@ std::string tar_gz(const std::vector<Member>& members, std::int64_t mtime) {
   tar.append(2 * kBlock, '\0');
 
   z_stream z{};
-  if (deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) throw IoError("zlib: deflateInit2 failed");
+  if (deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    throw IoError("zlib: deflateInit2 failed");
   gz_header header{};
   header.os = 255;  // "unknown": the same bytes on every OS
   deflateSetHeader(&z, &header);

@@ -1,7 +1,7 @@
 #include "sagebuild/archive/tar_gz_writer.h"
 
-#include <catch2/catch.hpp>
 #include <zlib.h>
+#include <catch2/catch.hpp>
 
 #include "sagebuild/common/error.h"
 
@@ -34,8 +34,8 @@ TEST_CASE("tar.gz: ustar headers, data padded to blocks, two zero blocks, reprod
   REQUIRE(t.size() == 512 * 6);
   CHECK(t.substr(0, 14) == "p-1.0/PKG-INFO");
   CHECK(t.substr(100, 7) == "0000644");
-  CHECK(t.substr(124, 11) == "00000000010");                    // 8 bytes
-  CHECK(t.substr(136, 11) == "13602760400");                    // 1577836800 in octal
+  CHECK(t.substr(124, 11) == "00000000010");  // 8 bytes
+  CHECK(t.substr(136, 11) == "13602760400");  // 1577836800 in octal
   CHECK(t.substr(257, 6) == std::string("ustar\0", 6));
   CHECK(t.substr(512, 8) == "Name: p\n");
   CHECK(t.substr(1024 + 100, 7) == "0000755");

@@ -14,7 +14,7 @@ struct MatrixOptions {
   std::string profile = "default";
   std::string matrix_file;  // empty: find matrix/build-matrix.yaml from the cwd up
   std::string format = "table";
-  bool list_profiles = false;  // --list-profiles
+  bool list_profiles = false;   // --list-profiles
   CudaFromPypi cuda_from_pypi;  // for --format github (see format.h)
 };
 

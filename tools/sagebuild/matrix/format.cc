@@ -125,7 +125,8 @@ std::string format_markdown(const Plan& plan) {
   out += "\n";
   for (std::size_t k = 1; k < lines.size(); ++k) {
     out += "|";
-    for (std::size_t i = 0; i < kColumns; ++i) out += " " + cell(i == 0 || i == 7 ? "`" + lines[k][i] + "`" : lines[k][i]) + " |";
+    for (std::size_t i = 0; i < kColumns; ++i)
+      out += " " + cell(i == 0 || i == 7 ? "`" + lines[k][i] + "`" : lines[k][i]) + " |";
     out += "\n";
   }
   return out;

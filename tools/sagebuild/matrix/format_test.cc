@@ -199,8 +199,8 @@ TEST_CASE("bake: target names as the seeds name them") {
 TEST_CASE("bake: one target per Linux row, groups default, linux and one per torch release") {
   Plan plan = expand(real(), "stable");
   std::string out = format_bake(plan, only_13);
-  std::size_t linux_rows = std::count_if(plan.rows.begin(), plan.rows.end(),
-                                         [](const Row& r) { return r.platform == "linux_x86_64"; });
+  std::size_t linux_rows =
+      std::count_if(plan.rows.begin(), plan.rows.end(), [](const Row& r) { return r.platform == "linux_x86_64"; });
   std::size_t targets = 0;
   for (std::size_t at = 0; (at = out.find("\ntarget \"", at)) != std::string::npos; ++at) ++targets;
   CHECK(targets == linux_rows);
@@ -210,7 +210,7 @@ TEST_CASE("bake: one target per Linux row, groups default, linux and one per tor
   for (const Row& r : plan.rows)
     if (r.platform == "linux_x86_64") {
       CHECK(out.find("ROW            = \"" + r.id + "\"") != std::string::npos);
-      CHECK(out.find("group \"pytorch" + r.torch.substr(0, 1) + r.torch.substr(2, r.torch.find('.', 2) - 2) +
-                     "\"") != std::string::npos);
+      CHECK(out.find("group \"pytorch" + r.torch.substr(0, 1) + r.torch.substr(2, r.torch.find('.', 2) - 2) + "\"") !=
+            std::string::npos);
     }
 }

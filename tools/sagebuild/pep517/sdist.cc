@@ -36,8 +36,9 @@ fs::path write_sdist(const fs::path& source_dir, const fs::path& out_dir) {
   auto pkg = std::find_if(m.packages.begin(), m.packages.end(),
                           [](const matrix::Package& p) { return p.source == matrix::kOurSource; });
   if (pkg == m.packages.end())
-    throw UsageError((root / "matrix/build-matrix.yaml").string() +
-                     ": no package is built from this repository's own tree (source: ours); nothing to put in an sdist");
+    throw UsageError(
+        (root / "matrix/build-matrix.yaml").string() +
+        ": no package is built from this repository's own tree (source: ours); nothing to put in an sdist");
   for (const auto& f : {"pyproject.toml", "LICENSE"})
     if (!fs::is_regular_file(root / f))
       throw UsageError("sdist: " + (root / f).string() + " is missing; an sdist needs it (run from the checkout)");

@@ -57,13 +57,13 @@ std::vector<std::string> resolve_launcher(const std::string& launcher, const std
   throw UsageError("--launcher: \"" + launcher + "\" is not one of ccache, sccache, none, auto");
 }
 
-matrix::Row row_for_environment(const matrix::Matrix& m, const toolchain::PythonInfo& py,
-                                const std::string& platform) {
+matrix::Row row_for_environment(const matrix::Matrix& m, const toolchain::PythonInfo& py, const std::string& platform) {
   const std::string who = "--for-python " + py.executable.string();
   if (!py.torch)
-    throw UsageError(who + ": no torch is importable there; install the CUDA build of torch you want the extension "
-                           "for into that environment first (pip install torch), and build without pip's build "
-                           "isolation (pip install --no-build-isolation .) so that the build sees it");
+    throw UsageError(who +
+                     ": no torch is importable there; install the CUDA build of torch you want the extension "
+                     "for into that environment first (pip install torch), and build without pip's build "
+                     "isolation (pip install --no-build-isolation .) so that the build sees it");
   const std::string release = py.torch->version.substr(0, py.torch->version.find('+'));
   if (py.torch->cuda.empty())
     throw UsageError(who + ": torch " + py.torch->version +
@@ -85,8 +85,9 @@ matrix::Row row_for_environment(const matrix::Matrix& m, const toolchain::Python
   for (const auto& n : near) known += (known.empty() ? "" : ", ") + n;
   throw UsageError(who + ": " + m.path.string() + " builds no " + platform + " row for Python " + py.version() +
                    " with torch " + release + " for CUDA " + py.torch->cuda +
-                   (known.empty() ? " (no row of torch " + release + " at all; `sagebuild matrix --profile sage2-all` "
-                                                                     "lists the combinations)"
+                   (known.empty() ? " (no row of torch " + release +
+                                        " at all; `sagebuild matrix --profile sage2-all` "
+                                        "lists the combinations)"
                                   : " (torch " + release + " rows here: " + known + ")") +
                    "; install a torch the matrix builds, or add the combination to the matrix");
 }
@@ -243,19 +244,19 @@ void select_rows(Session& s, run::ProcessRunner& runner, std::ostream& out) {
     s.rows.push_back(row_for_environment(m, py, toolchain::host_platform_tag()));
     std::string origin = "the package's";
     if (s.o.archs.empty())
-      s.o.archs = environment_archs(std::getenv("TORCH_CUDA_ARCH_LIST"),
-                                    gpu_compute_caps(runner, o.toolchain.path_env), origin);
+      s.o.archs = environment_archs(std::getenv("TORCH_CUDA_ARCH_LIST"), gpu_compute_caps(runner, o.toolchain.path_env),
+                                    origin);
     else
       origin = "--archs";
-    out << "sagebuild: for " << o.for_python.string() << " (Python " << py.version() << ", torch "
-        << py.torch->version << "): row " << s.rows.back().id << ", archs from " << origin << "\n";
+    out << "sagebuild: for " << o.for_python.string() << " (Python " << py.version() << ", torch " << py.torch->version
+        << "): row " << s.rows.back().id << ", archs from " << origin << "\n";
   } else if (o.rows.empty()) {
     s.rows = matrix::expand(m, o.profile).rows;
   }
   s.name = !o.for_python.empty() ? s.rows.front().id
-           : o.rows.empty()       ? o.profile
-           : o.rows.size() == 1 ? o.rows.front()
-                                : "rows-" + hex(sha256(o.rows.front())).substr(0, 8);
+           : o.rows.empty()      ? o.profile
+           : o.rows.size() == 1  ? o.rows.front()
+                                 : "rows-" + hex(sha256(o.rows.front())).substr(0, 8);
   if (!s.o.archs.empty()) {
     std::vector<Arch> archs;
     for (const auto& a : s.o.archs) archs.push_back(parse_arch_arg(a, "--archs"));
@@ -283,7 +284,8 @@ Session open_session(BuildOptions o, run::ProcessRunner& runner, std::ostream& o
     s.results[i].row_id = row.id;
     s.results[i].torch = row.torch;
     s.results[i].cuda = row.cuda;
-    s.results[i].python = row.pythons.size() == 1 ? row.pythons.front() : row.pythons.front() + "-" + row.pythons.back();
+    s.results[i].python =
+        row.pythons.size() == 1 ? row.pythons.front() : row.pythons.front() + "-" + row.pythons.back();
     s.results[i].platform = row.platform;
     for (const auto& a : s.rows[i].archs) s.results[i].archs.push_back(a.name());
   }

@@ -34,7 +34,7 @@ struct BuildOptions {
   std::string source_kind;        // --source-kind: the manifest to use, instead of recognising the tree
   std::string launcher = "auto";  // ccache | sccache | none | auto
   std::filesystem::path json_path;
-  std::vector<std::string> archs;         // --archs: override every row's arch list (development)
+  std::vector<std::string> archs;  // --archs: override every row's arch list (development)
   // --for-python: build the one row of this repository's package that fits
   // that interpreter's environment (its Python, its torch and torch's CUDA,
   // this host's platform), with archs from TORCH_CUDA_ARCH_LIST, else the

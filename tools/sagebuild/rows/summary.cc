@@ -73,9 +73,13 @@ std::string format_markdown(const std::vector<RowResult>& rows) {
   };
   std::string s = "| torch | CUDA | Python | platform | wheel | time | result |\n|---|---|---|---|---|---|---|\n";
   for (const auto& r : rows) {
-    std::vector<std::string> c = {r.torch, r.cuda, r.python, r.platform,
+    std::vector<std::string> c = {r.torch,
+                                  r.cuda,
+                                  r.python,
+                                  r.platform,
                                   r.ok ? "`" + r.wheel.filename().string() + "`" : "`" + r.row_id + "`",
-                                  seconds(r.seconds), r.ok ? "ok" : "FAILED (" + r.stage + ")"};
+                                  seconds(r.seconds),
+                                  r.ok ? "ok" : "FAILED (" + r.stage + ")"};
     s += "|";
     for (const auto& x : c) s.append(" ").append(esc(x)).append(" |");
     s += "\n";

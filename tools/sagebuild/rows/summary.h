@@ -29,8 +29,8 @@ struct RowResult {
   std::string platform_tag;           // the wheel's platform tag, and for Linux why that level
 };
 
-std::string human_size(std::uint64_t bytes);                      // "2.3 MiB"
-std::string format_table(const std::vector<RowResult>& rows);     // fixed-width text
+std::string human_size(std::uint64_t bytes);                   // "2.3 MiB"
+std::string format_table(const std::vector<RowResult>& rows);  // fixed-width text
 // GitHub's job summary: torch, CUDA, Python, platform, wheel, time, result.
 std::string format_markdown(const std::vector<RowResult>& rows);
 nlohmann::json to_json(const std::vector<RowResult>& rows, const std::string& profile);

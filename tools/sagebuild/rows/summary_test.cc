@@ -45,8 +45,9 @@ TEST_CASE("the text table aligns columns and explains failures") {
 TEST_CASE("the markdown table: torch, CUDA, Python, platform, wheel, time, result, pipes escaped") {
   auto m = format_markdown(sample());
   CHECK(m.find("| torch | CUDA | Python | platform | wheel | time | result |\n|---|---|---|---|---|---|---|\n") == 0);
-  CHECK(m.find("| 2.11.0 | 13.0 | 3.10-3.14 | linux_x86_64 | `sageattention-2.2.0-21100.130-cp310-abi3-linux_x86_64.whl`"
-               " | 61.2s | ok |") != std::string::npos);
+  CHECK(
+      m.find("| 2.11.0 | 13.0 | 3.10-3.14 | linux_x86_64 | `sageattention-2.2.0-21100.130-cp310-abi3-linux_x86_64.whl`"
+             " | 61.2s | ok |") != std::string::npos);
   // A failed row names itself where its wheel would be, and why it failed.
   CHECK(m.find("| `sageattention-2.2.0-torch2.10.0-cu128-abi3-linux_x86_64` | 0.0s | FAILED (toolchain) |") !=
         std::string::npos);
