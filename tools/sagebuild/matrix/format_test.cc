@@ -175,7 +175,7 @@ TEST_CASE("markdown format: the summary, then the table's columns as a Markdown 
   CHECK(out.back() == '\n');
 }
 
-TEST_CASE("--list-profiles: every profile name, one a line, in file order") {
+TEST_CASE("matrix --list-profiles prints every profile name, one a line, in file order") {
   MatrixOptions options;
   options.list_profiles = true;
   std::string out = run_matrix(options, SAGEBUILD_SOURCE_DIR);
