@@ -673,7 +673,7 @@ def test_every_debian_job_runs_here_step_by_step(simulations):
             assert [d for d in done if d in declared] == declared, (trigger, name, done)
     # What each job did, for the trigger that runs them all.
     tag = simulations["push tag"]
-    assert [e[1] for e in tag.debian_runs["tests"].log] == ["action", "this run"]
+    assert [e[1] for e in tag.debian_runs["tests"].log] == ["ran", "action", "this run"]
     plan_log = {e[0]: e for e in tag.debian_runs["plan"].log}
     assert plan_log["Build the tool wheels (Linux static, Windows mingw-w64)"][1] == "ran"
     assert "uploaded" in plan_log["actions/upload-artifact@v4"][2]
@@ -681,8 +681,11 @@ def test_every_debian_job_runs_here_step_by_step(simulations):
 
 def test_the_tests_job_runs_the_readmes_test_command():
     jobs = workflow()["jobs"]
-    (step,) = [st for st in jobs["tests"]["steps"] if "run" in st]
-    assert step["run"] == THIS_RUN
+    steps = [st for st in jobs["tests"]["steps"] if "run" in st]
+    assert steps[-1]["run"] == THIS_RUN
+    # Before it only git, for actions/checkout to make a clone (the tests read `git ls-files`).
+    assert [st["run"] for st in steps[:-1]] == [st["run"] for st in jobs["plan"]["steps"][:1]]
+    assert "apt-get install" in steps[0]["run"] and " git " in steps[0]["run"] + " "
     assert "bash scripts/test.sh" in (ROOT / "README.md").read_text()
     assert "exec bash scripts/test.sh" in (ROOT / ".ci/run").read_text()
     on = workflow()[True]
