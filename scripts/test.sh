@@ -9,6 +9,9 @@ ROOT="$PWD"
 SAGE_WITH_WINE=1 bash scripts/install-deps.sh || exit 1
 bash scripts/build-sagebuild.sh || exit 1
 export SAGEBUILD="$ROOT/build/tools/sagebuild/cli/sagebuild"
+# The Linux tool wheel (a static sagebuild, dist-tool/): tests/pep517 installs
+# it with pip, the workflow's simulated plan job builds it again (up to date).
+bash scripts/build-sagebuild-static.sh linux || exit 1
 
 echo "==> ctest"
 ctest --test-dir build --output-on-failure -j "${JOBS:-$(nproc)}" 2>&1 | tee build/ctest.log

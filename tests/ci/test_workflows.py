@@ -71,6 +71,41 @@ def test_the_triggers_are_the_ones_simulated_here():
     assert on["workflow_dispatch"]["inputs"]["profile"]["required"] is True
 
 
+@needs_sagebuild
+def test_the_manual_runs_choices_are_sagebuilds_profiles():
+    """workflow_dispatch offers the profile as a choice whose options are
+    exactly `sagebuild matrix --list-profiles`, in its order."""
+    profile = workflow()[True]["workflow_dispatch"]["inputs"]["profile"]
+    out = subprocess.run([str(SAGEBUILD), "matrix", "--list-profiles"], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert profile["type"] == "choice"
+    assert profile["options"] == out.stdout.split()
+    assert profile["default"] in profile["options"]
+
+
+def test_artifacts_of_pull_requests_and_pushes_are_kept_7_days():
+    uploads = [(name, step) for name, job in workflow()["jobs"].items() for step in job["steps"]
+               if step.get("uses", "").startswith("actions/upload-artifact")]
+    assert {name for name, _ in uploads} == {"plan", "build"}
+    for name, step in uploads:
+        expr = re.fullmatch(r"\$\{\{(.*)\}\}", str(step["with"]["retention-days"])).group(1)
+        for trigger, (event, ref, _) in TRIGGERS.items():
+            days = evaluate(expr, {"github": {"event_name": event, "ref": ref}})
+            assert days == (90 if trigger == "push tag" else 7), (name, trigger, days)
+
+
+@needs_sagebuild
+@pytest.mark.parametrize("ref,ok", [("refs/tags/v2.2.0", True), ("refs/tags/v2.3.0", False),
+                                    ("refs/tags/v2.2", False), ("refs/heads/main", True),
+                                    ("refs/pull/1/merge", True)])
+def test_a_tag_must_carry_the_matrix_version(ref, ok):
+    out = subprocess.run(["bash", str(SCRIPTS / "check-version.sh"), str(SAGEBUILD), ref],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert (out.returncode == 0) == ok, out.stdout + out.stderr
+    if not ok:
+        assert "matrix/build-matrix.yaml" in out.stderr and "2.2.0" in out.stderr, out.stderr
+
+
 def test_profiles_per_trigger():
     assert profiles_for(*TRIGGERS["pull_request"]) == ["default", "default-windows"]
     assert profiles_for(*TRIGGERS["push main"]) == ["stable"]
@@ -93,7 +128,8 @@ def test_profiles_refuses_what_it_does_not_know(args, why):
 
 def test_workflow_uses_the_scripts_it_is_tested_through():
     text = WORKFLOW.read_text()
-    for script in ("profiles.sh", "plan.sh", "install-cuda.sh", "release_notes.py", "smoke_test.py"):
+    for script in ("profiles.sh", "plan.sh", "install-cuda.sh", "release_notes.py", "smoke_test.py",
+                   "check-version.sh"):
         assert f".github/scripts/{script}" in text, script
 
 
@@ -121,7 +157,7 @@ def test_plan_merges_profiles_without_duplicate_rows():
 # startsWith, contains, fromJSON and the status checks.  Anything else fails
 # the test, naming it, rather than being guessed at.
 
-_TOKEN = re.compile(r"\s*(?:('(?:[^']|'')*')|(==|!=|&&|\|\||!|\(|\)|,)|([A-Za-z_][A-Za-z0-9_.-]*))")
+_TOKEN = re.compile(r"\s*(?:('(?:[^']|'')*')|(==|!=|&&|\|\||!|\(|\)|,)|([A-Za-z_][A-Za-z0-9_.-]*)|([0-9]+))")
 STATUS_FUNCTIONS = ("success", "failure", "always", "cancelled")
 
 
@@ -131,8 +167,9 @@ def _tokens(expr):
     while pos < len(expr):
         m = _TOKEN.match(expr, pos)
         assert m and m.end() > pos, f"expression syntax the test does not know at {expr[pos:]!r} in {expr!r}"
-        string, op, name = m.groups()
-        out.append(("str", string[1:-1].replace("''", "'")) if string else ("op", op) if op else ("name", name))
+        string, op, name, number = m.groups()
+        out.append(("str", string[1:-1].replace("''", "'")) if string else ("op", op) if op else
+                   ("name", name) if name else ("num", int(number)))
         pos = m.end()
     return out
 
@@ -182,7 +219,7 @@ def evaluate(expr, ctx):
             v = or_expr()
             assert take() == ("op", ")"), f"unbalanced parentheses in {expr!r}"
             return v
-        if kind == "str":
+        if kind in ("str", "num"):
             return value
         if kind == "name":
             if value in ("true", "false", "null"):
@@ -262,6 +299,7 @@ def test_the_expression_evaluator():
     assert evaluate("matrix.missing == 'install'", ctx) is False
     assert evaluate("!(matrix.a != 'install') && 'x' || 'y'", ctx) == "x"
     assert evaluate("matrix.b && '' || 'z'", ctx) == "z"
+    assert evaluate("startsWith(github.ref, 'refs/tags/v') && 90 || 7", ctx) == 90
     assert evaluate("runner.os == 'Linux' && matrix.n && ' --x' || ''", ctx) == ""
     assert evaluate("startsWith(github.ref, 'refs/tags/v')", ctx) is True
     assert evaluate("fromJSON('{\"include\": [1]}')", ctx) == {"include": [1]}
@@ -310,14 +348,167 @@ class Step:
         self.id = raw.get("id")
 
 
+# --- The jobs that run in debian:12, run here ---------------------------------
+#
+# This machine (and .ci/run's) is Debian 12, the container those jobs run in,
+# so their steps run here for real, in order, as GitHub's runner would run
+# them (bash -eo pipefail, GITHUB_OUTPUT / GITHUB_ENV / GITHUB_PATH /
+# GITHUB_STEP_SUMMARY, RUNNER_TEMP).  Stand-ins take the place of what is not
+# here (tests/ci/services/): GitHub's artifact store and releases (`gh`), the
+# Pages site (`curl`), and apt-get, which checks that every package named has
+# a candidate in Debian 12's archive instead of installing it.  The tests
+# job's one step is `bash scripts/test.sh`: this very run (.ci/run), so it is
+# checked, not run again.  A step identical to one already run (same command,
+# environment and PATH: the plan job's tool builds on each trigger) is run
+# once and its outputs reused.
+
+DEBIAN = "debian:12"
+THIS_RUN = "bash scripts/test.sh"
+SERVICES = pathlib.Path(__file__).resolve().parent / "services"
+_RUNNER_TEMP = None
+_STEP_CACHE = {}
+
+
+def runner_temp():
+    """One RUNNER_TEMP for every simulated run: an identical step has the same inputs."""
+    global _RUNNER_TEMP
+    if _RUNNER_TEMP is None:
+        import tempfile
+        _RUNNER_TEMP = pathlib.Path(tempfile.mkdtemp(prefix="runner-temp-"))
+    return _RUNNER_TEMP
+
+
+class Services:
+    """GitHub's side of a run: the artifact store, releases, the Pages site."""
+
+    def __init__(self, root, attached=()):
+        self.root = root
+        for d in ("artifacts", "releases", "pages", "pages-artifact"):
+            (root / d).mkdir(parents=True, exist_ok=True)
+        (root / "gh.log").write_text("")
+        self.attached = dict(attached)  # row id -> a wheel its test job attaches
+
+    def attach(self, tag, row):
+        wheel = self.attached.get(row["id"])
+        if wheel:
+            assets = self.root / "releases" / tag / "assets"
+            assets.mkdir(parents=True, exist_ok=True)
+            shutil.copy(wheel, assets / pathlib.Path(wheel).name)
+
+    def action(self, step, with_, workspace):
+        """A `uses:` step; returns (ok, what it did)."""
+        uses = step.uses.split("@")[0]
+        if uses == "actions/checkout":
+            return True, f"the checkout: {workspace}"
+        if uses == "actions/upload-artifact":
+            files = sorted(workspace.glob(with_["path"]))
+            if not files and with_.get("if-no-files-found") == "error":
+                return False, f"no files match {with_['path']}"
+            store = self.root / "artifacts" / with_["name"]
+            store.mkdir(parents=True, exist_ok=True)
+            for f in files:
+                shutil.copy(f, store)
+            return True, f"uploaded {[f.name for f in files]} as {with_['name']}"
+        if uses == "actions/download-artifact":
+            store = self.root / "artifacts" / with_["name"]
+            if not store.is_dir():
+                return False, f"artifact {with_['name']} not found"
+            dest = workspace / with_.get("path", ".")
+            dest.mkdir(parents=True, exist_ok=True)
+            for f in store.iterdir():
+                if not (dest / f.name).exists() or not (dest / f.name).samefile(f):
+                    shutil.copy(f, dest)
+            return True, f"downloaded {with_['name']} into {dest}"
+        if uses == "actions/upload-pages-artifact":
+            site = workspace / with_["path"]
+            if not (site / "index.html").is_file():
+                return False, f"no site at {site}"
+            shutil.copytree(site, self.root / "pages-artifact", dirs_exist_ok=True)
+            return True, f"the Pages artifact: {site}"
+        return False, f"an action the simulation does not model: {step.uses}"
+
+
+class DebianJob:
+    """One debian:12 job of a simulated run, its steps run here in order.
+    The plan job runs in this checkout (it builds into the same build
+    directories as scripts/test.sh); the others in a copy of it."""
+
+    def __init__(self, sim, name, job, ctx):
+        assert job.get("container") == DEBIAN
+        self.name, self.outputs, self.log, self.result = name, {}, [], "success"
+        self.summary = ""
+        if name == "plan":
+            self.workspace = ROOT
+        else:
+            self.workspace = sim.tmp / f"workspace-{name}"
+            shutil.copytree(ROOT, self.workspace, ignore=shutil.ignore_patterns(
+                ".git", "build*", "dist*", "__pycache__", "*.pyc", ".venv*"))
+        path_extra, env_extra, ok = [], {}, True
+        for raw in job["steps"]:
+            step_ctx = dict(ctx, steps=self.outputs,
+                            status={"success": ok, "failure": not ok, "always": True, "cancelled": False})
+            if not condition_holds(raw.get("if"), step_ctx):
+                continue
+            step = Step(raw, step_ctx)
+            if step.uses:
+                with_ = {k: render(v, step_ctx) for k, v in raw.get("with", {}).items()}
+                step_ok, what = sim.services.action(step, with_, self.workspace)
+                self.log.append((step.name, "action", what))
+            elif step.run.strip() == THIS_RUN:
+                step_ok = True
+                self.log.append((step.name, "this run", "scripts/test.sh: what .ci/run runs"))
+            else:
+                job_env = {k: render(v, step_ctx) for k, v in job.get("env", {}).items()}
+                step_ok, outputs, new_path, new_env, what = self.run_step(sim, step, {**env_extra, **job_env},
+                                                                          path_extra)
+                path_extra = new_path + path_extra
+                env_extra.update(new_env)
+                if step.id:
+                    self.outputs[step.id] = {"outputs": outputs}
+                self.log.append((step.name, "ran", what))
+            if not step_ok:
+                ok = False
+                self.result = "failure"
+                self.failed = (step.name, self.log[-1][2])
+                break
+
+    def run_step(self, sim, step, env_base, path_extra):
+        files = {n: sim.tmp / f"{self.name}-{n}" for n in ("output", "env", "path", "summary")}
+        for f in files.values():
+            f.write_text("")
+        env = {**os.environ, **env_base, **step.env}
+        env.update(FAKE_GITHUB=str(sim.services.root), RUNNER_OS="Linux", RUNNER_TEMP=str(runner_temp()),
+                   GITHUB_REPOSITORY=sim.github["repository"], GITHUB_SERVER_URL="https://github.com",
+                   GITHUB_OUTPUT=str(files["output"]), GITHUB_ENV=str(files["env"]),
+                   GITHUB_PATH=str(files["path"]), GITHUB_STEP_SUMMARY=str(files["summary"]))
+        env["PATH"] = os.pathsep.join([str(SERVICES), *path_extra, os.environ.get("PATH", "")])
+        key = (step.run, str(self.workspace), tuple(sorted((k, v) for k, v in {**env_base, **step.env}.items())),
+               tuple(path_extra), env.get("REF"), sim.services.root if self.name != "plan" else None)
+        if key in _STEP_CACHE:
+            return _STEP_CACHE[key]
+        r = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step.run],
+                           capture_output=True, text=True, cwd=self.workspace, env=env)
+        self.summary += files["summary"].read_text()
+        outputs = dict(line.split("=", 1) for line in files["output"].read_text().splitlines() if "=" in line)
+        new_env = dict(line.split("=", 1) for line in files["env"].read_text().splitlines() if "=" in line)
+        new_path = list(reversed(files["path"].read_text().split()))
+        what = f"exit {r.returncode}\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
+        result = (r.returncode == 0, outputs, new_path, new_env, what)
+        if r.returncode == 0:
+            _STEP_CACHE[key] = result
+        return result
+
+
 class Simulation:
     """One workflow run for `trigger`: each job's result, and for matrix
     jobs each leg's steps that run.  Jobs other than plan do not execute;
     `failing_builds` names the build rows that fail (their test legs then
     fail at the wheel's download)."""
 
-    def __init__(self, trigger, tmp_path, failing_builds=()):
+    def __init__(self, trigger, tmp_path, failing_builds=(), attached=()):
         event, ref, dispatch = TRIGGERS[trigger]
+        self.services = Services(tmp_path / "github", attached)
+        self.debian_runs = {}
         self.wf = workflow()
         self.tmp = tmp_path
         self.github = {"event_name": event, "ref": ref, "ref_name": ref.rsplit("/", 1)[-1],
@@ -348,8 +539,12 @@ class Simulation:
             return
         matrix = job.get("strategy", {}).get("matrix")
         if matrix is None:
-            self.results[name] = {"result": "success", "outputs": {}}
             self.legs[name] = [self.steps(job, ctx)]
+            result = "success"
+            if job.get("container") == DEBIAN:
+                self.debian_runs[name] = DebianJob(self, name, job, ctx)
+                result = self.debian_runs[name].result
+            self.results[name] = {"result": result, "outputs": {}}
             return
         rows = evaluate(re.fullmatch(r"\s*\$\{\{(.*)\}\}\s*", matrix).group(1), ctx)["include"]
         results = []
@@ -361,8 +556,11 @@ class Simulation:
             fails_at = None
             if row["id"] in self.failing:
                 fails_at = "Build the wheel" if name == "build" else "actions/download-artifact"
-            self.legs[name].append((row, self.steps(job, leg, fails_at)))
+            steps = self.steps(job, leg, fails_at)
+            self.legs[name].append((row, steps))
             results.append("success" if fails_at is None else "failure")
+            if any(st.name == "Attach the wheel to the release" for st in steps):
+                self.services.attach(self.github["ref_name"], row)
         self.results[name] = {"result": "failure" if "failure" in results else "success", "outputs": {}}
 
     def steps(self, job, ctx, fails_at=None):
@@ -381,25 +579,11 @@ class Simulation:
         return ran
 
     def run_plan(self, job, ctx):
-        """The plan job's own steps, run here, except installing and building
-        sagebuild (this test uses the built binary)."""
-        outputs = {}
-        for raw in job["steps"]:
-            step = Step(raw, dict(ctx, steps=outputs))
-            if step.uses or step.name in ("Install dependencies", "Build sagebuild"):
-                continue
-            github_output, summary = self.tmp / "github_output", self.tmp / "step_summary"
-            github_output.write_text("")
-            script = step.run.replace("build/tools/sagebuild/cli/sagebuild", str(SAGEBUILD))
-            result = subprocess.run(["bash", "-e", "-c", script], capture_output=True, text=True, cwd=ROOT,
-                                    env={**os.environ, **step.env, "GITHUB_OUTPUT": str(github_output),
-                                         "GITHUB_STEP_SUMMARY": str(summary)})
-            assert result.returncode == 0, f"plan step {step.name}: {result.stderr}"
-            if step.id:
-                outputs[step.id] = {"outputs": dict(line.split("=", 1) for line in
-                                                    github_output.read_text().splitlines())}
-        job_outputs = {k: render(v, dict(ctx, steps=outputs)) for k, v in job["outputs"].items()}
-        return {"result": "success", "outputs": job_outputs}
+        """The plan job's own steps, run here for real (DebianJob)."""
+        run = DebianJob(self, "plan", job, ctx)
+        self.debian_runs["plan"] = run
+        job_outputs = {k: render(v, dict(ctx, steps=run.outputs)) for k, v in job["outputs"].items()}
+        return {"result": run.result, "outputs": job_outputs}
 
     def ran(self, name):
         return self.results[name]["result"] != "skipped"
@@ -408,13 +592,45 @@ class Simulation:
         return json.loads(self.results["plan"]["outputs"]["matrix"])["include"]
 
 
+# The tag's test legs attach their wheels to the release: here one real wheel,
+# the pull request's Linux row built for 8.0 only (a few minutes of nvcc on 2
+# cores; its objects stay in build/test-cache, shared with tests/pep517, so a
+# later run compiles nothing).  Without nvcc or torch, none is attached.
+DEFAULT_ROW = "sageattention-2.2.0-torch2.11.0-cu130-abi3-linux_x86_64"
+TEST_CACHE = ROOT / "build/test-cache"
+
+
+def build_release_wheel(tmp):
+    if not SAGEBUILD.exists() or not shutil.which("nvcc") and not pathlib.Path("/usr/local/cuda/bin/nvcc").exists():
+        return {}
+    out = tmp / "wheel"
+    r = subprocess.run([str(SAGEBUILD), "--row", DEFAULT_ROW, "--archs", "8.0", "--out", str(out), "--no-smoke-test",
+                        "--cache-dir", str(TEST_CACHE / "sagebuild"), "--python", sys.executable],
+                       capture_output=True, text=True, cwd=ROOT, timeout=3000)
+    wheels = sorted(out.glob("*.whl"))
+    if r.returncode != 0 or not wheels:
+        print(r.stdout[-3000:], r.stderr[-2000:])
+        return {}
+    return {DEFAULT_ROW: wheels[0]}
+
+
 @pytest.fixture(scope="module")
-def simulations(tmp_path_factory):
+def release_wheels(tmp_path_factory):
+    wheels = build_release_wheel(tmp_path_factory.mktemp("release-wheel"))
+    if not wheels:
+        pytest.skip("no wheel for the tag's release (needs nvcc and python3's torch 2.11.0): the release job "
+                    "would have nothing to publish")
+    return wheels
+
+
+@pytest.fixture(scope="module")
+def simulations(tmp_path_factory, release_wheels):
     if not SAGEBUILD.exists():
         pytest.skip(f"sagebuild binary not found at {SAGEBUILD}; build it or set SAGEBUILD")
     if not shutil.which("jq"):
         pytest.skip("jq not on PATH (GitHub's Ubuntu runners have it)")
-    return {t: Simulation(t, tmp_path_factory.mktemp(t.replace(" ", "_"))) for t in TRIGGERS}
+    return {t: Simulation(t, tmp_path_factory.mktemp(t.replace(" ", "_")), attached=release_wheels)
+            for t in TRIGGERS}
 
 
 def ids(rows):
@@ -423,10 +639,10 @@ def ids(rows):
 
 def test_each_trigger_runs_the_jobs_github_would(simulations):
     ran = {t: sorted(n for n in s.results if s.ran(n)) for t, s in simulations.items()}
-    assert ran["pull_request"] == ["build", "plan", "test"]
-    assert ran["push main"] == ["build", "plan", "test"]
+    assert ran["pull_request"] == ["build", "plan", "test", "tests"]
+    assert ran["push main"] == ["build", "plan", "test", "tests"]
     assert ran["workflow_dispatch"] == ["build", "plan", "test"]
-    assert ran["push tag"] == ["build", "pages", "plan", "release", "release-open", "test"]
+    assert ran["push tag"] == ["build", "pages", "plan", "release", "release-open", "test", "tests"]
     # The rows: one per platform on a pull request, the stable profile on
     # main, every sageattention row on a tag, none of sageattn3 anywhere.
     pr = simulations["pull_request"].rows()
@@ -440,13 +656,84 @@ def test_each_trigger_runs_the_jobs_github_would(simulations):
         assert len(s.legs["build"]) == len(s.legs["test"]) == len(s.rows())
 
 
-def test_the_tags_release_is_reachable_when_rows_fail(simulations, tmp_path):
+def test_every_debian_job_runs_here_step_by_step(simulations):
+    """The steps of every job that runs in debian:12, run here in order for
+    each trigger: each one passed (or, the tests job's, is this very run)."""
+    jobs = workflow()["jobs"]
+    debian = {n for n, j in jobs.items() if j.get("container") == DEBIAN}
+    assert debian == {"tests", "plan", "release"}
+    for trigger, s in simulations.items():
+        for name in sorted(debian):
+            if not s.ran(name):
+                continue
+            run = s.debian_runs[name]
+            assert run.result == "success", f"{trigger}/{name}: {getattr(run, 'failed', '')}"
+            declared = [raw.get("name", raw.get("uses")) for raw in jobs[name]["steps"] if "if" not in raw]
+            done = [entry[0] for entry in run.log]
+            assert [d for d in done if d in declared] == declared, (trigger, name, done)
+    # What each job did, for the trigger that runs them all.
+    tag = simulations["push tag"]
+    assert [e[1] for e in tag.debian_runs["tests"].log] == ["ran", "action", "this run"]
+    plan_log = {e[0]: e for e in tag.debian_runs["plan"].log}
+    assert plan_log["Build the tool wheels (Linux static, Windows mingw-w64)"][1] == "ran"
+    assert "uploaded" in plan_log["actions/upload-artifact@v4"][2]
+
+
+def test_the_tests_job_runs_the_readmes_test_command():
+    jobs = workflow()["jobs"]
+    steps = [st for st in jobs["tests"]["steps"] if "run" in st]
+    assert steps[-1]["run"] == THIS_RUN
+    # Before it only git, for actions/checkout to make a clone (the tests read `git ls-files`).
+    assert [st["run"] for st in steps[:-1]] == [st["run"] for st in jobs["plan"]["steps"][:1]]
+    assert "apt-get install" in steps[0]["run"] and " git " in steps[0]["run"] + " "
+    assert "bash scripts/test.sh" in (ROOT / "README.md").read_text()
+    assert "exec bash scripts/test.sh" in (ROOT / ".ci/run").read_text()
+    on = workflow()[True]
+    assert jobs["tests"]["if"] == "github.event_name == 'pull_request' || github.event_name == 'push'"
+    assert set(on) >= {"pull_request", "push"}
+
+
+def test_every_job_installs_the_tool_wheel_instead_of_compiling_sagebuild(simulations):
+    text = WORKFLOW.read_text()
+    assert "build-sagebuild.sh" not in text and "vcpkg" not in text
+    s = simulations["push tag"]
+    for row, steps in s.legs["build"]:
+        names = [st.name for st in steps]
+        install = names.index("Install sagebuild (the tool wheel the plan job built)")
+        assert names.index("actions/download-artifact@v4") < install < names.index(build_step(steps).name)
+    tool = sorted((s.services.root / "artifacts/sagebuild-tool").glob("*.whl"))
+    assert len(tool) == 2, tool
+    assert re.fullmatch(r"sagebuild-0\.1\.0-py3-none-manylinux_2_\d+_x86_64\.whl", tool[0].name), tool
+    assert tool[1].name == "sagebuild-0.1.0-py3-none-win_amd64.whl", tool
+    release = s.services.root / "releases/v2.2.0"
+    assert {w.name for w in tool} <= {a.name for a in (release / "assets").iterdir()}
+
+
+def test_the_tags_release_is_published_with_notes_sums_and_index(simulations, release_wheels):
+    s = simulations["push tag"]
+    release = s.services.root / "releases/v2.2.0"
+    assets = {a.name for a in (release / "assets").iterdir()}
+    (wheel,) = release_wheels.values()
+    assert wheel.name in assets and "SHA256SUMS" in assets
+    assert (release / "draft").read_text() == "false"
+    notes = (release / "notes.md").read_text()
+    assert wheel.name in notes and "1 of 48 planned wheels" in notes
+    site = s.services.root / "pages-artifact"
+    manifest = json.loads((site / "manifest.json").read_text())
+    assert [w["filename"] for w in manifest["wheels"]] == [wheel.name]
+    assert (site / "torch2.11-cu130/simple/sageattention/index.html").is_file()
+    log = (s.services.root / "gh.log").read_text()
+    assert "release download v2.2.0 --pattern *.whl --dir dist" in log
+    assert "release edit v2.2.0 --draft=false" in log
+
+
+def test_the_tags_release_is_reachable_when_rows_fail(simulations, release_wheels, tmp_path):
     all_pass = simulations["push tag"]
     assert all_pass.results["release"]["result"] == "success"
     assert all_pass.results["pages"]["result"] == "success"
     failing = ["sageattention-2.2.0-torch2.8.0-cu126-abi3-linux_x86_64",
                "sageattention-2.2.0-torch2.15.0-cu132-abi3-win_amd64"]
-    s = Simulation("push tag", tmp_path, failing_builds=failing)
+    s = Simulation("push tag", tmp_path, failing_builds=failing, attached=release_wheels)
     assert s.results["build"]["result"] == "failure"
     # Every row is still tested (each leg fails or passes on its own), the
     # release job runs after them all, and the index is deployed.

@@ -14,13 +14,15 @@
 
 #include "sagebuild/index/command.h"
 #include "sagebuild/matrix/command.h"
+#include "sagebuild/pep517/command.h"
+#include "sagebuild/pep517/tool_wheel.h"
 #include "sagebuild/rows/command.h"
 #include "sagebuild/toolchain/cuda.h"
 #include "sagebuild/verify/command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"sagebuild: build, pack and verify SageAttention wheels"};
-  app.set_version_flag("--version", "sagebuild 0.1.0");
+  app.set_version_flag("--version", std::string("sagebuild ") + sb::pep517::tool_version());
   sb::cli::Context ctx;
   // Which rows' CUDA the build provisions from PyPI is the toolchain's rule;
   // `matrix --format github` passes it on to the workflow.
@@ -28,6 +30,7 @@ int main(int argc, char** argv) {
   sb::verify::add_verify_command(app, ctx);
   sb::verify::add_explain_command(app, ctx);
   sb::index::add_index_command(app, ctx);
+  sb::pep517::add_pep517_commands(app, ctx);  // package-self, sdist
   // Registers `build` and `doctor`, and the top-level options that make a bare
   // `sagebuild --profile P` mean `sagebuild build --profile P`.
   sb::rows::add_build_command(app, ctx);

@@ -1,5 +1,5 @@
 // What sagebuild asks of the operating system beyond the C++ library: its
-// process id, its environment, and an exclusive lock on a file.  One implementation per OS:
+// executable, its process id, its environment, and an exclusive lock on a file.  One implementation per OS:
 // os_posix.cc (flock) and os_win32.cc (LockFileEx).
 #pragma once
 
@@ -14,6 +14,10 @@ namespace sb {
 // Sets (value) or removes (nullopt) an environment variable of this process,
 // and makes the C library re-read TZ (tests change the time zone).
 void set_environment_variable(const std::string& name, const std::optional<std::string>& value);
+
+// The file this process was started from (/proc/self/exe; GetModuleFileNameW),
+// absolute.  Throws IoError when the OS does not say.
+std::filesystem::path current_executable();
 
 // This process's id: unique among the processes running now (temporary names).
 long process_id();

@@ -13,6 +13,13 @@
 
 namespace sb {
 
+std::filesystem::path current_executable() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) throw IoError("cannot read /proc/self/exe (this process's executable): " + ec.message());
+  return p;
+}
+
 long process_id() { return static_cast<long>(::getpid()); }
 
 void set_environment_variable(const std::string& name, const std::optional<std::string>& value) {

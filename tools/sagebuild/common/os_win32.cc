@@ -28,6 +28,16 @@ std::string last_error() {
 
 }  // namespace
 
+std::filesystem::path current_executable() {
+  std::wstring buffer(MAX_PATH, L'\0');
+  for (;;) {
+    DWORD n = GetModuleFileNameW(nullptr, buffer.data(), static_cast<DWORD>(buffer.size()));
+    if (n == 0) throw IoError("GetModuleFileNameW (this process's executable): " + last_error());
+    if (n < buffer.size()) return std::filesystem::path(buffer.substr(0, n));
+    buffer.resize(buffer.size() * 2);
+  }
+}
+
 long process_id() { return static_cast<long>(GetCurrentProcessId()); }
 
 void set_environment_variable(const std::string& name, const std::optional<std::string>& value) {

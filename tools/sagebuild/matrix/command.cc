@@ -37,14 +37,25 @@ std::string display_name(const MatrixOptions& options, const std::filesystem::pa
 std::string run_matrix(const MatrixOptions& options, const std::filesystem::path& cwd) {
   std::filesystem::path path = matrix_path(options, cwd);
   std::string name = display_name(options, path, cwd);
-  Plan plan = expand(parse_matrix(read_yaml_file(path, name), name), options.profile);
+  Matrix matrix = parse_matrix(read_yaml_file(path, name), name);
+  if (options.list_profiles) {
+    std::string out;
+    for (const auto& p : profile_names(matrix)) out += p + "\n";
+    return out;
+  }
+  Plan plan = expand(matrix, options.profile);
   if (options.format == "json") return format_json(plan);
   if (options.format == "github") {
     if (!options.cuda_from_pypi) throw std::logic_error("run_matrix: --format github needs cuda_from_pypi");
     return format_github(plan, options.cuda_from_pypi) + "\n";
   }
   if (options.format == "table") return format_table(plan);
-  throw UsageError("unknown --format '" + options.format + "'; use table, json or github");
+  if (options.format == "markdown") return format_markdown(plan);
+  if (options.format == "bake") {
+    if (!options.cuda_from_pypi) throw std::logic_error("run_matrix: --format bake needs cuda_from_pypi");
+    return format_bake(plan, options.cuda_from_pypi);
+  }
+  throw UsageError("unknown --format '" + options.format + "'; use table, json, github, markdown or bake");
 }
 
 void add_matrix_command(CLI::App& app, sb::cli::Context& ctx, CudaFromPypi cuda_from_pypi) {
@@ -55,8 +66,10 @@ void add_matrix_command(CLI::App& app, sb::cli::Context& ctx, CudaFromPypi cuda_
   cmd->add_option("--matrix", options->matrix_file,
                   "Matrix file (default: matrix/build-matrix.yaml here or in a parent directory)");
   cmd->add_option("--format", options->format, "Output format")
-      ->check(CLI::IsMember({"table", "json", "github"}))
+      ->check(CLI::IsMember({"table", "json", "github", "markdown", "bake"}))
       ->capture_default_str();
+  cmd->add_flag("--list-profiles", options->list_profiles,
+                "Print the profile names, one a line (the workflow's manual-run choices)");
   cmd->callback([options, &ctx] {
     std::string out = run_matrix(*options, std::filesystem::current_path());
     std::fwrite(out.data(), 1, out.size(), stdout);

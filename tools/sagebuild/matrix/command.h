@@ -1,4 +1,5 @@
-// `sagebuild matrix [--profile P] [--matrix FILE] [--format table|json|github]`
+// `sagebuild matrix [--profile P] [--matrix FILE] [--format table|json|github|markdown|bake]`
+// `sagebuild matrix --list-profiles`: the profile names, one a line, in file order
 #pragma once
 
 #include <filesystem>
@@ -13,6 +14,7 @@ struct MatrixOptions {
   std::string profile = "default";
   std::string matrix_file;  // empty: find matrix/build-matrix.yaml from the cwd up
   std::string format = "table";
+  bool list_profiles = false;   // --list-profiles
   CudaFromPypi cuda_from_pypi;  // for --format github (see format.h)
 };
 

@@ -97,12 +97,39 @@ nlohmann::json row_json(const Row& row) {
           {"kernels_manifest", row.kernels_manifest}};
 }
 
-std::string format_table(const Plan& plan) {
+namespace {
+
+std::vector<Line> table_lines(const Plan& plan) {
   std::vector<Line> lines{{"ID", "PYTHON", "TORCH", "CUDA", "PLATFORM", "ARCHS", "TORCH FROM", "WHEEL"}};
   for (const Row& row : plan.rows)
     lines.push_back({row.id, python_span(row), row.torch, row.cuda, row.platform, arch_names(row), torch_source(row),
                      row.wheel_filename});
-  return render(lines) + summary(plan);
+  return lines;
+}
+
+}  // namespace
+
+std::string format_table(const Plan& plan) { return render(table_lines(plan)) + summary(plan); }
+
+std::string format_markdown(const Plan& plan) {
+  std::vector<Line> lines = table_lines(plan);
+  auto cell = [](const std::string& text) {
+    std::string out;
+    for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
+    return out;
+  };
+  std::string out = summary(plan) + "\n|";
+  for (const auto& h : lines.front()) out += " " + cell(h) + " |";
+  out += "\n|";
+  for (std::size_t i = 0; i < kColumns; ++i) out += "---|";
+  out += "\n";
+  for (std::size_t k = 1; k < lines.size(); ++k) {
+    out += "|";
+    for (std::size_t i = 0; i < kColumns; ++i)
+      out += " " + cell(i == 0 || i == 7 ? "`" + lines[k][i] + "`" : lines[k][i]) + " |";
+    out += "\n";
+  }
+  return out;
 }
 
 std::string format_json(const Plan& plan) {
@@ -126,6 +153,80 @@ std::string format_github(const Plan& plan, const CudaFromPypi& cuda_from_pypi) 
                        {"wheel", row.wheel_filename}});
   // dump() without indent writes no newline at all, inside strings included.
   return nlohmann::json{{"include", include}}.dump();
+}
+
+namespace {
+
+// "2.11.0" -> "211": major and minor digits, as the seeds' "pytorch28".
+std::string torch_code(const std::string& torch) {
+  std::string out;
+  int dots = 0;
+  for (char c : torch) {
+    if (c == '.' && ++dots == 2) break;
+    if (c != '.') out += c;
+  }
+  return out;
+}
+
+std::string hcl_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '$' || c == '%') out += c;  // ${ and %{ start templates in HCL: doubled, they are literal
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string hcl_list(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + hcl_string(items[i]);
+  return out + "]";
+}
+
+}  // namespace
+
+std::string bake_target_name(const Row& row) {
+  std::string name = row.source == kOurSource ? "" : row.package + "-";
+  name += "linux-pytorch" + torch_code(row.torch) + "-" + row.cuda_tag + "-";
+  name += row.abi_mode == AbiMode::abi3 ? std::string("abi3") : "python" + row.python_tag.substr(2);
+  return name;
+}
+
+std::string format_bake(const Plan& plan, const CudaFromPypi& cuda_from_pypi) {
+  std::vector<std::string> all;
+  std::vector<std::pair<std::string, std::vector<std::string>>> by_torch;  // in plan order
+  std::string targets;
+  for (const Row& row : plan.rows) {
+    if (row.platform.rfind("linux_", 0) != 0) continue;
+    std::string name = bake_target_name(row);
+    all.push_back(name);
+    std::string group = "pytorch" + torch_code(row.torch);
+    auto it = std::find_if(by_torch.begin(), by_torch.end(), [&](const auto& g) { return g.first == group; });
+    if (it == by_torch.end()) it = by_torch.insert(by_torch.end(), {group, {}});
+    it->second.push_back(name);
+    targets += "\ntarget " + hcl_string(name) + " {\n";
+    targets += "  context    = \".\"\n";
+    targets += "  dockerfile = \"docker/Dockerfile\"\n";
+    targets += "  args = {\n";
+    targets += "    ROW            = " + hcl_string(row.id) + "\n";
+    targets += "    PYTHON         = " + hcl_string(row.build_python) + "\n";
+    targets += "    CUDA           = " + hcl_string(row.cuda) + "\n";
+    targets += "    CUDA_PROVISION = " + hcl_string(cuda_from_pypi(row.cuda, row.platform) ? "pypi" : "install") + "\n";
+    targets += "    TORCH_INDEX    = " + hcl_string(row.torch_index) + "\n";
+    targets += "  }\n";
+    targets += "  output = [\"type=local,dest=dist\"]\n";
+    targets += "}\n";
+  }
+  std::string out = "# docker-bake.hcl: `sagebuild matrix --profile " + plan.profile +
+                    " --format bake` (do not edit; regenerate).\n"
+                    "# One target per Linux row, each `sagebuild --row ID` in docker/Dockerfile\n"
+                    "# (manylinux_2_28); the wheel lands in dist/.  docker buildx bake default\n";
+  out += "\ngroup \"default\" {\n  targets = " + hcl_list(all) + "\n}\n";
+  out += "\ngroup \"linux\" {\n  targets = " + hcl_list(all) + "\n}\n";
+  for (const auto& [group, names] : by_torch)
+    out += "\ngroup " + hcl_string(group) + " {\n  targets = " + hcl_list(names) + "\n}\n";
+  return out + targets;
 }
 
 }  // namespace sb::matrix

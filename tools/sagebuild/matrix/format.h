@@ -18,6 +18,10 @@ nlohmann::json row_json(const Row& row);
 // one-line summary; ends with a newline.
 std::string format_table(const Plan& plan);
 
+// The table's columns as a Markdown table, headed by the summary line (a
+// GitHub job summary); `|` in a cell is escaped.  Ends with a newline.
+std::string format_markdown(const Plan& plan);
+
 // {"profile": ..., "rows": [row_json...]}, indented; ends with a newline.
 std::string format_json(const Plan& plan);
 
@@ -36,5 +40,18 @@ using CudaFromPypi = std::function<bool(const std::string& cuda, const std::stri
 // torch_index: null where the row's torch comes from PyPI, else the URL of
 // PyTorch's index for the row's CUDA. wheel: the file name the row makes.
 std::string format_github(const Plan& plan, const CudaFromPypi& cuda_from_pypi);
+
+// The name Docker Bake calls a Linux row by, as the fork's seeds name them:
+// "linux-pytorch28-cu129-python312", "linux-pytorch211-cu130-abi3" for an
+// abi3 row; a package other than our own tree's is prefixed
+// ("sageattn3-linux-pytorch29-cu128-python312").
+std::string bake_target_name(const Row& row);
+
+// A docker-bake.hcl for the plan's Linux rows (Windows stays native): one
+// target per row, building it with `sagebuild --row ID` in the repository's
+// docker/Dockerfile (manylinux_2_28) and exporting the wheel to dist/;
+// groups "default" and "linux" (every target) and one per torch release
+// ("pytorch211").  Ends with a newline.
+std::string format_bake(const Plan& plan, const CudaFromPypi& cuda_from_pypi);
 
 }  // namespace sb::matrix

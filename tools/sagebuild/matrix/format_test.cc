@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -161,4 +162,55 @@ TEST_CASE("the command finds the matrix from a subdirectory and formats it") {
                         "exclude, profiles");
   options.matrix_file = "/nonexistent/build-matrix.yaml";
   CHECK_THROWS_AS(run_matrix(options, SAGEBUILD_SOURCE_DIR), sb::IoError);
+}
+
+TEST_CASE("markdown format: the summary, then the table's columns as a Markdown table") {
+  Plan plan = expand(real(), "pytorch26");
+  std::string out = format_markdown(plan);
+  CHECK(out.rfind("profile 'pytorch26': 2 rows, 1 buildable with torch from PyPI alone\n\n", 0) == 0);
+  CHECK(out.find("| ID | PYTHON | TORCH | CUDA | PLATFORM | ARCHS | TORCH FROM | WHEEL |\n"
+                 "|---|---|---|---|---|---|---|---|\n") != std::string::npos);
+  CHECK(out.find("| `" + plan.rows[0].id + "` | 3.9-3.13 | 2.6.0 | ") != std::string::npos);
+  CHECK(out.find("| `" + plan.rows[1].wheel_filename + "` |\n") != std::string::npos);
+  CHECK(out.back() == '\n');
+}
+
+TEST_CASE("matrix --list-profiles prints every profile name, one a line, in file order") {
+  MatrixOptions options;
+  options.list_profiles = true;
+  std::string out = run_matrix(options, SAGEBUILD_SOURCE_DIR);
+  std::string expected;
+  for (const auto& p : profile_names(real())) expected += p + "\n";
+  CHECK(out == expected);
+  CHECK(out.rfind("default\ndefault-windows\n", 0) == 0);
+}
+
+TEST_CASE("bake: target names as the seeds name them") {
+  Plan plan = expand(real(), "pytorch211");
+  const Row& linux_row = *std::find_if(plan.rows.begin(), plan.rows.end(),
+                                       [](const Row& r) { return r.platform == "linux_x86_64" && r.cuda == "13.0"; });
+  CHECK(bake_target_name(linux_row) == "linux-pytorch211-cu130-abi3");
+  Plan sage3 = expand(real(), "sage3-all");
+  for (const Row& r : sage3.rows)
+    if (r.platform == "linux_x86_64" && r.torch == "2.9.1" && r.cuda == "12.8" && r.build_python == "3.12")
+      CHECK(bake_target_name(r) == "sageattn3-linux-pytorch29-cu128-python312");
+}
+
+TEST_CASE("bake: one target per Linux row, groups default, linux and one per torch release") {
+  Plan plan = expand(real(), "stable");
+  std::string out = format_bake(plan, only_13);
+  std::size_t linux_rows =
+      std::count_if(plan.rows.begin(), plan.rows.end(), [](const Row& r) { return r.platform == "linux_x86_64"; });
+  std::size_t targets = 0;
+  for (std::size_t at = 0; (at = out.find("\ntarget \"", at)) != std::string::npos; ++at) ++targets;
+  CHECK(targets == linux_rows);
+  CHECK(out.find("group \"default\" {") != std::string::npos);
+  CHECK(out.find("group \"linux\" {") != std::string::npos);
+  CHECK(out.find("win_amd64") == std::string::npos);  // Windows stays native
+  for (const Row& r : plan.rows)
+    if (r.platform == "linux_x86_64") {
+      CHECK(out.find("ROW            = \"" + r.id + "\"") != std::string::npos);
+      CHECK(out.find("group \"pytorch" + r.torch.substr(0, 1) + r.torch.substr(2, r.torch.find('.', 2) - 2) + "\"") !=
+            std::string::npos);
+    }
 }

@@ -122,7 +122,14 @@ TEST_CASE("profiles: sageattn3 rows, which cannot build yet, are only in the sag
     bool sage3_profile = name.rfind("sage3", 0) == 0;
     for (const Row& r : rows_of(name)) CHECK((r.package == "sageattn3") == sage3_profile);
   }
-  CHECK(rows_of("sage3").size() == 7);
+  // Python 3.12, torch 2.9.1, CUDA 12.8 and 13.0, Linux and Windows.
+  CHECK(rows_of("sage3").size() == 4);
+  for (const Row& r : rows_of("sage3")) {
+    CHECK(r.pythons == std::vector<std::string>{"3.12"});
+    CHECK(r.python_tag == "cp312");
+    CHECK(r.torch == "2.9.1");
+    CHECK((r.cuda == "12.8" || r.cuda == "13.0"));
+  }
 }
 
 TEST_CASE("rows: torch from PyPI where PyPI serves the row's CUDA build, else PyTorch's index") {

@@ -58,7 +58,85 @@ std::vector<std::string> resolve_launcher(const std::string& launcher, const std
   throw UsageError("--launcher: \"" + launcher + "\" is not one of ccache, sccache, none, auto");
 }
 
+matrix::Row row_for_environment(const matrix::Matrix& m, const toolchain::PythonInfo& py, const std::string& platform) {
+  const std::string who = "--for-python " + py.executable.string();
+  if (!py.torch)
+    throw UsageError(who +
+                     ": no torch is importable there; install the CUDA build of torch you want the extension "
+                     "for into that environment first (pip install torch), and build without pip's build "
+                     "isolation (pip install --no-build-isolation .) so that the build sees it");
+  const std::string release = py.torch->version.substr(0, py.torch->version.find('+'));
+  if (py.torch->cuda.empty())
+    throw UsageError(who + ": torch " + py.torch->version +
+                     " there is a CPU-only build; install a CUDA build of torch (e.g. pip install torch "
+                     "--index-url https://download.pytorch.org/whl/cu130), then build again");
+  std::vector<std::string> near;  // what the matrix builds of this torch release here
+  for (const auto& r : m.rows) {
+    if (r.source != matrix::kOurSource || r.platform != platform || r.torch != release) continue;
+    if (r.cuda != py.torch->cuda) {
+      near.push_back("CUDA " + r.cuda);
+      continue;
+    }
+    if (std::find(r.pythons.begin(), r.pythons.end(), py.version()) != r.pythons.end()) return r;
+    near.push_back("Python " + r.requires_python);
+  }
+  std::sort(near.begin(), near.end());
+  near.erase(std::unique(near.begin(), near.end()), near.end());
+  std::string known;
+  for (const auto& n : near) known += (known.empty() ? "" : ", ") + n;
+  throw UsageError(who + ": " + m.path.string() + " builds no " + platform + " row for Python " + py.version() +
+                   " with torch " + release + " for CUDA " + py.torch->cuda +
+                   (known.empty() ? " (no row of torch " + release +
+                                        " at all; `sagebuild matrix --profile sage2-all` "
+                                        "lists the combinations)"
+                                  : " (torch " + release + " rows here: " + known + ")") +
+                   "; install a torch the matrix builds, or add the combination to the matrix");
+}
+
+std::vector<std::string> environment_archs(const char* list, const std::vector<std::string>& gpu_caps,
+                                           std::string& origin) {
+  std::vector<std::string> archs;
+  if (list && *list) {
+    origin = std::string("TORCH_CUDA_ARCH_LIST=\"") + list + "\"";
+    std::string cur;
+    for (char c : std::string(list) + ";") {
+      if (c == ';' || c == ' ' || c == ',') {
+        if (cur.size() > 4 && cur.compare(cur.size() - 4, 4, "+PTX") == 0) cur.resize(cur.size() - 4);
+        if (!cur.empty()) archs.push_back(parse_arch_arg(cur, "TORCH_CUDA_ARCH_LIST").name());
+        cur.clear();
+      } else {
+        cur += c;
+      }
+    }
+    if (archs.empty()) throw UsageError(origin + ": no arch in it; expected e.g. \"8.0;9.0\"");
+    return archs;
+  }
+  for (const auto& cap : gpu_caps) archs.push_back(parse_arch_arg(cap, "nvidia-smi's compute_cap").name());
+  if (!archs.empty()) origin = "the GPU(s) nvidia-smi reports";
+  return archs;
+}
+
 namespace {
+
+// The compute capabilities nvidia-smi reports ("9.0"), or none.
+std::vector<std::string> gpu_compute_caps(run::ProcessRunner& runner, const std::string& path_env) {
+  auto smi = run::find_program("nvidia-smi", path_env);
+  if (!smi) return {};
+  run::Result r = runner.run(run::Command({smi->string(), "--query-gpu=compute_cap", "--format=csv,noheader"}));
+  if (!r.ok()) return {};
+  std::vector<std::string> caps;
+  std::string line;
+  for (char c : r.out + "\n") {
+    if (c == '\n' || c == '\r') {
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      if (!line.empty() && std::find(caps.begin(), caps.end(), line) == caps.end()) caps.push_back(line);
+      line.clear();
+    } else if (c != ' ' || !line.empty()) {
+      line += c;
+    }
+  }
+  return caps;
+}
 
 // One invocation: its options, its rows, where it works, and each row's
 // result so far (a row that failed keeps its first failure).
@@ -156,7 +234,7 @@ void recognise_tree(Session& s) {
 
 void check_archs(Session& s, const matrix::Matrix& m, const matrix::Row& row, const std::vector<Arch>& archs);
 
-void select_rows(Session& s) {
+void select_rows(Session& s, run::ProcessRunner& runner, std::ostream& out) {
   const BuildOptions& o = s.o;
   s.source = o.source_dir.empty() ? find_source_dir(fs::current_path()) : fs::absolute(o.source_dir);
   // An upstream checkout has no matrix: it comes from this repository, found
@@ -167,13 +245,28 @@ void select_rows(Session& s) {
   recognise_tree(s);
   matrix::Matrix m = matrix::load_matrix(matrix_path);
   for (const auto& id : o.rows) s.rows.push_back(row_by_id(m, id, matrix_path));
-  if (o.rows.empty()) s.rows = matrix::expand(m, o.profile).rows;
-  s.name = o.rows.empty()       ? o.profile
-           : o.rows.size() == 1 ? o.rows.front()
-                                : "rows-" + hex(sha256(o.rows.front())).substr(0, 8);
-  if (!o.archs.empty()) {
+  if (!o.for_python.empty()) {
+    if (!o.rows.empty()) throw UsageError("--for-python chooses the row itself; pass it without --row");
+    toolchain::PythonInfo py = toolchain::query_python(runner, o.for_python);
+    s.rows.push_back(row_for_environment(m, py, toolchain::host_platform_tag()));
+    std::string origin = "the package's";
+    if (s.o.archs.empty())
+      s.o.archs = environment_archs(std::getenv("TORCH_CUDA_ARCH_LIST"), gpu_compute_caps(runner, o.toolchain.path_env),
+                                    origin);
+    else
+      origin = "--archs";
+    out << "sagebuild: for " << o.for_python.string() << " (Python " << py.version() << ", torch " << py.torch->version
+        << "): row " << s.rows.back().id << ", archs from " << origin << "\n";
+  } else if (o.rows.empty()) {
+    s.rows = matrix::expand(m, o.profile).rows;
+  }
+  s.name = !o.for_python.empty() ? s.rows.front().id
+           : o.rows.empty()      ? o.profile
+           : o.rows.size() == 1  ? o.rows.front()
+                                 : "rows-" + hex(sha256(o.rows.front())).substr(0, 8);
+  if (!s.o.archs.empty()) {
     std::vector<Arch> archs;
-    for (const auto& a : o.archs) archs.push_back(parse_arch_arg(a, "--archs"));
+    for (const auto& a : s.o.archs) archs.push_back(parse_arch_arg(a, "--archs"));
     std::sort(archs.begin(), archs.end());
     archs.erase(std::unique(archs.begin(), archs.end()), archs.end());
     for (auto& r : s.rows) {
@@ -184,15 +277,25 @@ void select_rows(Session& s) {
   }
 }
 
-Session open_session(BuildOptions o) {
+Session open_session(BuildOptions o, run::ProcessRunner& runner, std::ostream& out) {
+  if (!o.for_python.empty()) {
+    o.for_python = fs::absolute(o.for_python);
+    o.toolchain.python = o.for_python;
+  }
   prepare_options(o);
   Session s;
   s.o = std::move(o);
-  select_rows(s);
+  select_rows(s, runner, out);
   s.work = s.o.build_dir.empty() ? s.o.cache_dir / "work" / safe_dir_name(s.name) : fs::absolute(s.o.build_dir);
   s.results.resize(s.rows.size());
   for (std::size_t i = 0; i < s.rows.size(); ++i) {
-    s.results[i].row_id = s.rows[i].id;
+    const matrix::Row& row = s.rows[i];
+    s.results[i].row_id = row.id;
+    s.results[i].torch = row.torch;
+    s.results[i].cuda = row.cuda;
+    s.results[i].python =
+        row.pythons.size() == 1 ? row.pythons.front() : row.pythons.front() + "-" + row.pythons.back();
+    s.results[i].platform = row.platform;
     for (const auto& a : s.rows[i].archs) s.results[i].archs.push_back(a.name());
   }
   return s;
@@ -492,7 +595,7 @@ int report(Session& s, std::ostream& out) {
 }  // namespace
 
 int run_build(BuildOptions o, run::ProcessRunner& runner, std::ostream& out) {
-  Session s = open_session(std::move(o));
+  Session s = open_session(std::move(o), runner, out);
   out << "sagebuild: " << s.rows.size() << " row(s) of " << s.name << "; cache " << s.o.cache_dir.string()
       << "; build dir " << s.work.string() << "\n";
   std::optional<FileLock> work_lock;
@@ -507,7 +610,7 @@ int run_build(BuildOptions o, run::ProcessRunner& runner, std::ostream& out) {
 
 int run_doctor(BuildOptions o, run::ProcessRunner& runner, std::ostream& out) {
   o.toolchain.provision = false;
-  Session s = open_session(std::move(o));
+  Session s = open_session(std::move(o), runner, out);
   const auto& path = s.o.toolchain.path_env;
   // Any \u2717 line makes the exit code 1; what a build downloads itself
   // is not missing (\u2193).

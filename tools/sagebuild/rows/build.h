@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sagebuild/matrix/matrix.h"
 #include "sagebuild/run/process.h"
 #include "sagebuild/toolchain/resolver.h"
 
@@ -36,7 +37,13 @@ struct BuildOptions {
   std::string source_kind;        // --source-kind: the manifest to use, instead of recognising the tree
   std::string launcher = "auto";  // ccache | sccache | none | auto
   std::filesystem::path json_path;
-  std::vector<std::string> archs;         // --archs: override every row's arch list (development)
+  std::vector<std::string> archs;  // --archs: override every row's arch list (development)
+  // --for-python: build the one row of this repository's package that fits
+  // that interpreter's environment (its Python, its torch and torch's CUDA,
+  // this host's platform), with archs from TORCH_CUDA_ARCH_LIST, else the
+  // GPU nvidia-smi reports, else the package's; what `pip install .` runs
+  // (tools/sagebuild/pep517/).  The interpreter is also --python.
+  std::filesystem::path for_python;
   toolchain::ToolchainOptions toolchain;  // cache_dir and path_env are filled in by run_build
 };
 
@@ -44,6 +51,22 @@ struct BuildOptions {
 bool is_our_tree(const std::filesystem::path& dir);
 // The source tree: `start` or its nearest parent holding matrix/ and kernels/.
 std::filesystem::path find_source_dir(const std::filesystem::path& start);
+
+// The row of `m` for the environment of `python` (query_python's answer) on
+// `platform`: this repository's package, the torch release and CUDA of that
+// torch, a row serving that Python.  Throws UsageError naming what to install
+// when the environment has no torch, a CPU-only torch, or a combination the
+// matrix does not build.
+matrix::Row row_for_environment(const matrix::Matrix& m, const toolchain::PythonInfo& python,
+                                const std::string& platform);
+
+// The archs of a --for-python build: TORCH_CUDA_ARCH_LIST's value when set
+// ("8.0;8.6+PTX", "8.0 9.0"; +PTX is dropped: every row embeds PTX of its
+// newest arch), else `gpu_caps` (nvidia-smi's compute capabilities), else
+// empty (the row's own).  `origin` says which.  Throws UsageError for an
+// entry that is no arch (torch's names such as "Ampere" included).
+std::vector<std::string> environment_archs(const char* torch_cuda_arch_list, const std::vector<std::string>& gpu_caps,
+                                           std::string& origin);
 
 // The launcher argv prefix for --launcher; throws UsageError for an unknown
 // name or a launcher asked for by name that is not installed.

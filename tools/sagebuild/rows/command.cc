@@ -82,6 +82,9 @@ void add_selection(CLI::App* app, CliState& s) {
                   "(default: each row's own: PyPI, or PyTorch's index for its CUDA where PyPI lacks its build)")
       ->check(index_url, "URL");
   app->add_option("--archs", s.archs, "override every row's CUDA archs, e.g. 9.0 or 8.0,9.0a (development)");
+  app->add_option("--for-python", s.opt.for_python,
+                  "build the row for that interpreter's environment (its Python, torch and torch's CUDA; archs "
+                  "from TORCH_CUDA_ARCH_LIST, else the GPU, else the package's): what `pip install .` runs");
 }
 
 void add_build_options(CLI::App* app, CliState& s) {

@@ -71,8 +71,15 @@ std::string format_markdown(const std::vector<RowResult>& rows) {
     for (char c : s) o += c == '|' ? std::string("\\|") : std::string(1, c);
     return o;
   };
-  std::string s = "| row | wheel | size | archs | time | result |\n|---|---|---|---|---|---|\n";
-  for (const auto& c : cells(rows)) {
+  std::string s = "| torch | CUDA | Python | platform | wheel | time | result |\n|---|---|---|---|---|---|---|\n";
+  for (const auto& r : rows) {
+    std::vector<std::string> c = {r.torch,
+                                  r.cuda,
+                                  r.python,
+                                  r.platform,
+                                  r.ok ? "`" + r.wheel.filename().string() + "`" : "`" + r.row_id + "`",
+                                  seconds(r.seconds),
+                                  r.ok ? "ok" : "FAILED (" + r.stage + ")"};
     s += "|";
     for (const auto& x : c) s.append(" ").append(esc(x)).append(" |");
     s += "\n";

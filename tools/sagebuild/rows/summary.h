@@ -13,6 +13,7 @@ namespace sb::rows {
 
 struct RowResult {
   std::string row_id;
+  std::string torch, cuda, python, platform;  // the row's: "2.11.0", "13.0", "3.10-3.14", "linux_x86_64"
   bool ok = false;
   std::string stage;            // where it stopped: "toolchain", "compile", "pack", "verify", "smoke", "done"
   std::string error;            // why it failed (empty when ok)
@@ -28,9 +29,10 @@ struct RowResult {
   std::string platform_tag;           // the wheel's platform tag, and for Linux why that level
 };
 
-std::string human_size(std::uint64_t bytes);                      // "2.3 MiB"
-std::string format_table(const std::vector<RowResult>& rows);     // fixed-width text
-std::string format_markdown(const std::vector<RowResult>& rows);  // GitHub table
+std::string human_size(std::uint64_t bytes);                   // "2.3 MiB"
+std::string format_table(const std::vector<RowResult>& rows);  // fixed-width text
+// GitHub's job summary: torch, CUDA, Python, platform, wheel, time, result.
+std::string format_markdown(const std::vector<RowResult>& rows);
 nlohmann::json to_json(const std::vector<RowResult>& rows, const std::string& profile);
 
 }  // namespace sb::rows

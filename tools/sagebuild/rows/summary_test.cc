@@ -8,6 +8,10 @@ namespace {
 std::vector<RowResult> sample() {
   RowResult ok;
   ok.row_id = "sageattention-2.2.0-torch2.11.0-cu130-abi3-linux_x86_64";
+  ok.torch = "2.11.0";
+  ok.cuda = "13.0";
+  ok.python = "3.10-3.14";
+  ok.platform = "linux_x86_64";
   ok.ok = true;
   ok.stage = "done";
   ok.wheel = "/out/sageattention-2.2.0-21100.130-cp310-abi3-linux_x86_64.whl";
@@ -38,11 +42,16 @@ TEST_CASE("the text table aligns columns and explains failures") {
   CHECK(t.find("the row needs CUDA 12.8") != std::string::npos);
 }
 
-TEST_CASE("the markdown table escapes pipes") {
+TEST_CASE("the markdown table: torch, CUDA, Python, platform, wheel, time, result, pipes escaped") {
   auto m = format_markdown(sample());
-  CHECK(m.find("| row | wheel | size | archs | time | result |") == 0);
+  CHECK(m.find("| torch | CUDA | Python | platform | wheel | time | result |\n|---|---|---|---|---|---|---|\n") == 0);
+  CHECK(
+      m.find("| 2.11.0 | 13.0 | 3.10-3.14 | linux_x86_64 | `sageattention-2.2.0-21100.130-cp310-abi3-linux_x86_64.whl`"
+             " | 61.2s | ok |") != std::string::npos);
+  // A failed row names itself where its wheel would be, and why it failed.
+  CHECK(m.find("| `sageattention-2.2.0-torch2.10.0-cu128-abi3-linux_x86_64` | 0.0s | FAILED (toolchain) |") !=
+        std::string::npos);
   CHECK(m.find("\\| pipe") != std::string::npos);
-  CHECK(m.find(" | ok |") != std::string::npos);
 }
 
 TEST_CASE("JSON has one object per row and the overall result") {

@@ -57,7 +57,8 @@ CudaCode cuda_code(const binary::CudaCoverage& coverage) {
 namespace {
 
 bool is_elf_candidate(const zip::Entry& e) {
-  return !e.is_directory() && !e.is_encrypted() && is_native_library(e.name) &&
+  // An installed script may be a native executable: read when it is ELF.
+  return !e.is_directory() && !e.is_encrypted() && (is_native_library(e.name) || is_installed_script(e.name)) &&
          e.name.find(".pyd") == std::string::npos && e.name.find(".dll") == std::string::npos &&
          e.name.find(".dylib") == std::string::npos;
 }
@@ -100,7 +101,8 @@ bool is_pe_candidate(const zip::Entry& e) {
   auto ends = [&](std::string_view suffix) {
     return e.name.size() >= suffix.size() && e.name.compare(e.name.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
-  return !e.is_directory() && !e.is_encrypted() && (ends(".pyd") || ends(".dll"));
+  return !e.is_directory() && !e.is_encrypted() &&
+         (ends(".pyd") || ends(".dll") || (ends(".exe") && is_installed_script(e.name)));
 }
 
 // Windows images: P9 machine vs tag; for our wheels B7 (cudart major) and B6

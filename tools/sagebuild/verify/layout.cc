@@ -91,6 +91,13 @@ bool is_native_library(std::string_view m) {
          ends_with(b, ".dylib");
 }
 
+bool is_installed_script(std::string_view m) {
+  auto slash = m.find('/');
+  if (slash == std::string_view::npos || !ends_with(std::string(m.substr(0, slash)), ".data")) return false;
+  std::string_view rest = m.substr(slash + 1);
+  return rest.rfind("scripts/", 0) == 0 && rest.size() > 8 && rest.back() != '/';
+}
+
 Layout check_layout(const std::vector<std::string>& members, const wheel::WheelFilename* fn, Findings& out) {
   Layout layout;
   std::set<std::string> dist_infos, datas;

@@ -26,5 +26,9 @@ void check_purelib_layout(const Layout& layout, const std::vector<std::string>& 
                           std::optional<bool> root_is_purelib, const wheel::WheelFilename* filename, Findings& out);
 
 bool is_native_library(std::string_view member);  // .so (incl. .so.N), .pyd, .dll, .dylib
+// A file pip installs into the environment's scripts directory
+// (<name>-<version>.data/scripts/...): a native executable there is read
+// and judged like a library (a tool wheel such as sagebuild's own).
+bool is_installed_script(std::string_view member);
 
 }  // namespace sb::verify

@@ -11,27 +11,44 @@
 # The libraries are built once and kept in OUT/deps (a stamp names the source
 # packages); the sagebuild build is incremental.  Exit 77 (skipped) with the
 # reason when a tool is missing.
-#   build.sh SOURCE_DIR OUT_DIR
+#   build.sh SOURCE_DIR OUT_DIR [TARGET]
+# TARGET windows (the default): the above.  TARGET linux-static: the same
+# libraries built for this Linux host, and sagebuild alone (no tests) linked
+# into one static executable (linux-static.cmake), for the tool wheel
+# (`sagebuild package-self`, scripts/build-sagebuild-static.sh).
 set -eu
 src=$1
 out=$2
+target=${3:-windows}
 jobs=${JOBS:-2}
 packages="libzip libdeflate libzstd lz4 yaml-cpp fmtlib"
-for tool in x86_64-w64-mingw32-gcc-posix x86_64-w64-mingw32-g++-posix apt-get dpkg-source cmake ninja; do
+case "$target" in
+  windows)
+    cc=x86_64-w64-mingw32-gcc-posix ar=x86_64-w64-mingw32-ar
+    toolchain=$src/tools/sagebuild/wine/mingw-w64.cmake
+    tools="x86_64-w64-mingw32-gcc-posix x86_64-w64-mingw32-g++-posix"
+    hint="scripts/install-deps.sh with SAGE_WITH_WINE=1 installs the Windows test's tools" ;;
+  linux-static)
+    cc=gcc ar=ar
+    toolchain=$src/tools/sagebuild/wine/linux-static.cmake
+    tools="gcc g++"
+    hint="apt-get install g++ dpkg-dev" ;;
+  *) echo "build.sh: unknown target '$target' (windows or linux-static)" >&2; exit 2 ;;
+esac
+for tool in $tools apt-get dpkg-source cmake ninja; do
   if ! command -v "$tool" >/dev/null; then
-    echo "skipped: $tool not found (scripts/install-deps.sh with SAGE_WITH_WINE=1 installs the Windows test's tools)"
+    echo "skipped: $tool not found ($hint)"
     exit 77
   fi
 done
-if [ ! -f /usr/x86_64-w64-mingw32/lib/libz.a ]; then
+if [ "$target" = windows ] && [ ! -f /usr/x86_64-w64-mingw32/lib/libz.a ]; then
   echo "skipped: no mingw-w64 zlib (Debian: apt-get install libz-mingw-w64-dev)"
   exit 77
 fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 deps=$out/deps
-toolchain=$src/tools/sagebuild/wine/mingw-w64.cmake
-export SAGEBUILD_WIN_DEPS=$deps PKG_CONFIG_LIBDIR=$deps/lib/pkgconfig PKG_CONFIG_PATH=
+export SAGEBUILD_WIN_DEPS=$deps SAGEBUILD_STATIC_DEPS=$deps PKG_CONFIG_LIBDIR=$deps/lib/pkgconfig PKG_CONFIG_PATH=
 export CCACHE_BASEDIR=$src CCACHE_NOHASHDIR=true
 start=$(date +%s)
 
@@ -73,9 +90,9 @@ build_libdeflate() {
   d=$(ls -d "$out"/src/libdeflate-*/)
   mkdir -p "$out/b/libdeflate" "$deps/lib/pkgconfig" "$deps/include"
   for c in "$d"lib/*.c "$d"lib/*/*.c; do
-    x86_64-w64-mingw32-gcc-posix -O2 -I"$d" -c "$c" -o "$out/b/libdeflate/$(basename "$(dirname "$c")")_$(basename "$c" .c).o"
+    $cc -O2 -fPIC -I"$d" -c "$c" -o "$out/b/libdeflate/$(basename "$(dirname "$c")")_$(basename "$c" .c).o"
   done
-  x86_64-w64-mingw32-ar rcs "$deps/lib/libdeflate.a" "$out"/b/libdeflate/*.o
+  $ar rcs "$deps/lib/libdeflate.a" "$out"/b/libdeflate/*.o
   cp "$d/libdeflate.h" "$deps/include/"
   printf 'prefix=%s\nName: libdeflate\nDescription: libdeflate\nVersion: 1.14\nLibs: -L${prefix}/lib -ldeflate\nCflags: -I${prefix}/include\n' \
     "$deps" > "$deps/lib/pkgconfig/libdeflate.pc"
@@ -87,7 +104,7 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$packages" ]; then
   echo "==> Debian source packages: $packages"
   fetch_sources
   src_of() { ls -d "$out"/src/"$1"-*/ | head -1; }
-  echo "==> libraries for Windows (mingw-w64), into $deps"
+  echo "==> libraries for $target, into $deps"
   cmake_lib lz4 "$(src_of lz4)build/cmake" -DLZ4_BUILD_CLI=OFF -DLZ4_BUILD_LEGACY_LZ4C=OFF -DBUILD_STATIC_LIBS=ON
   cmake_lib zstd "$(src_of libzstd)build/cmake" -DZSTD_BUILD_PROGRAMS=OFF -DZSTD_BUILD_SHARED=OFF \
     -DZSTD_BUILD_STATIC=ON -DZSTD_BUILD_TESTS=OFF -DZSTD_MULTITHREAD_SUPPORT=OFF
@@ -106,15 +123,26 @@ fi
 mkdir -p "$out/headers"
 for h in CLI nlohmann catch2; do ln -sfn "/usr/include/$h" "$out/headers/$h"; done
 
-echo "==> sagebuild for Windows (mingw-w64), into $out/sagebuild"
+if [ "$target" = linux-static ]; then
+  # Only the tool: the unit tests run from the ordinary build.
+  set -- -DSAGEBUILD_TESTS=OFF
+  build_target="--target sagebuild"
+else
+  # ONLY_SAGEBUILD=1: sagebuild.exe alone (the Windows tool wheel), in a
+  # build configured as the tests' is, so that one directory serves both.
+  set --
+  build_target=${ONLY_SAGEBUILD:+--target sagebuild}
+fi
+echo "==> sagebuild for $target, into $out/sagebuild"
 cmake -S "$src" -B "$out/sagebuild" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$deps" -DSAGEBUILD_HEADER_ONLY_DIR="$out/headers" >"$out/sagebuild.log" 2>&1 || {
+  -DCMAKE_PREFIX_PATH="$deps" -DSAGEBUILD_HEADER_ONLY_DIR="$out/headers" "$@" >"$out/sagebuild.log" 2>&1 || {
   tail -30 "$out/sagebuild.log"
   exit 1
 }
-cmake --build "$out/sagebuild" -j "$jobs" -- -k 0 >>"$out/sagebuild.log" 2>&1 || {
+# shellcheck disable=SC2086  # build_target is empty or two words
+cmake --build "$out/sagebuild" -j "$jobs" $build_target -- -k 0 >>"$out/sagebuild.log" 2>&1 || {
   grep -E "error:|FAILED:" "$out/sagebuild.log" | head -40
   echo "(log: $out/sagebuild.log)"
   exit 1
 }
-echo "==> sagebuild.exe and the test suites built; setup took $(($(date +%s) - start)) s"
+echo "==> sagebuild ($target) built; setup took $(($(date +%s) - start)) s"

@@ -5,6 +5,10 @@
 #        `matrix` of every profile, each format: byte for byte what Linux's says
 #   run_wine.sh WINE OUT verify LINUX_SAGEBUILD CORPUS_DIR
 #        `verify --json` of every corpus wheel: the same verdicts and findings
+#   run_wine.sh WINE OUT tool-wheel LINUX_SAGEBUILD
+#        `sagebuild.exe package-self`: the win_amd64 tool wheel, verified by
+#        Linux's sagebuild too, installed by real pip for win_amd64 (--target),
+#        and the installed sagebuild.exe run
 #   run_wine.sh WINE OUT plan SOURCE_DIR
 #        the win_amd64 row's plan (--dry-run) on a "Windows host" without
 #        Visual Studio or CUDA: discovery fails by name, the plan prints
@@ -113,6 +117,23 @@ verify)
   echo "verify: $n corpus wheels, $((n - differ)) with the same verdict and findings on Windows as on Linux"
   [ $n -gt 0 ] && [ $differ = 0 ]
   exit $?
+  ;;
+tool-wheel)
+  linux=$1
+  sagebuild_to "$tmp/self.txt" package-self --out "$tmp/whl"
+  cat "$tmp/self.txt"
+  [ $rc = 0 ] || { echo "package-self exited $rc"; exit 1; }
+  wheel=$(ls "$tmp"/whl/*.whl)
+  [ "$(basename "$wheel")" = sagebuild-0.1.0-py3-none-win_amd64.whl ] || { echo "unexpected wheel: $wheel"; exit 1; }
+  "$linux" verify "$wheel" || { echo "Linux's verify refuses $wheel"; exit 1; }
+  python3 -m pip install --disable-pip-version-check --no-index --no-deps --only-binary=:all: \
+    --platform win_amd64 --target "$tmp/site" "$wheel" || { echo "pip refuses $wheel for win_amd64"; exit 1; }
+  exe=$(find "$tmp/site" -name sagebuild.exe | head -1)
+  [ -n "$exe" ] || { echo "pip installed no sagebuild.exe:"; find "$tmp/site"; exit 1; }
+  [ -f "$tmp/site/sagebuild/__init__.py" ] || { echo "pip installed no backend module"; exit 1; }
+  version=$("$wine" "$exe" --version 2>&1 | tr -d '\r')
+  [ "$version" = "sagebuild 0.1.0" ] || { echo "the installed $exe says: $version"; exit 1; }
+  echo "the win_amd64 tool wheel: written under wine, verified, installed by pip as ${exe#"$tmp/site/"}, runs"
   ;;
 plan)
   cd "$1" || exit 1
