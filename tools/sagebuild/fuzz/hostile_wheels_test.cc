@@ -16,6 +16,7 @@
 
 #include "sagebuild/archive/zip_test_util.h"
 #include "sagebuild/common/os.h"
+#include "sagebuild/common/shared_dir_test.h"
 #include "sagebuild/fuzz/hostile_wheels.h"
 #include "sagebuild/run/process.h"
 
@@ -128,11 +129,7 @@ TEST_CASE("the fuzz findings (../shared/fuzz-findings): a complete report in bou
 
 TEST_CASE("the fuzz findings: a valid wheel Python's zipfile wrote passes verify (issue 25)") {
   fs::path dir = fs::path(SAGEBUILD_FUZZ_FINDINGS_DIR) / "verify-false-truncated-deflate";
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) {
-    std::cout << "SKIPPED: no " << dir.string() << " (../shared beside the checkout)\n";
-    return;
-  }
+  SB_SKIP_WITHOUT_SHARED_DIR(dir);
   for (const auto& e : fs::directory_iterator(dir)) {
     if (e.path().extension() != ".whl") continue;
     Run r = verify(e.path(), false);

@@ -10,6 +10,7 @@
 
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
+#include "sagebuild/common/shared_dir_test.h"
 #include "sagebuild/index/manifest.h"
 #include "sagebuild/index/previous.h"
 #include "sagebuild/index/site.h"
@@ -155,11 +156,7 @@ TEST_CASE("previous manifest: a file over the size cap is refused before it is r
 
 TEST_CASE("previous manifest: the shared fuzz findings are refused by name (skipped without them)") {
   fs::path dir = fs::path(SAGEBUILD_FUZZ_FINDINGS_DIR) / "index-previous-traversal";
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) {
-    std::cout << "SKIPPED: no " << dir.string() << " (../shared beside the checkout)\n";
-    return;
-  }
+  SB_SKIP_WITHOUT_SHARED_DIR(dir);
   int n = 0;
   for (const auto& e : fs::directory_iterator(dir)) {
     if (e.path().extension() != ".json") continue;

@@ -5,6 +5,7 @@
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
 #include "sagebuild/common/hash.h"
+#include "sagebuild/common/shared_dir_test.h"
 #include "sagebuild/index/test_wheels.h"
 #include "sagebuild/index/wheel_scan.h"
 
@@ -107,11 +108,7 @@ TEST_CASE("scan_directory: a file name that is not UTF-8 is a clear error", "[po
 
 TEST_CASE("scan_wheel: the shared deep build_info.json wheel is refused, not a crash (skipped without it)") {
   fs::path dir = fs::path(SAGEBUILD_FUZZ_FINDINGS_DIR) / "index-deep-build-info-crash";
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) {
-    std::cout << "SKIPPED: no " << dir.string() << " (../shared beside the checkout)\n";
-    return;
-  }
+  SB_SKIP_WITHOUT_SHARED_DIR(dir);
   int n = 0;
   for (const auto& e : fs::directory_iterator(dir))
     if (e.path().extension() == ".whl") {
