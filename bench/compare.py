@@ -10,8 +10,11 @@ Every method is timed the same way: end to end (quantization included), calls
 issued back to back as a model issues them, a CUDA event pair around each call,
 median (bench_attn.time_ms).  TOPS = 4*B*Hq*Nq*Nk*D / time, halved when causal.
 
-    python3 bench/compare.py --upstream anchor/src [--tables all|d128,causal,d64,models]
-        [--seqs 1024,...] [--json out.json]
+    python3 bench/compare.py --upstream anchor/src [--tables d128,causal,d64,d256,d256c,models]
+        [--ours sageattn|fp16|fp8] [--seqs 1024,...] [--json out.json]
+
+--ours fp16 / fp8 times the P.V path's own function (and upstream's of the same
+name); with SAGEATTN_SM90=0 on an H100 those are the mma.sync kernels.
 
 Prints Markdown tables with the ratio of ours to upstream and to cuDNN per point,
 and a cosine check of every method's output against SDPA at each point.
@@ -68,6 +71,13 @@ TABLES = {
     "d128": dict(title="head dim 128, non-causal", d=128, causal=False),
     "causal": dict(title="head dim 128, causal", d=128, causal=True),
     "d64": dict(title="head dim 64, non-causal", d=64, causal=False),
+    "d256": dict(title="head dim 256, non-causal", d=256, causal=False),
+    "d256c": dict(title="head dim 256, causal", d=256, causal=True),
+}
+OURS = {  # --ours: the function timed as "ours"
+    "sageattn": "sageattn",
+    "fp16": "sageattn_qk_int8_pv_fp16_cuda",
+    "fp8": "sageattn_qk_int8_pv_fp8_cuda",
 }
 SEQS = (1024, 2048, 4096, 8192, 16384, 32768)  # the tables' sequence lengths
 MODELS = [  # name, B, Hq, Hk, N, D, causal, layout (bf16, time per call)
@@ -115,17 +125,24 @@ def main():
     ap.add_argument("--seqs", default=",".join(str(n) for n in SEQS))
     ap.add_argument("--batch", type=int, default=4)
     ap.add_argument("--heads", type=int, default=32)
+    ap.add_argument("--ours", choices=sorted(OURS), default="sageattn",
+                    help="our function to time (fp16 / fp8: the P.V path's own function; with SAGEATTN_SM90=0 "
+                         "on an H100, the mma.sync kernels); upstream runs the function of the same name")
     ap.add_argument("--json")
     args = ap.parse_args()
-    methods = {"ours": lambda q, k, v, c, lay: ours.sageattn(q, k, v, tensor_layout=lay, is_causal=c)}
+    fn_name = OURS[args.ours]
+    ours_fn = getattr(ours, fn_name)
+    methods = {"ours": lambda q, k, v, c, lay: ours_fn(q, k, v, tensor_layout=lay, is_causal=c)}
     if args.upstream:
         up = load_upstream(args.upstream)
-        methods["upstream"] = lambda q, k, v, c, lay: up.sageattn(q, k, v, tensor_layout=lay, is_causal=c)
+        up_fn = getattr(up, fn_name)
+        methods["upstream"] = lambda q, k, v, c, lay: up_fn(q, k, v, tensor_layout=lay, is_causal=c)
     methods["cudnn"] = sdpa(SDPBackend.CUDNN_ATTENTION)
     methods["flash"] = sdpa(SDPBackend.FLASH_ATTENTION)
     cap = torch.cuda.get_device_capability()
     print(f"device: {torch.cuda.get_device_name()} (sm_{cap[0]}{cap[1]}), torch {torch.__version__}, "
-          f"ours from {os.path.dirname(ours.__file__)}", flush=True)
+          f"ours from {os.path.dirname(ours.__file__)} ({fn_name}, SAGEATTN_SM90={os.environ.get('SAGEATTN_SM90', '')})",
+          flush=True)
     out = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "tables": {}, "models": []}
     names = list(methods)
     for key in args.tables.split(","):

@@ -137,8 +137,8 @@ struct Ops {
     A::check(t.stride(rank - 1) == 1, "sageattention: ", name,
              " must be contiguous in its last (head_dim) dimension, got stride ", t.stride(rank - 1));
     const int64_t d = t.size(rank - 1);
-    A::check(d > 0 && d <= 128 && d % 8 == 0, "sageattention: ", name,
-             " head_dim must be a multiple of 8 and at most 128 here (pad in Python), got ", d);
+    A::check(d > 0 && d <= SA_MAX_HEAD_DIM && d % 8 == 0, "sageattention: ", name,
+             " head_dim must be a multiple of 8 and at most ", SA_MAX_HEAD_DIM, " here (pad in Python), got ", d);
     bool strides_ok = reinterpret_cast<uintptr_t>(t.data_ptr()) % 16 == 0;
     for (int64_t i = 0; i + 1 < rank; ++i) strides_ok = strides_ok && t.stride(i) % 8 == 0;
     A::check(strides_ok, "sageattention: ", name,
@@ -271,7 +271,8 @@ struct Ops {
     A::check(k_int8.defined() && k_int8.is_cuda() && k_int8.dim() == 4 && k_int8.scalar_type() == ST::Char,
              "sageattention: k_int8 must be a 4-D int8 CUDA tensor [B, Hk, Nk_pad, Dp] from quant_k");
     QKInfo i{q_int8.size(0), q_int8.size(1), k_int8.size(1), q_int8.size(2), k_int8.size(2), q_int8.size(3)};
-    A::check(i.dp == 64 || i.dp == 128, "sageattention: padded head_dim of q_int8 must be 64 or 128, got ", i.dp);
+    A::check(i.dp > 0 && sa_padded_head_dim((int)i.dp) == i.dp,
+             "sageattention: padded head_dim of q_int8 must be 64, 128, 192 or 256, got ", i.dp);
     A::check(q_len > 0 && sa_round_up(q_len, SA_BLOCK_Q) == i.q_pad, "sageattention: q_len ", q_len,
              " does not match q_int8's padded length ", i.q_pad);
     A::check(kv_len > 0 && sa_round_up(kv_len, SA_BLOCK_K) == i.k_pad, "sageattention: kv_len ", kv_len,

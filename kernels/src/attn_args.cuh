@@ -24,8 +24,8 @@ inline sa_status check_attn_params(const sa_attn_params* p, bool pv_fp8, const c
                p->q_heads, p->kv_heads, p->q_len, p->kv_len);
   SA_CHECK_ARG(p->q_heads % p->kv_heads == 0, "%s: q_heads (%d) must be a multiple of kv_heads (%d)", fn, p->q_heads,
                p->kv_heads);
-  SA_CHECK_ARG(p->head_dim > 0 && p->head_dim <= 128 && p->head_dim % 8 == 0,
-               "%s: head_dim must be a multiple of 8 in [8, 128], got %d", fn, p->head_dim);
+  SA_CHECK_ARG(p->head_dim > 0 && p->head_dim <= SA_MAX_HEAD_DIM && p->head_dim % 8 == 0,
+               "%s: head_dim must be a multiple of 8 in [8, %d], got %d", fn, SA_MAX_HEAD_DIM, p->head_dim);
   SA_CHECK_ARG(p->q_heads <= 65535 && p->batch <= 65535, "%s: too many heads or batches for the grid", fn);
   SA_CHECK_ARG(p->out_dtype == SA_DTYPE_F16 || p->out_dtype == SA_DTYPE_BF16, "%s: out dtype must be f16 or bf16", fn);
   SA_CHECK_ARG((reinterpret_cast<uintptr_t>(p->out) & 3) == 0 && p->out_stride_batch % 2 == 0 &&

@@ -107,14 +107,16 @@ static sa_status make_params(const AttnArgs& a, Params* prm) {
   sa_status st;
   {
     const uint64_t dims[3] = {DP, (uint64_t)a.q_pad, bhq}, strides[2] = {DP, (uint64_t)a.q_pad * DP};
-    const uint32_t box[3] = {DP, kRows, 1};
-    st = make_map(&prm->tm_q, CU_TENSOR_MAP_DATA_TYPE_UINT8, 3, p.q_int8, dims, strides, box, swizzle_for(DP), "q");
+    const uint32_t box[3] = {L::kPanel, kRows, 1};
+    st = make_map(&prm->tm_q, CU_TENSOR_MAP_DATA_TYPE_UINT8, 3, p.q_int8, dims, strides, box, swizzle_for(L::kPanel),
+                  "q");
     if (st != SA_OK) return st;
   }
   {
     const uint64_t dims[3] = {DP, (uint64_t)a.k_pad, bhk}, strides[2] = {DP, (uint64_t)a.k_pad * DP};
-    const uint32_t box[3] = {DP, L::kBN, 1};
-    st = make_map(&prm->tm_k, CU_TENSOR_MAP_DATA_TYPE_UINT8, 3, p.k_int8, dims, strides, box, swizzle_for(DP), "k");
+    const uint32_t box[3] = {L::kPanel, L::kBN, 1};
+    st = make_map(&prm->tm_k, CU_TENSOR_MAP_DATA_TYPE_UINT8, 3, p.k_int8, dims, strides, box, swizzle_for(L::kPanel),
+                  "k");
     if (st != SA_OK) return st;
   }
   {
@@ -236,12 +238,20 @@ sa_status launch(const AttnArgs& a, cudaStream_t stream) {
 template <bool PV_FP8>
 sa_status launch_dispatch(const AttnArgs& a, int dp, cudaStream_t stream) {
   return dispatch_head_dim(dp, [&](auto d) {
-    return dispatch_bool(a.p.causal != 0, [&](auto c) {
-      return dispatch_dtype(a.p.out_dtype, [&](auto od) {
-        using OutT = std::conditional_t<decltype(od)::value == SA_DTYPE_F16, __half, __nv_bfloat16>;
-        return launch<decltype(d)::value, decltype(c)::value != 0, PV_FP8, OutT>(a, stream);
+    constexpr int DP = decltype(d)::value;
+    if constexpr (PV_FP8 && DP > 128) {
+      return set_error(SA_ERR_UNSUPPORTED,
+                       "sa_attn_sm90_qk_int8_pv_fp8: head_dim %d: the sm90 fp8 P.V takes head dims up to 128 "
+                       "(sa_attn_qk_int8_pv_fp8 runs larger ones on the mma.sync kernel)",
+                       a.p.head_dim);
+    } else {
+      return dispatch_bool(a.p.causal != 0, [&](auto c) {
+        return dispatch_dtype(a.p.out_dtype, [&](auto od) {
+          using OutT = std::conditional_t<decltype(od)::value == SA_DTYPE_F16, __half, __nv_bfloat16>;
+          return launch<DP, decltype(c)::value != 0, PV_FP8, OutT>(a, stream);
+        });
       });
-    });
+    }
   });
 }
 

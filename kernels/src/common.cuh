@@ -43,7 +43,8 @@ inline sa_status check_view(const sa_view& v, const char* name) {
   SA_CHECK_ARG(v.dtype == SA_DTYPE_F16 || v.dtype == SA_DTYPE_BF16, "%s: dtype must be f16 or bf16", name);
   SA_CHECK_ARG(v.batch > 0 && v.heads > 0 && v.seq > 0 && v.dim > 0, "%s: shape must be positive, got [%d,%d,%d,%d]",
                name, v.batch, v.heads, v.seq, v.dim);
-  SA_CHECK_ARG(v.dim % 8 == 0 && v.dim <= 128, "%s: head dim must be a multiple of 8 and <= 128, got %d", name, v.dim);
+  SA_CHECK_ARG(v.dim % 8 == 0 && v.dim <= SA_MAX_HEAD_DIM, "%s: head dim must be a multiple of 8 and <= %d, got %d",
+               name, SA_MAX_HEAD_DIM, v.dim);
   SA_CHECK_ARG((reinterpret_cast<uintptr_t>(v.data) & 15) == 0, "%s: data must be 16-byte aligned", name);
   SA_CHECK_ARG(v.stride_batch % 8 == 0 && v.stride_head % 8 == 0 && v.stride_seq % 8 == 0,
                "%s: strides must be multiples of 8 elements (16 bytes)", name);
@@ -87,7 +88,9 @@ template <typename F>
 inline sa_status dispatch_head_dim(int dp, F&& f) {
   if (dp == 64) return f(IntC<64>{});
   if (dp == 128) return f(IntC<128>{});
-  return set_error(SA_ERR_UNSUPPORTED, "padded head dim %d not supported (64 or 128)", dp);
+  if (dp == 192) return f(IntC<192>{});
+  if (dp == 256) return f(IntC<256>{});
+  return set_error(SA_ERR_UNSUPPORTED, "padded head dim %d not supported (64, 128, 192 or 256)", dp);
 }
 template <typename F>
 inline sa_status dispatch_bool(bool b, F&& f) {

@@ -53,8 +53,6 @@ constexpr float kLn2 = 0.6931471805599453f;
 constexpr int kWarps = SA_ATTN_WARPS;  // warps per attention CTA
 constexpr int kThreads = kWarps * 32;
 constexpr int kWarpMTiles = SA_WARP_MTILES;  // m16 slices per warp
-constexpr int kRowsPerWarp = 16 * kWarpMTiles;
-constexpr int kCtaRows = kWarps * kRowsPerWarp;  // query rows per attention CTA
 #ifdef SA_MIN_BLOCKS
 constexpr int kMinBlocksPerSm = SA_MIN_BLOCKS;  // register cap = 64K / (kThreads * this)
 #else
@@ -66,7 +64,6 @@ constexpr int kSmemPad = 16;                 // bytes of padding per smem row (b
 // fp16 P.V: O and l are rescaled only when some row max of the warp grew by
 // more than this (exp2 domain); P <= 2^8 is exact in fp16.
 constexpr float kLazyLog2 = 8.f;
-static_assert(kBlockQ % kCtaRows == 0, "attention CTAs tile the padded Q exactly");
 static_assert(kBlockK == 64, "the fp8 P packing assumes 64-key tiles (2 k32 steps)");
 
 // sm90 family

@@ -206,12 +206,46 @@ __device__ __forceinline__ void quant_qk_tile(const sa_view& x, const float* __r
   }
 }
 
+// Head dims above 128: a Q tile (128 rows of up to 256 elements) is more than
+// the 48 KiB a kernel may declare statically, so those instances take their
+// working memory as dynamic shared memory (opted in once per device: see
+// dyn_smem_bytes).  The smaller ones keep their static declaration.
+template <typename S>
+constexpr bool kDynSmem = sizeof(S) > 48 * 1024;
+extern __shared__ __align__(16) uint8_t quant_dyn_smem[];
+template <typename S>
+__device__ __forceinline__ S& dyn_smem() {
+  return *reinterpret_cast<S*>(quant_dyn_smem);
+}
+// The dynamic shared memory to launch `kernel` with (0: it declares its own),
+// after the opt-in above 48 KiB that such a launch needs.
+template <typename S, typename K>
+static sa_status dyn_smem_bytes(K kernel, size_t* bytes) {
+  *bytes = 0;
+  if constexpr (kDynSmem<S>) {
+    static bool opted_in[64] = {};
+    int dev = 0;
+    SA_CUDA_CHECK(cudaGetDevice(&dev));
+    if (dev < 0 || dev >= 64 || !opted_in[dev]) {
+      SA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sizeof(S)));
+      if (dev >= 0 && dev < 64) opted_in[dev] = true;
+    }
+    *bytes = sizeof(S);
+  }
+  return SA_OK;
+}
+
 template <typename T, bool IS_Q, int GRAN, int DP>
 __global__ void __launch_bounds__(cfg::kQuantThreads)
     quant_qk_kernel(sa_view x, const float* __restrict__ sum, int8_t* __restrict__ out, float* __restrict__ scale,
                     int n_pad) {
-  __shared__ QkSmem<T, IS_Q, GRAN, DP> sm;
-  quant_qk_tile<T, IS_Q, GRAN, DP>(x, sum, out, scale, n_pad, blockIdx.z, blockIdx.y, blockIdx.x, sm);
+  using S = QkSmem<T, IS_Q, GRAN, DP>;
+  if constexpr (kDynSmem<S>) {
+    quant_qk_tile<T, IS_Q, GRAN, DP>(x, sum, out, scale, n_pad, blockIdx.z, blockIdx.y, blockIdx.x, dyn_smem<S>());
+  } else {
+    __shared__ S sm;
+    quant_qk_tile<T, IS_Q, GRAN, DP>(x, sum, out, scale, n_pad, blockIdx.z, blockIdx.y, blockIdx.x, sm);
+  }
 }
 
 template <int DP>
@@ -248,9 +282,13 @@ struct StatsOut {
 
 template <bool MINMAX>
 struct StatsSmem {
-  static constexpr int kRP = cfg::kQuantThreads / 16;  // rows in parallel (the widest: DP = 128)
+  static constexpr int kRP = cfg::kQuantThreads / 16;  // rows in parallel at DP = 128 (2048 floats per statistic)
   float red[MINMAX ? 3 : 1][kRP][128];
 };
+// The column layout the statistics pass uses for padded head dim DP: a power
+// of two, so that its threads tile the rows exactly (192 runs as 256, the
+// columns past the head dim idle).
+constexpr int stats_dp(int dp) { return dp == 192 ? 256 : dp; }
 
 // Per-channel sum (and, when MINMAX, max/min) over kStatRows rows (chunk
 // `chunk` of one (batch, head)), merged into global memory with atomics.  Each
@@ -329,7 +367,7 @@ template <typename T, int DP, bool MINMAX>
 __global__ void __launch_bounds__(cfg::kQuantThreads)
     channel_stats_kernel(sa_view x, float* sum, float* mx, float* mn) {
   __shared__ StatsSmem<MINMAX> sm;
-  stats_chunk<T, DP, MINMAX, false>(x, StatsOut<false>{sum, mx, mn}, blockIdx.z, blockIdx.y, blockIdx.x, sm);
+  stats_chunk<T, stats_dp(DP), MINMAX, false>(x, StatsOut<false>{sum, mx, mn}, blockIdx.z, blockIdx.y, blockIdx.x, sm);
 }
 
 __host__ __device__ constexpr int v_key_perm(int p) {
@@ -467,24 +505,33 @@ union KVSmem {
 };
 
 template <typename T, int GRAN, int DP>
-__global__ void __launch_bounds__(cfg::kQuantThreads) qkv_stats_q_kernel(const __grid_constant__ QkvArgs a) {
-  __shared__ StatsQSmem<T, GRAN, DP> sm;
+__device__ __forceinline__ void qkv_stats_q(const QkvArgs& a, StatsQSmem<T, GRAN, DP>& sm) {
   ptx::griddep_launch_dependents();  // launch 2 may take the SMs this launch's tail leaves
   int i = blockIdx.x;
   if (i < a.k_chunks.count()) {
     const Place w = place(a.k_chunks, i);
-    stats_chunk<T, DP, false, true>(a.p.k, a.k_stats, w.b, w.h, w.t, sm.k);
+    stats_chunk<T, stats_dp(DP), false, true>(a.p.k, a.k_stats, w.b, w.h, w.t, sm.k);
     return;
   }
   i -= a.k_chunks.count();
   if (i < a.v_chunks.count()) {
     const Place w = place(a.v_chunks, i);
-    stats_chunk<T, DP, true, true>(a.p.v, a.v_stats, w.b, w.h, w.t, sm.v);
+    stats_chunk<T, stats_dp(DP), true, true>(a.p.v, a.v_stats, w.b, w.h, w.t, sm.v);
     return;
   }
   i -= a.v_chunks.count();
   const Place w = place(a.q_tiles, i);
   quant_qk_tile<T, true, GRAN, DP>(a.p.q, nullptr, a.p.q_int8, a.p.q_scale, a.q_pad, w.b, w.h, w.t, sm.q);
+}
+template <typename T, int GRAN, int DP>
+__global__ void __launch_bounds__(cfg::kQuantThreads) qkv_stats_q_kernel(const __grid_constant__ QkvArgs a) {
+  using S = StatsQSmem<T, GRAN, DP>;
+  if constexpr (kDynSmem<S>) {
+    qkv_stats_q<T, GRAN, DP>(a, dyn_smem<S>());
+  } else {
+    __shared__ S sm;
+    qkv_stats_q<T, GRAN, DP>(a, sm);
+  }
 }
 
 template <typename T, int GRAN, int DP>
@@ -576,7 +623,10 @@ extern "C" sa_status sa_quant_qkv(const sa_quant_qkv_params* p, cudaStream_t str
         const int64_t n1 = (int64_t)a.k_chunks.count() + a.v_chunks.count() + a.q_tiles.count();
         const int64_t n2 = (int64_t)a.v_tiles.count() + a.k_tiles.count();
         SA_CHECK_ARG(n1 < INT32_MAX && n2 < INT32_MAX, "sa_quant_qkv: too many tiles for one launch");
-        qkv_stats_q_kernel<T, G, D><<<(unsigned)n1, cfg::kQuantThreads, 0, stream>>>(a);
+        size_t smem = 0;
+        sa_status st = dyn_smem_bytes<StatsQSmem<T, G, D>>(qkv_stats_q_kernel<T, G, D>, &smem);
+        if (st != SA_OK) return st;
+        qkv_stats_q_kernel<T, G, D><<<(unsigned)n1, cfg::kQuantThreads, smem, stream>>>(a);
         SA_LAUNCH_CHECK("qkv_stats_q");
         return launch_after_previous("qkv_quant_kv", qkv_quant_kv_kernel<T, G, D>, dim3((unsigned)n2),
                                      dim3(cfg::kQuantThreads), 0, stream, a);
@@ -608,8 +658,8 @@ const char* sa_status_string(sa_status s) {
 }
 
 int sa_padded_head_dim(int head_dim) {
-  if (head_dim <= 0 || head_dim > 128) return 0;
-  return head_dim <= 64 ? 64 : 128;
+  if (head_dim <= 0 || head_dim > SA_MAX_HEAD_DIM) return 0;
+  return head_dim <= 64 ? 64 : head_dim <= 128 ? 128 : head_dim <= 192 ? 192 : 256;
 }
 
 int64_t sa_round_up(int64_t n, int64_t tile) { return (n + tile - 1) / tile * tile; }
@@ -629,8 +679,12 @@ sa_status sa_quant_q(const sa_quant_q_params* p, cudaStream_t stream) {
     return dispatch_gran(p->granularity, [&](auto g) {
       const dim3 grid(n_pad / quant_rows<true, decltype(g)::value>(), p->q.heads, p->q.batch);
       return dispatch_head_dim(dp, [&](auto d) {
-        quant_qk_kernel<T, true, decltype(g)::value, decltype(d)::value>
-            <<<grid, cfg::kQuantThreads, 0, stream>>>(p->q, nullptr, p->q_int8, p->q_scale, n_pad);
+        constexpr int G = decltype(g)::value, D = decltype(d)::value;
+        size_t smem = 0;
+        sa_status st = dyn_smem_bytes<QkSmem<T, true, G, D>>(quant_qk_kernel<T, true, G, D>, &smem);
+        if (st != SA_OK) return st;
+        quant_qk_kernel<T, true, G, D>
+            <<<grid, cfg::kQuantThreads, smem, stream>>>(p->q, nullptr, p->q_int8, p->q_scale, n_pad);
         SA_LAUNCH_CHECK("quant_q");
         return SA_OK;
       });

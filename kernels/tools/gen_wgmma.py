@@ -78,7 +78,8 @@ def generate():
     for n in (64, 128):
         parts.append(fn(f"wgmma_m64n{n}k16_f16_rs", f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.f16.f16", n, "float",
                         "f", True))
-    for n in (64, 128):
+    # n192 / n256: the fp16 P.V at head dims 192 and 256
+    for n in (64, 128, 192, 256):
         parts.append(fn(f"wgmma_m64n{n}k16_f16_rs_tb", f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.f16.f16", n,
                         "float", "f", True, trans_b=1))
     return "\n".join(parts) + "\n"

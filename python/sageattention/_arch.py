@@ -95,7 +95,9 @@ def require_kernels(t, need_fp8: bool) -> None:
 
 
 def default_path(t) -> str:
-    """The P.V path sageattn runs on the tensor's GPU: FP8 from sm89 on (e4m3 MMA), FP16 before."""
+    """The P.V path sageattn runs on the tensor's GPU: FP8 from sm89 on (e4m3 MMA), FP16 before; on sm90
+    above head_dim 128, FP16: the wgmma kernels' FP8 P.V stops at 128 and the mma.sync one's e4m3 MMA is
+    emulated there, so the wgmma FP16 P.V is the fast one."""
     if not isinstance(t, torch.Tensor) or t.device.type not in ("cuda", "meta"):
         raise ValueError(f"sageattention: q must be a CUDA tensor, got {getattr(t, 'device', type(t).__name__)}")
     if t.device.type == "meta":
@@ -104,4 +106,6 @@ def default_path(t) -> str:
     if code < 80:
         require_kernels(t, need_fp8=False)  # raises with the arch message
         raise RuntimeError(f"sageattention: compute capability {code // 10}.{code % 10} is not supported (needs >= 8.0)")
+    if code == 90 and t.dim() > 0 and t.shape[-1] > 128:
+        return "fp16"
     return "fp8" if code >= 89 else "fp16"

@@ -5,6 +5,8 @@ tensor_layout 0 (HND), 1 (NHD) or 2 (packed [total, heads, head_dim], whose
 batch is the length of seq_len and whose longest sequence is max_seq)."""
 import torch
 
+from ._tensors import padded_head_dim as _padded_head_dim
+
 _BLOCK_Q = 128
 _BLOCK_K = 64
 _PACKED = 2
@@ -12,10 +14,6 @@ _PACKED = 2
 
 def _round_up(n, t):
     return (n + t - 1) // t * t
-
-
-def _padded_head_dim(d):
-    return 64 if d <= 64 else 128
 
 
 def _bhnd(x, layout, seq_len=None, max_seq=0):

@@ -47,8 +47,8 @@ def sdpa_plan(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_
     d = query.shape[-1]
     if key.shape[-1] != d or value.shape[-1] != d:
         return None, "value head_dim differs from query's"
-    if d > 128:
-        return None, f"head_dim {d} > 128"
+    if d > _tensors.MAX_HEAD_DIM:
+        return None, f"head_dim {d} > {_tensors.MAX_HEAD_DIM}"
     if query.shape[0] != key.shape[0] or key.shape != value.shape:
         return None, "batch or key/value shapes differ (broadcast batch)"
     hq, hk = query.shape[1], key.shape[1]

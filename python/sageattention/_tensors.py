@@ -61,6 +61,17 @@ def check_tensors(names, tensors, rank, shape_text):
         raise ValueError(f"sageattention: k and v must have the same shape, got {tuple(k.shape)} and {tuple(v.shape)}")
 
 
+# The largest head_dim the kernels take (sageattn.h: SA_MAX_HEAD_DIM).
+MAX_HEAD_DIM = 256
+
+
+def padded_head_dim(d):
+    """The head dim the kernels run at (sageattn.h: sa_padded_head_dim): 64, 128, 192 or 256."""
+    if d > MAX_HEAD_DIM:
+        raise ValueError(f"head_dim {d} > {MAX_HEAD_DIM} is not supported")
+    return next(p for p in (64, 128, 192, 256) if d <= p)
+
+
 def pad_and_align(tensors, d):
     """Head dim padded to a multiple of 8; 16-byte aligned rows with strides in multiples of 8 elements."""
     pad = (-d) % 8
@@ -83,8 +94,11 @@ def check_heads(hq, hk, d):
             f"sageattention: the number of query heads ({hq}) must be a multiple of the number of "
             f"key/value heads ({hk}) (GQA)"
         )
-    if d > 128:
-        raise ValueError(f"sageattention: head_dim {d} is not supported (at most 128; 64 and 128 are native)")
+    if d > MAX_HEAD_DIM:
+        raise ValueError(
+            f"sageattention: head_dim {d} is not supported (at most {MAX_HEAD_DIM}; 64, 128, 192 and 256 are "
+            "native, the others run padded to the next of them)"
+        )
     if d == 0:
         raise ValueError("sageattention: head_dim 0 (q and k have no features)")
 

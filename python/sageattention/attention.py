@@ -130,7 +130,7 @@ def sageattn(q=None, k=None, v=None, tensor_layout="HND", is_causal=None, sm_sca
     return run_call(call, opts)
 
 
-sageattn.__doc__ = """Quantized attention, picking the kernel for the GPU: sm80/sm86/sm87 -> FP16 P.V, sm89/sm90/sm120 -> FP8 P.V.
+sageattn.__doc__ = """Quantized attention, picking the kernel for the GPU: sm80/sm86/sm87 -> FP16 P.V, sm89/sm90/sm120 -> FP8 P.V (sm90 above head_dim 128: FP16 P.V on the wgmma kernels).
 
     q: [B, Hq, Nq, D] (HND) or [B, Nq, Hq, D] (NHD); k, v: same with Hk heads (Hq % Hk == 0), fp16, bf16 or fp32.
     Upstream's keyword options (qk_quant_gran, pv_accum_dtype of either path, smooth_k, smooth_v,

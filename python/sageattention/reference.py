@@ -13,6 +13,8 @@ import math
 
 import torch
 
+from ._tensors import padded_head_dim as _padded_head_dim
+
 BLOCK_Q = 128
 BLOCK_K = 64
 LOG2E = 1.4426950408889634
@@ -31,12 +33,6 @@ def _to_hnd(x, layout):
     if layout == "NHD":
         return x.transpose(1, 2)
     raise ValueError(f"tensor_layout must be 'HND' or 'NHD', got {layout!r}")
-
-
-def _padded_head_dim(d):
-    if d > 128:
-        raise ValueError(f"head_dim {d} > 128 is not supported")
-    return 64 if d <= 64 else 128
 
 
 def quantize_q(q, gran="per_thread"):

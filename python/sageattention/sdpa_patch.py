@@ -1,7 +1,7 @@
 """patch_sdpa(): route torch's scaled_dot_product_attention to SageAttention where it can run.
 
 A call goes to SageAttention when it can run it as SDPA would (CUDA,
-fp16/bf16 4-D [batch, heads, seq, head_dim] tensors, head_dim <= 128, no
+fp16/bf16 4-D [batch, heads, seq, head_dim] tensors, head_dim <= 256, no
 dropout, GQA only with enable_gqa, a mask it applies: see sageattention.masks,
 and no input that requires grad unless SAGEATTN_BACKWARD=sdpa /
 set_backward("sdpa") opted in to exact gradients through SDPA) and to the

@@ -35,17 +35,23 @@ HAS_SM90 = CAP == (9, 0) and _extension_has(b"attn_sm90_kernel")  # the build ca
 SM90_ACTIVE = HAS_SM90 and os.environ.get("SAGEATTN_SM90") != "0"
 
 
+def runs_sm90(path, d):
+    """Whether a call of this path at head dim d runs the sm90 (wgmma) kernel: both paths on an H100,
+    except the FP8 P.V above head dim 128 (the mma.sync kernel takes those)."""
+    return SM90_ACTIVE and (path == "fp16" or d <= 128)
+
+
 def key_tile(path, d):
-    # On an H100 both paths run the sm90 (wgmma) kernel with 128-key tiles; the
-    # emulation follows the same tiles (P is rounded against each tile's running max).
-    return 128 if SM90_ACTIVE else 64
+    # The sm90 kernel's tiles are 128 keys up to head dim 128 and 64 above, the mma.sync
+    # kernels' 64; the emulation follows the same tiles (P is rounded against each tile's running max).
+    return 128 if runs_sm90(path, d) and d <= 128 else 64
 
 
 def emulate(q, k, v, tensor_layout="HND", pv="fp8", **kw):
     d = q.shape[-1]
     # the sm90 fp8 kernel's row sums come from its P.V MMA: sums of the e4m3-rounded P
     return ref.sageattn_emulated(q, k, v, tensor_layout=tensor_layout, pv=pv, block_k=key_tile(pv, d),
-                                 rowsum_rounded_p=SM90_ACTIVE and pv == "fp8", **kw)
+                                 rowsum_rounded_p=pv == "fp8" and runs_sm90(pv, d), **kw)
 
 
 def run_path(path, q, k, v, **kw):

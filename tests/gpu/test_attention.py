@@ -14,7 +14,7 @@ pytestmark = pytest.mark.gpu
 
 
 @pytest.mark.parametrize("path", PATHS)
-@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("d", [64, 128, 192, 256])
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("kind", ["randn", "kbias", "sharp"])
 def test_accuracy_vs_fp64_and_emulation(path, d, causal, kind):
@@ -61,7 +61,7 @@ def test_gqa_nhd_odd_lengths(path, causal, nq, nk):
 
 
 @pytest.mark.parametrize("path", PATHS)
-@pytest.mark.parametrize("d", [40, 96, 100])
+@pytest.mark.parametrize("d", [40, 96, 100, 160, 200, 248])
 def test_padded_head_dims_bf16(path, d):
     q, k, v = make_qkv("randn", b=1, hq=4, hk=4, nq=200, nk=300, d=d, dtype=torch.bfloat16, seed=d)
     o = run_path(path, q, k, v, is_causal=True)
@@ -113,6 +113,16 @@ def test_sageattn_dispatch():
     assert torch.equal(o, expect)
 
 
+@pytest.mark.parametrize("d", [160, 256])
+def test_sageattn_dispatch_above_128(d):
+    # sm90: the wgmma FP16 P.V (its FP8 P.V stops at 128); elsewhere as at 128.
+    q, k, v = make_qkv("randn", b=1, hq=2, hk=2, nq=300, nk=300, d=d, seed=7)
+    o = sa.sageattn(q, k, v)
+    fp16 = torch.cuda.get_device_capability() == (9, 0) or not HAS_FP8
+    expect = (sa.sageattn_qk_int8_pv_fp16_cuda if fp16 else sa.sageattn_qk_int8_pv_fp8_cuda)(q, k, v)
+    assert torch.equal(o, expect)
+
+
 def test_zero_query_rows_uniform():
     # an all-zero query row has q scale 0: it must attend uniformly, not produce NaN
     q, k, v = make_qkv("randn", b=1, hq=2, hk=2, nq=64, nk=100, d=64, seed=4)
@@ -134,9 +144,12 @@ def test_deterministic():
 
 def test_errors():
     q, k, v = make_qkv("randn", b=1, hq=4, hk=4, nq=64, nk=64, d=64)
-    with pytest.raises(ValueError, match="head_dim"):
-        big = torch.randn(1, 2, 16, 192, device="cuda", dtype=torch.float16)
+    with pytest.raises(ValueError, match="head_dim 264 is not supported \\(at most 256"):
+        big = torch.randn(1, 2, 16, 264, device="cuda", dtype=torch.float16)
         sa.sageattn(big, big, big)
+    with pytest.raises(RuntimeError, match="at most 256"):  # the op's own check
+        big = torch.randn(1, 2, 16, 264, device="cuda", dtype=torch.float16)
+        torch.ops.sageattention.quant_q(big, 0, 2)
     with pytest.raises(ValueError, match="multiple"):
         sa.sageattn(q, k[:, :3], v[:, :3])
     with pytest.raises(ValueError, match="float16, bfloat16 or float32"):
@@ -266,8 +279,8 @@ def test_sm90_fp16_needs_no_scratch():
 
 
 # ---- the sm90 (wgmma) family against the mma.sync kernels --------------------
-SM90_CASES = [(path, d, causal, nq, nk) for path in ("fp8", "fp16") for d in (64, 128) for causal in (False, True)
-              for nq, nk in ((1000, 1000), (77, 3001))]
+SM90_CASES = [(path, d, causal, nq, nk) for path in ("fp8", "fp16") for d in (64, 128, 192, 256)
+              for causal in (False, True) for nq, nk in ((1000, 1000), (77, 3001)) if path == "fp16" or d <= 128]
 
 _SM90_CHILD = r"""
 import sys, torch

@@ -310,7 +310,7 @@ def test_patch_sdpa_routes_and_counts():
         "cpu": ((q.cpu(), k.cpu(), v.cpu()), {}, "sdpa"),
         "causal_mask": ((q, k, v), dict(attn_mask=causal_mask), "sdpa"),
         "dropout": ((q, k, v), dict(dropout_p=0.5), "sdpa"),
-        "head_dim_256": ((torch.randn(1, 2, 64, 256, device="cuda", dtype=torch.float16),) * 3, {}, "sdpa"),
+        "head_dim_264": ((torch.randn(1, 2, 64, 264, device="cuda", dtype=torch.float16),) * 3, {}, "sdpa"),
     }
     refs = {name: SDPA(*a, **kw) for name, (a, kw, _) in calls.items() if name != "dropout"}
     with sa.patch_sdpa() as p:
@@ -331,7 +331,7 @@ def test_patch_sdpa_routes_and_counts():
     assert s["sageattention"] == 4 and s["sdpa"] == 6, s
     reasons = s["fallback_reasons"]
     assert reasons["dtype float32"] == 1 and reasons["device cpu"] == 1 and reasons["dropout_p > 0"] == 1
-    assert reasons["head_dim 256 > 128"] == 1 and reasons["autograd (SageAttention has no backward)"] == 1
+    assert reasons["head_dim 264 > 256"] == 1 and reasons["autograd (SageAttention has no backward)"] == 1
     assert any(r.startswith("attn_mask masks different keys") for r in reasons), reasons
     assert F.scaled_dot_product_attention is SDPA
 

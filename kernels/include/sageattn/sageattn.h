@@ -16,7 +16,8 @@
  *   v_fp8   [B, Hk, Dp, Nk_pad]  e4m3, V transposed, keys of every group of 16
  *           stored in the order of sa_v_key_perm() (matches the mma layout)
  *   v_scale, v_mean [B, Hk, Dp]  fp32
- * Dp = 64 if head_dim <= 64, else 128 (head_dim > 128 is rejected).
+ * Dp = the head dim rounded up to 64, 128, 192 or 256 (sa_padded_head_dim;
+ *   head_dim > SA_MAX_HEAD_DIM is rejected).
  * Coarser granularities (per-warp, per-block) are stored in the same layout
  * with the scale replicated, so the attention kernels have one code path.
  *
@@ -39,9 +40,10 @@
 extern "C" {
 #endif
 
-#define SA_ABI_VERSION 3 /* 2: per-batch sequence starts and lengths; 3: sa_quant_qkv */
-#define SA_BLOCK_Q 128   /* Q padding and per-block Q scale granularity (rows) */
-#define SA_BLOCK_K 64    /* keys per tile */
+#define SA_ABI_VERSION 4    /* 2: per-batch sequence starts and lengths; 3: sa_quant_qkv; 4: head dims to 256 */
+#define SA_BLOCK_Q 128      /* Q padding and per-block Q scale granularity (rows) */
+#define SA_MAX_HEAD_DIM 256 /* the largest head_dim the kernels take (a multiple of 8) */
+#define SA_BLOCK_K 64       /* keys per tile */
 
 typedef enum sa_status { SA_OK = 0, SA_ERR_INVALID_ARGUMENT = 1, SA_ERR_UNSUPPORTED = 2, SA_ERR_CUDA = 3 } sa_status;
 
@@ -172,7 +174,7 @@ typedef struct sa_attn_params {
   const int32_t* kv_seq_len;
 } sa_attn_params;
 
-int sa_padded_head_dim(int head_dim); /* 64, 128, or 0 when unsupported */
+int sa_padded_head_dim(int head_dim); /* 64, 128, 192, 256, or 0 when unsupported */
 int64_t sa_round_up(int64_t n, int64_t tile);
 /* Key index stored at position p (0..15) of each 16-key group of v_fp8. */
 int sa_v_key_perm(int p);

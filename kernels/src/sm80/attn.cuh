@@ -5,7 +5,7 @@
 //          or P e4m3 scaled by 448 and V e4m3 per-channel scaled
 //             (mma m16n8k32 e4m3 into a per-key-tile accumulator,
 //              added to the fp32 output accumulator)                PV_FP8 = true
-// One CTA = cfg::kCtaRows query rows of one (batch, head); keys are streamed
+// One CTA = Frags<DP>::kCtaRows query rows of one (batch, head); keys are streamed
 // in 64-key tiles through a cp.async ring of K (int8) and V tiles.
 //   sm80/tile.cuh      shapes and the ring's shared memory
 //   sm80/pipeline.cuh  Q into registers, K and V tiles through the cp.async ring
@@ -53,8 +53,8 @@ __device__ __forceinline__ void attn_body(const AttnArgs& args) {
   const int b = blockIdx.z, h = blockIdx.y;
   const int qt = CAUSAL ? (int)(gridDim.x - 1 - blockIdx.x) : (int)blockIdx.x;  // long rows first
   const int hk = h / (p.q_heads / p.kv_heads);
-  const int q0 = qt * cfg::kCtaRows;
-  const int wq0 = q0 + warp * cfg::kRowsPerWarp;  // first row of this warp; m-tile mt starts at wq0 + 16 mt
+  const int q0 = qt * Frags<DP>::kCtaRows;
+  const int wq0 = q0 + warp * Frags<DP>::kRowsPerWarp;  // first row of this warp; m-tile mt starts at wq0 + 16 mt
   // Variable-length batches: this batch's query rows and keys (sageattn.h).
   const int q_len = batch_len(p.q_seq_len, b, p.q_len);
   if (q0 >= q_len) return;                           // the whole CTA is padding of a shorter sequence
@@ -63,13 +63,13 @@ __device__ __forceinline__ void attn_body(const AttnArgs& args) {
   // Causal: clipped to the end of the tile of the CTA's last row; the causal
   // test masks every key past that row, so the clip never hides a valid key.
   int kv_end = batch_len(p.kv_seq_len, b, p.kv_len);
-  if (CAUSAL) kv_end = min(kv_end, ((min(q0 + cfg::kCtaRows, q_len) - 1) / BK + 1) * BK);
-  // Whether tile t has keys to visit.  The D=128 kernels sit at the register
+  if (CAUSAL) kv_end = min(kv_end, ((min(q0 + Frags<DP>::kCtaRows, q_len) - 1) / BK + 1) * BK);
+  // Whether tile t has keys to visit.  The D>=128 kernels sit at the register
   // cap: they test kv_end alone (a tile count live beside it adds spills to the
   // loop, ptxas); D=64 has room for the count, which keeps its tile addressing
   // cheaper (fewer integer instructions per tile).
   const int n_tiles = (kv_end + BK - 1) / BK;
-  auto has_tile = [&](int t) { return DP == 128 ? t * BK < kv_end : t < n_tiles; };
+  auto has_tile = [&](int t) { return DP >= 128 ? t * BK < kv_end : t < n_tiles; };
 
   const size_t bhq = (size_t)b * p.q_heads + h;
   const size_t bhk = (size_t)b * p.kv_heads + hk;
@@ -163,7 +163,7 @@ sa_status launch_instance(const AttnArgs& a, cudaStream_t stream) {
   else
     kern = attn_pv_fp16_kernel<DP, CAUSAL, OutT>;
   SA_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kTotal));
-  dim3 grid(a.q_pad / cfg::kCtaRows, a.p.q_heads, a.p.batch);
+  dim3 grid(a.q_pad / Frags<DP>::kCtaRows, a.p.q_heads, a.p.batch);
   kern<<<grid, cfg::kThreads, L::kTotal, stream>>>(a);
   SA_LAUNCH_CHECK(PV_FP8 ? "attn_qk_int8_pv_fp8" : "attn_qk_int8_pv_fp16");
   return SA_OK;

@@ -9,7 +9,7 @@
 namespace sa {
 namespace sm80 {
 
-// A warp's rows wq0 .. wq0 + kRowsPerWarp of head (b, h); rows past q_len are
+// A warp's rows wq0 .. wq0 + Frags<DP>::kRowsPerWarp of head (b, h); rows past q_len are
 // not written.  inv: a working array the caller declares (see Scratch in sm80/tile.cuh).
 template <int DP, bool PV_FP8, typename OutT>
 __device__ __forceinline__ void store_output(const sa_attn_params& p, int b, int h, size_t bhq, size_t bhk, int wq0,

@@ -51,9 +51,8 @@ __device__ __forceinline__ void mma_pv_f16(float (&o)[Frags<DP>::MT][Frags<DP>::
 #pragma unroll
     for (int dp = 0; dp < DP / 16; ++dp) {
       uint32_t b0, b1, b2, b3;
-      ptx::ldmatrix_x4_trans(
-          b0, b1, b2, b3,
-          sV + (kk * 16 + ((lane >> 3) & 1) * 8 + (lane & 7)) * L::kVStride + (dp * 16 + (lane >> 4) * 8) * 2);
+      ptx::ldmatrix_x4_trans(b0, b1, b2, b3,
+                             sV + L::v_chunk(kk * 16 + ((lane >> 3) & 1) * 8 + (lane & 7), dp * 2 + (lane >> 4)));
 #pragma unroll
       for (int mt = 0; mt < MT; ++mt) {
         ptx::mma_m16n8k16_f16(o[mt][2 * dp], pa[mt][kk], b0, b1);

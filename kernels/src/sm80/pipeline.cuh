@@ -70,7 +70,7 @@ struct KvLoader {
         // masked below get P = 0, which must not meet a NaN of padding.
         const bool ok = key < v_rows && c * 8 < p.head_dim;
         const __half* s = ok ? vb + (size_t)key * p.v.stride_seq + c * 8 : vb;
-        ptx::cp_async_16(sV + r * L::kVStride + c * 16, s, ok);  // zero-fill outside V
+        ptx::cp_async_16(sV + L::v_chunk(r, c), s, ok);  // zero-fill outside V
       }
     } else {
       const uint8_t* vb = p.v_fp8 + bhk * (size_t)DP * args.k_pad + (size_t)t * BK;

@@ -169,7 +169,7 @@ struct Consumer {
         const QSlot qslot(loaded++);
         ptx::mbarrier_wait_parity(ring.q_full(qslot.slot), qslot.phase);
         if (0) t_q = clock64();
-        const uint32_t sq = ring.q(qslot.slot) + cw * 64 * DP;
+        const uint32_t sq = ring.q(qslot.slot) + cw * 64 * L::kPanel;  // in each Q panel
         const uint32_t q_empty = ring.q_empty(qslot.slot);
         overlapped(o, sm, pos, sq, q_empty, n_tiles, qs, wrow0, span.kv_len);
       }
@@ -213,7 +213,7 @@ struct Consumer {
       ptx::mbarrier_wait_parity(ring.full(pos.stage), pos.phase);
       int32_t s_int[kBN / 2];
       ptx::wgmma_fence();
-      issue_qk<DP, kBN>(s_int, sq, ring.k(pos.stage));
+      issue_qk<DP, kBN, L::kQPanelBytes, L::kKPanelBytes>(s_int, sq, ring.k(pos.stage));
       ptx::wgmma_commit();
       ptx::wgmma_wait<0>();
       ptx::pin_registers(s_int);
@@ -231,7 +231,7 @@ struct Consumer {
         ptx::pin_registers(o);
       }
       ptx::wgmma_fence();
-      issue_qk<DP, kBN>(s_int, sq, ring.k(s));
+      issue_qk<DP, kBN, L::kQPanelBytes, L::kKPanelBytes>(s_int, sq, ring.k(s));
       ptx::wgmma_commit();
       if constexpr (PV_FP8)
         issue_pv<DP, kBN, true, false>(acc, frag.a, ring.v(sp));

@@ -36,6 +36,12 @@ __device__ __forceinline__ void mma_f16_mn(float (&d)[32], const uint32_t (&a)[4
 __device__ __forceinline__ void mma_f16_mn(float (&d)[64], const uint32_t (&a)[4], uint64_t db, int acc) {
   ptx::wgmma_m64n128k16_f16_rs_tb(d, a, db, acc);
 }
+__device__ __forceinline__ void mma_f16_mn(float (&d)[96], const uint32_t (&a)[4], uint64_t db, int acc) {
+  ptx::wgmma_m64n192k16_f16_rs_tb(d, a, db, acc);
+}
+__device__ __forceinline__ void mma_f16_mn(float (&d)[128], const uint32_t (&a)[4], uint64_t db, int acc) {
+  ptx::wgmma_m64n256k16_f16_rs_tb(d, a, db, acc);
+}
 
 // A k-step's descriptor from the first one: the start address field (bits
 // 0-13, address >> 4) advanced by `bytes`.  No carry leaves the field: shared
@@ -44,12 +50,18 @@ __device__ __forceinline__ void mma_f16_mn(float (&d)[64], const uint32_t (&a)[4
 // ~5 uniform instructions per MMA, 14 % of the main loop's instructions).
 __device__ __forceinline__ uint64_t desc_advance(uint64_t desc, uint32_t bytes) { return desc + (bytes >> 4); }
 
-// S = Q K^T over the head dim (k32 steps of 32 bytes inside the swizzled rows).
-template <int DP, int kBN>
+// S = Q K^T over the head dim (k32 steps of 32 bytes inside the swizzled rows
+// of a panel; Tile::kPanel).  sq: this warpgroup's rows in Q's first panel,
+// the others QP bytes apart; sk: K's first panel, the others KP bytes apart.
+template <int DP, int kBN, int QP, int KP>
 __device__ __forceinline__ void issue_qk(int32_t (&s)[kBN / 2], uint32_t sq, uint32_t sk) {
-  const uint64_t dq = ptx::wgmma_desc<DP>(sq), dk = ptx::wgmma_desc<DP>(sk);
+  constexpr int PW = panel_bytes(DP);
+  const uint64_t dq = ptx::wgmma_desc<PW>(sq), dk = ptx::wgmma_desc<PW>(sk);
 #pragma unroll
-  for (int ks = 0; ks < DP / 32; ++ks) mma_s8(s, desc_advance(dq, ks * 32), desc_advance(dk, ks * 32), ks);
+  for (int ks = 0; ks < DP / 32; ++ks) {
+    const int pn = ks * 32 / PW, off = ks * 32 % PW;
+    mma_s8(s, desc_advance(dq, pn * QP + off), desc_advance(dk, pn * KP + off), ks);
+  }
 }
 
 // acc (+)= P V.  ACCUMULATE: add from the first k-step on (O as the

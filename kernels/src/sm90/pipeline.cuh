@@ -93,13 +93,18 @@ __device__ __forceinline__ void produce(const Params& prm, const Ring<DP, PV_FP8
     const QSlot qs(loaded++);
     ptx::mbarrier_wait_parity(ring.q_empty(qs.slot), qs.phase ^ 1u);  // the consumers are done with that slot
     ptx::mbarrier_arrive_expect_tx(ring.q_full(qs.slot), L::kQBytes);
-    ptx::tma_load_3d(ring.q(qs.slot), &prm.tm_q, ring.q_full(qs.slot), 0, wk.qt * kRows, bhq);
+#pragma unroll
+    for (int pn = 0; pn < L::kPanels; ++pn)
+      ptx::tma_load_3d(ring.q(qs.slot) + pn * L::kQPanelBytes, &prm.tm_q, ring.q_full(qs.slot), pn * L::kPanel,
+                       wk.qt * kRows, bhq);
 
     for (int t = 0; t < n_tiles; ++t) {
       const int s = pos.stage;
       ptx::mbarrier_wait_parity(ring.empty(s), pos.phase ^ 1u);
       ptx::mbarrier_arrive_expect_tx(ring.full(s), L::kTxBytes);
-      ptx::tma_load_3d(ring.k(s), &prm.tm_k, ring.full(s), 0, t * L::kBN, bhk);
+#pragma unroll
+      for (int pn = 0; pn < L::kPanels; ++pn)
+        ptx::tma_load_3d(ring.k(s) + pn * L::kKPanelBytes, &prm.tm_k, ring.full(s), pn * L::kPanel, t * L::kBN, bhk);
       if constexpr (PV_FP8) {
         ptx::tma_load_3d(ring.v(s), &prm.tm_v, ring.full(s), t * L::kBN, 0, bhk);
       } else {

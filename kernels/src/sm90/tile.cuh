@@ -29,15 +29,31 @@ static_assert(128 * (kLaunchRegs - cfg::sm90::kProducerRegs) >=
               "the consumers' registers must come from the producer's");
 
 // Shapes and shared memory of one (padded head dim, P.V path) instance.
+// Q and K rows (int8, DP bytes) are stored as column panels of kPanel bytes,
+// each its own swizzled tile (a TMA box and a wgmma operand span at most one
+// 128-byte swizzle row): one panel at DP = 64 or 128, two of 128 bytes at 256,
+// three of 64 at 192.
+constexpr int panel_bytes(int dp) { return dp % 128 == 0 ? 128 : 64; }
+
 template <int DP, bool PV_FP8>
 struct Tile {
-  static constexpr int kBN = cfg::sm90::kBN;
+  static_assert(DP <= 128 || !PV_FP8, "the fp8 P.V runs at head dims up to 128 (its accumulators: DP + 8 <= 136)");
+  // Above DP = 128, 64-key stages: O alone takes DP / 2 = 128 registers.
+  static constexpr int kBN = DP > 128 ? 64 : cfg::sm90::kBN;
   static constexpr int kSub = kBN / 64;  // 64-key K-scale groups per stage
-  static constexpr int kStages = PV_FP8 ? cfg::sm90::kStagesFp8 : cfg::sm90::kStagesFp16;
+  static constexpr int kStages = PV_FP8      ? cfg::sm90::kStagesFp8
+                                 : DP == 256 ? 3
+                                 : DP == 192 ? 4
+                                             : cfg::sm90::kStagesFp16;
   static_assert(kBN == 64 || kBN == 128, "64- or 128-key stages (K is padded to 64 keys)");
-  // Q and K: int8 rows of DP bytes, DP-byte swizzle.  V: fp8 path, e4m3 V^T rows
-  // of kBN bytes (one swizzle row: 128 keys or 64); fp16 path, the user's V as
-  // DP/64 sub-tiles of [kBN keys][64 dims] (128-byte rows), read MN-major.
+  // Q and K: int8 rows of DP bytes in kPanel-byte panels, kPanel-byte swizzle.
+  // V: fp8 path, e4m3 V^T rows of kBN bytes (one swizzle row: 128 keys or 64);
+  // fp16 path, the user's V as DP/64 sub-tiles of [kBN keys][64 dims]
+  // (128-byte rows), read MN-major.
+  static constexpr int kPanel = panel_bytes(DP);
+  static constexpr int kPanels = DP / kPanel;
+  static constexpr int kQPanelBytes = kRows * kPanel;  // Q panel p at p * kQPanelBytes
+  static constexpr int kKPanelBytes = kBN * kPanel;    // K panel p at p * kKPanelBytes
   static constexpr int kQBytes = kRows * DP;
   static constexpr int kKBytes = kBN * DP;
   static constexpr int kVBytes = PV_FP8 ? DP * kBN : kBN * DP * 2;
@@ -74,8 +90,8 @@ struct Tile {
 // Kernel parameters: the C ABI's, and the tensor maps (built on the host per
 // call; __grid_constant__ keeps them in parameter space, where TMA reads them).
 struct Params {
-  CUtensorMap tm_q;   // q_int8   [B*Hq][q_pad][DP]   box [1][128][DP]
-  CUtensorMap tm_k;   // k_int8   [B*Hk][k_pad][DP]   box [1][kBN][DP]
+  CUtensorMap tm_q;   // q_int8   [B*Hq][q_pad][DP]   box [1][128][kPanel]
+  CUtensorMap tm_k;   // k_int8   [B*Hk][k_pad][DP]   box [1][kBN][kPanel]
   CUtensorMap tm_v;   // fp8: v_fp8 [B*Hk][DP][k_pad] box [1][DP][kBN]; fp16: V [B][Hk][N][D] box [1][1][kBN][64]
   CUtensorMap tm_ks;  // k_scale  [B*Hk][k_pad/64][4] box [1][kSub][4]
   AttnArgs a;
