@@ -46,13 +46,16 @@ namespace sa_binding {
 // varlen batches and key-padding masks; their defaults keep dense calls short.
 // `attn` is the whole forward in one call (what sageattn runs): quantization
 // and attention without a trip through Python between the kernels.
+// pv_accum_f16 (sageattn.h): the fp8 P.V accumulates each key tile in f16; V
+// is then quantized with scale_max SA_V_MAX_F16ACC (quant_v_fp8's scale_max
+// for the separate ops, set by attn itself).
 inline constexpr const char* kSchemas[] = {
     "quant_q(Tensor q, int tensor_layout, int granularity, Tensor? seq_start=None, Tensor? seq_len=None, "
     "int max_seq=0) -> (Tensor q_int8, Tensor q_scale)",
     "quant_k(Tensor k, int tensor_layout, int granularity, bool smooth_k, Tensor? seq_start=None, "
     "Tensor? seq_len=None, int max_seq=0) -> (Tensor k_int8, Tensor k_scale)",
     "quant_v_fp8(Tensor v, int tensor_layout, bool smooth_v, Tensor? seq_start=None, Tensor? seq_len=None, "
-    "int max_seq=0) -> (Tensor v_fp8, Tensor v_scale, Tensor v_mean)",
+    "int max_seq=0, float scale_max=448.0) -> (Tensor v_fp8, Tensor v_scale, Tensor v_mean)",
     "attn_pv_fp16(Tensor q_int8, Tensor q_scale, Tensor k_int8, Tensor k_scale, Tensor v, int tensor_layout, "
     "int q_len, bool is_causal, float sm_scale, bool return_lse, ScalarType out_dtype, Tensor? q_seq_start=None, "
     "Tensor? q_seq_len=None, Tensor? kv_seq_start=None, Tensor? kv_seq_len=None, int q_total=0, int kv_len=0) "
@@ -60,10 +63,10 @@ inline constexpr const char* kSchemas[] = {
     "attn_pv_fp8(Tensor q_int8, Tensor q_scale, Tensor k_int8, Tensor k_scale, Tensor v_fp8, Tensor v_scale, "
     "Tensor? v_mean, int tensor_layout, int q_len, int kv_len, int head_dim, bool is_causal, float sm_scale, "
     "bool return_lse, ScalarType out_dtype, Tensor? q_seq_start=None, Tensor? q_seq_len=None, "
-    "Tensor? kv_seq_len=None, int q_total=0) -> (Tensor out, Tensor lse)",
+    "Tensor? kv_seq_len=None, int q_total=0, bool pv_accum_f16=False) -> (Tensor out, Tensor lse)",
     "attn(Tensor q, Tensor k, Tensor v, int tensor_layout, bool is_causal, int granularity, float sm_scale, "
     "bool smooth_k, bool smooth_v, bool pv_fp8, bool return_lse, Tensor? kv_seq_start=None, "
-    "Tensor? kv_seq_len=None) -> (Tensor out, Tensor lse)",
+    "Tensor? kv_seq_len=None, bool pv_accum_f16=False) -> (Tensor out, Tensor lse)",
 };
 
 constexpr int64_t kHND = 0, kNHD = 1,
@@ -233,8 +236,10 @@ struct Ops {
   }
 
   static std::tuple<Tensor, Tensor, Tensor> quant_v_fp8(In v_in, int64_t layout, bool smooth_v, OptIn seq_start,
-                                                        OptIn seq_len, int64_t max_seq) {
+                                                        OptIn seq_len, int64_t max_seq, double scale_max) {
     check_layout(layout);
+    A::check(scale_max > 0 && scale_max <= SA_V_MAX, "sageattention: quant_v_fp8 scale_max must be in (0, ", SA_V_MAX,
+             "] (", SA_V_MAX, " for the f32-accumulated P.V, ", SA_V_MAX_F16ACC, " for pv_accum_f16), got ", scale_max);
     sa_view v = make_view(v_in, layout, "v", seq_start, seq_len, max_seq);
     typename A::Guard guard(v_in);
     cudaStream_t stream = A::stream(v_in);
@@ -255,7 +260,8 @@ struct Ops {
                             smooth_v ? 1 : 0,
                             ptr<uint8_t>(v_fp8),
                             ptr<float>(v_scale),
-                            ptr<float>(v_mean)};
+                            ptr<float>(v_mean),
+                            (float)scale_max};
     check_status(sa_quant_v_fp8(&p, stream), "quant_v_fp8");
     return {v_fp8, v_scale, v_mean};
   }
@@ -381,7 +387,7 @@ struct Ops {
                                                 OptIn v_mean, int64_t layout, int64_t q_len, int64_t kv_len,
                                                 int64_t head_dim, bool is_causal, double sm_scale, bool return_lse,
                                                 ST out_dtype, OptIn q_seq_start, OptIn q_seq_len, OptIn kv_seq_len,
-                                                int64_t q_total) {
+                                                int64_t q_total, bool pv_accum_f16) {
     A::check(&sa_attn_qk_int8_pv_fp8 != nullptr,
              "sageattention: this build does not contain the pv_fp8 kernel family (sm89+; see "
              "sageattention/build_info.json)");
@@ -397,6 +403,7 @@ struct Ops {
     p.v_fp8 = ptr<const uint8_t>(v_fp8);
     p.v_scale = ptr<float>(v_scale);
     p.v_mean = v_mean.has_value() ? ptr<float>(*v_mean) : nullptr;
+    p.pv_accum_f16 = pv_accum_f16 ? 1 : 0;
     p.kv_seq_len = batch_array(kv_seq_len, p.batch, "kv_seq_len", q_int8);
     set_query_rows(p, layout, q_seq_start, q_seq_len, q_total, q_int8);
     auto res = make_out(p, q_int8, layout, out_dtype, return_lse, q_total);
@@ -409,7 +416,8 @@ struct Ops {
   // dispatch.  The fp16 path wants v in float16 (the Python layer converts).
   static std::tuple<Tensor, Tensor> attn(In q, In k, In v, int64_t layout, bool is_causal, int64_t gran,
                                          double sm_scale, bool smooth_k, bool smooth_v, bool pv_fp8, bool return_lse,
-                                         OptIn kv_seq_start, OptIn kv_seq_len) {
+                                         OptIn kv_seq_start, OptIn kv_seq_len, bool pv_accum_f16) {
+    A::check(pv_fp8 || !pv_accum_f16, "sageattention: attn: pv_accum_f16 is for the fp8 P.V path (pv_fp8)");
     A::check(layout == kHND || layout == kNHD, "sageattention: attn takes tensor_layout 0 (HND) or 1 (NHD), got ",
              layout);
     A::check(q.dim() == 4 && k.dim() == 4 && v.dim() == 4, "sageattention: q, k, v must be 4-D");
@@ -446,6 +454,7 @@ struct Ops {
                            pv_fp8 ? ptr<uint8_t>(v_fp8) : nullptr,
                            pv_fp8 ? ptr<float>(v_scale) : nullptr,
                            pv_fp8 ? ptr<float>(v_mean) : nullptr,
+                           pv_accum_f16 ? SA_V_MAX_F16ACC : SA_V_MAX,
                            nullptr};
     Tensor stats = A::empty(q, {std::max<int64_t>(sa_quant_qkv_stats_bytes(&qp) / 4, 1)}, ST::Float);
     qp.stats = ptr<float>(stats);
@@ -453,7 +462,7 @@ struct Ops {
     if (pv_fp8)
       return attn_pv_fp8(q_int8, q_scale, k_int8, k_scale, v_fp8, v_scale, smooth_v ? OptTensor(v_mean) : OptTensor(),
                          layout, q_len, kv_len, v.size(3), is_causal, sm_scale, return_lse, q.scalar_type(), {}, {},
-                         kv_seq_len, 0);
+                         kv_seq_len, 0, pv_accum_f16);
     return attn_pv_fp16(q_int8, q_scale, k_int8, k_scale, v, layout, q_len, is_causal, sm_scale, return_lse,
                         q.scalar_type(), {}, {}, kv_seq_start, kv_seq_len, 0, 0);
   }

@@ -42,6 +42,8 @@ inline sa_status check_attn_params(const sa_attn_params* p, bool pv_fp8, const c
   } else {
     SA_CHECK_ARG(p->v_fp8 && p->v_scale, "%s: v_fp8 and v_scale are required", fn);
   }
+  SA_CHECK_ARG(p->pv_accum_f16 == 0 || (pv_fp8 && p->pv_accum_f16 == 1),
+               "%s: pv_accum_f16 must be 0 or 1, and 1 only on the fp8 P.V path, got %d", fn, p->pv_accum_f16);
   return SA_OK;
 }
 

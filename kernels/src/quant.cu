@@ -411,6 +411,7 @@ __device__ __forceinline__ void quant_v_tile(const sa_quant_v_fp8_params& p, int
     ptx::cp_async_16(sm.raw + VSmem<T, DP>::at(r, col), in ? base + (size_t)(k0 + r) * x.stride_seq + col : base, in);
   }
   ptx::cp_async_commit();
+  const float range = p.scale_max > 0.f ? p.scale_max : cfg::kFp8Max;  // the e4m3 range V is scaled to
   if (tid < DP) {
     float mean = 0.f, inv = 0.f, amax = 0.f;
     if (tid < x.dim && len > 0) {  // an empty sequence: scale 0 (its statistics are +-inf)
@@ -425,12 +426,12 @@ __device__ __forceinline__ void quant_v_tile(const sa_quant_v_fp8_params& p, int
       }
       mean = p.smooth_v ? p.v_sum[o] / (float)len : 0.f;
       amax = fmaxf(fabsf(vmax - mean), fabsf(vmin - mean));
-      inv = amax > 0.f ? cfg::kFp8Max / amax : 0.f;
+      inv = amax > 0.f ? range / amax : 0.f;
     }
     sm.inv[tid] = inv;
     sm.mean[tid] = mean;
     if (tile == 0) {
-      p.v_scale[bh * DP + tid] = amax / cfg::kFp8Max;
+      p.v_scale[bh * DP + tid] = amax / range;
       if (p.v_mean) p.v_mean[bh * DP + tid] = mean;
     }
   }
@@ -577,6 +578,9 @@ static sa_status check_qkv(const sa_quant_qkv_params* p) {
       !has_v || (p->v.batch == p->k.batch && p->v.heads == p->k.heads && p->v.seq == p->k.seq && p->v.dim == p->k.dim),
       "sa_quant_qkv: v [%d,%d,%d,%d] must have k's shape [%d,%d,%d,%d]", p->v.batch, p->v.heads, p->v.seq, p->v.dim,
       p->k.batch, p->k.heads, p->k.seq, p->k.dim);
+  SA_CHECK_ARG(p->v_scale_max >= 0.f && p->v_scale_max <= SA_V_MAX,
+               "sa_quant_qkv: v_scale_max must be in (0, %g] (0: %g), got %g", (double)SA_V_MAX, (double)SA_V_MAX,
+               (double)p->v_scale_max);
   SA_CHECK_ARG(qkv_stats_words(*p) == 0 || (p->stats != nullptr && reinterpret_cast<uintptr_t>(p->stats) % 4 == 0),
                "sa_quant_qkv: stats must point to sa_quant_qkv_stats_bytes() bytes, 4-byte aligned");
   return SA_OK;
@@ -604,8 +608,8 @@ extern "C" sa_status sa_quant_qkv(const sa_quant_qkv_params* p, cudaStream_t str
   const bool has_v = p->v.data != nullptr;
   a.k_stats = StatsOut<true>{p->smooth_k ? stats : nullptr, nullptr, nullptr};
   a.v_stats = StatsOut<true>{v_stats, v_stats + plane, v_stats + 2 * plane};
-  a.v = sa_quant_v_fp8_params{p->v,        v_stats,  v_stats + plane, v_stats + 2 * plane,
-                              p->smooth_v, p->v_fp8, p->v_scale,      p->v_mean};
+  a.v = sa_quant_v_fp8_params{p->v,     v_stats,    v_stats + plane, v_stats + 2 * plane, p->smooth_v,
+                              p->v_fp8, p->v_scale, p->v_mean,       p->v_scale_max};
   const int chunks = (p->k.seq + cfg::kStatRows - 1) / cfg::kStatRows;
   a.k_chunks = Segment{p->smooth_k ? chunks : 0, p->k.heads, p->k.batch};
   a.v_chunks = Segment{has_v ? chunks : 0, p->k.heads, p->k.batch};
@@ -746,6 +750,9 @@ sa_status sa_quant_v_fp8(const sa_quant_v_fp8_params* p, cudaStream_t stream) {
   SA_CHECK_ARG(p->v_sum && p->v_max && p->v_min, "sa_quant_v_fp8: v_sum, v_max, v_min are required");
   SA_CHECK_ARG(p->v_fp8 && p->v_scale, "sa_quant_v_fp8: null output pointer");
   SA_CHECK_ARG(!p->smooth_v || p->v_mean, "sa_quant_v_fp8: smooth_v needs v_mean");
+  SA_CHECK_ARG(p->scale_max >= 0.f && p->scale_max <= SA_V_MAX,
+               "sa_quant_v_fp8: scale_max must be in (0, %g] (0: %g), got %g", (double)SA_V_MAX, (double)SA_V_MAX,
+               (double)p->scale_max);
   const int dp = sa_padded_head_dim(p->v.dim);
   const int n_pad = (int)sa_round_up(p->v.seq, cfg::kBlockK);
   dim3 grid(n_pad / cfg::kBlockK, p->v.heads, p->v.batch);

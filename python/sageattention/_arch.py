@@ -94,6 +94,18 @@ def require_kernels(t, need_fp8: bool) -> None:
         raise RuntimeError(msg)
 
 
+def default_accum_f16(t) -> bool:
+    """Whether sageattn accumulates the FP8 P.V's key tiles in fp16 on the tensor's GPU, as upstream's sageattn
+    does: on sm89 and sm12x, whose FP8 MMA runs twice as fast with an fp16 accumulator."""
+    if t.device.type != "cuda":
+        return False
+    return accum_f16_for(_capability_code(_device_index(t.device)))
+
+
+def accum_f16_for(code: int) -> bool:
+    return code == 89 or 120 <= code < 130
+
+
 def default_path(t) -> str:
     """The P.V path sageattn runs on the tensor's GPU: FP8 from sm89 on (e4m3 MMA), FP16 before; on sm90
     above head_dim 128, FP16: the wgmma kernels' FP8 P.V stops at 128 and the mma.sync one's e4m3 MMA is

@@ -25,9 +25,12 @@ GRANULARITIES = {"per_block": 0, "per_warp": 1, "per_thread": 2}
 # pv_accum_dtype values of upstream's FP16 P.V functions: every one runs fp32
 # accumulation ("fp32"), which is at least as accurate as fp16 accumulation.
 PV_ACCUM_FP16 = ("fp32", "fp16+fp32", "fp16")
-# ... of its FP8 P.V functions: every one runs the two-level fp32 accumulation
-# ("fp32+fp32": a fresh MMA accumulator per key tile, added to an fp32 buffer),
-# at least as accurate as one long fp32 (22-bit) or an fp16 accumulator.
+# ... of its FP8 P.V functions: two-level accumulation, a fresh MMA accumulator
+# per 64-key tile added to an fp32 buffer.  "fp32+fp16": that tile accumulator
+# is fp16 (twice the MMA rate on sm89 / sm120; V is then scaled to +-2.25 so a
+# tile's sums fit fp16), on the mma.sync kernels; the sm90 (wgmma) kernels keep
+# fp32 there, as upstream's.  "fp32+fp32" and "fp32": an fp32 tile accumulator
+# (at least as accurate as upstream's one long 22-bit "fp32" accumulator).
 PV_ACCUM_FP8 = ("fp32+fp32", "fp32", "fp32+fp16")
 # qk_quant_dtype (SageAttention forks): INT8 Q and K run for every value; int8 is
 # at least as accurate as fp8 (e4m3) or int4 quantization of Q and K.
@@ -168,6 +171,8 @@ class Options:
     smooth_k: bool = True
     smooth_v: bool = False
     pv: Optional[str] = None
+    # The FP8 P.V's tile accumulator in fp16 ("fp32+fp16"); None: as sageattn picks for the GPU.
+    pv_accum_f16: Optional[bool] = None
 
 
 def options(fn: str, opts: Dict[str, Any], family: str, defaults: Optional[Dict[str, Any]] = None) -> Options:
@@ -186,4 +191,6 @@ def options(fn: str, opts: Dict[str, Any], family: str, defaults: Optional[Dict[
     for name in ("smooth_k", "smooth_v"):
         if name in o and not isinstance(o[name], (bool, int)):
             raise TypeError(f"sageattention: {fn}(): {name} must be a bool, got {type(o[name]).__name__}")
-    return Options(gran=gran, smooth_k=bool(o.get("smooth_k", True)), smooth_v=bool(o.get("smooth_v", False)), pv=pv)
+    f16 = None if accum is None or family == "fp16" else accum == "fp32+fp16"
+    return Options(gran=gran, smooth_k=bool(o.get("smooth_k", True)), smooth_v=bool(o.get("smooth_v", False)), pv=pv,
+                   pv_accum_f16=f16)

@@ -17,6 +17,10 @@ from . import _arch, _autograd, _extension, _tensors
 from ._args import GRANULARITIES, LAYOUTS, Call, Options
 from .masks import KeyPadding
 
+# The e4m3 range V is scaled to (sageattn.h: SA_V_MAX, SA_V_MAX_F16ACC): 448, or
+# 2.25 when the P.V accumulates key tiles in fp16 (64 keys x 448 x 2.25 < 65504).
+V_MAX, V_MAX_F16ACC = 448.0, 2.25
+
 
 def _run_dense(call: Call, opts: Options, kp: Optional[KeyPadding]):
     """call's tensors as _tensors.prepare returns them and its sm_scale resolved; kp: a mask's key ranges."""
@@ -29,6 +33,7 @@ def _run_dense(call: Call, opts: Options, kp: Optional[KeyPadding]):
     g = GRANULARITIES[opts.gran]
     causal, lse, scale = bool(call.is_causal), bool(call.return_lse), call.sm_scale
     smooth_k, smooth_v = bool(opts.smooth_k), bool(opts.smooth_v)
+    f16 = bool(opts.pv_accum_f16) and opts.pv == "fp8"
     kv_n = kp.length if kp is not None else None
     left = kp is not None and kp.left
     k_start = None
@@ -39,7 +44,8 @@ def _run_dense(call: Call, opts: Options, kp: Optional[KeyPadding]):
         if left:
             vv, _ = _tensors.absolute_starts(vv, kp.start, layout)
         if k_start is None or _tensors.rows_per_batch(vv, layout) == _tensors.rows_per_batch(k, layout):
-            return ops.attn(q, k, vv, lay, causal, g, scale, smooth_k, smooth_v, opts.pv == "fp8", lse, k_start, kv_n)
+            return ops.attn(q, k, vv, lay, causal, g, scale, smooth_k, smooth_v, opts.pv == "fp8", lse, k_start, kv_n,
+                            f16)
     q_int8, q_scale = ops.quant_q(q, lay, g)
     k_int8, k_scale = ops.quant_k(k, lay, g, smooth_k, k_start, kv_n)
     v_start = None
@@ -51,9 +57,9 @@ def _run_dense(call: Call, opts: Options, kp: Optional[KeyPadding]):
                                 None, None, v_start, kv_n)
     if left:
         v, v_start = _tensors.absolute_starts(v, kp.start, layout)
-    v_fp8, v_scale, v_mean = ops.quant_v_fp8(v, lay, smooth_v, v_start, kv_n)
+    v_fp8, v_scale, v_mean = ops.quant_v_fp8(v, lay, smooth_v, v_start, kv_n, 0, V_MAX_F16ACC if f16 else V_MAX)
     return ops.attn_pv_fp8(q_int8, q_scale, k_int8, k_scale, v_fp8, v_scale, v_mean if smooth_v else None, lay,
-                           q_len, kv_len, d_pad, causal, scale, lse, q.dtype, None, None, kv_n)
+                           q_len, kv_len, d_pad, causal, scale, lse, q.dtype, None, None, kv_n, 0, f16)
 
 
 def attend(call: Call, opts: Options, kp: Optional[KeyPadding] = None):
@@ -88,7 +94,12 @@ def run_call(call: Call, opts: Options):
     autograd graph when an input requires grad (see _autograd), else straight to the kernels."""
     path = opts.pv or _arch.default_path(call.q)
     _arch.require_kernels(call.q, need_fp8=path == "fp8")
-    opts = dataclasses.replace(opts, pv=path)
+    f16 = opts.pv_accum_f16
+    if path != "fp8":
+        f16 = False
+    elif f16 is None:
+        f16 = _arch.default_accum_f16(call.q)
+    opts = dataclasses.replace(opts, pv=path, pv_accum_f16=f16)
     if _autograd.needs_graph(call.q, call.k, call.v, call.attn_mask):
         return _autograd.attend_in_graph(call, opts, attend)
     return attend(call, opts)

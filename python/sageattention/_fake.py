@@ -43,7 +43,7 @@ def _quant_k(k, tensor_layout, granularity, smooth_k, seq_start=None, seq_len=No
 
 
 @torch.library.register_fake("sageattention::quant_v_fp8")
-def _quant_v_fp8(v, tensor_layout, smooth_v, seq_start=None, seq_len=None, max_seq=0):
+def _quant_v_fp8(v, tensor_layout, smooth_v, seq_start=None, seq_len=None, max_seq=0, scale_max=448.0):
     b, h, n, d = _bhnd(v, tensor_layout, seq_len, max_seq)
     dp = _padded_head_dim(d)
     return (v.new_empty((b, h, dp, _round_up(n, _BLOCK_K)), dtype=torch.float8_e4m3fn),
@@ -74,14 +74,14 @@ def _attn_pv_fp16(q_int8, q_scale, k_int8, k_scale, v, tensor_layout, q_len, is_
 @torch.library.register_fake("sageattention::attn_pv_fp8")
 def _attn_pv_fp8(q_int8, q_scale, k_int8, k_scale, v_fp8, v_scale, v_mean, tensor_layout, q_len, kv_len, head_dim,
                  is_causal, sm_scale, return_lse, out_dtype, q_seq_start=None, q_seq_len=None, kv_seq_len=None,
-                 q_total=0):
+                 q_total=0, pv_accum_f16=False):
     torch._check(q_int8.shape[1] % k_int8.shape[1] == 0)
     return _out(q_int8, tensor_layout, q_len, head_dim, return_lse, out_dtype, q_total)
 
 
 @torch.library.register_fake("sageattention::attn")
 def _attn(q, k, v, tensor_layout, is_causal, granularity, sm_scale, smooth_k, smooth_v, pv_fp8, return_lse,
-          kv_seq_start=None, kv_seq_len=None):
+          kv_seq_start=None, kv_seq_len=None, pv_accum_f16=False):
     torch._check(tensor_layout in (0, 1), lambda: "attn takes tensor_layout 0 (HND) or 1 (NHD)")
     b, hq, nq, _ = _bhnd(q, tensor_layout)
     _, hk, _, _ = _bhnd(k, tensor_layout)

@@ -74,10 +74,13 @@ def sageattn_qk_int8_pv_fp8_cuda(q=None, k=None, v=None, tensor_layout="HND", is
 _FP8_DOC = """INT8 Q.K^T and FP8 (e4m3) P.V: P scaled by 448, V per-channel scaled; two-level fp32 accumulation.
 
     Needs compute capability >= 8.9 (on 9.0 the wgmma kernels run when the build has them).
-    Upstream's values run as: pv_accum_dtype "fp32+fp32", "fp32" and "fp32+fp16" all run the
-    two-level fp32 accumulation (at least as accurate as upstream's "fp32", whose accumulator keeps
-    22 bits, or its fp16 inner accumulator); smooth_v is honoured with every value (upstream
-    ignores it except with "fp32"); qk_quant_gran "per_block", "per_warp" or "per_thread".
+    pv_accum_dtype: "fp32+fp16" accumulates each 64-key tile of P.V in fp16 (V scaled to +-2.25 so
+    a tile's sums fit), then adds it to the fp32 output, as upstream's "fp32+fp16": twice the MMA
+    rate on sm89 and sm120.  The sm90 (wgmma) kernels keep an fp32 tile accumulator for it, as
+    upstream's sm90 kernel.  "fp32+fp32" (the default) and "fp32" run the fp32 tile accumulator (at
+    least as accurate as upstream's "fp32", whose accumulator keeps 22 bits).  smooth_v is honoured
+    with every value (upstream ignores it except with "fp32"); qk_quant_gran "per_block",
+    "per_warp" or "per_thread".
 """
 sageattn_qk_int8_pv_fp8_cuda.__doc__ = _FP8_DOC + _SDPA_DOC.format(fn="sageattn_qk_int8_pv_fp8_cuda")
 
@@ -131,6 +134,8 @@ def sageattn(q=None, k=None, v=None, tensor_layout="HND", is_causal=None, sm_sca
 
 
 sageattn.__doc__ = """Quantized attention, picking the kernel for the GPU: sm80/sm86/sm87 -> FP16 P.V, sm89/sm90/sm120 -> FP8 P.V (sm90 above head_dim 128: FP16 P.V on the wgmma kernels).
+
+    On sm89 and sm12x the FP8 P.V accumulates its key tiles in fp16 (pv_accum_dtype "fp32+fp16"), as upstream's sageattn.
 
     q: [B, Hq, Nq, D] (HND) or [B, Nq, Hq, D] (NHD); k, v: same with Hk heads (Hq % Hk == 0), fp16, bf16 or fp32.
     Upstream's keyword options (qk_quant_gran, pv_accum_dtype of either path, smooth_k, smooth_v,

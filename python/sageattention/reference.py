@@ -20,6 +20,7 @@ BLOCK_K = 64
 LOG2E = 1.4426950408889634
 LN2 = 0.6931471805599453
 FP8_MAX = 448.0
+V_MAX_F16ACC = 2.25  # the V range of the fp16-accumulated FP8 P.V (sageattn.h: SA_V_MAX_F16ACC)
 LOG2_FP8_MAX = 8.807354922057604
 
 
@@ -83,19 +84,21 @@ def quantize_k(k, gran="per_thread", smooth_k=True):
     return ki, am / 127.0, rows / 127.0
 
 
-def quantize_v_fp8(v, smooth_v=False):
-    """v [B,H,N,D] -> (e4m3 values as float32 [B,H,N,Dp], v_scale [B,H,Dp], v_mean [B,H,Dp])."""
+def quantize_v_fp8(v, smooth_v=False, scale_max=None):
+    """v [B,H,N,D] -> (e4m3 values as float32 [B,H,N,Dp], v_scale [B,H,Dp], v_mean [B,H,Dp]); each channel
+    scaled to +-scale_max (default 448; 2.25 for the fp16-accumulated P.V)."""
+    vmax = FP8_MAX if scale_max is None else float(scale_max)
     b, h, n, d = v.shape
     dp = _padded_head_dim(d)
     x = v.float()
     mean = x.mean(dim=2) if smooth_v else torch.zeros(b, h, d, device=v.device)
     amax = torch.maximum((x.amax(dim=2) - mean).abs(), (x.amin(dim=2) - mean).abs())
-    inv = torch.where(amax > 0, FP8_MAX / amax, torch.zeros_like(amax))
-    vq = ((x - mean[:, :, None, :]) * inv[:, :, None, :]).clamp_(-FP8_MAX, FP8_MAX).to(torch.float8_e4m3fn).float()
+    inv = torch.where(amax > 0, vmax / amax, torch.zeros_like(amax))
+    vq = ((x - mean[:, :, None, :]) * inv[:, :, None, :]).clamp_(-vmax, vmax).to(torch.float8_e4m3fn).float()
     vp = torch.zeros(b, h, n, dp, device=v.device)
     vp[..., :d] = vq
     scale = torch.zeros(b, h, dp, device=v.device)
-    scale[..., :d] = amax / FP8_MAX
+    scale[..., :d] = amax / vmax
     meanp = torch.zeros(b, h, dp, device=v.device)
     meanp[..., :d] = mean
     return vp, scale, meanp
@@ -103,8 +106,13 @@ def quantize_v_fp8(v, smooth_v=False):
 
 def sageattn_emulated(q, k, v, tensor_layout="HND", is_causal=False, sm_scale=None, pv="fp8",
                       qk_quant_gran="per_thread", smooth_k=True, smooth_v=False, return_lse=False,
-                      block_k=BLOCK_K, rowsum_rounded_p=False):
+                      block_k=BLOCK_K, rowsum_rounded_p=False, pv_accum_f16=False, v_scale_max=None):
     """Emulate sageattn_qk_int8_pv_{fp16,fp8}_cuda step by step (fp32 scores, fp64 P.V sums).
+
+    ``pv_accum_f16`` (fp8 only, pv_accum_dtype "fp32+fp16"): V scaled to +-2.25 and each key
+    tile's P.V rounded to fp16 after every 32 keys (the MMA's k-step) before it joins O.
+    ``v_scale_max``: the V range alone (2.25 with an fp32 accumulator: what the sm90 kernel runs
+    for "fp32+fp16"); default 2.25 with ``pv_accum_f16``, else 448.
 
     ``rowsum_rounded_p``: the row sums l add up P as rounded for the P.V (the sm90 fp8 kernel
     takes them from the P.V MMA), not P before rounding.
@@ -144,7 +152,8 @@ def sageattn_emulated(q, k, v, tensor_layout="HND", is_causal=False, sm_scale=No
         vv[:, :, :nk, :d] = v.to(torch.float16).double()
         off = 0.0
     else:
-        vq, vscale, vmean = quantize_v_fp8(v, smooth_v)
+        vmax = v_scale_max if v_scale_max is not None else (V_MAX_F16ACC if pv_accum_f16 else None)
+        vq, vscale, vmean = quantize_v_fp8(v, smooth_v, vmax)
         vv = torch.zeros(b, hk, nk_pad, dp, dtype=torch.float64, device=dev)
         vv[:, :, :nk] = vq.double()
         off = LOG2_FP8_MAX
@@ -165,7 +174,14 @@ def sageattn_emulated(q, k, v, tensor_layout="HND", is_causal=False, sm_scale=No
         else:
             pq = p.clamp(max=FP8_MAX).to(torch.float8_e4m3fn).double()
         l = l * corr + (pq.sum(-1).float() if rowsum_rounded_p else p.sum(-1))
-        o = o * corr[..., None].double() + torch.matmul(pq, vv[:, :, t * block_k:(t + 1) * block_k])
+        vt = vv[:, :, t * block_k:(t + 1) * block_k]
+        if pv == "fp8" and pv_accum_f16:  # an fp16 accumulator per tile, rounded after each 32-key MMA step
+            acc = torch.zeros_like(o)
+            for k0 in range(0, pq.shape[-1], 32):
+                acc = (acc + torch.matmul(pq[..., k0:k0 + 32], vt[:, :, k0:k0 + 32])).to(torch.float16).double()
+            o = o * corr[..., None].double() + acc
+        else:
+            o = o * corr[..., None].double() + torch.matmul(pq, vt)
     o = o / l[..., None].double()
     if pv == "fp8":
         vs, vm = vscale.repeat_interleave(rep, 1), vmean.repeat_interleave(rep, 1)

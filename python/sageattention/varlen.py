@@ -11,6 +11,7 @@ import functools
 import torch
 
 from . import _arch, _args, _autograd, _tensors
+from ._dispatch import V_MAX, V_MAX_F16ACC
 
 _PACKED = 2  # the ops' tensor_layout for packed sequences [total, heads, head_dim]
 
@@ -100,7 +101,7 @@ def sageattn_varlen(q=None, k=None, v=None, cu_seqlens_q=None, cu_seqlens_k=None
     k_start, k_len = _seqlens("cu_seqlens_k", cu_seqlens_k, cu_seqlens_q.numel(), q.device)
     _arch.require_kernels(q, need_fp8=path == "fp8")
     forward = functools.partial(_packed_forward, seqs=_Packed(q_start, q_len, k_start, k_len, max_q, max_k))
-    opts = dataclasses.replace(opts, pv=path)
+    opts = dataclasses.replace(opts, pv=path, pv_accum_f16=path == "fp8" and bool(opts.pv_accum_f16))
     if _autograd.needs_graph(q, k, v):
         return _autograd.attend_in_graph(call, opts, forward, mode="varlen")
     return forward(call, opts)
@@ -139,10 +140,12 @@ def _packed_forward(call: _args.Call, opts: _args.Options, seqs: _Packed):
         o, _ = ops.attn_pv_fp16(q_int8, q_scale, k_int8, k_scale, v16, _PACKED, max_q, call.is_causal, scale, False,
                                 q.dtype, q_start, q_len, k_start, k_len, q.shape[0], max_k)
     else:
-        v_fp8, v_scale, v_mean = ops.quant_v_fp8(v, _PACKED, opts.smooth_v, k_start, k_len, max_k)
+        f16 = bool(opts.pv_accum_f16)
+        v_fp8, v_scale, v_mean = ops.quant_v_fp8(v, _PACKED, opts.smooth_v, k_start, k_len, max_k,
+                                                 V_MAX_F16ACC if f16 else V_MAX)
         o, _ = ops.attn_pv_fp8(q_int8, q_scale, k_int8, k_scale, v_fp8, v_scale, v_mean if opts.smooth_v else None,
                                _PACKED, max_q, max_k, q.shape[2], call.is_causal, scale, False, q.dtype, q_start,
-                               q_len, k_len, q.shape[0])
+                               q_len, k_len, q.shape[0], f16)
     o = o[..., :d] if o.shape[-1] != d else o
     o = o.to(call.q.dtype) if o.dtype != call.q.dtype else o
     return o * v_div if v_div is not None else o

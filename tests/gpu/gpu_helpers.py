@@ -47,8 +47,13 @@ def key_tile(path, d):
     return 128 if runs_sm90(path, d) and d <= 128 else 64
 
 
-def emulate(q, k, v, tensor_layout="HND", pv="fp8", **kw):
+def emulate(q, k, v, tensor_layout="HND", pv="fp8", pv_accum_f16=False, **kw):
+    """The PyTorch emulation of the kernel that runs this call here.  pv_accum_f16: the call asked for
+    pv_accum_dtype "fp32+fp16"; V is scaled to +-2.25 for it everywhere, and the key tiles accumulate in fp16
+    on the mma.sync kernels (the sm90 kernel keeps fp32)."""
     d = q.shape[-1]
+    if pv == "fp8" and pv_accum_f16:
+        kw.update(v_scale_max=2.25, pv_accum_f16=not runs_sm90(pv, d))
     # the sm90 fp8 kernel's row sums come from its P.V MMA: sums of the e4m3-rounded P
     return ref.sageattn_emulated(q, k, v, tensor_layout=tensor_layout, pv=pv, block_k=key_tile(pv, d),
                                  rowsum_rounded_p=pv == "fp8" and runs_sm90(pv, d), **kw)

@@ -32,6 +32,27 @@ def test_accuracy_vs_fp64_and_emulation(path, d, causal, kind):
     assert cos_e >= 0.99999, f"vs emulation: cos {cos_e:.7f} rel-L1 {l1_e:.5f}"
 
 
+@pytest.mark.skipif(not HAS_FP8, reason="the FP8 P.V needs compute capability >= 8.9")
+@pytest.mark.parametrize("d", [64, 128, 256])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("kind", ["randn", "kbias", "sharp"])
+@pytest.mark.parametrize("smooth_v", [False, True])
+def test_fp16_accumulation(d, causal, kind, smooth_v):
+    # pv_accum_dtype "fp32+fp16": V scaled to +-2.25, each key tile's P.V accumulated in fp16 on the
+    # mma.sync kernels (sm_90 emulates that MMA; sm89 / sm120 run it natively), in fp32 on the sm90 one.
+    q, k, v = make_qkv(kind, b=2, hq=4, hk=2, nq=700, nk=1500, d=d, seed=d + causal)
+    o, lse = sa.sageattn_qk_int8_pv_fp8_cuda(q, k, v, is_causal=causal, pv_accum_dtype="fp32+fp16",
+                                             smooth_v=smooth_v, return_lse=True)
+    assert torch.isfinite(o).all()
+    cos, l1 = metrics(o, ref.attention_fp64(q, k, v, is_causal=causal))
+    assert cos >= 0.9992 and l1 <= 0.04, f"vs fp64: cos {cos:.6f} rel-L1 {l1:.4f}"
+    e, e_lse = emulate(q, k, v, is_causal=causal, pv="fp8", pv_accum_f16=True, smooth_v=smooth_v, return_lse=True)
+    cos_e, l1_e = metrics(o, e)
+    # fp16 sums are rounded in the MMA's order (k32 steps on sm89/sm120, two k16 steps on sm_90's emulation)
+    assert cos_e >= 0.9999, f"vs emulation: cos {cos_e:.7f} rel-L1 {l1_e:.5f}"
+    assert torch.allclose(lse.float(), e_lse.float(), rtol=0, atol=0.0625)
+
+
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("gran", ["per_block", "per_warp", "per_thread"])
 def test_granularities_match_emulation(path, gran):

@@ -155,3 +155,17 @@ def test_quantize_scales_layout():
     _, ks, krows = ref.quantize_k(k, "per_thread", smooth_k=False)
     assert ks.shape == (1, 1, 1, 4)
     assert krows[0, 0, 2] == krows[0, 0, 3] == krows[0, 0, 10] and krows[0, 0, 2] == ks[0, 0, 0, 1]
+
+
+def test_pv_accum_dtype_choice():
+    from sageattention import _args
+    fp8 = lambda **o: _args.options("sageattn_qk_int8_pv_fp8_cuda", o, "fp8", dict(pv_accum_dtype="fp32+fp32"))
+    assert fp8().pv_accum_f16 is False
+    assert fp8(pv_accum_dtype="fp32+fp16").pv_accum_f16 is True
+    assert fp8(pv_accum_dtype="fp32").pv_accum_f16 is False
+    # sageattn: by GPU unless the caller says; the FP16 path's values never ask for it
+    assert _args.options("sageattn", {}, "any").pv_accum_f16 is None
+    assert _args.options("sageattn", {"pv_accum_dtype": "fp32+fp16"}, "any").pv_accum_f16 is True
+    assert _args.options("f", {"pv_accum_dtype": "fp16"}, "fp16").pv_accum_f16 is None
+    # as upstream's sageattn: sm89 and sm12x accumulate the FP8 P.V's tiles in fp16, the others in fp32
+    assert [c for c in (80, 86, 89, 90, 100, 120, 121) if _arch.accum_f16_for(c)] == [89, 120, 121]

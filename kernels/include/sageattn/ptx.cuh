@@ -102,6 +102,15 @@ __device__ __forceinline__ void mma_m16n8k32_e4m3(float (&c)[4], const uint32_t 
       : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
+// The same with an f16 accumulator (C and D: two f16x2 registers, the pairs
+// of c[0..1] / c[2..3] above).  sm_89 and sm_120 run it at twice the rate of
+// the f32 one (QMMA.16832.F16); sm_90 emulates it (HMMA.16816.F16).
+__device__ __forceinline__ void mma_m16n8k32_e4m3_f16acc(uint32_t (&c)[2], const uint32_t (&a)[4], uint32_t b0,
+                                                         uint32_t b1) {
+  asm volatile("mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, {%0,%1};\n"
+               : "+r"(c[0]), "+r"(c[1])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
 #endif
 
 // cvt.rn.satfinite.e4m3x2.f32 (via cuda_fp8.h): lo -> byte 0, hi -> byte 1.

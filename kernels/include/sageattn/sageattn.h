@@ -40,10 +40,12 @@
 extern "C" {
 #endif
 
-#define SA_ABI_VERSION 4    /* 2: per-batch sequence starts and lengths; 3: sa_quant_qkv; 4: head dims to 256 */
-#define SA_BLOCK_Q 128      /* Q padding and per-block Q scale granularity (rows) */
-#define SA_MAX_HEAD_DIM 256 /* the largest head_dim the kernels take (a multiple of 8) */
-#define SA_BLOCK_K 64       /* keys per tile */
+#define SA_ABI_VERSION 4      /* 2: per-batch sequence starts and lengths; 3: sa_quant_qkv; 4: head dims to 256 */
+#define SA_BLOCK_Q 128        /* Q padding and per-block Q scale granularity (rows) */
+#define SA_MAX_HEAD_DIM 256   /* the largest head_dim the kernels take (a multiple of 8) */
+#define SA_V_MAX 448.0f       /* e4m3 V range: the largest finite e4m3 */
+#define SA_V_MAX_F16ACC 2.25f /* e4m3 V range for pv_accum_f16 */
+#define SA_BLOCK_K 64         /* keys per tile */
 
 typedef enum sa_status { SA_OK = 0, SA_ERR_INVALID_ARGUMENT = 1, SA_ERR_UNSUPPORTED = 2, SA_ERR_CUDA = 3 } sa_status;
 
@@ -100,7 +102,7 @@ typedef struct sa_quant_k_params {
   float* k_scale;     /* [B,H,Nk_pad/SA_BLOCK_K,4] */
 } sa_quant_k_params;
 
-/* V -> e4m3, per-channel scale = amax/448, transposed to [Dp, Nk_pad]. */
+/* V -> e4m3, per-channel scale = amax/scale_max, transposed to [Dp, Nk_pad]. */
 typedef struct sa_quant_v_fp8_params {
   sa_view v;
   const float* v_sum; /* [B,H,dim] */
@@ -110,6 +112,7 @@ typedef struct sa_quant_v_fp8_params {
   uint8_t* v_fp8;     /* [B,H,Dp,Nk_pad] */
   float* v_scale;     /* [B,H,Dp] */
   float* v_mean;      /* [B,H,Dp]; written when smooth_v (zeros otherwise); may be NULL if !smooth_v */
+  float scale_max;    /* the e4m3 range V is scaled to: SA_V_MAX (0 means it), or SA_V_MAX_F16ACC for pv_accum_f16 */
 } sa_quant_v_fp8_params;
 
 /* Q, K and V of one attention call quantized together: the outputs of
@@ -124,13 +127,14 @@ typedef struct sa_quant_qkv_params {
   sa_view v; /* v.data NULL: Q and K only (the fp16 P.V path reads V itself) */
   sa_granularity granularity;
   int smooth_k, smooth_v;
-  int8_t* q_int8; /* [B,Hq,Nq_pad,Dp] */
-  float* q_scale; /* [B,Hq,Nq_pad/16,8] */
-  int8_t* k_int8; /* [B,Hk,Nk_pad,Dp] */
-  float* k_scale; /* [B,Hk,Nk_pad/SA_BLOCK_K,4] */
-  uint8_t* v_fp8; /* [B,Hk,Dp,Nk_pad] */
-  float* v_scale; /* [B,Hk,Dp] */
-  float* v_mean;  /* [B,Hk,Dp]; may be NULL when !smooth_v */
+  int8_t* q_int8;    /* [B,Hq,Nq_pad,Dp] */
+  float* q_scale;    /* [B,Hq,Nq_pad/16,8] */
+  int8_t* k_int8;    /* [B,Hk,Nk_pad,Dp] */
+  float* k_scale;    /* [B,Hk,Nk_pad/SA_BLOCK_K,4] */
+  uint8_t* v_fp8;    /* [B,Hk,Dp,Nk_pad] */
+  float* v_scale;    /* [B,Hk,Dp] */
+  float* v_mean;     /* [B,Hk,Dp]; may be NULL when !smooth_v */
+  float v_scale_max; /* as sa_quant_v_fp8_params.scale_max */
   void* stats; /* scratch of sa_quant_qkv_stats_bytes(p) bytes (4-byte aligned), busy until the call's work is done */
 } sa_quant_qkv_params;
 
@@ -146,6 +150,12 @@ typedef struct sa_attn_params {
   const uint8_t* v_fp8;
   const float* v_scale;
   const float* v_mean; /* NULL: no smoothing of V */
+  /* PV fp8 path: each 64-key tile's P.V accumulated in f16 (twice the MMA rate
+   * on sm_89 and sm_120), then added into the fp32 output accumulator; V must
+   * have been quantized with scale_max SA_V_MAX_F16ACC so that a tile's sums
+   * fit f16 (64 keys x P <= 448 x |V| <= 2.25 < 65504).  0: f32 accumulation.
+   * The sm90 (wgmma) kernel accumulates in f32 either way. */
+  int pv_accum_f16;
   /* Output [B,Hq,Nq,head_dim] view, dtype out_dtype. */
   void* out;
   sa_dtype out_dtype;

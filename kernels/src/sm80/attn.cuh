@@ -32,7 +32,7 @@ extern __shared__ __align__(128) uint8_t smem[];
 
 namespace sm80 {
 
-template <int DP, bool CAUSAL, bool PV_FP8, typename OutT>
+template <int DP, bool CAUSAL, bool PV_FP8, typename OutT, bool F16ACC = false>
 __device__ __forceinline__ void attn_body(const AttnArgs& args) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
   __trap();  // never launched: the families are built only for archs that can run them
@@ -127,7 +127,7 @@ __device__ __forceinline__ void attn_body(const AttnArgs& args) {
     } else {
       uint32_t bf[2][4];  // Scratch (sm80/tile.cuh)
       float t0[4], t1[4];
-      mma_pv_fp8<DP>(o, pa, corr, sV, lane, bf, t0, t1);
+      mma_pv_fp8<DP, F16ACC>(o, pa, corr, sV, lane, bf, t0, t1);
     }
   }
   ptx::cp_async_wait<0>();
@@ -151,6 +151,12 @@ __global__ void __launch_bounds__(cfg::kThreads, cfg::kMinBlocksPerSm)
     attn_pv_fp8_kernel(const __grid_constant__ AttnArgs args) {
   sm80::attn_body<DP, CAUSAL, true, OutT>(args);
 }
+// pv_accum_f16 (sageattn.h): each key tile's P.V accumulated in f16.
+template <int DP, bool CAUSAL, typename OutT>
+__global__ void __launch_bounds__(cfg::kThreads, cfg::kMinBlocksPerSm)
+    attn_pv_fp8_f16acc_kernel(const __grid_constant__ AttnArgs args) {
+  sm80::attn_body<DP, CAUSAL, true, OutT, true>(args);
+}
 
 namespace sm80 {
 
@@ -159,7 +165,7 @@ sa_status launch_instance(const AttnArgs& a, cudaStream_t stream) {
   using L = Smem<DP, PV_FP8>;
   void (*kern)(AttnArgs);
   if constexpr (PV_FP8)
-    kern = attn_pv_fp8_kernel<DP, CAUSAL, OutT>;
+    kern = a.p.pv_accum_f16 ? attn_pv_fp8_f16acc_kernel<DP, CAUSAL, OutT> : attn_pv_fp8_kernel<DP, CAUSAL, OutT>;
   else
     kern = attn_pv_fp16_kernel<DP, CAUSAL, OutT>;
   SA_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kTotal));

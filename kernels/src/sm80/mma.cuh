@@ -7,6 +7,7 @@
 //                      O as O * corr + acc (two-level accumulation: the e4m3
 //                      MMA's accumulator is not full fp32)
 #pragma once
+#include <cuda_fp16.h>
 #include "sageattn/ptx.cuh"
 #include "sm80/tile.cuh"
 
@@ -51,8 +52,11 @@ __device__ __forceinline__ void mma_pv_f16(float (&o)[Frags<DP>::MT][Frags<DP>::
 #pragma unroll
     for (int dp = 0; dp < DP / 16; ++dp) {
       uint32_t b0, b1, b2, b3;
-      ptx::ldmatrix_x4_trans(b0, b1, b2, b3,
-                             sV + L::v_chunk(kk * 16 + ((lane >> 3) & 1) * 8 + (lane & 7), dp * 2 + (lane >> 4)));
+      const int vr = kk * 16 + ((lane >> 3) & 1) * 8 + (lane & 7);  // this lane's V row (key)
+      if constexpr (L::kVSwizzle)
+        ptx::ldmatrix_x4_trans(b0, b1, b2, b3, sV + L::v_chunk(vr, dp * 2 + (lane >> 4)));
+      else
+        ptx::ldmatrix_x4_trans(b0, b1, b2, b3, sV + vr * L::kVStride + (dp * 16 + (lane >> 4) * 8) * 2);
 #pragma unroll
       for (int mt = 0; mt < MT; ++mt) {
         ptx::mma_m16n8k16_f16(o[mt][2 * dp], pa[mt][kk], b0, b1);
@@ -64,7 +68,9 @@ __device__ __forceinline__ void mma_pv_f16(float (&o)[Frags<DP>::MT][Frags<DP>::
 
 // O = O * corr + P(e4m3) V^T(e4m3): two-level accumulation (sm_89+).  bf, t0,
 // t1: working arrays the caller declares (see Scratch in sm80/tile.cuh).
-template <int DP>
+// F16ACC: the tile's products accumulate in f16 (pv_accum_f16, sageattn.h),
+// then join the fp32 O as above (t0, t1 unused).
+template <int DP, bool F16ACC = false>
 __device__ __forceinline__ void mma_pv_fp8(float (&o)[Frags<DP>::MT][Frags<DP>::ON][4],
                                            const uint32_t (&pa)[Frags<DP>::MT][2][4],
                                            const float (&corr)[Frags<DP>::MT][2], const uint8_t* sV, int lane,
@@ -80,17 +86,35 @@ __device__ __forceinline__ void mma_pv_fp8(float (&o)[Frags<DP>::MT][Frags<DP>::
                        sV + (dp * 16 + (lane >> 4) * 8 + (lane & 7)) * L::kVStride + kk * 32 + ((lane >> 3) & 1) * 16);
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) {
+      if constexpr (F16ACC) {
+        uint32_t h0[2] = {0u, 0u}, h1[2] = {0u, 0u};  // f16x2: rows g (element pair 0, 1) and g + 8 (2, 3)
 #pragma unroll
-      for (int e = 0; e < 4; ++e) t0[e] = t1[e] = 0.f;
+        for (int kk = 0; kk < 2; ++kk) {
+          ptx::mma_m16n8k32_e4m3_f16acc(h0, pa[mt][kk], bf[kk][0], bf[kk][1]);
+          ptx::mma_m16n8k32_e4m3_f16acc(h1, pa[mt][kk], bf[kk][2], bf[kk][3]);
+        }
 #pragma unroll
-      for (int kk = 0; kk < 2; ++kk) {
-        ptx::mma_m16n8k32_e4m3(t0, pa[mt][kk], bf[kk][0], bf[kk][1]);
-        ptx::mma_m16n8k32_e4m3(t1, pa[mt][kk], bf[kk][2], bf[kk][3]);
-      }
+        for (int r = 0; r < 2; ++r) {
+          const float2 a = __half22float2(*reinterpret_cast<const __half2*>(&h0[r]));
+          const float2 b = __half22float2(*reinterpret_cast<const __half2*>(&h1[r]));
+          o[mt][2 * dp][2 * r] = o[mt][2 * dp][2 * r] * corr[mt][r] + a.x;
+          o[mt][2 * dp][2 * r + 1] = o[mt][2 * dp][2 * r + 1] * corr[mt][r] + a.y;
+          o[mt][2 * dp + 1][2 * r] = o[mt][2 * dp + 1][2 * r] * corr[mt][r] + b.x;
+          o[mt][2 * dp + 1][2 * r + 1] = o[mt][2 * dp + 1][2 * r + 1] * corr[mt][r] + b.y;
+        }
+      } else {
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        o[mt][2 * dp][e] = o[mt][2 * dp][e] * corr[mt][e >> 1] + t0[e];
-        o[mt][2 * dp + 1][e] = o[mt][2 * dp + 1][e] * corr[mt][e >> 1] + t1[e];
+        for (int e = 0; e < 4; ++e) t0[e] = t1[e] = 0.f;
+#pragma unroll
+        for (int kk = 0; kk < 2; ++kk) {
+          ptx::mma_m16n8k32_e4m3(t0, pa[mt][kk], bf[kk][0], bf[kk][1]);
+          ptx::mma_m16n8k32_e4m3(t1, pa[mt][kk], bf[kk][2], bf[kk][3]);
+        }
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          o[mt][2 * dp][e] = o[mt][2 * dp][e] * corr[mt][e >> 1] + t0[e];
+          o[mt][2 * dp + 1][e] = o[mt][2 * dp + 1][e] * corr[mt][e >> 1] + t1[e];
+        }
       }
     }
   }
