@@ -1,6 +1,8 @@
 // Parsing what the real tools print and the files real installs contain.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "sagebuild/common/os.h"
 
 #include <filesystem>
@@ -68,6 +70,44 @@ TEST_CASE("CUDA wheel names per major") {
   CHECK(cuda_provision_blocker("12.8").find("PyPI has no nvcc for CUDA 12.8") != std::string::npos);
   CHECK_THROWS_WITH(cuda_wheel_names("12.8"), Catch::Contains("pass --cuda-home"));
   CHECK_THROWS_AS(cuda_wheel_names("11.8"), sb::UsageError);
+}
+
+TEST_CASE("the CUDA wheels pip downloads: the five CUDA 13 distributions, each pinned to the row's release") {
+  // One list for Linux and Windows: NVIDIA publishes the same names for both
+  // (win_amd64 13.0 wheels: nvidia-cuda-nvcc 13.0.88 with nvcc.exe, nvidia-nvvm
+  // with cicc.exe, nvidia-cuda-crt, nvidia-cuda-runtime 13.0.96 with cudart.lib,
+  // nvidia-cuda-cccl 13.0.85), so a row's toolkit is the same release on both.
+  CHECK(cuda_wheel_requirements("13.0") ==
+        std::vector<std::string>{"nvidia-cuda-nvcc==13.0.*", "nvidia-cuda-runtime==13.0.*", "nvidia-cuda-cccl==13.0.*",
+                                 "nvidia-cuda-crt==13.0.*", "nvidia-nvvm==13.0.*"});
+  CHECK(cuda_wheel_requirements("13.2").back() == "nvidia-nvvm==13.2.*");
+  CHECK_THROWS_WITH(cuda_wheel_requirements("12.8"), Catch::Contains("PyPI has no nvcc for CUDA 12.8"));
+}
+
+TEST_CASE("the files of a CUDA home each platform's nvcc and link look for") {
+  auto has = [](const std::vector<std::string>& files, const std::string& f) {
+    return std::find(files.begin(), files.end(), f) != files.end();
+  };
+  auto win = cuda_home_files("win_amd64");
+  // nvcc.exe's nvcc.profile (the win_amd64 wheel's): CICC_PATH $(TOP)/nvvm/bin,
+  // NVVMIR_LIBRARY_DIR $(TOP)/nvvm/libdevice, -I$(TOP)/include and
+  // $(TOP)/include/cccl, /LIBPATH:$(TOP)/lib/x64.  No targets/ tree, no symlink.
+  for (const char* f :
+       {"bin/nvcc.exe", "bin/nvcc.profile", "bin/ptxas.exe", "bin/cudafe++.exe", "bin/fatbinary.exe", "bin/nvlink.exe",
+        "nvvm/bin/cicc.exe", "nvvm/libdevice/libdevice.10.bc", "include/cuda_runtime.h", "include/crt/host_config.h",
+        "include/cccl/cuda/std/cstdint", "include/cccl/cub/cub.cuh", "include/cccl/thrust/version.h",
+        "lib/x64/cudart_static.lib", "lib/x64/cudart.lib", "lib/x64/cuda.lib"})
+    CHECK(has(win, f));
+  for (const auto& f : win) CHECK(f.find("targets/") == std::string::npos);
+  auto lin = cuda_home_files("linux_x86_64");
+  for (const char* f : {"bin/nvcc", "bin/ptxas", "bin/cudafe++", "bin/fatbinary", "bin/nvlink", "nvvm/bin/cicc",
+                        "targets/x86_64-linux/include/cuda_runtime.h",
+                        "targets/x86_64-linux/include/cccl/cuda/std/cstdint", "lib64/libcudart_static.a"})
+    CHECK(has(lin, f));
+  for (const auto& f : lin) CHECK(f.find(".exe") == std::string::npos);
+  CHECK(win.size() == lin.size());  // the same pieces, laid out per platform
+  CHECK(cuda_home_files("linux_aarch64").empty());
+  CHECK(cuda_home_files("macosx_11_0_arm64").empty());
 }
 
 TEST_CASE("which CUDA versions sagebuild provisions from PyPI, as the workflow is told") {
