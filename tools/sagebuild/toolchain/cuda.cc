@@ -127,7 +127,7 @@ std::vector<std::string> cuda_home_files(const std::string& platform) {
 }
 
 bool cuda_provisioned_from_pypi(const std::string& want, const std::string& platform) {
-  return platform.rfind("linux_", 0) == 0 && cuda_provision_blocker(want).empty();
+  return !cuda_home_files(platform).empty() && cuda_provision_blocker(want).empty();
 }
 
 std::vector<std::string> cuda_wheel_names(const std::string& want) {

@@ -74,10 +74,9 @@ std::string cuda_provision_blocker(const std::string& want);
 std::vector<std::string> cuda_home_files(const std::string& platform);
 
 // Whether `sagebuild build` provisions CUDA `want` from PyPI by itself for a
-// row of `platform`: a Linux row with no blocker above (NVIDIA's wheels are
-// unpacked into a Linux CUDA home; a Windows row uses an installed toolkit).
+// row of `platform`: a platform cuda_home_files() knows and no blocker above.
 // `sagebuild matrix --format github` tells the workflow so per row, and the
-// workflow installs the toolkit of the rows where it cannot.
+// workflow installs the toolkit of the rows where it cannot (CUDA 12).
 bool cuda_provisioned_from_pypi(const std::string& want, const std::string& platform);
 
 // The PyPI distributions that make up a CUDA home for `want` ("13.0" -> the

@@ -112,15 +112,22 @@ TEST_CASE("the files of a CUDA home each platform's nvcc and link look for") {
 
 TEST_CASE("which CUDA versions sagebuild provisions from PyPI, as the workflow is told") {
   CHECK(cuda_provisioned_from_pypi("13.0", "linux_x86_64"));
-  CHECK(cuda_provisioned_from_pypi("13.2", "linux_aarch64"));
+  CHECK(cuda_provisioned_from_pypi("13.2", "linux_x86_64"));
   CHECK_FALSE(cuda_provisioned_from_pypi("12.4", "linux_x86_64"));
   CHECK_FALSE(cuda_provisioned_from_pypi("12.9", "linux_x86_64"));
   CHECK_FALSE(cuda_provisioned_from_pypi("11.8", "linux_x86_64"));
-  // A Windows row compiles with an installed toolkit, whatever its CUDA.
-  CHECK_FALSE(cuda_provisioned_from_pypi("13.0", "win_amd64"));
+  // Windows as Linux: CUDA 13 from NVIDIA's win_amd64 wheels; CUDA 12 (PyPI
+  // has no nvcc.exe for it) keeps NVIDIA's installer.
+  CHECK(cuda_provisioned_from_pypi("13.0", "win_amd64"));
+  CHECK(cuda_provisioned_from_pypi("13.2", "win_amd64"));
+  for (const char* v : {"12.4", "12.6", "12.8", "12.9"}) CHECK_FALSE(cuda_provisioned_from_pypi(v, "win_amd64"));
+  // No CUDA home is laid out for another platform (an aarch64 one would need
+  // targets/sbsa-linux): its rows install the toolkit.
+  CHECK_FALSE(cuda_provisioned_from_pypi("13.0", "linux_aarch64"));
   // The same rule as the build's: provisioned exactly where nothing blocks it.
   for (const char* v : {"11.8", "12.4", "12.6", "12.8", "12.9", "13.0", "13.2"})
-    CHECK(cuda_provisioned_from_pypi(v, "linux_x86_64") == cuda_provision_blocker(v).empty());
+    for (const char* platform : {"linux_x86_64", "win_amd64"})
+      CHECK(cuda_provisioned_from_pypi(v, platform) == cuda_provision_blocker(v).empty());
 }
 
 // torch/version.py of the torch 2.11.0 manylinux_2_28 wheel.
