@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs CUDA toolkit VERSION (e.g. 12.8) on a GitHub runner, for a row whose
 # CUDA sagebuild does not provision itself (`sagebuild matrix --format github`
-# gives it cuda_provision "install": every Linux CUDA 12 row, whose PyPI wheels
-# have no nvcc, and every Windows row, whose build only finds a toolkit).
+# gives it cuda_provision "install": every CUDA 12 row, Linux or Windows, whose
+# PyPI wheels have no nvcc; a CUDA 13 row's toolkit sagebuild unpacks from
+# NVIDIA's PyPI wheels itself, on Windows too, so the CUDA 13 releases below
+# serve only a toolkit installed by hand and passed with --cuda-home).
 # Only what a row compiles and links with:
 #   - nvcc, with cicc, ptxas, fatbinary and its crt/ headers;
 #   - the CUDA runtime: headers (cuda_fp16.h, cuda_bf16.h, cuda_fp8.h, ...),

@@ -34,9 +34,9 @@ using CudaFromPypi = std::function<bool(const std::string& cuda, const std::stri
 // {"include":[{"id","os","command","package","torch","cuda","cuda_provision","torch_index","python","wheel"}, ...]}
 // on one line and without a trailing newline, so that
 // `echo "matrix=$(sagebuild matrix --format github)" >> $GITHUB_OUTPUT` works.
-// cuda_provision: "pypi" where the command provisions the row's CUDA itself,
-// "install" where the job must install that toolkit and add --cuda-home
-// (every Windows row: the Windows build finds a toolkit, never provisions one).
+// cuda_provision: "pypi" where the command provisions the row's CUDA itself
+// (CUDA 13, Linux and Windows), "install" where the job must install that
+// toolkit and add --cuda-home (CUDA 12: PyPI has no nvcc for it).
 // torch_index: null where the row's torch comes from PyPI, else the URL of
 // PyTorch's index for the row's CUDA. wheel: the file name the row makes.
 std::string format_github(const Plan& plan, const CudaFromPypi& cuda_from_pypi);

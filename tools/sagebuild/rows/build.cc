@@ -19,6 +19,7 @@
 #include "sagebuild/rows/pipeline.h"
 #include "sagebuild/rows/summary.h"
 #include "sagebuild/toolchain/cache.h"
+#include "sagebuild/toolchain/cuda.h"
 #include "sagebuild/toolchain/host.h"
 #include "sagebuild/toolchain/msvc_resolver.h"
 
@@ -402,8 +403,11 @@ class Resolvers {
     if (row.platform == "win_amd64")
       throw UsageError("row " + row.id +
                        " is for win_amd64: building it needs a Windows host with Visual Studio "
-                       "(the C++ x64 tools) and the CUDA toolkit; this host builds " +
-                       host +
+                       "(the C++ x64 tools) and " +
+                       (toolchain::cuda_provisioned_from_pypi(row.cuda, row.platform)
+                            ? "pip (CUDA " + row.cuda + " comes from NVIDIA's win_amd64 wheels on PyPI)"
+                            : "the CUDA " + row.cuda + " toolkit") +
+                       "; this host builds " + host +
                        " rows (`--dry-run` prints the row's Windows plan here; its CI job runs on a windows runner: "
                        "`sagebuild matrix --format github` names it)");
     throw UsageError("row " + row.id + " is for " + row.platform + "; this host builds " + host +

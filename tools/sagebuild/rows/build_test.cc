@@ -68,6 +68,26 @@ TEST_CASE("sagebuild build --dry-run plans a win_amd64 row on Linux with placeho
   fs::remove_all(cache);
 }
 
+TEST_CASE("sagebuild build --dry-run of a CUDA 13 win_amd64 row on Linux plans PyPI's toolkit in the cache") {
+  if (sb::toolchain::host_platform_tag() == "win_amd64") return;
+  fs::path cache = fs::temp_directory_path() / ("sb-winplan13-" + std::to_string(sb::process_id()));
+  BuildOptions o = win_options(true, cache);
+  o.rows = {"sageattention-2.2.0-torch2.11.0-cu130-abi3-win_amd64"};
+  NoRunner r;
+  std::ostringstream out;
+  int rc = run_build(o, r, out);
+  std::string s = out.str();
+  INFO(s);
+  CHECK(rc == 0);
+  CHECK(r.calls == 0);  // nothing downloaded, nothing run
+  // No toolkit installed by the workflow: nvcc.exe and cudart_static.lib
+  // where `build` unpacks NVIDIA's win_amd64 wheels, under the cache.
+  CHECK(s.find(R"(cmd.exe /d /s /c ""<CACHE_DIR>\cuda\13.0\bin\nvcc.exe" -c ")") != std::string::npos);
+  CHECK(s.find(R"(<CACHE_DIR>\cuda\13.0\lib\x64\cudart_static.lib)") != std::string::npos);
+  CHECK(s.find("<CUDA_PATH>") == s.find("<CUDA_PATH> (%CUDA_PATH%)"));  // only in the legend
+  fs::remove_all(cache);
+}
+
 TEST_CASE("sagebuild build of a win_amd64 row on Linux fails by name before any work") {
   if (sb::toolchain::host_platform_tag() == "win_amd64") return;
   fs::path cache = fs::temp_directory_path() / ("sb-winbuild-" + std::to_string(sb::process_id()));
@@ -78,6 +98,7 @@ TEST_CASE("sagebuild build of a win_amd64 row on Linux fails by name before any 
   INFO(s);
   CHECK(rc == 1);
   CHECK(s.find("needs a Windows host with Visual Studio") != std::string::npos);
+  CHECK(s.find("and the CUDA 12.8 toolkit") != std::string::npos);  // PyPI has no nvcc for CUDA 12
   CHECK(s.find("nvcc") == std::string::npos);
   CHECK_FALSE(fs::exists(cache / "dist"));
   fs::remove_all(cache);

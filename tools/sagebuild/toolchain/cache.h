@@ -2,7 +2,7 @@
 //
 //   <root>/objects/<key>.o           torch-free kernel objects (object_key.h)
 //   <root>/torch/<version>-<cuda>-<wheel sha>/   unpacked torch headers + libraries
-//   <root>/cuda/<X.Y>/               a CUDA home assembled from NVIDIA's wheels
+//   <root>/cuda/<X.Y>/               a CUDA home assembled from NVIDIA's wheels (the host's platform)
 //   <root>/work/<name>/              build.ninja and per-row outputs; one build at a
 //                                    time, under a FileLock on "<root>/work/<name>.lock"
 //

@@ -79,17 +79,55 @@ std::string cuda_provision_blocker(const std::string& want) {
   const std::string major = want.substr(0, want.find('.'));
   if (major == "13") return "";
   if (major == "12")
-    // Read off the wheels themselves (2026-11-23): nvidia-cuda-nvcc-cu12 12.8.93 and 12.9.86
-    // hold bin/ptxas, nvvm/lib64/libnvvm.so and the headers, but no bin/nvcc and no cicc,
-    // and there is no nvidia-nvvm-cu12; nvidia-cuda-runtime-cu12 has no libcudart_static.a.
+    // Read off the wheels themselves (2026-11-23; win_amd64 2026-11-27): nvidia-cuda-nvcc-cu12
+    // 12.8.93 and 12.9.86 hold bin/ptxas (ptxas.exe), libNVVM (nvvm64_40_0.dll) and
+    // libdevice, but no nvcc driver and no cicc, and there is no nvidia-nvvm-cu12;
+    // nvidia-cuda-runtime-cu12 has no libcudart_static.a.
     return "PyPI has no nvcc for CUDA " + want +
            ": NVIDIA's CUDA 12 wheels (nvidia-cuda-nvcc-cu12) carry "
            "ptxas and libNVVM only, not the nvcc driver or cicc";
   return "only CUDA 13.x can be provisioned from PyPI, not CUDA " + want;
 }
 
+std::vector<std::string> cuda_home_files(const std::string& platform) {
+  // Read off nvcc.profile and the CUDA 13.0 wheels of both platforms (nvcc
+  // 13.0.88, runtime 13.0.96, cccl 13.0.85; 2026-11-27).  The headers are the
+  // ones our kernels include, the runtime's own (crt/; cccl's nv/target, which
+  // cuda_fp16.h includes) and CCCL's three libraries.
+  const std::vector<std::string> headers = {"cuda_runtime.h",     "cuda_fp16.h",          "cuda_bf16.h",
+                                            "cuda_fp8.h",         "cudaTypedefs.h",       "crt/host_config.h",
+                                            "crt/host_defines.h", "cccl/nv/target",       "cccl/cuda/std/cstdint",
+                                            "cccl/cub/cub.cuh",   "cccl/thrust/version.h"};
+  std::string exe, include;
+  std::vector<std::string> files;
+  if (platform == "linux_x86_64") {
+    // nvcc.profile: -I$(TOP)/targets/x86_64-linux/include, -isystem .../include/cccl,
+    // -L$(TOP)/targets/x86_64-linux/lib; sagebuild's own link: lib64/.
+    include = "targets/x86_64-linux/include/";
+    files = {"targets/x86_64-linux/lib/libcudart_static.a", "lib64/libcudart_static.a", "lib64/libcudart.so"};
+  } else if (platform == "win_amd64") {
+    // nvcc.profile: "-I$(TOP)/include" "-I$(TOP)/include/cccl",
+    // /LIBPATH:$(TOP)/lib/$(_WIN_PLATFORM_) (x64); the link: cudart_static.lib
+    // (families.json), cudart.lib, cuda.lib (a source that links the driver).
+    exe = ".exe";
+    include = "include/";
+    files = {"lib/x64/cudart_static.lib", "lib/x64/cudart.lib", "lib/x64/cuda.lib"};
+  } else {
+    return {};
+  }
+  // The driver, its profile, and the tools it runs (cicc and libdevice where
+  // nvcc.profile's CICC_PATH and NVVMIR_LIBRARY_DIR say; crt/link.stub for a
+  // device link).
+  for (const char* tool : {"nvcc", "ptxas", "cudafe++", "fatbinary", "nvlink"})
+    files.push_back(std::string("bin/") + tool + exe);
+  files.insert(files.end(),
+               {"bin/nvcc.profile", "bin/crt/link.stub", "nvvm/bin/cicc" + exe, "nvvm/libdevice/libdevice.10.bc"});
+  for (const auto& h : headers) files.push_back(include + h);
+  return files;
+}
+
 bool cuda_provisioned_from_pypi(const std::string& want, const std::string& platform) {
-  return platform.rfind("linux_", 0) == 0 && cuda_provision_blocker(want).empty();
+  return !cuda_home_files(platform).empty() && cuda_provision_blocker(want).empty();
 }
 
 std::vector<std::string> cuda_wheel_names(const std::string& want) {
@@ -103,6 +141,12 @@ std::vector<std::string> cuda_wheel_names(const std::string& want) {
   throw UsageError("cannot provision CUDA " + want +
                    " from PyPI: only CUDA 12.x and 13.x wheels are known; install it and pass "
                    "--cuda-home");
+}
+
+std::vector<std::string> cuda_wheel_requirements(const std::string& want) {
+  std::vector<std::string> reqs;
+  for (const auto& n : cuda_wheel_names(want)) reqs.push_back(n + "==" + want + ".*");
+  return reqs;
 }
 
 }  // namespace sb::toolchain

@@ -60,19 +60,33 @@ CudaFound find_cuda(ProcessRunner& runner, const CudaSearch& search, const std::
 NvccVersion query_nvcc(ProcessRunner& runner, const std::filesystem::path& nvcc);
 
 // Why CUDA `want` ("12.8") cannot be provisioned from NVIDIA's PyPI wheels, or ""
-// when it can (13.x: nvidia-cuda-nvcc carries the whole compiler).
+// when it can (13.x: nvidia-cuda-nvcc carries the whole compiler, on Linux
+// and on Windows alike).
 std::string cuda_provision_blocker(const std::string& want);
 
+// Every file of a CUDA home that nvcc (its nvcc.profile, the tools it runs,
+// the headers it includes) and the extension's link look for, relative to the
+// home, for a host of `platform`: "linux_x86_64" (the wheels' tree plus the
+// targets/x86_64-linux, lib64 and libcudart.so links a toolkit install has)
+// or "win_amd64" (the wheels' tree as it is: nvcc.exe's nvcc.profile names
+// include/, include/cccl, lib/x64, nvvm/bin and nvvm/libdevice).  Empty for
+// any other platform: sagebuild lays out no CUDA home for it.
+std::vector<std::string> cuda_home_files(const std::string& platform);
+
 // Whether `sagebuild build` provisions CUDA `want` from PyPI by itself for a
-// row of `platform`: a Linux row with no blocker above (NVIDIA's wheels are
-// unpacked into a Linux CUDA home; a Windows row uses an installed toolkit).
+// row of `platform`: a platform cuda_home_files() knows and no blocker above.
 // `sagebuild matrix --format github` tells the workflow so per row, and the
-// workflow installs the toolkit of the rows where it cannot.
+// workflow installs the toolkit of the rows where it cannot (CUDA 12).
 bool cuda_provisioned_from_pypi(const std::string& want, const std::string& platform);
 
 // The PyPI distributions that make up a CUDA home for `want` ("13.0" -> the
-// CUDA 13 names); throws UsageError (with cuda_provision_blocker's reason and the
-// fix) for a CUDA that PyPI cannot provide.
+// CUDA 13 names, the same for every platform); throws UsageError (with
+// cuda_provision_blocker's reason and the fix) for a CUDA that PyPI cannot provide.
 std::vector<std::string> cuda_wheel_names(const std::string& want);
+
+// What pip downloads for `want`: each of cuda_wheel_names() pinned to the
+// row's release, "nvidia-cuda-nvcc==13.0.*" (pip takes each one's newest
+// 13.0.x for the platform asked for).  Throws as cuda_wheel_names().
+std::vector<std::string> cuda_wheel_requirements(const std::string& want);
 
 }  // namespace sb::toolchain

@@ -72,7 +72,7 @@ void GnuResolver::find_python(const matrix::Row& row, Found& f) {
 void GnuResolver::find_cuda(const matrix::Row& row, bool provision, Found& f) {
   CudaFound found =
       toolchain::find_cuda(runner_, CudaSearch{opt_.cuda_home, opt_.cuda_home_env, opt_.path_env}, row.cuda);
-  fs::path cached = opt_.cache_dir / "cuda" / row.cuda / "bin/nvcc";
+  fs::path cached = cuda_cache_entry(opt_.cache_dir, row.cuda) / "bin/nvcc";
   if (found.toolkit) {
     f.cuda = found.toolkit;
     f.checks.push_back({true, "CUDA " + row.cuda,
@@ -98,7 +98,7 @@ void GnuResolver::provision_or_plan_cuda(const matrix::Row& row, bool provision,
     f.fail({false, what, tried + "; " + blocker,
             "install the CUDA " + row.cuda + " toolkit and pass --cuda-home (or set CUDA_HOME)"});
   } else if (provision && !opt_.cuda_home && f.pip_python) {
-    fs::path home = provision_cuda(runner_, opt_, *f.pip_python, row.cuda);
+    fs::path home = provision_cuda(runner_, opt_, *f.pip_python, row.cuda, row.platform);
     auto v = query_nvcc(runner_, home / "bin/nvcc");
     if (v.short_str() != row.cuda) {
       f.fail({false, what, "provisioned nvcc reports " + v.str(), "pass --cuda-home with CUDA " + row.cuda});
@@ -107,7 +107,7 @@ void GnuResolver::provision_or_plan_cuda(const matrix::Row& row, bool provision,
     f.cuda = CudaToolkit{home, home / "bin/nvcc", v, "cache (PyPI wheels)"};
     f.checks.push_back({true, what, f.cuda->nvcc.string() + " " + v.str() + " (provisioned)", ""});
   } else if (opt_.plan_only && !opt_.cuda_home) {
-    fs::path home = opt_.cache_dir / "cuda" / row.cuda;
+    fs::path home = cuda_cache_entry(opt_.cache_dir, row.cuda);
     auto v = parse_nvcc_version("release " + row.cuda + ", V" + row.cuda + ".0");
     f.cuda = CudaToolkit{home, home / "bin/nvcc", v.value_or(NvccVersion{}), "to be provisioned from PyPI"};
     f.checks.push_back(
@@ -119,7 +119,7 @@ void GnuResolver::provision_or_plan_cuda(const matrix::Row& row, bool provision,
                            : "install CUDA " + row.cuda +
                                  " and pass --cuda-home, or let `sagebuild build` provision "
                                  "it from PyPI into " +
-                                 (opt_.cache_dir / "cuda" / row.cuda).string()});
+                                 cuda_cache_entry(opt_.cache_dir, row.cuda).string()});
   }
 }
 

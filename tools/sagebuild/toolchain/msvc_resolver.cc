@@ -6,6 +6,7 @@
 #include "sagebuild/run/win_path.h"
 #include "sagebuild/toolchain/cuda.h"
 #include "sagebuild/toolchain/msvc_toolchain.h"
+#include "sagebuild/toolchain/provision.h"
 #include "sagebuild/toolchain/vcvars.h"
 #include "sagebuild/toolchain/vswhere.h"
 #include "sagebuild/toolchain/windows_python.h"
@@ -67,35 +68,75 @@ WindowsToolchainFacts discover_windows_toolchain(ProcessRunner& runner, const st
   f.cl = win_join(tools, "bin\\Hostx64\\x64\\cl.exe");
   f.link = win_join(tools, "bin\\Hostx64\\x64\\link.exe");
   if (const auto* ver = set.env.get("VCToolsVersion")) f.msvc_version = *ver;
+  // CUDA_PATH, the last toolkit NVIDIA's installer installed, if any: each
+  // row's CUDA is chosen by find_windows_cuda.
   const std::string* cuda = set.env.get("CUDA_PATH");
-  if (!cuda || cuda->empty())
-    throw UsageError("CUDA_PATH is not set: install the CUDA toolkit for Windows (its installer sets CUDA_PATH)");
-  f.cuda_path = *cuda;
-  f.nvcc = win_join(*cuda, "bin\\nvcc.exe");
+  f.cuda_path = cuda ? *cuda : "";
+  f.nvcc = f.cuda_path.empty() ? "" : win_join(f.cuda_path, "bin\\nvcc.exe");
+  f.nvcc_version = "";
+  f.cuda_origin = "CUDA_PATH";
   for (const auto& v2 : set.env.vars()) f.env[v2.name] = v2.value;
   return f;
 }
 
-WindowsToolchainFacts discover_windows_row(ProcessRunner& runner, WindowsToolchainFacts f, const matrix::Row& row,
-                                           const std::string& python, bool stable_abi,
-                                           const std::optional<std::string>& cuda_home) {
-  // --cuda-home names the toolkit; else NVIDIA's installer's variables:
-  // CUDA_PATH is the last toolkit installed, CUDA_PATH_V12_8 (say) each one.
+namespace {
+
+void use_cuda(WindowsToolchainFacts& f, const std::string& home, const std::string& origin) {
+  f.cuda_path = home;
+  f.nvcc = win_join(home, "bin\\nvcc.exe");
+  f.cuda_origin = origin;
+}
+
+}  // namespace
+
+void find_windows_cuda(ProcessRunner& runner, WindowsToolchainFacts& f, const matrix::Row& row,
+                       const std::optional<std::string>& cuda_home, const WindowsCudaProvisioner& provision) {
+  // NVIDIA's installer's variables: CUDA_PATH is the last toolkit installed,
+  // CUDA_PATH_V12_8 (say) each one.
   std::string per_version = "CUDA_PATH_V" + row.cuda;
   std::replace(per_version.begin(), per_version.end(), '.', '_');
+  const std::string cuda_path = f.cuda_path;  // %CUDA_PATH%, "" when unset
+  std::optional<NvccVersion> v;
   if (cuda_home) {
-    f.cuda_path = *cuda_home;
-    f.nvcc = win_join(f.cuda_path, "bin\\nvcc.exe");
+    use_cuda(f, *cuda_home, "--cuda-home");
   } else if (auto it = f.env.find(per_version); it != f.env.end() && !it->second.empty()) {
-    f.cuda_path = it->second;
-    f.nvcc = win_join(f.cuda_path, "bin\\nvcc.exe");
+    use_cuda(f, it->second, per_version);
+  } else {
+    if (!cuda_path.empty()) {
+      use_cuda(f, cuda_path, "CUDA_PATH");
+      if (provision) try {
+          v = query_nvcc(runner, f.nvcc);
+        } catch (const UsageError&) {  // no nvcc that answers there: PyPI's serves
+        }
+    }
+    if (provision && (!v || v->short_str() != row.cuda)) {
+      // Installed is another release, or none: as on Linux, NVIDIA's wheels.
+      use_cuda(f, provision(row.cuda), "cache (PyPI wheels)");
+      v.reset();
+    } else if (cuda_path.empty()) {
+      throw UsageError("no CUDA " + row.cuda + " toolkit for row " + row.id + ": neither " + per_version +
+                       " nor CUDA_PATH is set; install the CUDA " + row.cuda +
+                       " toolkit for Windows (its installer sets them) or pass --cuda-home DIR");
+    }
   }
-  NvccVersion v = query_nvcc(runner, f.nvcc);
-  if (v.short_str() != row.cuda)
-    throw UsageError(f.nvcc + " is CUDA " + v.str() + "; row " + row.id + " needs CUDA " + row.cuda + ": install it (" +
-                     per_version + " then names it) or set CUDA_PATH to it");
-  f.nvcc_version = v.str();
+  if (!v) v = query_nvcc(runner, f.nvcc);
+  if (v->short_str() != row.cuda)
+    throw UsageError(f.nvcc + " is CUDA " + v->str() + "; row " + row.id + " needs CUDA " + row.cuda +
+                     ": install it (" + per_version + " then names it) or set CUDA_PATH to it");
+  f.nvcc_version = v->str();
+}
 
+WindowsToolchainFacts discover_windows_row(ProcessRunner& runner, WindowsToolchainFacts f, const matrix::Row& row,
+                                           const std::string& python, bool stable_abi,
+                                           const std::optional<std::string>& cuda_home,
+                                           const WindowsCudaProvisioner& provision) {
+  find_windows_cuda(runner, f, row, cuda_home, provision);
+  find_windows_python(runner, f, row, python, stable_abi);
+  return f;
+}
+
+void find_windows_python(ProcessRunner& runner, WindowsToolchainFacts& f, const matrix::Row& row,
+                         const std::string& python, bool stable_abi) {
   WindowsPythonFacts py = query_windows_python(runner, python);
   check_windows_python(py, row, torch_link_libraries(stable_abi));
   f.torch_root = py.torch->root;
@@ -106,7 +147,6 @@ WindowsToolchainFacts discover_windows_row(ProcessRunner& runner, WindowsToolcha
   f.python_minor = py.minor;
   f.python_include = py.include_dir;
   f.python_lib_dir = py.libs_dir;
-  return f;
 }
 
 Environment windows_build_environment(const WindowsToolchainFacts& facts) {
@@ -163,30 +203,84 @@ void MsvcResolver::find_visual_studio() {
   }
 }
 
+namespace {
+
+// A dry run's or doctor's provisioner finds the row's CUDA neither installed
+// nor in the cache: `build` would download it into `entry`.
+struct CudaNotCached : UsageError {
+  explicit CudaNotCached(const fs::path& e) : UsageError("not in the cache " + e.string()), entry(e) {}
+  fs::path entry;
+};
+
+}  // namespace
+
 WindowsToolchainFacts MsvcResolver::facts_for(const matrix::Row& row, bool stable_abi, std::vector<Check>& checks) {
   find_visual_studio();
   if (vs_->placeholders) {
     checks.push_back({false, "Windows toolchain", vs_problem_, "the plan shows <placeholders> for what it would find"});
     WindowsToolchainFacts f = *vs_;
     if (auto home = cuda_home()) {  // the toolkit the job installed, as it names it
-      f.cuda_path = *home;
-      f.nvcc = win_join(*home, "bin\\nvcc.exe");
+      use_cuda(f, *home, "--cuda-home");
+    } else if (cuda_from_pypi(row)) {  // unless one is installed, `build` provisions it into its cache
+      use_cuda(f, win_join("<CACHE_DIR>", "cuda\\" + row.cuda), "to be provisioned from PyPI");
     }
     return f;
   }
   std::string python = opt_.python ? opt_.python->string() : "python";
+  WindowsToolchainFacts f = *vs_;
   try {
-    return discover_windows_row(*vc_runner_, *vs_, row, python, stable_abi, cuda_home());
+    find_windows_cuda(*vc_runner_, f, row, cuda_home(), provisioner(row, python));
+    checks.push_back({true, "CUDA " + row.cuda, f.nvcc + " " + f.nvcc_version + " (" + f.cuda_origin + ")", ""});
+  } catch (const CudaNotCached& e) {  // a dry run or doctor: nothing is downloaded
+    use_cuda(f, e.entry.string(), "to be provisioned from PyPI");
+    f.nvcc_version = placeholder_windows_facts().nvcc_version;
+    const std::string how = "`sagebuild build` downloads NVIDIA's win_amd64 wheels of CUDA " + row.cuda + " from PyPI";
+    if (opt_.plan_only)
+      checks.push_back({true, "CUDA " + row.cuda, f.nvcc + " (dry run: " + e.what() + "; " + how + " into it)", ""});
+    else
+      checks.push_back({false, "CUDA " + row.cuda, e.what(), how + " into it"});
+  } catch (const UsageError& e) {
+    if (!opt_.plan_only) throw;
+    checks.push_back({false, "CUDA " + row.cuda, e.what(), "the plan shows <CUDA_PATH> for it"});
+    const WindowsToolchainFacts p = placeholder_windows_facts();
+    use_cuda(f, p.cuda_path, "placeholder");
+    f.nvcc_version = p.nvcc_version;
+    f.placeholders = true;
+  }
+  try {
+    find_windows_python(*vc_runner_, f, row, python, stable_abi);
   } catch (const UsageError& e) {
     if (!opt_.plan_only) throw;
     checks.push_back(
-        {false, "CUDA " + row.cuda + " and torch " + row.torch, e.what(), "the plan shows <placeholders> for them"});
-    WindowsToolchainFacts f = placeholder_windows_facts();
-    f.cl = vs_->cl;
-    f.link = vs_->link;
-    f.msvc_version = vs_->msvc_version;
-    return f;
+        {false, "torch " + row.torch + " for CUDA " + row.cuda, e.what(), "the plan shows <placeholders> for it"});
+    const WindowsToolchainFacts p = placeholder_windows_facts();
+    f.torch_root = p.torch_root;
+    f.torch_version = p.torch_version;
+    f.torch_cuda = p.torch_cuda;
+    f.python_include = p.python_include;
+    f.python_lib_dir = p.python_lib_dir;
+    f.placeholders = true;
   }
+  return f;
+}
+
+bool MsvcResolver::cuda_from_pypi(const matrix::Row& row) const {
+  return !cuda_home() && cuda_provisioned_from_pypi(row.cuda, row.platform);
+}
+
+WindowsCudaProvisioner MsvcResolver::provisioner(const matrix::Row& row, const std::string& python) {
+  if (!cuda_from_pypi(row)) return {};
+  if (!opt_.provision)
+    return [this](const std::string& cuda) -> std::string {
+      fs::path entry = cuda_cache_entry(opt_.cache_dir, cuda);
+      if (!fs::exists(entry / "bin" / "nvcc.exe")) throw CudaNotCached(entry);
+      return entry.string();
+    };
+  return [this, python, platform = row.platform](const std::string& cuda) {
+    PythonInfo pip;  // the build Python, whose pip downloads the wheels
+    pip.executable = python;
+    return provision_cuda(*vc_runner_, opt_, pip, cuda, platform).string();
+  };
 }
 
 std::optional<std::string> MsvcResolver::cuda_home() const {
@@ -203,7 +297,6 @@ RowToolchain MsvcResolver::resolve(const matrix::Row& row, const std::optional<T
   RowToolchain t = msvc_row_toolchain(f, row, opt_.allow_unsupported_compiler);
   if (!f.placeholders) {
     checks.push_back({true, "MSVC " + f.msvc_version, f.cl, ""});
-    checks.push_back({true, "CUDA " + row.cuda, f.nvcc + " " + f.nvcc_version, ""});
     checks.push_back({true, "torch " + row.torch + " for CUDA " + row.cuda, f.torch_root + " " + f.torch_version, ""});
     checks.push_back({true, "Python headers and import libraries", f.python_include + ", " + f.python_lib_dir, ""});
   }

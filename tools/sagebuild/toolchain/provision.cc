@@ -22,8 +22,9 @@ std::vector<std::string> pip_platforms(const std::string& tag) {
             "manylinux2014_x86_64",  "manylinux_2_12_x86_64", "manylinux2010_x86_64"};
   if (tag == "linux_aarch64")
     return {"manylinux_2_28_aarch64", "manylinux_2_27_aarch64", "manylinux_2_17_aarch64", "manylinux2014_aarch64"};
-  throw UsageError("provisioning from PyPI is implemented for linux_x86_64 and linux_aarch64 rows, not " + tag +
-                   ": install CUDA and torch and pass --cuda-home and --python");
+  if (tag == "win_amd64") return {"win_amd64"};
+  throw UsageError("provisioning from PyPI is implemented for linux_x86_64, linux_aarch64 and win_amd64 rows, not " +
+                   tag + ": install CUDA and torch and pass --cuda-home and --python");
 }
 
 namespace {
@@ -208,50 +209,55 @@ TorchInstall provision_torch(ProcessRunner& runner, const ToolchainOptions& opt,
 }
 
 fs::path provision_cuda(ProcessRunner& runner, const ToolchainOptions& opt, const PythonInfo& py,
-                        const std::string& cuda) {
-  fs::path entry = opt.cache_dir / "cuda" / cuda;
+                        const std::string& cuda, const std::string& platform) {
+  const std::vector<std::string> expected = cuda_home_files(platform);
+  if (expected.empty())
+    throw UsageError("sagebuild assembles a CUDA home from PyPI's wheels for linux_x86_64 and win_amd64, not " +
+                     platform + ": install CUDA " + cuda + " and pass --cuda-home DIR");
+  const std::vector<std::string> reqs = cuda_wheel_requirements(cuda);  // throws for a CUDA PyPI lacks
+  fs::path entry = cuda_cache_entry(opt.cache_dir, cuda);
   fs::create_directories(entry.parent_path());
   fill_once(entry, [&](const fs::path& tmp) {
     fs::path dl = tmp / ".downloads";
     fs::create_directories(dl);
-    std::vector<std::string> reqs;
-    for (const auto& n : cuda_wheel_names(cuda)) reqs.push_back(n + "==" + cuda + ".*");
-    matrix::Row linux_row;
-    linux_row.platform = "linux_x86_64";
-    Result r = pip_download(runner, py, linux_row, dl, reqs, "3.12");
+    matrix::Row row;
+    row.platform = platform;
+    Result r = pip_download(runner, py, row, dl, reqs, "3.12");
     if (!r.ok())
-      throw UsageError("cannot download CUDA " + cuda + " from PyPI (pip exit " + std::to_string(r.exit_code) +
-                       "): " + r.err.substr(r.err.size() > 600 ? r.err.size() - 600 : 0) + "\n  fix: install CUDA " +
-                       cuda + " and pass --cuda-home DIR");
-    std::string major = cuda.substr(0, cuda.find('.'));
-    for (const auto& w : wheels_in(dl)) {
-      // CUDA 13 wheels put everything under nvidia/cu13/; CUDA 12 ones under
-      // nvidia/<component>/ (cuda_nvcc, cuda_runtime, ...): merge them all.
-      if (major == "13") {
-        unpack_wheel(w, tmp, {{"nvidia/cu13/", "nvidia/cu13/"}});
-      } else {
-        for (const char* comp : {"cuda_nvcc", "cuda_runtime", "cuda_cccl", "nvvm"})
-          unpack_wheel(w, tmp, {{std::string("nvidia/") + comp + "/", std::string("nvidia/") + comp + "/"}});
+      throw UsageError("cannot download CUDA " + cuda + " for " + platform + " from PyPI (pip exit " +
+                       std::to_string(r.exit_code) + "): " + r.err.substr(r.err.size() > 600 ? r.err.size() - 600 : 0) +
+                       "\n  fix: install CUDA " + cuda + " and pass --cuda-home DIR");
+    // CUDA 13 wheels put everything under nvidia/cu13/, on Linux and Windows:
+    // merged, that is the toolkit's tree (bin/, nvvm/, include/, lib/).
+    for (const auto& w : wheels_in(dl)) unpack_wheel(w, tmp, {{"nvidia/cu13/", "nvidia/cu13/"}});
+    fs::remove_all(dl);
+    if (platform == "linux_x86_64") {
+      // nvcc.profile looks in $(TOP)/targets/<triple>/{include,lib}; wheels
+      // cannot carry the symlinks a toolkit install has, so make them.
+      fs::create_directories(tmp / "targets/x86_64-linux");
+      if (!fs::exists(tmp / "lib") && fs::exists(tmp / "lib64")) fs::create_directory_symlink("lib64", tmp / "lib");
+      fs::create_directory_symlink("../../include", tmp / "targets/x86_64-linux/include");
+      fs::create_directory_symlink("../../lib", tmp / "targets/x86_64-linux/lib");
+      if (!fs::exists(tmp / "lib64")) fs::create_directory_symlink("lib", tmp / "lib64");
+      for (const auto& e : fs::directory_iterator(tmp / "lib")) {
+        std::string n = e.path().filename().string();
+        if (n.rfind("libcudart.so.", 0) == 0 && !fs::exists(tmp / "lib/libcudart.so"))
+          fs::create_symlink(n, tmp / "lib/libcudart.so");
       }
     }
-    fs::remove_all(dl);
-    // nvcc.profile looks in $(TOP)/targets/<triple>/{include,lib}; wheels
-    // cannot carry the symlinks a toolkit install has, so make them.
-    fs::create_directories(tmp / "targets/x86_64-linux");
-    if (!fs::exists(tmp / "lib") && fs::exists(tmp / "lib64")) fs::create_directory_symlink("lib64", tmp / "lib");
-    fs::create_directory_symlink("../../include", tmp / "targets/x86_64-linux/include");
-    fs::create_directory_symlink("../../lib", tmp / "targets/x86_64-linux/lib");
-    if (!fs::exists(tmp / "lib64")) fs::create_directory_symlink("lib", tmp / "lib64");
-    for (const auto& e : fs::directory_iterator(tmp / "lib")) {
-      std::string n = e.path().filename().string();
-      if (n.rfind("libcudart.so.", 0) == 0 && !fs::exists(tmp / "lib/libcudart.so"))
-        fs::create_symlink(n, tmp / "lib/libcudart.so");
-    }
-    if (!fs::exists(tmp / "bin/nvcc"))
-      throw UsageError("the CUDA " + cuda + " wheels from PyPI did not contain bin/nvcc");
+    // win_amd64 needs nothing more: nvcc.exe's nvcc.profile names the
+    // wheels' own directories (include/, include/cccl, lib/x64, nvvm/).
+    std::string missing;
+    for (const auto& f : expected)
+      if (!fs::exists(tmp / f)) missing += (missing.empty() ? "" : ", ") + f;
+    if (!missing.empty())
+      throw UsageError("the CUDA " + cuda + " wheels from PyPI (" + platform + ") lack what nvcc and the link need: " +
+                       missing + "\n  fix: install CUDA " + cuda + " and pass --cuda-home DIR");
   });
   return entry;
 }
+
+fs::path cuda_cache_entry(const fs::path& cache_dir, const std::string& cuda) { return cache_dir / "cuda" / cuda; }
 
 fs::path headers_entry(const fs::path& cache_dir, const HeaderPackage& package) {
   return cache_dir / "headers" / (package.name + "-" + package.version);

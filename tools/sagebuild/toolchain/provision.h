@@ -39,9 +39,17 @@ std::optional<TorchInstall> stable_abi_torch(const std::filesystem::path& cache_
 // when it cannot tell, UsageError when the wheel is not the row's CUDA build.
 std::string remote_torch_version_py(ProcessRunner& runner, const ToolchainOptions& opt, const matrix::Row& row);
 
-// <cache>/cuda/<X.Y>: NVIDIA's wheels unpacked into a CUDA home nvcc accepts.
+// <cache>/cuda/<X.Y>: NVIDIA's wheels for `platform` ("linux_x86_64",
+// "win_amd64": the host's, which runs nvcc) downloaded with `<pip_python> -m
+// pip download` and unpacked into a CUDA home nvcc accepts, holding every file
+// of cuda_home_files(platform); filled once.  Throws UsageError when pip
+// cannot get the wheels, when they lack one of those files, or for a
+// platform or CUDA that PyPI's wheels cannot make a home of.
 std::filesystem::path provision_cuda(ProcessRunner& runner, const ToolchainOptions& opt, const PythonInfo& pip_python,
-                                     const std::string& cuda);
+                                     const std::string& cuda, const std::string& platform);
+// Where provision_cuda puts CUDA `cuda` ("13.0"): one per cache, whose host
+// has one platform.
+std::filesystem::path cuda_cache_entry(const std::filesystem::path& cache_dir, const std::string& cuda);
 
 // <cache>/headers/<name>-<version>: the package's wheel from PyPI (pip
 // download --no-deps), its include directories unpacked, filled once.

@@ -1,6 +1,8 @@
 // Parsing what the real tools print and the files real installs contain.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "sagebuild/common/os.h"
 
 #include <filesystem>
@@ -70,17 +72,62 @@ TEST_CASE("CUDA wheel names per major") {
   CHECK_THROWS_AS(cuda_wheel_names("11.8"), sb::UsageError);
 }
 
+TEST_CASE("the CUDA wheels pip downloads: the five CUDA 13 distributions, each pinned to the row's release") {
+  // One list for Linux and Windows: NVIDIA publishes the same names for both
+  // (win_amd64 13.0 wheels: nvidia-cuda-nvcc 13.0.88 with nvcc.exe, nvidia-nvvm
+  // with cicc.exe, nvidia-cuda-crt, nvidia-cuda-runtime 13.0.96 with cudart.lib,
+  // nvidia-cuda-cccl 13.0.85), so a row's toolkit is the same release on both.
+  CHECK(cuda_wheel_requirements("13.0") ==
+        std::vector<std::string>{"nvidia-cuda-nvcc==13.0.*", "nvidia-cuda-runtime==13.0.*", "nvidia-cuda-cccl==13.0.*",
+                                 "nvidia-cuda-crt==13.0.*", "nvidia-nvvm==13.0.*"});
+  CHECK(cuda_wheel_requirements("13.2").back() == "nvidia-nvvm==13.2.*");
+  CHECK_THROWS_WITH(cuda_wheel_requirements("12.8"), Catch::Contains("PyPI has no nvcc for CUDA 12.8"));
+}
+
+TEST_CASE("the files of a CUDA home each platform's nvcc and link look for") {
+  auto has = [](const std::vector<std::string>& files, const std::string& f) {
+    return std::find(files.begin(), files.end(), f) != files.end();
+  };
+  auto win = cuda_home_files("win_amd64");
+  // nvcc.exe's nvcc.profile (the win_amd64 wheel's): CICC_PATH $(TOP)/nvvm/bin,
+  // NVVMIR_LIBRARY_DIR $(TOP)/nvvm/libdevice, -I$(TOP)/include and
+  // $(TOP)/include/cccl, /LIBPATH:$(TOP)/lib/x64.  No targets/ tree, no symlink.
+  for (const char* f :
+       {"bin/nvcc.exe", "bin/nvcc.profile", "bin/ptxas.exe", "bin/cudafe++.exe", "bin/fatbinary.exe", "bin/nvlink.exe",
+        "nvvm/bin/cicc.exe", "nvvm/libdevice/libdevice.10.bc", "include/cuda_runtime.h", "include/crt/host_config.h",
+        "include/cccl/cuda/std/cstdint", "include/cccl/cub/cub.cuh", "include/cccl/thrust/version.h",
+        "lib/x64/cudart_static.lib", "lib/x64/cudart.lib", "lib/x64/cuda.lib"})
+    CHECK(has(win, f));
+  for (const auto& f : win) CHECK(f.find("targets/") == std::string::npos);
+  auto lin = cuda_home_files("linux_x86_64");
+  for (const char* f : {"bin/nvcc", "bin/ptxas", "bin/cudafe++", "bin/fatbinary", "bin/nvlink", "nvvm/bin/cicc",
+                        "targets/x86_64-linux/include/cuda_runtime.h",
+                        "targets/x86_64-linux/include/cccl/cuda/std/cstdint", "lib64/libcudart_static.a"})
+    CHECK(has(lin, f));
+  for (const auto& f : lin) CHECK(f.find(".exe") == std::string::npos);
+  CHECK(win.size() == lin.size());  // the same pieces, laid out per platform
+  CHECK(cuda_home_files("linux_aarch64").empty());
+  CHECK(cuda_home_files("macosx_11_0_arm64").empty());
+}
+
 TEST_CASE("which CUDA versions sagebuild provisions from PyPI, as the workflow is told") {
   CHECK(cuda_provisioned_from_pypi("13.0", "linux_x86_64"));
-  CHECK(cuda_provisioned_from_pypi("13.2", "linux_aarch64"));
+  CHECK(cuda_provisioned_from_pypi("13.2", "linux_x86_64"));
   CHECK_FALSE(cuda_provisioned_from_pypi("12.4", "linux_x86_64"));
   CHECK_FALSE(cuda_provisioned_from_pypi("12.9", "linux_x86_64"));
   CHECK_FALSE(cuda_provisioned_from_pypi("11.8", "linux_x86_64"));
-  // A Windows row compiles with an installed toolkit, whatever its CUDA.
-  CHECK_FALSE(cuda_provisioned_from_pypi("13.0", "win_amd64"));
+  // Windows as Linux: CUDA 13 from NVIDIA's win_amd64 wheels; CUDA 12 (PyPI
+  // has no nvcc.exe for it) keeps NVIDIA's installer.
+  CHECK(cuda_provisioned_from_pypi("13.0", "win_amd64"));
+  CHECK(cuda_provisioned_from_pypi("13.2", "win_amd64"));
+  for (const char* v : {"12.4", "12.6", "12.8", "12.9"}) CHECK_FALSE(cuda_provisioned_from_pypi(v, "win_amd64"));
+  // No CUDA home is laid out for another platform (an aarch64 one would need
+  // targets/sbsa-linux): its rows install the toolkit.
+  CHECK_FALSE(cuda_provisioned_from_pypi("13.0", "linux_aarch64"));
   // The same rule as the build's: provisioned exactly where nothing blocks it.
   for (const char* v : {"11.8", "12.4", "12.6", "12.8", "12.9", "13.0", "13.2"})
-    CHECK(cuda_provisioned_from_pypi(v, "linux_x86_64") == cuda_provision_blocker(v).empty());
+    for (const char* platform : {"linux_x86_64", "win_amd64"})
+      CHECK(cuda_provisioned_from_pypi(v, platform) == cuda_provision_blocker(v).empty());
 }
 
 // torch/version.py of the torch 2.11.0 manylinux_2_28 wheel.
