@@ -1,4 +1,5 @@
-"""Small-shape run of every kernel for compute-sanitizer (memcheck, racecheck)."""
+"""Small-shape run of every kernel for compute-sanitizer (memcheck, racecheck): both P.V paths, the
+fp16 tile accumulator, head dims 64-256.  SAGEATTN_SM90=0 on an H100 runs the mma.sync kernels."""
 import os
 import sys
 
@@ -8,7 +9,7 @@ sys.path.append(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__f
 import sageattention as sa  # noqa: E402
 
 torch.manual_seed(0)
-for d in (64, 128):
+for d in (64, 128, 192, 256):
     for causal in (False, True):
         for layout in ("HND", "NHD"):
             shp_q = (1, 4, 130, d) if layout == "HND" else (1, 130, 4, d)
@@ -21,6 +22,8 @@ for d in (64, 128):
                                                           qk_quant_gran=gran, return_lse=True)
                 o2, l2 = sa.sageattn_qk_int8_pv_fp8_cuda(q, k, v, tensor_layout=layout, is_causal=causal,
                                                          qk_quant_gran=gran, smooth_v=True, return_lse=True)
-                assert torch.isfinite(o1).all() and torch.isfinite(o2).all()
+                o3 = sa.sageattn_qk_int8_pv_fp8_cuda(q, k, v, tensor_layout=layout, is_causal=causal,
+                                                     qk_quant_gran=gran, pv_accum_dtype="fp32+fp16")
+                assert torch.isfinite(o1).all() and torch.isfinite(o2).all() and torch.isfinite(o3).all()
 torch.cuda.synchronize()
 print("sanitize_small: ok")
