@@ -821,11 +821,13 @@ def test_the_upstream_commit_is_pinned_in_full_in_one_place():
     # writes it, abbreviated or not.
     assert up["commit"][:7] not in WORKFLOW.read_text()
     # The source manifests are written against that commit (they name its
-    # abbreviation).
+    # abbreviation), and the release guide gives it in full, this one only.
     for kind in ("upstream-sageattention", "upstream-sageattn3"):
         describes = yaml.safe_load((ROOT / f"matrix/sources/{kind}.yaml").read_text())["describes"]
         m = re.search(r"thu-ml/SageAttention at ([0-9a-f]{7,40})\b", describes)
         assert m and up["commit"].startswith(m.group(1)), (kind, describes)
+    releasing = (ROOT / "docs/releasing.md").read_text()
+    assert set(re.findall(r"\b[0-9a-f]{40}\b", releasing)) == {up["commit"]}
 
 
 @pytest.mark.parametrize("trigger", ["push tag", "workflow_dispatch sage3"])
