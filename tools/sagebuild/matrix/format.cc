@@ -61,6 +61,9 @@ nlohmann::json torch_index_json(const Row& row) {
   return row.torch_index.empty() ? nlohmann::json() : nlohmann::json(row.torch_index);
 }
 
+// null for our own tree's rows.
+nlohmann::json null_if_empty(const std::string& text) { return text.empty() ? nlohmann::json() : nlohmann::json(text); }
+
 }  // namespace
 
 nlohmann::json row_json(const Row& row) {
@@ -94,7 +97,9 @@ nlohmann::json row_json(const Row& row) {
           {"pypi_buildable", row.pypi_buildable},
           {"pypi_variant", row.pypi_variant},
           {"torch_index", torch_index_json(row)},
-          {"kernels_manifest", row.kernels_manifest}};
+          {"kernels_manifest", row.kernels_manifest},
+          {"upstream_repository", null_if_empty(row.upstream_repository)},
+          {"upstream_commit", null_if_empty(row.upstream_commit)}};
 }
 
 namespace {
@@ -138,6 +143,8 @@ std::string format_json(const Plan& plan) {
   return nlohmann::json{{"profile", plan.profile}, {"rows", rows}}.dump(2) + "\n";
 }
 
+std::string artifact_name(const Row& row) { return row.source == kOurSource ? "wheel-" + row.id : row.id; }
+
 std::string format_github(const Plan& plan, const CudaFromPypi& cuda_from_pypi) {
   nlohmann::json include = nlohmann::json::array();
   for (const Row& row : plan.rows)
@@ -150,7 +157,10 @@ std::string format_github(const Plan& plan, const CudaFromPypi& cuda_from_pypi) 
                        {"cuda_provision", cuda_from_pypi(row.cuda, row.platform) ? "pypi" : "install"},
                        {"torch_index", torch_index_json(row)},
                        {"python", row.build_python},
-                       {"wheel", row.wheel_filename}});
+                       {"wheel", row.wheel_filename},
+                       {"artifact", artifact_name(row)},
+                       {"upstream_repository", null_if_empty(row.upstream_repository)},
+                       {"upstream_commit", null_if_empty(row.upstream_commit)}});
   // dump() without indent writes no newline at all, inside strings included.
   return nlohmann::json{{"include", include}}.dump();
 }

@@ -31,7 +31,8 @@ std::string format_json(const Plan& plan);
 // which depends on this unit; the CLI hands it in.
 using CudaFromPypi = std::function<bool(const std::string& cuda, const std::string& platform)>;
 
-// {"include":[{"id","os","command","package","torch","cuda","cuda_provision","torch_index","python","wheel"}, ...]}
+// {"include":[{"id","os","command","package","torch","cuda","cuda_provision","torch_index","python","wheel",
+//              "artifact","upstream_repository","upstream_commit"}, ...]}
 // on one line and without a trailing newline, so that
 // `echo "matrix=$(sagebuild matrix --format github)" >> $GITHUB_OUTPUT` works.
 // cuda_provision: "pypi" where the command provisions the row's CUDA itself
@@ -39,7 +40,16 @@ using CudaFromPypi = std::function<bool(const std::string& cuda, const std::stri
 // toolkit and add --cuda-home (CUDA 12: PyPI has no nvcc for it).
 // torch_index: null where the row's torch comes from PyPI, else the URL of
 // PyTorch's index for the row's CUDA. wheel: the file name the row makes.
+// artifact: the name its wheel is uploaded as (artifact_name).
+// upstream_repository, upstream_commit: for a row built from upstream's
+// tree, the checkout the job passes as --source-dir; null for ours.
 std::string format_github(const Plan& plan, const CudaFromPypi& cuda_from_pypi);
+
+// The workflow artifact a row's wheel is uploaded as: "wheel-<id>" for our
+// tree's rows; for a row built from upstream's tree its id, which starts with
+// its package ("sageattn3-1.0.0-torch2.9.0-cu128-cp312-linux_x86_64"), so
+// those artifacts sort apart and can be fetched by that prefix.
+std::string artifact_name(const Row& row);
 
 // The name Docker Bake calls a Linux row by, as the fork's seeds name them:
 // "linux-pytorch28-cu129-python312", "linux-pytorch211-cu130-abi3" for an

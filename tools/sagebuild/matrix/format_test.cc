@@ -52,7 +52,16 @@ TEST_CASE("github format: one line of JSON, one include entry per row") {
         CHECK(entry["torch_index"] == "https://download.pytorch.org/whl/" + row.cuda_tag);
       CHECK(entry["python"] == row.build_python);
       CHECK(entry["wheel"] == row.wheel_filename);
-      CHECK(entry.size() == 10);
+      if (row.source == "ours") {
+        CHECK(entry["artifact"] == "wheel-" + row.id);
+        CHECK(entry["upstream_repository"].is_null());
+        CHECK(entry["upstream_commit"].is_null());
+      } else {
+        CHECK(entry["artifact"] == row.id);
+        CHECK(entry["upstream_repository"] == row.upstream_repository);
+        CHECK(entry["upstream_commit"] == row.upstream_commit);
+      }
+      CHECK(entry.size() == 13);
     }
   }
 }
@@ -76,6 +85,18 @@ TEST_CASE("github format: cuda_provision asks the rule it is given, per row's CU
   CHECK(install == std::set<std::string>{"12.4", "12.6", "12.9", "13.0", "13.2"});
   CHECK(asked == std::set<std::string>{"12.4", "12.6", "12.8", "12.9", "13.0", "13.2"});
   CHECK(platforms == std::set<std::string>{"linux_x86_64", "win_amd64"});
+}
+
+TEST_CASE("github format: sageattn3's artifacts are prefixed sageattn3-, and name upstream's checkout") {
+  auto json = nlohmann::json::parse(format_github(expand(real(), "sage3"), only_13));
+  REQUIRE(json["include"].size() == 4);
+  for (const auto& entry : json["include"]) {
+    CHECK(entry["artifact"].get<std::string>().rfind("sageattn3-1.0.0-torch2.9.0-", 0) == 0);
+    CHECK(entry["upstream_repository"] == "thu-ml/SageAttention");
+    CHECK(entry["upstream_commit"] == "d1a57a546c3d395b1ffcbeecc66d81db76f3b4b5");
+  }
+  auto ours = nlohmann::json::parse(format_github(expand(real(), "default"), only_13));
+  CHECK(ours["include"][0]["artifact"] == "wheel-sageattention-2.2.0-torch2.11.0-cu130-abi3-linux_x86_64");
 }
 
 TEST_CASE("github format: the default row builds with the profile's Python") {
@@ -110,7 +131,9 @@ TEST_CASE("json format carries every row field") {
   CHECK(r["project"] == "sageattention");
   CHECK(r["pypi_variant"] == true);
   CHECK(r["torch_index"].is_null());
-  CHECK(r.size() == 29);
+  CHECK(r["upstream_repository"].is_null());
+  CHECK(r["upstream_commit"].is_null());
+  CHECK(r.size() == 31);
 }
 
 TEST_CASE("table format: aligned columns and a summary") {
@@ -158,8 +181,8 @@ TEST_CASE("the command finds the matrix from a subdirectory and formats it") {
   CHECK_THROWS_WITH(run_matrix(options, SAGEBUILD_SOURCE_DIR),
                     options.matrix_file +
                         ":1:1: error: unknown key 'profile' in the build "
-                        "matrix (did you mean 'profiles'?); allowed keys: pythons, platforms, cuda, torch, packages, "
-                        "exclude, profiles");
+                        "matrix (did you mean 'profiles'?); allowed keys: pythons, platforms, cuda, torch, upstream, "
+                        "packages, exclude, profiles");
   options.matrix_file = "/nonexistent/build-matrix.yaml";
   CHECK_THROWS_AS(run_matrix(options, SAGEBUILD_SOURCE_DIR), sb::IoError);
 }
@@ -192,7 +215,7 @@ TEST_CASE("bake: target names as the seeds name them") {
   CHECK(bake_target_name(linux_row) == "linux-pytorch211-cu130-abi3");
   Plan sage3 = expand(real(), "sage3-all");
   for (const Row& r : sage3.rows)
-    if (r.platform == "linux_x86_64" && r.torch == "2.9.1" && r.cuda == "12.8" && r.build_python == "3.12")
+    if (r.platform == "linux_x86_64" && r.torch == "2.9.0" && r.cuda == "12.8" && r.build_python == "3.12")
       CHECK(bake_target_name(r) == "sageattn3-linux-pytorch29-cu128-python312");
 }
 

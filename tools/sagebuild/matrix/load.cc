@@ -175,6 +175,42 @@ void parse_torch(const YamlValue& node, Matrix& m) {
             [](const auto& a, const auto& b) { return version_less(a.version, b.version); });
 }
 
+// "owner/name", as GitHub spells a repository.
+bool is_github_repository(const std::string& s) {
+  auto slash = s.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == s.size() || s.find('/', slash + 1) != std::string::npos)
+    return false;
+  return s.size() <= 140 &&
+         s.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_./") == std::string::npos;
+}
+
+// `upstream: {repository: owner/name, commit: <40 hex>}`: where the trees of
+// upstream sources come from, pinned to one commit.
+void parse_upstream(const YamlValue& node, Matrix& m) {
+  YamlMap map = node.map({"repository", "commit"});
+  Located repository = map.required("repository").scalar();
+  Located commit = map.required("commit").scalar();
+  if (!is_github_repository(repository.text))
+    throw ConfigError(repository.where, "upstream repository '" + clip(repository.text, 80) +
+                                            "' is not a GitHub owner/name; write it like \"thu-ml/SageAttention\"");
+  if (commit.text.size() != 40 || commit.text.find_first_not_of("0123456789abcdef") != std::string::npos)
+    throw ConfigError(commit.where, "upstream commit '" + clip(commit.text, 80) +
+                                        "' is not a full commit id; write its 40 lower-case hex digits (a branch or "
+                                        "tag moves, an abbreviated id can become ambiguous): git rev-parse <ref>");
+  m.upstream = UpstreamTree{repository.text, commit.text, node.where()};
+}
+
+// A package built from upstream's tree needs to know which tree: `upstream:`.
+void check_upstream_sources(const Matrix& m) {
+  if (m.upstream) return;
+  for (const Package& p : m.packages)
+    if (p.source != kOurSource)
+      throw ConfigError(p.source_where, "package '" + p.name + "' is built from an upstream tree (source: " + p.source +
+                                            "), but the matrix has no top-level `upstream:` saying which repository "
+                                            "and commit; add `upstream: {repository: owner/name, commit: <40 hex "
+                                            "digits>}`");
+}
+
 template <typename Enum>
 Enum parse_choice(const YamlValue& node, std::vector<std::pair<std::string, Enum>> choices) {
   Located value = node.scalar();
@@ -382,14 +418,16 @@ Matrix load_matrix(const std::filesystem::path& path) {
 
 Matrix parse_matrix(const std::string& text, const std::string& file) {
   YamlValue root = parse_yaml(text, file);
-  YamlMap top = root.map({"pythons", "platforms", "cuda", "torch", "packages", "exclude", "profiles"});
+  YamlMap top = root.map({"pythons", "platforms", "cuda", "torch", "upstream", "packages", "exclude", "profiles"});
   Matrix m;
   m.path = file;
   parse_pythons(top.required("pythons"), m);
   parse_platforms(top.required("platforms"), m);
   parse_cuda(top.required("cuda"), m);
   parse_torch(top.required("torch"), m);
+  if (auto upstream = top.get("upstream")) parse_upstream(*upstream, m);
   parse_packages(top.required("packages"), m);
+  check_upstream_sources(m);
   if (auto exclude = top.get("exclude")) parse_exclusions(*exclude, m);
   m.rows = compute_rows(m);
   parse_profiles(top.required("profiles"), m);

@@ -25,6 +25,14 @@ std::string replace_line(int line, const std::string& replacement) {
 
 std::string expect(const std::string& file, const std::string& rest) { return file + ":" + rest; }
 
+// `text` with a top-level `upstream:` (one line) before its packages.
+std::string with_upstream(std::string text, const std::string& upstream) {
+  return text.replace(text.find("packages:\n"), 0, upstream + "\n");
+}
+
+const char* kUpstream =
+    "upstream: {repository: thu-ml/SageAttention, commit: d1a57a546c3d395b1ffcbeecc66d81db76f3b4b5}";
+
 }  // namespace
 
 TEST_CASE("the base document of these tests is valid") { CHECK(load_error("base.yaml", kBase) == "no error"); }
@@ -51,7 +59,7 @@ TEST_CASE("an unknown key lists the allowed keys and the closest one") {
     CHECK(message == expect(file,
                             "24:1: error: unknown key 'exlude' in the build matrix "
                             "(did you mean 'exclude'?); allowed keys: pythons, platforms, "
-                            "cuda, torch, packages, exclude, profiles"));
+                            "cuda, torch, upstream, packages, exclude, profiles"));
   }
   SECTION("in a torch variant, with no close match") {
     auto message = load_error("key_variant.yaml", replace_line(11, "      - {cuda: \"12.6\", url: x}"), &file);
@@ -246,8 +254,10 @@ TEST_CASE("a torch release naming a Python or CUDA the matrix does not list says
 
 TEST_CASE("a package's source kind: ours needs kernels, an upstream tree's must not name them") {
   std::string file;
-  CHECK(load_error("src_ok.yaml", replace_line(16, "    source: upstream-sageattention\n    project: sageattention")) ==
-        "no error");
+  CHECK(load_error("src_ok.yaml", with_upstream(replace_line(16,
+                                                             "    source: upstream-sageattention\n    project: "
+                                                             "sageattention"),
+                                                kUpstream)) == "no error");
   auto message = load_error("src_kernels.yaml", replace_line(15, "    version: 2.2.0\n    source: upstream-x"), &file);
   CHECK(message.find(file + ":17:14: error: package 'sageattention' is built from an upstream tree (source: "
                             "upstream-x), which sources/upstream-x.yaml describes; `kernels` names our own tree's "
@@ -258,4 +268,76 @@ TEST_CASE("a package's source kind: ours needs kernels, an upstream tree's must 
   message =
       load_error("src_project.yaml", replace_line(16, "    kernels: k.json\n    project: \"sage attention\""), &file);
   CHECK(message.find(file + ":17:14:") == 0);
+}
+
+TEST_CASE("upstream: the repository and full commit an upstream source's tree is checked out at") {
+  std::string file;
+  std::string upstream_package = replace_line(16, "    source: upstream-sageattention\n    project: sageattention");
+  SECTION("required once a package is built from upstream's tree") {
+    auto message = load_error("up_missing.yaml", upstream_package, &file);
+    CHECK(message == expect(file,
+                            "16:13: error: package 'sageattention' is built from an upstream tree (source: "
+                            "upstream-sageattention), but the matrix has no top-level `upstream:` saying which "
+                            "repository and commit; add `upstream: {repository: owner/name, commit: <40 hex "
+                            "digits>}`"));
+    // Our own tree needs none.
+    CHECK(load_error("up_ours.yaml", kBase) == "no error");
+  }
+  SECTION("the commit: 40 lower-case hex digits, not a branch, tag or abbreviation") {
+    for (const char* commit :
+         {"d1a57a5", "main", "v2.2.0", "D1A57A546C3D395B1FFCBEECC66D81DB76F3B4B5",
+          "d1a57a546c3d395b1ffcbeecc66d81db76f3b4b5a", "d1a57a546c3d395b1ffcbeecc66d81db76f3b4bg"}) {
+      INFO(commit);
+      auto message =
+          load_error("up_commit.yaml",
+                     with_upstream(upstream_package, std::string("upstream: {repository: thu-ml/SageAttention, "
+                                                                 "commit: ") +
+                                                         commit + "}"),
+                     &file);
+      CHECK(message == expect(file, "13:54: error: upstream commit '" + std::string(commit) +
+                                        "' is not a full commit id; write its 40 lower-case hex digits (a branch or "
+                                        "tag moves, an abbreviated id can become ambiguous): git rev-parse <ref>"));
+    }
+  }
+  SECTION("the repository: GitHub's owner/name") {
+    for (const char* repository : {"SageAttention", "thu-ml/", "/SageAttention", "thu-ml/Sage/Attention",
+                                   "https://github.com/thu-ml/SageAttention", "thu-ml/Sage$Attention"}) {
+      INFO(repository);
+      auto message =
+          load_error("up_repo.yaml",
+                     with_upstream(upstream_package, std::string("upstream: {repository: \"") + repository +
+                                                         "\", commit: d1a57a546c3d395b1ffcbeecc66d81db76f3b4b5}"),
+                     &file);
+      CHECK(message == expect(file, "13:24: error: upstream repository '" + std::string(repository) +
+                                        "' is not a GitHub owner/name; write it like \"thu-ml/SageAttention\""));
+    }
+  }
+  SECTION("an unknown key") {
+    auto message = load_error("up_key.yaml",
+                              with_upstream(upstream_package,
+                                            "upstream: {repository: thu-ml/SageAttention, "
+                                            "ref: d1a57a546c3d395b1ffcbeecc66d81db76f3b4b5}"),
+                              &file);
+    CHECK(message.find(file + ":13:46: error: unknown key 'ref' in 'upstream'") == 0);
+  }
+  SECTION("the rows of such a package carry it; our rows do not") {
+    std::string both = with_upstream(std::string(kBase), kUpstream);
+    both.replace(both.find("profiles:\n"), 0,
+                 "  upstream-sageattention:\n    source: upstream-sageattention\n    project: sageattention\n"
+                 "    version: 2.2.0\n    abi: per-interpreter\n    naming: build-tag\n    archs: [\"8.0\"]\n");
+    Matrix m = parse_matrix(both, "both.yaml");
+    std::size_t upstream_rows = 0;
+    for (const Row& r : m.rows) {
+      INFO(r.id);
+      if (r.package == "upstream-sageattention") {
+        ++upstream_rows;
+        CHECK(r.upstream_repository == "thu-ml/SageAttention");
+        CHECK(r.upstream_commit == "d1a57a546c3d395b1ffcbeecc66d81db76f3b4b5");
+      } else {
+        CHECK(r.upstream_commit.empty());
+        CHECK(r.upstream_repository.empty());
+      }
+    }
+    CHECK(upstream_rows > 0);
+  }
 }

@@ -26,7 +26,7 @@ using wheel::AbiMode;
 
 // How the wheel records the torch/CUDA it was built for (wheel/build_tag.h):
 // a build tag ("280.129", PyPI-compatible) or a local version
-// ("+cu128torch2.9.1", own index only).
+// ("+cu128torch2.9.0", own index only).
 enum class NamingScheme { build_tag, local_version };
 
 std::string_view to_string(NamingScheme scheme);  // "build-tag", "local-version"
@@ -57,8 +57,8 @@ struct Row {
   std::optional<Arch> ptx_arch;  // the newest non-arch-specific arch, also embedded as PTX
   NamingScheme naming = NamingScheme::build_tag;
   std::string build_tag;        // "21100.130" (build-tag scheme), else empty
-  std::string local_version;    // "cu128torch2.9.1" (local-version scheme), else empty
-  std::string wheel_version;    // "2.2.0" or "1.0.0+cu128torch2.9.1"
+  std::string local_version;    // "cu128torch2.9.0" (local-version scheme), else empty
+  std::string wheel_version;    // "2.2.0" or "1.0.0+cu128torch2.9.0"
   std::string wheel_filename;   // predicted
   std::string requires_python;  // ">=3.10"
   // How the extension links torch (the package's stable_abi): which torch
@@ -75,6 +75,11 @@ struct Row {
   // PyTorch's index for the row's CUDA ("https://download.pytorch.org/whl/cu130").
   std::string torch_index;
   std::string kernels_manifest;  // "kernels/families.json" (repository-relative); empty for upstream sources
+  // An upstream source's tree: the GitHub repository and the full commit a
+  // workflow checks out for `--source-dir` (the matrix's `upstream:`); empty
+  // for our own tree.
+  std::string upstream_repository;  // "thu-ml/SageAttention"
+  std::string upstream_commit;      // 40 lower-case hex digits
 };
 
 // The rows a profile selects, in a stable order (package, torch, CUDA,
@@ -119,6 +124,16 @@ struct Platform {
 
 // The source kind of this repository's own tree (kernels/families.json).
 inline constexpr const char* kOurSource = "ours";
+
+// Upstream SageAttention's repository and the commit the packages built from
+// its tree (`source:` other than ours) are built at: what the release
+// workflow checks out and passes as --source-dir.  A full commit, never a
+// branch or tag (which move) or an abbreviation (which can become ambiguous).
+struct UpstreamTree {
+  std::string repository;  // GitHub "owner/name": "thu-ml/SageAttention"
+  std::string commit;      // "d1a57a546c3d395b1ffcbeecc66d81db76f3b4b5"
+  SourceLocation where;
+};
 
 struct Package {
   std::string name;     // the matrix's key, which starts every row id
@@ -170,6 +185,7 @@ struct Matrix {
   std::vector<Platform> platforms;
   std::vector<CudaRelease> cuda;
   std::vector<TorchRelease> torch;
+  std::optional<UpstreamTree> upstream;  // `upstream:`; required once a package is built from upstream's tree
   std::vector<Package> packages;
   std::vector<Exclusion> exclusions;
   std::vector<Profile> profiles;  // in file order

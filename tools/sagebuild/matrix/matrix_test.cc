@@ -106,19 +106,29 @@ TEST_CASE("sageattn3 rows are per-interpreter and within its minimums") {
     CHECK(r.build_tag.empty());
     CHECK_FALSE(r.ptx_arch);  // both archs are arch-specific
   }
-  const Row* r = find_row(m, "sageattn3-1.0.0-torch2.9.1-cu128-cp312-linux_x86_64");
+  const Row* r = find_row(m, "sageattn3-1.0.0-torch2.9.0-cu128-cp312-linux_x86_64");
   REQUIRE(r != nullptr);
-  CHECK(r->wheel_filename == "sageattn3-1.0.0+cu128torch2.9.1-cp312-cp312-linux_x86_64.whl");
+  CHECK(r->wheel_filename == "sageattn3-1.0.0+cu128torch2.9.0-cp312-cp312-linux_x86_64.whl");
   CHECK(r->requires_python == ">=3.12");
   // Built from upstream's sageattention3_blackwell/ tree: no manifest of ours.
   CHECK(r->source == "upstream-sageattn3");
   CHECK(r->project == "sageattn3");
   CHECK(r->kernels_manifest.empty());
-  // One row per Python of torch 2.9.1 from 3.12 on.
+  // Its tree is upstream's, at the matrix's full commit id.
+  REQUIRE(m.upstream);
+  CHECK(r->upstream_repository == "thu-ml/SageAttention");
+  CHECK(r->upstream_commit == m.upstream->commit);
+  CHECK(r->upstream_commit.size() == 40);
+  // One row per Python of torch 2.9.0 from 3.12 on.
   for (const char* tag : {"cp313", "cp314"})
-    CHECK(find_row(m, std::string("sageattn3-1.0.0-torch2.9.1-cu128-") + tag + "-linux_x86_64"));
-  CHECK_FALSE(find_row(m, "sageattn3-1.0.0-torch2.9.1-cu128-cp311-linux_x86_64"));
-  CHECK_FALSE(find_row(m, "sageattn3-1.0.0-torch2.9.1-cu126-cp312-linux_x86_64"));
+    CHECK(find_row(m, std::string("sageattn3-1.0.0-torch2.9.0-cu128-") + tag + "-linux_x86_64"));
+  CHECK_FALSE(find_row(m, "sageattn3-1.0.0-torch2.9.0-cu128-cp311-linux_x86_64"));
+  CHECK_FALSE(find_row(m, "sageattn3-1.0.0-torch2.9.0-cu126-cp312-linux_x86_64"));
+  // 2.9.1 is sageattention's 2.9 release, not sageattn3's.
+  CHECK_FALSE(find_row(m, "sageattn3-1.0.0-torch2.9.1-cu128-cp312-linux_x86_64"));
+  // Our own tree's rows name no upstream checkout.
+  for (const Row& ours : m.rows)
+    if (ours.source == "ours") CHECK((ours.upstream_repository.empty() && ours.upstream_commit.empty()));
 }
 
 TEST_CASE("newest_python keeps one sageattn3 row per torch x CUDA x platform") {

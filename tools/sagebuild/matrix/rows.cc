@@ -88,8 +88,8 @@ std::string make_id(const Row& row) {
   return row.package + "-" + row.version + "-torch" + row.torch + "-" + row.cuda_tag + "-" + abi + "-" + row.platform;
 }
 
-Row make_row(const Combo& c, std::vector<std::string> pythons, std::vector<Arch> archs,
-             const std::string& oldest_python) {
+Row make_row(const Combo& c, const std::optional<UpstreamTree>& upstream, std::vector<std::string> pythons,
+             std::vector<Arch> archs, const std::string& oldest_python) {
   Row row;
   row.package = c.package.name;
   row.project = c.package.project;
@@ -118,6 +118,10 @@ Row make_row(const Combo& c, std::vector<std::string> pythons, std::vector<Arch>
   row.pypi_variant = c.variant.pypi;
   row.torch_index = row.pypi_buildable ? std::string() : torch_index_url(c.platform, row.cuda_tag);
   row.kernels_manifest = c.package.kernels;
+  if (c.package.source != kOurSource && upstream) {
+    row.upstream_repository = upstream->repository;
+    row.upstream_commit = upstream->commit;
+  }
   row.id = make_id(row);
   return row;
 }
@@ -127,10 +131,10 @@ void add_rows(const Matrix& m, const Combo& c, std::vector<Row>& rows) {
   if (pythons.empty()) return;
   std::vector<Arch> archs = archs_for(m, c);
   if (c.package.abi_mode == AbiMode::abi3) {
-    rows.push_back(make_row(c, pythons, archs, pythons.front()));
+    rows.push_back(make_row(c, m.upstream, pythons, archs, pythons.front()));
     return;
   }
-  for (const auto& python : pythons) rows.push_back(make_row(c, {python}, archs, pythons.front()));
+  for (const auto& python : pythons) rows.push_back(make_row(c, m.upstream, {python}, archs, pythons.front()));
 }
 
 void add_package_rows(const Matrix& m, const Package& package, std::vector<Row>& rows) {

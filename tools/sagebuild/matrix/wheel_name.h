@@ -14,7 +14,7 @@ namespace sb::matrix {
 // encode (torch 2.9.10).
 std::optional<std::string> build_tag(std::string_view torch, std::string_view cuda, std::string* why = nullptr);
 
-// "cu128torch2.9.1" (without the '+'); nullopt as above.
+// "cu128torch2.9.0" (without the '+'); nullopt as above.
 std::optional<std::string> local_version(std::string_view cuda, std::string_view torch, std::string* why = nullptr);
 
 // "130" for CUDA 13.0; nullopt (with `why`) outside what wheel names can
