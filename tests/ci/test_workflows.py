@@ -1014,14 +1014,15 @@ def test_build_jobs_get_the_cuda_and_torch_their_row_needs(simulations):
                 assert not installs, f"{where}: CUDA {row['cuda']} is provisioned by sagebuild, yet {installs}"
             torch_steps = [st for st in steps if st.name.startswith("Install torch")]
             if windows:
-                assert row["cuda_provision"] == "install", where
+                assert row["cuda_provision"] == ("pypi" if row["cuda"].startswith("13.") else "install"), where
                 assert row["torch_index"] == "https://download.pytorch.org/whl/" + "cu" + row["cuda"].replace(".", "")
                 assert len(torch_steps) == 1, where
                 assert torch_steps[0].env == {"TORCH": row["torch"], "TORCH_INDEX": row["torch_index"]}
                 script = torch_steps[0].run
                 assert '"torch==$TORCH"' in script and '--index-url "$TORCH_INDEX"' in script, script
                 assert re.search(r"pip install .*\bninja$", script, re.M), script
-                assert steps.index(installs[0]) < steps.index(torch_steps[0]) < steps.index(build_step(steps)), where
+                assert all(steps.index(i) < steps.index(torch_steps[0]) for i in installs), where
+                assert steps.index(torch_steps[0]) < steps.index(build_step(steps)), where
             else:
                 assert not torch_steps, where
                 if row["torch_index"]:
@@ -1104,7 +1105,8 @@ def test_install_cuda_knows_every_cuda_a_row_installs(tmp_path):
         assert out.returncode == 0, out.stderr
         pairs |= {(("Windows" if row["os"].startswith("windows") else "Linux"), row["cuda"])
                   for row in json.loads(out.stdout)["include"] if row["cuda_provision"] == "install"}
-    assert ("Linux", "12.8") in pairs and ("Windows", "13.0") in pairs
+    assert ("Linux", "12.8") in pairs and ("Windows", "12.8") in pairs
+    assert not any(cuda.startswith("13.") for _, cuda in pairs), pairs  # CUDA 13: NVIDIA's PyPI wheels, by sagebuild
     for runner_os, cuda in sorted(pairs):
         env, _ = run_install_step(_Raw(f"bash {INSTALL_CUDA} {cuda}"), runner_os, tmp_path)
         assert env["CUDA_HOME"].endswith(cuda), (runner_os, cuda, env)
@@ -1207,7 +1209,8 @@ def test_every_build_rows_command_passes_dry_run(trigger, simulations, tmp_path)
             # GitHub Actions yet.
             assert result.returncode == 0, f"{where}\n{tail}"
             assert "Windows (win_amd64) plan" in result.stdout, tail
-            assert env["CUDA_HOME"] + '\\bin\\nvcc.exe" -c ' in result.stdout, tail
+            home = env["CUDA_HOME"] if row["cuda_provision"] == "install" else "<CACHE_DIR>\\cuda\\" + row["cuda"]
+            assert home + '\\bin\\nvcc.exe" -c ' in result.stdout, tail
             assert 'link.exe" /nologo /DLL' in result.stdout, tail
             assert "&& move /y " in result.stdout, tail
             assert "<VCToolsInstallDir>" in result.stdout, tail
