@@ -346,27 +346,14 @@ std::vector<Check> GnuResolver::diagnose(const matrix::Row& row) {
 }
 
 ProvisionedHeaders GnuResolver::headers(const HeaderPackage& package, const matrix::Row& row, Check& check) {
-  ProvisionedHeaders out{package.requirement(), {}};
-  fs::path entry = headers_entry(opt_.cache_dir, package);
-  check = {true, package.name + " " + package.version + " headers", entry.string() + " (cache)", ""};
-  if (!fs::exists(entry)) {
-    if (opt_.provision) {
-      std::string exe = opt_.python ? opt_.python->string() : "python3";
-      auto py = python_named(exe);
-      if (!py)
-        throw UsageError("row " + row.id + ": " + package.requirement() + " is provisioned with pip, and " + exe +
-                         " is not found or not answering; pass --python PATH");
-      provision_headers(runner_, opt_, *py, package);
-      check.found = entry.string() + " (provisioned from PyPI)";
-    } else if (opt_.plan_only) {
-      check.found = entry.string() + " (dry run: `build` downloads " + package.requirement() + " from PyPI)";
-    } else {
-      check = {false, package.name + " " + package.version + " headers", "not in the cache " + entry.string(),
-               "`sagebuild build` downloads " + package.requirement() + " from PyPI"};
-    }
-  }
-  for (const auto& dir : package.include_dirs) out.include_dirs.push_back(entry / dir);
-  return out;
+  return provide_headers(runner_, opt_, package, row, [&] {
+    std::string exe = opt_.python ? opt_.python->string() : "python3";
+    auto py = python_named(exe);
+    if (!py)
+      throw UsageError("row " + row.id + ": " + package.requirement() + " is provisioned with pip, and " + exe +
+                       " is not found or not answering; pass --python PATH");
+    return *py;
+  }, check);
 }
 
 }  // namespace sb::toolchain

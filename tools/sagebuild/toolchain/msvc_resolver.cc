@@ -313,11 +313,27 @@ std::vector<Check> MsvcResolver::diagnose(const matrix::Row& row) {
   }
 }
 
-// No source of a win_amd64 row asks for one yet (upstream's trees, which
-// do, build Linux rows): refused by name rather than guessed at.
-ProvisionedHeaders MsvcResolver::headers(const HeaderPackage& package, const matrix::Row& row, Check&) {
-  throw UsageError("row " + row.id + " needs the header package " + package.requirement() +
-                   ", which sagebuild provisions for Linux rows only");
+// The same pure wheel and cache entry as a Linux row's (provide_headers),
+// downloaded by the build Python's pip in vcvars64's environment.  Off
+// Windows (a dry run with placeholders) the plan names it under <CACHE_DIR>,
+// as it does the row's CUDA, and nothing is looked at or downloaded.
+ProvisionedHeaders MsvcResolver::headers(const HeaderPackage& package, const matrix::Row& row, Check& check) {
+  find_visual_studio();
+  if (vs_->placeholders) {
+    const fs::path entry = headers_entry("<CACHE_DIR>", package);
+    check = {true, package.name + " " + package.version + " headers",
+             run::to_backslashes(entry.string()) + " (dry run: `build` downloads " + package.requirement() +
+                 " from PyPI)",
+             ""};
+    ProvisionedHeaders out{package.requirement(), {}};
+    for (const auto& dir : package.include_dirs) out.include_dirs.push_back(run::to_backslashes((entry / dir).string()));
+    return out;
+  }
+  return provide_headers(*vc_runner_, opt_, package, row, [this] {
+    PythonInfo pip;  // the build Python, as for the row's CUDA
+    pip.executable = opt_.python ? opt_.python->string() : "python";
+    return pip;
+  }, check);
 }
 
 }  // namespace sb::toolchain

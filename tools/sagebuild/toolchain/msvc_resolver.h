@@ -6,7 +6,8 @@
 // (%CUDA_PATH_V12_8%, else %CUDA_PATH%; `nvcc --version` must agree; for
 // CUDA 13, when neither has it, NVIDIA's win_amd64 wheels from PyPI unpacked
 // into the cache, as on Linux) and the build Python (windows_python.h) with
-// the row's torch, its headers and import libraries.  Everything runs through
+// the row's torch, its headers and import libraries; a source's header
+// packages (CUTLASS) as on Linux (provide_headers).  Everything runs through
 // ProcessRunner, so it is tested with a fake runner; nothing of it has run on
 // a real Windows machine.
 //

@@ -1,16 +1,19 @@
 // A win_amd64 row's toolchain, found on Linux: vswhere and vcvars64 answered
 // by a fake runner (hand-written answers in their formats, not recorded on
-// Windows), the row's CUDA and build Python, and the resolver's placeholders
-// for a dry run.  Nothing of it has run on a Windows machine.
+// Windows), the row's CUDA and build Python, a header package (CUTLASS) from
+// a pip that writes a small wheel, and the resolver's placeholders for a dry
+// run.  Nothing of it has run on a Windows machine.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
+#include "sagebuild/archive/zip_test_util.h"
 #include "sagebuild/common/arch.h"
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
@@ -394,6 +397,150 @@ TEST_CASE("MsvcResolver for a CUDA 13 row on a Windows host: the cache's toolkit
     for (const auto& c : tc.checks)
       if (c.what == "CUDA 13.0") said = c.ok && c.found == nvcc + " 13.0.88 (cache (PyPI wheels))";
     CHECK(said);
+  }
+  fs::remove_all(cache);
+}
+
+namespace {
+
+// sageattn3's header package, as matrix/sources/upstream-sageattn3.yaml names it.
+HeaderPackage cutlass() {
+  return HeaderPackage{"nvidia-cutlass", "4.2.0.0",
+                       {"cutlass_library/source/include", "cutlass_library/source/tools/util/include"}};
+}
+
+sb::matrix::Row sage3_win_row() {
+  sb::matrix::Row r = win_row_130();
+  r.id = "sageattn3-1.0.0-torch2.9.0-cu130-cp312-win_amd64";
+  r.abi_mode = sb::wheel::AbiMode::per_interpreter;
+  r.pythons = {"3.12"};
+  r.build_python = "3.12";
+  r.torch = "2.9.0";
+  r.archs = {sb::parse_arch_arg("10.0a", "test"), sb::parse_arch_arg("12.0a", "test")};
+  return r;
+}
+
+// vcvars64's runner: `pip download` answered by writing `wheel` (a name and
+// its bytes) into its --dest, as pip does; anything else answered by `to`.
+struct PipWritesWheel : sb::run::ProcessRunner {
+  FakeRunner& to;
+  std::pair<std::string, std::string> wheel;
+  std::vector<Command> pips;
+  PipWritesWheel(FakeRunner& t, std::pair<std::string, std::string> w) : to(t), wheel(std::move(w)) {}
+  Result run(const Command& c) override {
+    if (c.argv.size() < 4 || c.argv[2] != "pip" || c.argv[3] != "download") return to.run(c);
+    pips.push_back(c);
+    auto dest = std::find(c.argv.begin(), c.argv.end(), "--dest");
+    REQUIRE(dest + 1 < c.argv.end());
+    sb::write_file_atomic(fs::path(*(dest + 1)) / wheel.first, wheel.second);
+    return Result{0, "Saved " + wheel.first + "\n", "", true, 0};
+  }
+};
+
+std::string headers_wheel() {
+  using sb::zip::testing::member;
+  return sb::zip::testing::build_zip(sb::zip::testing::TestZip(
+      {member("cutlass_library/__init__.py", ""),
+       member("cutlass_library/source/include/cutlass/cutlass.h", "#pragma once\n"),
+       member("cutlass_library/source/include/cute/tensor.hpp", "#pragma once\n"),
+       member("cutlass_library/source/tools/util/include/cutlass/util/packed_stride.hpp", "#pragma once\n"),
+       member("nvidia_cutlass-4.2.0.0.dist-info/WHEEL", "Wheel-Version: 1.0\nTag: py3-none-any\n")}));
+}
+
+}  // namespace
+
+TEST_CASE("MsvcResolver off Windows: a sageattn3 row's dry run plans CUTLASS's headers under <CACHE_DIR>") {
+  FakeRunner r;
+  ToolchainOptions o;
+  o.plan_only = true;
+  o.provision = false;
+  MsvcResolver dry(r, o, std::nullopt);
+  dry.resolve(sage3_win_row(), std::nullopt);
+  Check check;
+  ProvisionedHeaders h = dry.headers(cutlass(), sage3_win_row(), check);
+  CHECK(r.seen.empty());  // nothing run, nothing downloaded
+  CHECK(h.requirement == "nvidia-cutlass==4.2.0.0");
+  REQUIRE(h.include_dirs.size() == 2);
+  CHECK(h.include_dirs[0].string() == R"(<CACHE_DIR>\headers\nvidia-cutlass-4.2.0.0\cutlass_library\source\include)");
+  CHECK(h.include_dirs[1].string() ==
+        R"(<CACHE_DIR>\headers\nvidia-cutlass-4.2.0.0\cutlass_library\source\tools\util\include)");
+  CHECK(check.ok);
+  CHECK(check.what == "nvidia-cutlass 4.2.0.0 headers");
+  CHECK(check.found.find("dry run: `build` downloads nvidia-cutlass==4.2.0.0 from PyPI") != std::string::npos);
+  // The compile line names them as cl.exe and nvcc.exe read them.
+  CompileJob cu;
+  cu.kind = SourceKind::cuda;
+  cu.include_dirs = h.include_dirs;
+  auto argv = dry.resolve(sage3_win_row(), std::nullopt).host->compile_command(cu);
+  CHECK(std::find(argv.begin(), argv.end(),
+                  R"(-I<CACHE_DIR>\headers\nvidia-cutlass-4.2.0.0\cutlass_library\source\include)") != argv.end());
+}
+
+TEST_CASE("MsvcResolver on a Windows host: CUTLASS's pure wheel through the build Python's pip, one cache entry") {
+  fs::path cache = fs::temp_directory_path() / ("sb-msvc-headers-" + std::to_string(sb::process_id()));
+  fs::remove_all(cache);
+  FakeRunner r;
+  vs_facts(r);
+  std::pair<std::string, std::string> wheel{"nvidia_cutlass-4.2.0.0-py3-none-any.whl", headers_wheel()};
+  PipWritesWheel* pip = nullptr;
+  auto host = [&] {
+    return MsvcResolver::Host{R"(C:\Program Files (x86))", [&](sb::run::Environment) {
+                                auto p = std::make_unique<PipWritesWheel>(r, wheel);
+                                pip = p.get();
+                                return std::unique_ptr<sb::run::ProcessRunner>(std::move(p));
+                              }};
+  };
+  ToolchainOptions o;
+  o.cache_dir = cache;
+  const fs::path entry = cache / "headers" / "nvidia-cutlass-4.2.0.0";
+
+  SECTION("a build downloads the wheel for win_amd64 and unpacks its include directories") {
+    MsvcResolver build(r, o, host());
+    Check check;
+    ProvisionedHeaders h = build.headers(cutlass(), sage3_win_row(), check);
+    REQUIRE(pip);
+    REQUIRE(pip->pips.size() == 1);
+    std::string argv;
+    for (const auto& a : pip->pips[0].argv) argv += a + " ";
+    CHECK(argv.find("python -m pip download --no-deps --only-binary=:all: ") == 0);
+    CHECK(argv.find("--platform win_amd64 nvidia-cutlass==4.2.0.0") != std::string::npos);
+    CHECK(check.ok);
+    CHECK(check.found == entry.string() + " (provisioned from PyPI)");
+    REQUIRE(h.include_dirs.size() == 2);
+    CHECK(h.include_dirs[0] == entry / "cutlass_library/source/include");
+    CHECK(fs::is_regular_file(h.include_dirs[0] / "cutlass/cutlass.h"));
+    CHECK(fs::is_regular_file(h.include_dirs[0] / "cute/tensor.hpp"));
+    CHECK(fs::is_regular_file(h.include_dirs[1] / "cutlass/util/packed_stride.hpp"));
+    CHECK_FALSE(fs::exists(entry / "cutlass_library/__init__.py"));  // the include directories only
+    CHECK_FALSE(fs::exists(entry / ".downloads"));
+    // Filled once: another build (and a dry run) use the entry without pip.
+    MsvcResolver again(r, o, host());
+    again.headers(cutlass(), sage3_win_row(), check);
+    CHECK(pip->pips.empty());
+    CHECK(check.found == entry.string() + " (cache)");
+  }
+  SECTION("a platform-specific wheel is refused: its headers could not serve Linux rows from the same entry") {
+    wheel.first = "nvidia_cutlass-4.2.0.0-py3-none-win_amd64.whl";
+    MsvcResolver build(r, o, host());
+    Check check;
+    CHECK_THROWS_WITH(build.headers(cutlass(), sage3_win_row(), check),
+                      Catch::Contains("is not a pure wheel") && Catch::Contains("nvidia-cutlass==4.2.0.0"));
+    CHECK_FALSE(fs::exists(entry));  // nothing half-made left in the cache
+  }
+  SECTION("a dry run names the entry a build fills, and doctor says it is missing; neither downloads") {
+    o.plan_only = true;
+    o.provision = false;
+    Check check;
+    ProvisionedHeaders h = MsvcResolver(r, o, host()).headers(cutlass(), sage3_win_row(), check);
+    CHECK(check.ok);
+    CHECK(check.found.find(entry.string() + " (dry run: `build` downloads nvidia-cutlass==4.2.0.0") == 0);
+    CHECK(h.include_dirs.at(0) == entry / "cutlass_library/source/include");
+    CHECK(pip->pips.empty());
+    o.plan_only = false;
+    MsvcResolver(r, o, host()).headers(cutlass(), sage3_win_row(), check);
+    CHECK_FALSE(check.ok);
+    CHECK(check.found == "not in the cache " + entry.string());
+    CHECK(pip->pips.empty());
   }
   fs::remove_all(cache);
 }

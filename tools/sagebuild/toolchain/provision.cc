@@ -9,6 +9,7 @@
 #include "sagebuild/toolchain/cuda.h"
 #include "sagebuild/toolchain/remote_wheel.h"
 #include "sagebuild/toolchain/wheel_unpack.h"
+#include "sagebuild/wheel/filename.h"
 
 namespace sb::toolchain {
 
@@ -264,17 +265,17 @@ fs::path headers_entry(const fs::path& cache_dir, const HeaderPackage& package) 
 }
 
 fs::path provision_headers(ProcessRunner& runner, const ToolchainOptions& opt, const PythonInfo& py,
-                           const HeaderPackage& package) {
+                           const HeaderPackage& package, const std::string& platform) {
   fs::path entry = headers_entry(opt.cache_dir, package);
   fs::create_directories(entry.parent_path());
   fill_once(entry, [&](const fs::path& tmp) {
     fs::path dl = tmp / ".downloads";
     fs::create_directories(dl);
-    matrix::Row linux_row;
-    linux_row.platform = "linux_x86_64";
-    Result r = pip_download(runner, py, linux_row, dl, {package.requirement()}, "3.12");
+    matrix::Row row;
+    row.platform = platform;
+    Result r = pip_download(runner, py, row, dl, {package.requirement()}, "3.12");
     if (!r.ok())
-      throw UsageError("cannot download " + package.requirement() + " from PyPI (pip exit " +
+      throw UsageError("cannot download " + package.requirement() + " for " + platform + " from PyPI (pip exit " +
                        std::to_string(r.exit_code) + "): " + r.err.substr(r.err.size() > 600 ? r.err.size() - 600 : 0) +
                        "\n  fix: make PyPI reachable, or fill " + entry.string() + " with the wheel's " +
                        (package.include_dirs.empty() ? std::string("headers") : package.include_dirs.front()));
@@ -282,13 +283,42 @@ fs::path provision_headers(ProcessRunner& runner, const ToolchainOptions& opt, c
     if (wheels.size() != 1)
       throw UsageError("pip download " + package.requirement() + " left " + std::to_string(wheels.size()) +
                        " wheels in " + dl.string() + "; expected exactly one");
+    // One cache entry serves every platform's rows only if the headers are
+    // the same for all: a pure wheel's are.
+    const std::string name = wheels.front().filename().string();
+    auto parsed = wheel::parse_wheel_filename(name);
+    if (!parsed.filename || parsed.filename->platform_tags != std::vector<std::string>{"any"})
+      throw UsageError(name + " is not a pure wheel (platform tag `any`): sagebuild expected " +
+                       package.requirement() + " to carry the same headers for every platform");
     for (const auto& dir : package.include_dirs)
       if (unpack_wheel(wheels.front(), tmp, {{dir + "/", ""}}) == 0)
-        throw UsageError(wheels.front().filename().string() + " has no " + dir +
-                         "/: the source manifest names a directory this version of " + package.name + " lacks");
+        throw UsageError(name + " has no " + dir + "/: the source manifest names a directory this version of " +
+                         package.name + " lacks");
     fs::remove_all(dl);
   });
   return entry;
+}
+
+ProvisionedHeaders provide_headers(ProcessRunner& runner, const ToolchainOptions& opt, const HeaderPackage& package,
+                                   const matrix::Row& row, const std::function<PythonInfo()>& pip_python,
+                                   Check& check) {
+  ProvisionedHeaders out{package.requirement(), {}};
+  fs::path entry = headers_entry(opt.cache_dir, package);
+  const std::string what = package.name + " " + package.version + " headers";
+  check = {true, what, entry.string() + " (cache)", ""};
+  if (!fs::exists(entry)) {
+    if (opt.provision) {
+      provision_headers(runner, opt, pip_python(), package, row.platform);
+      check.found = entry.string() + " (provisioned from PyPI)";
+    } else if (opt.plan_only) {
+      check.found = entry.string() + " (dry run: `build` downloads " + package.requirement() + " from PyPI)";
+    } else {
+      check = {false, what, "not in the cache " + entry.string(),
+               "`sagebuild build` downloads " + package.requirement() + " from PyPI"};
+    }
+  }
+  for (const auto& dir : package.include_dirs) out.include_dirs.push_back(entry / dir);
+  return out;
 }
 
 }  // namespace sb::toolchain

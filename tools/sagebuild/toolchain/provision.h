@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,13 +53,25 @@ std::filesystem::path provision_cuda(ProcessRunner& runner, const ToolchainOptio
 std::filesystem::path cuda_cache_entry(const std::filesystem::path& cache_dir, const std::string& cuda);
 
 // <cache>/headers/<name>-<version>: the package's wheel from PyPI (pip
-// download --no-deps), its include directories unpacked, filled once.
-// Returns the entry; throws UsageError when pip cannot get it or the wheel
-// lacks a directory the package names.
+// download --no-deps, asked for `platform`, the rows' "linux_x86_64" or
+// "win_amd64"), its include directories unpacked, filled once.  The wheel
+// must be pure (platform tag `any`): one entry then serves Linux and Windows
+// rows alike.  Returns the entry; throws UsageError when pip cannot get it,
+// the wheel is platform-specific, or it lacks a directory the package names.
 std::filesystem::path provision_headers(ProcessRunner& runner, const ToolchainOptions& opt,
-                                        const PythonInfo& pip_python, const HeaderPackage& package);
+                                        const PythonInfo& pip_python, const HeaderPackage& package,
+                                        const std::string& platform);
 // Where provision_headers puts the package.
 std::filesystem::path headers_entry(const std::filesystem::path& cache_dir, const HeaderPackage& package);
+
+// A row's header package, for either resolver: the cache's entry when there;
+// else provisioned (opt.provision) with the pip of `pip_python()`, which
+// throws UsageError when there is no such Python; else, for a dry run
+// (opt.plan_only), the entry a build fills, downloading nothing; else (doctor)
+// a check that fails.  `check` says which.  `runner` runs pip.
+ProvisionedHeaders provide_headers(ProcessRunner& runner, const ToolchainOptions& opt, const HeaderPackage& package,
+                                   const matrix::Row& row, const std::function<PythonInfo()>& pip_python,
+                                   Check& check);
 
 // The manylinux platform tags pip may pick a wheel for, for a row's platform tag.
 std::vector<std::string> pip_platforms(const std::string& platform_tag);
