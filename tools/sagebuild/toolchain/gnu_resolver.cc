@@ -346,14 +346,17 @@ std::vector<Check> GnuResolver::diagnose(const matrix::Row& row) {
 }
 
 ProvisionedHeaders GnuResolver::headers(const HeaderPackage& package, const matrix::Row& row, Check& check) {
-  return provide_headers(runner_, opt_, package, row, [&] {
-    std::string exe = opt_.python ? opt_.python->string() : "python3";
-    auto py = python_named(exe);
-    if (!py)
-      throw UsageError("row " + row.id + ": " + package.requirement() + " is provisioned with pip, and " + exe +
-                       " is not found or not answering; pass --python PATH");
-    return *py;
-  }, check);
+  return provide_headers(
+      runner_, opt_, package, row,
+      [&] {
+        std::string exe = opt_.python ? opt_.python->string() : "python3";
+        auto py = python_named(exe);
+        if (!py)
+          throw UsageError("row " + row.id + ": " + package.requirement() + " is provisioned with pip, and " + exe +
+                           " is not found or not answering; pass --python PATH");
+        return *py;
+      },
+      check);
 }
 
 }  // namespace sb::toolchain

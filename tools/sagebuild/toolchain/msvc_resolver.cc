@@ -321,19 +321,23 @@ ProvisionedHeaders MsvcResolver::headers(const HeaderPackage& package, const mat
   find_visual_studio();
   if (vs_->placeholders) {
     const fs::path entry = headers_entry("<CACHE_DIR>", package);
-    check = {true, package.name + " " + package.version + " headers",
-             run::to_backslashes(entry.string()) + " (dry run: `build` downloads " + package.requirement() +
-                 " from PyPI)",
-             ""};
+    check = {
+        true, package.name + " " + package.version + " headers",
+        run::to_backslashes(entry.string()) + " (dry run: `build` downloads " + package.requirement() + " from PyPI)",
+        ""};
     ProvisionedHeaders out{package.requirement(), {}};
-    for (const auto& dir : package.include_dirs) out.include_dirs.push_back(run::to_backslashes((entry / dir).string()));
+    for (const auto& dir : package.include_dirs)
+      out.include_dirs.push_back(run::to_backslashes((entry / dir).string()));
     return out;
   }
-  return provide_headers(*vc_runner_, opt_, package, row, [this] {
-    PythonInfo pip;  // the build Python, as for the row's CUDA
-    pip.executable = opt_.python ? opt_.python->string() : "python";
-    return pip;
-  }, check);
+  return provide_headers(
+      *vc_runner_, opt_, package, row,
+      [this] {
+        PythonInfo pip;  // the build Python, as for the row's CUDA
+        pip.executable = opt_.python ? opt_.python->string() : "python";
+        return pip;
+      },
+      check);
 }
 
 }  // namespace sb::toolchain

@@ -405,8 +405,8 @@ namespace {
 
 // sageattn3's header package, as matrix/sources/upstream-sageattn3.yaml names it.
 HeaderPackage cutlass() {
-  return HeaderPackage{"nvidia-cutlass", "4.2.0.0",
-                       {"cutlass_library/source/include", "cutlass_library/source/tools/util/include"}};
+  return HeaderPackage{
+      "nvidia-cutlass", "4.2.0.0", {"cutlass_library/source/include", "cutlass_library/source/tools/util/include"}};
 }
 
 sb::matrix::Row sage3_win_row() {

@@ -288,8 +288,8 @@ fs::path provision_headers(ProcessRunner& runner, const ToolchainOptions& opt, c
     const std::string name = wheels.front().filename().string();
     auto parsed = wheel::parse_wheel_filename(name);
     if (!parsed.filename || parsed.filename->platform_tags != std::vector<std::string>{"any"})
-      throw UsageError(name + " is not a pure wheel (platform tag `any`): sagebuild expected " +
-                       package.requirement() + " to carry the same headers for every platform");
+      throw UsageError(name + " is not a pure wheel (platform tag `any`): sagebuild expected " + package.requirement() +
+                       " to carry the same headers for every platform");
     for (const auto& dir : package.include_dirs)
       if (unpack_wheel(wheels.front(), tmp, {{dir + "/", ""}}) == 0)
         throw UsageError(name + " has no " + dir + "/: the source manifest names a directory this version of " +

@@ -70,8 +70,7 @@ std::filesystem::path headers_entry(const std::filesystem::path& cache_dir, cons
 // (opt.plan_only), the entry a build fills, downloading nothing; else (doctor)
 // a check that fails.  `check` says which.  `runner` runs pip.
 ProvisionedHeaders provide_headers(ProcessRunner& runner, const ToolchainOptions& opt, const HeaderPackage& package,
-                                   const matrix::Row& row, const std::function<PythonInfo()>& pip_python,
-                                   Check& check);
+                                   const matrix::Row& row, const std::function<PythonInfo()>& pip_python, Check& check);
 
 // The manylinux platform tags pip may pick a wheel for, for a row's platform tag.
 std::vector<std::string> pip_platforms(const std::string& platform_tag);
