@@ -33,7 +33,7 @@ def _run_dense(call: Call, opts: Options, kp: Optional[KeyPadding]):
     g = GRANULARITIES[opts.gran]
     causal, lse, scale = bool(call.is_causal), bool(call.return_lse), call.sm_scale
     smooth_k, smooth_v = bool(opts.smooth_k), bool(opts.smooth_v)
-    f16 = bool(opts.pv_accum_f16) and opts.pv == "fp8"
+    f16 = bool(opts.pv_accum_f16)  # for_gpu: never on the FP16 path
     kv_n = kp.length if kp is not None else None
     left = kp is not None and kp.left
     k_start = None
@@ -89,17 +89,23 @@ def attend(call: Call, opts: Options, kp: Optional[KeyPadding] = None):
     return o, lse
 
 
-def run_call(call: Call, opts: Options):
-    """A public function's call: the P.V path chosen by the GPU unless the function fixes it; in the
-    autograd graph when an input requires grad (see _autograd), else straight to the kernels."""
-    path = opts.pv or _arch.default_path(call.q)
-    _arch.require_kernels(call.q, need_fp8=path == "fp8")
+def for_gpu(opts: Options, q) -> Options:
+    """opts with what the caller left open chosen for q's GPU: the P.V path, and whether the FP8 P.V
+    accumulates its key tiles in fp16 (never on the FP16 path)."""
+    path = opts.pv or _arch.default_path(q)
     f16 = opts.pv_accum_f16
     if path != "fp8":
         f16 = False
     elif f16 is None:
-        f16 = _arch.default_accum_f16(call.q)
-    opts = dataclasses.replace(opts, pv=path, pv_accum_f16=f16)
+        f16 = _arch.default_accum_f16(q)
+    return dataclasses.replace(opts, pv=path, pv_accum_f16=f16)
+
+
+def run_call(call: Call, opts: Options):
+    """A public function's call: the P.V path chosen by the GPU unless the function fixes it; in the
+    autograd graph when an input requires grad (see _autograd), else straight to the kernels."""
+    opts = for_gpu(opts, call.q)
+    _arch.require_kernels(call.q, need_fp8=opts.pv == "fp8")
     if _autograd.needs_graph(call.q, call.k, call.v, call.attn_mask):
         return _autograd.attend_in_graph(call, opts, attend)
     return attend(call, opts)

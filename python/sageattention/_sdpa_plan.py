@@ -11,7 +11,7 @@ import torch
 
 from . import _arch, _autograd, _tensors
 from ._args import Call, Options
-from ._dispatch import attend
+from ._dispatch import attend, for_gpu
 from .masks import KeyPadding, MaskError
 
 
@@ -74,7 +74,8 @@ def sdpa_plan(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_
 def sdpa_run(plan: SdpaPlan, query, key, value, is_causal, scale, attn_mask=None):
     """Run an SDPA call that sdpa_plan accepted (HND layout, SDPA's default scale 1/sqrt(head_dim))."""
     call = Call(query, key, value, "HND", bool(is_causal), scale, False, attn_mask)  # the mask: for a backward
-    opts = Options(gran="per_thread", smooth_k=True, smooth_v=False, pv=plan.path)
+    # The FP8 P.V's accumulation as sageattn picks it for the GPU (for_gpu).
+    opts = for_gpu(Options(gran="per_thread", smooth_k=True, smooth_v=False, pv=plan.path), query)
     forward = functools.partial(_attend_planned, kp=plan.kp)
     if _autograd.needs_graph(query, key, value, call.attn_mask):  # opted in to SDPA's gradients (sdpa_plan)
         return _autograd.attend_in_graph(call, opts, forward)

@@ -11,7 +11,7 @@ import functools
 import torch
 
 from . import _arch, _args, _autograd, _tensors
-from ._dispatch import V_MAX, V_MAX_F16ACC
+from ._dispatch import V_MAX, V_MAX_F16ACC, for_gpu
 
 _PACKED = 2  # the ops' tensor_layout for packed sequences [total, heads, head_dim]
 
@@ -101,7 +101,7 @@ def sageattn_varlen(q=None, k=None, v=None, cu_seqlens_q=None, cu_seqlens_k=None
     k_start, k_len = _seqlens("cu_seqlens_k", cu_seqlens_k, cu_seqlens_q.numel(), q.device)
     _arch.require_kernels(q, need_fp8=path == "fp8")
     forward = functools.partial(_packed_forward, seqs=_Packed(q_start, q_len, k_start, k_len, max_q, max_k))
-    opts = dataclasses.replace(opts, pv=path, pv_accum_f16=path == "fp8" and bool(opts.pv_accum_f16))
+    opts = for_gpu(dataclasses.replace(opts, pv=path), q)
     if _autograd.needs_graph(q, k, v):
         return _autograd.attend_in_graph(call, opts, forward, mode="varlen")
     return forward(call, opts)
