@@ -9,8 +9,9 @@
 #pragma weak sa_attn_sm90_qk_int8_pv_fp8
 
 extern "C" sa_status sa_attn_qk_int8_pv_fp8(const sa_attn_params* p, cudaStream_t stream) {
-  // Head dims above 128 stay here: the sm90 fp8 P.V takes up to 128.
-  if (&sa_attn_sm90_qk_int8_pv_fp8 != nullptr && sa::route_to_sm90() && p != nullptr && p->head_dim <= 128)
+  // Head dims the sm90 fp8 P.V does not take stay here.
+  if (&sa_attn_sm90_qk_int8_pv_fp8 != nullptr && sa::route_to_sm90() && p != nullptr &&
+      p->head_dim <= sa::cfg::sm90::kFp8MaxHeadDim)
     return sa_attn_sm90_qk_int8_pv_fp8(p, stream);
   return sa::sm80::launch<true>(p, stream);
 }

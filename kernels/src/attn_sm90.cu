@@ -219,15 +219,9 @@ sa_status launch(const AttnArgs& a, cudaStream_t stream) {
   int sms = 0;
   st = sm_count(&sms);
   if (st != SA_OK) return st;
-  auto kern = attn_sm90_kernel<DP, CAUSAL, PV_FP8, OutT>;
-  // The shared-memory opt-in, once per device for this instance (it costs microseconds per call otherwise).
-  static bool opted_in[64] = {};
-  int dev = 0;
-  SA_CUDA_CHECK(cudaGetDevice(&dev));
-  if (dev < 0 || dev >= 64 || !opted_in[dev]) {
-    SA_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kTotal));
-    if (dev >= 0 && dev < 64) opted_in[dev] = true;
-  }
+  constexpr auto kern = attn_sm90_kernel<DP, CAUSAL, PV_FP8, OutT>;
+  st = opt_in_smem<kern>(L::kTotal);
+  if (st != SA_OK) return st;
   const int grid = prm.total < sms ? prm.total : sms;
   // Its set-up (barriers, register split) overlaps the quantization's tail; the
   // roles wait for the quantized inputs before their first read (griddep_wait).
@@ -239,11 +233,11 @@ template <bool PV_FP8>
 sa_status launch_dispatch(const AttnArgs& a, int dp, cudaStream_t stream) {
   return dispatch_head_dim(dp, [&](auto d) {
     constexpr int DP = decltype(d)::value;
-    if constexpr (PV_FP8 && DP > 128) {
+    if constexpr (PV_FP8 && DP > cfg::sm90::kFp8MaxHeadDim) {
       return set_error(SA_ERR_UNSUPPORTED,
-                       "sa_attn_sm90_qk_int8_pv_fp8: head_dim %d: the sm90 fp8 P.V takes head dims up to 128 "
+                       "sa_attn_sm90_qk_int8_pv_fp8: head_dim %d: the sm90 fp8 P.V takes head dims up to %d "
                        "(sa_attn_qk_int8_pv_fp8 runs larger ones on the mma.sync kernel)",
-                       a.p.head_dim);
+                       a.p.head_dim, cfg::sm90::kFp8MaxHeadDim);
     } else {
       return dispatch_bool(a.p.causal != 0, [&](auto c) {
         return dispatch_dtype(a.p.out_dtype, [&](auto od) {

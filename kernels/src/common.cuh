@@ -141,6 +141,20 @@ inline bool route_to_sm90() {
   return enabled && current_cc() == 90;
 }
 
+// A kernel's opt-in to more than 48 KiB of dynamic shared memory, once per
+// device for each kernel (the attribute call costs microseconds per call).
+template <auto Kernel>
+inline sa_status opt_in_smem(int bytes) {
+  static bool done[64] = {};
+  int dev = 0;
+  SA_CUDA_CHECK(cudaGetDevice(&dev));
+  if (dev < 0 || dev >= 64 || !done[dev]) {
+    SA_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    if (dev >= 0 && dev < 64) done[dev] = true;
+  }
+  return SA_OK;
+}
+
 // Launch `kernel` so that, on compute capability 9.0+, its CTAs may start
 // while the previous kernel in the stream finishes (programmatic dependent
 // launch): the kernel itself must call ptx::griddep_wait() before it reads what

@@ -73,6 +73,10 @@ constexpr int kStagesFp8 = SA90_STAGES_FP8;
 constexpr int kStagesFp16 = SA90_STAGES_FP16;
 constexpr int kConsumerRegs = SA90_CONSUMER_REGS;  // setmaxnreg of the consumer warpgroups
 constexpr int kProducerRegs = SA90_PRODUCER_REGS;  // setmaxnreg of the producer warpgroup
+// The largest (padded) head dim of the fp8 P.V: its accumulators are DP + 8
+// wide (the row of ones), and a wgmma is at most 256; larger head dims run
+// the mma.sync fp8 kernel (attn_pv_fp8.cu routes them there).
+constexpr int kFp8MaxHeadDim = 128;
 }  // namespace sm90
 }  // namespace cfg
 }  // namespace sa

@@ -208,7 +208,7 @@ __device__ __forceinline__ void quant_qk_tile(const sa_view& x, const float* __r
 
 // Head dims above 128: a Q tile (128 rows of up to 256 elements) is more than
 // the 48 KiB a kernel may declare statically, so those instances take their
-// working memory as dynamic shared memory (opted in once per device: see
+// working memory as dynamic shared memory (opt_in_smem, launched with
 // dyn_smem_bytes).  The smaller ones keep their static declaration.
 template <typename S>
 constexpr bool kDynSmem = sizeof(S) > 48 * 1024;
@@ -217,19 +217,14 @@ template <typename S>
 __device__ __forceinline__ S& dyn_smem() {
   return *reinterpret_cast<S*>(quant_dyn_smem);
 }
-// The dynamic shared memory to launch `kernel` with (0: it declares its own),
+// The dynamic shared memory to launch Kernel with (0: it declares its own),
 // after the opt-in above 48 KiB that such a launch needs.
-template <typename S, typename K>
-static sa_status dyn_smem_bytes(K kernel, size_t* bytes) {
+template <typename S, auto Kernel>
+static sa_status dyn_smem_bytes(size_t* bytes) {
   *bytes = 0;
   if constexpr (kDynSmem<S>) {
-    static bool opted_in[64] = {};
-    int dev = 0;
-    SA_CUDA_CHECK(cudaGetDevice(&dev));
-    if (dev < 0 || dev >= 64 || !opted_in[dev]) {
-      SA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sizeof(S)));
-      if (dev >= 0 && dev < 64) opted_in[dev] = true;
-    }
+    sa_status st = opt_in_smem<Kernel>((int)sizeof(S));
+    if (st != SA_OK) return st;
     *bytes = sizeof(S);
   }
   return SA_OK;
@@ -628,7 +623,7 @@ extern "C" sa_status sa_quant_qkv(const sa_quant_qkv_params* p, cudaStream_t str
         const int64_t n2 = (int64_t)a.v_tiles.count() + a.k_tiles.count();
         SA_CHECK_ARG(n1 < INT32_MAX && n2 < INT32_MAX, "sa_quant_qkv: too many tiles for one launch");
         size_t smem = 0;
-        sa_status st = dyn_smem_bytes<StatsQSmem<T, G, D>>(qkv_stats_q_kernel<T, G, D>, &smem);
+        sa_status st = dyn_smem_bytes<StatsQSmem<T, G, D>, qkv_stats_q_kernel<T, G, D>>(&smem);
         if (st != SA_OK) return st;
         qkv_stats_q_kernel<T, G, D><<<(unsigned)n1, cfg::kQuantThreads, smem, stream>>>(a);
         SA_LAUNCH_CHECK("qkv_stats_q");
@@ -685,7 +680,7 @@ sa_status sa_quant_q(const sa_quant_q_params* p, cudaStream_t stream) {
       return dispatch_head_dim(dp, [&](auto d) {
         constexpr int G = decltype(g)::value, D = decltype(d)::value;
         size_t smem = 0;
-        sa_status st = dyn_smem_bytes<QkSmem<T, true, G, D>>(quant_qk_kernel<T, true, G, D>, &smem);
+        sa_status st = dyn_smem_bytes<QkSmem<T, true, G, D>, quant_qk_kernel<T, true, G, D>>(&smem);
         if (st != SA_OK) return st;
         quant_qk_kernel<T, true, G, D>
             <<<grid, cfg::kQuantThreads, smem, stream>>>(p->q, nullptr, p->q_int8, p->q_scale, n_pad);

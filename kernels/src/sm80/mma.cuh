@@ -69,7 +69,7 @@ __device__ __forceinline__ void mma_pv_f16(float (&o)[Frags<DP>::MT][Frags<DP>::
 // O = O * corr + P(e4m3) V^T(e4m3): two-level accumulation (sm_89+).  bf, t0,
 // t1: working arrays the caller declares (see Scratch in sm80/tile.cuh).
 // F16ACC: the tile's products accumulate in f16 (pv_accum_f16, sageattn.h),
-// then join the fp32 O as above (t0, t1 unused).
+// widened into t0, t1, then join the fp32 O the same way.
 template <int DP, bool F16ACC = false>
 __device__ __forceinline__ void mma_pv_fp8(float (&o)[Frags<DP>::MT][Frags<DP>::ON][4],
                                            const uint32_t (&pa)[Frags<DP>::MT][2][4],
@@ -87,7 +87,7 @@ __device__ __forceinline__ void mma_pv_fp8(float (&o)[Frags<DP>::MT][Frags<DP>::
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) {
       if constexpr (F16ACC) {
-        uint32_t h0[2] = {0u, 0u}, h1[2] = {0u, 0u};  // f16x2: rows g (element pair 0, 1) and g + 8 (2, 3)
+        uint32_t h0[2] = {0u, 0u}, h1[2] = {0u, 0u};  // f16x2: rows g (elements 0, 1) and g + 8 (2, 3)
 #pragma unroll
         for (int kk = 0; kk < 2; ++kk) {
           ptx::mma_m16n8k32_e4m3_f16acc(h0, pa[mt][kk], bf[kk][0], bf[kk][1]);
@@ -97,10 +97,10 @@ __device__ __forceinline__ void mma_pv_fp8(float (&o)[Frags<DP>::MT][Frags<DP>::
         for (int r = 0; r < 2; ++r) {
           const float2 a = __half22float2(*reinterpret_cast<const __half2*>(&h0[r]));
           const float2 b = __half22float2(*reinterpret_cast<const __half2*>(&h1[r]));
-          o[mt][2 * dp][2 * r] = o[mt][2 * dp][2 * r] * corr[mt][r] + a.x;
-          o[mt][2 * dp][2 * r + 1] = o[mt][2 * dp][2 * r + 1] * corr[mt][r] + a.y;
-          o[mt][2 * dp + 1][2 * r] = o[mt][2 * dp + 1][2 * r] * corr[mt][r] + b.x;
-          o[mt][2 * dp + 1][2 * r + 1] = o[mt][2 * dp + 1][2 * r + 1] * corr[mt][r] + b.y;
+          t0[2 * r] = a.x;
+          t0[2 * r + 1] = a.y;
+          t1[2 * r] = b.x;
+          t1[2 * r + 1] = b.y;
         }
       } else {
 #pragma unroll
@@ -110,11 +110,11 @@ __device__ __forceinline__ void mma_pv_fp8(float (&o)[Frags<DP>::MT][Frags<DP>::
           ptx::mma_m16n8k32_e4m3(t0, pa[mt][kk], bf[kk][0], bf[kk][1]);
           ptx::mma_m16n8k32_e4m3(t1, pa[mt][kk], bf[kk][2], bf[kk][3]);
         }
+      }
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          o[mt][2 * dp][e] = o[mt][2 * dp][e] * corr[mt][e >> 1] + t0[e];
-          o[mt][2 * dp + 1][e] = o[mt][2 * dp + 1][e] * corr[mt][e >> 1] + t1[e];
-        }
+      for (int e = 0; e < 4; ++e) {
+        o[mt][2 * dp][e] = o[mt][2 * dp][e] * corr[mt][e >> 1] + t0[e];
+        o[mt][2 * dp + 1][e] = o[mt][2 * dp + 1][e] * corr[mt][e >> 1] + t1[e];
       }
     }
   }

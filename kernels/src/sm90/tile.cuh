@@ -37,7 +37,7 @@ constexpr int panel_bytes(int dp) { return dp % 128 == 0 ? 128 : 64; }
 
 template <int DP, bool PV_FP8>
 struct Tile {
-  static_assert(DP <= 128 || !PV_FP8, "the fp8 P.V runs at head dims up to 128 (its accumulators: DP + 8 <= 136)");
+  static_assert(DP <= cfg::sm90::kFp8MaxHeadDim || !PV_FP8, "the fp8 P.V's head dims (config.cuh)");
   // Above DP = 128, 64-key stages: O alone takes DP / 2 = 128 registers.
   static constexpr int kBN = DP > 128 ? 64 : cfg::sm90::kBN;
   static constexpr int kSub = kBN / 64;  // 64-key K-scale groups per stage
