@@ -169,3 +169,12 @@ def test_pv_accum_dtype_choice():
     assert _args.options("f", {"pv_accum_dtype": "fp16"}, "fp16").pv_accum_f16 is None
     # as upstream's sageattn: sm89 and sm12x accumulate the FP8 P.V's tiles in fp16, the others in fp32
     assert [c for c in (80, 86, 89, 90, 100, 120, 121) if _arch.accum_f16_for(c)] == [89, 120, 121]
+
+
+def test_for_gpu_resolves_what_the_call_left_open():
+    from sageattention import _args, _dispatch
+    q = torch.empty(1, 2, 8, 64, device="meta", dtype=torch.float16)
+    o = _dispatch.for_gpu(_args.Options(), q)
+    assert (o.pv, o.pv_accum_f16) == ("fp8", False)  # meta: the FP8 path, no GPU to accumulate in fp16 for
+    assert _dispatch.for_gpu(_args.Options(pv="fp16", pv_accum_f16=True), q).pv_accum_f16 is False
+    assert _dispatch.for_gpu(_args.Options(pv="fp8", pv_accum_f16=True), q).pv_accum_f16 is True
