@@ -4,6 +4,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -141,15 +142,37 @@ inline bool route_to_sm90() {
   return enabled && current_cc() == 90;
 }
 
+// SAGEATTN_SMEM_PER_SM_KB=N (a measurement knob, read once): the kernels that
+// honour it (the mma.sync families) ask for a shared-memory carveout of N KiB
+// an SM, so that a GPU with more runs them at the occupancy an SM with N KiB
+// gives: an H100 (228 KiB) as the 100 KiB of an sm_86 / 89 / 120 SM.  The
+// percentage of the device's maximum; 0 when unset.
+inline int smem_carveout_percent() {
+  static const int kb = [] {
+    const char* e = std::getenv("SAGEATTN_SMEM_PER_SM_KB");
+    return e != nullptr ? std::atoi(e) : 0;
+  }();
+  if (kb <= 0) return 0;
+  int dev = 0, max_bytes = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&max_bytes, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) != cudaSuccess ||
+      max_bytes <= 0)
+    return 0;
+  return std::min(100, (kb * 1024 * 100 + max_bytes - 1) / max_bytes);
+}
+
 // A kernel's opt-in to more than 48 KiB of dynamic shared memory, once per
 // device for each kernel (the attribute call costs microseconds per call).
+// carveout_percent > 0: also the carveout (smem_carveout_percent).
 template <auto Kernel>
-inline sa_status opt_in_smem(int bytes) {
+inline sa_status opt_in_smem(int bytes, int carveout_percent = 0) {
   static bool done[64] = {};
   int dev = 0;
   SA_CUDA_CHECK(cudaGetDevice(&dev));
   if (dev < 0 || dev >= 64 || !done[dev]) {
     SA_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    if (carveout_percent > 0)
+      SA_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout_percent));
     if (dev >= 0 && dev < 64) done[dev] = true;
   }
   return SA_OK;

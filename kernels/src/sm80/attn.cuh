@@ -164,11 +164,21 @@ template <int DP, bool CAUSAL, bool PV_FP8, typename OutT>
 sa_status launch_instance(const AttnArgs& a, cudaStream_t stream) {
   using L = Smem<DP, PV_FP8>;
   void (*kern)(AttnArgs);
-  if constexpr (PV_FP8)
-    kern = a.p.pv_accum_f16 ? attn_pv_fp8_f16acc_kernel<DP, CAUSAL, OutT> : attn_pv_fp8_kernel<DP, CAUSAL, OutT>;
-  else
+  sa_status st;
+  const int carveout = smem_carveout_percent();
+  if constexpr (PV_FP8) {
+    if (a.p.pv_accum_f16) {
+      kern = attn_pv_fp8_f16acc_kernel<DP, CAUSAL, OutT>;
+      st = opt_in_smem<attn_pv_fp8_f16acc_kernel<DP, CAUSAL, OutT>>(L::kTotal, carveout);
+    } else {
+      kern = attn_pv_fp8_kernel<DP, CAUSAL, OutT>;
+      st = opt_in_smem<attn_pv_fp8_kernel<DP, CAUSAL, OutT>>(L::kTotal, carveout);
+    }
+  } else {
     kern = attn_pv_fp16_kernel<DP, CAUSAL, OutT>;
-  SA_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kTotal));
+    st = opt_in_smem<attn_pv_fp16_kernel<DP, CAUSAL, OutT>>(L::kTotal, carveout);
+  }
+  if (st != SA_OK) return st;
   dim3 grid(a.q_pad / Frags<DP>::kCtaRows, a.p.q_heads, a.p.batch);
   kern<<<grid, cfg::kThreads, L::kTotal, stream>>>(a);
   SA_LAUNCH_CHECK(PV_FP8 ? "attn_qk_int8_pv_fp8" : "attn_qk_int8_pv_fp16");
