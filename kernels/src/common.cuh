@@ -145,7 +145,8 @@ inline bool route_to_sm90() {
 // SAGEATTN_SMEM_PER_SM_KB=N (a measurement knob, read once): the kernels that
 // honour it (the mma.sync families) ask for a shared-memory carveout of N KiB
 // an SM, so that a GPU with more runs them at the occupancy an SM with N KiB
-// gives: an H100 (228 KiB) as the 100 KiB of an sm_86 / 89 / 120 SM.  The
+// gives: an H100 (228 KiB) as the 100 KiB of an sm_86 / 89 / 120 SM (ncu's
+// "Shared Memory Configuration Size" shows what the driver chose).  The
 // percentage of the device's maximum; 0 when unset.
 inline int smem_carveout_percent() {
   static const int kb = [] {
@@ -158,7 +159,10 @@ inline int smem_carveout_percent() {
       cudaDeviceGetAttribute(&max_bytes, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) != cudaSuccess ||
       max_bytes <= 0)
     return 0;
-  return std::min(100, (kb * 1024 * 100 + max_bytes - 1) / max_bytes);
+  // Rounded down: the driver takes the next supported size at or above the
+  // percentage (H100: ... 64, 100, 132 ... KiB), and 44 % of 228 KiB would
+  // already pass 100 and land on 132.
+  return std::max(1, std::min(100, kb * 1024 * 100 / max_bytes));
 }
 
 // A kernel's opt-in to more than 48 KiB of dynamic shared memory, once per
