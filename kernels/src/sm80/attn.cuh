@@ -79,7 +79,7 @@ __device__ __forceinline__ void attn_body(const AttnArgs& args) {
   load_q<DP>(args, bhq, wq0, g, tig, qf, qs);
   const int8_t* kbase = p.k_int8 + bhk * (size_t)args.k_pad * DP;
   const float* ksbase = p.k_scale + bhk * (size_t)(args.k_pad / BK) * 4;
-  const KvLoader<DP, PV_FP8> kv{args, smem, kbase, b, hk, bhk, v_rows, tid};
+  const KvLoader<DP, PV_FP8> kv(args, smem, kbase, b, hk, bhk, v_rows, tid);
 
   float o[MT][ON][4];
   float m[MT][2], l[MT][2];

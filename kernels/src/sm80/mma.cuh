@@ -25,13 +25,13 @@ __device__ __forceinline__ void mma_qk(int32_t (&acc)[Frags<DP>::MT][Frags<DP>::
   for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
     for (int j = 0; j < NT; ++j) acc[mt][j][0] = acc[mt][j][1] = acc[mt][j][2] = acc[mt][j][3] = init;
+  const int kl = L::k_lane((lane >> 4) * 8 + (lane & 7), (lane >> 3) & 1);
 #pragma unroll
   for (int ks = 0; ks < KS; ++ks) {
 #pragma unroll
     for (int pp = 0; pp < NT / 2; ++pp) {
       uint32_t b0, b1, b2, b3;
-      ptx::ldmatrix_x4(b0, b1, b2, b3,
-                       sK + (pp * 16 + (lane >> 4) * 8 + (lane & 7)) * L::kKStride + ks * 32 + ((lane >> 3) & 1) * 16);
+      ptx::ldmatrix_x4(b0, b1, b2, b3, sK + L::k_at(kl, pp * 16, ks * 2));
 #pragma unroll
       for (int mt = 0; mt < MT; ++mt) {
         ptx::mma_m16n8k32_s8(acc[mt][2 * pp], qf[mt][ks], b0, b1);
@@ -47,16 +47,13 @@ __device__ __forceinline__ void mma_pv_f16(float (&o)[Frags<DP>::MT][Frags<DP>::
                                            const uint32_t (&pa)[Frags<DP>::MT][4][4], const uint8_t* sV, int lane) {
   using L = Smem<DP, false>;
   constexpr int MT = Frags<DP>::MT, BK = cfg::kBlockK;
+  const int vl = L::v_lane(((lane >> 3) & 1) * 8 + (lane & 7), lane >> 4);  // this lane's V row (key) and chunk
 #pragma unroll
   for (int kk = 0; kk < BK / 16; ++kk) {
 #pragma unroll
     for (int dp = 0; dp < DP / 16; ++dp) {
       uint32_t b0, b1, b2, b3;
-      const int vr = kk * 16 + ((lane >> 3) & 1) * 8 + (lane & 7);  // this lane's V row (key)
-      if constexpr (L::kVSwizzle)
-        ptx::ldmatrix_x4_trans(b0, b1, b2, b3, sV + L::v_chunk(vr, dp * 2 + (lane >> 4)));
-      else
-        ptx::ldmatrix_x4_trans(b0, b1, b2, b3, sV + vr * L::kVStride + (dp * 16 + (lane >> 4) * 8) * 2);
+      ptx::ldmatrix_x4_trans(b0, b1, b2, b3, sV + L::v_at(vl, kk * 16, dp * 2));
 #pragma unroll
       for (int mt = 0; mt < MT; ++mt) {
         ptx::mma_m16n8k16_f16(o[mt][2 * dp], pa[mt][kk], b0, b1);
@@ -78,12 +75,12 @@ __device__ __forceinline__ void mma_pv_fp8(float (&o)[Frags<DP>::MT][Frags<DP>::
 #if defined(SA_HAS_E4M3_MMA)
   using L = Smem<DP, true>;
   constexpr int MT = Frags<DP>::MT;
+  const int vl = L::v_lane((lane >> 4) * 8 + (lane & 7), (lane >> 3) & 1);
 #pragma unroll
   for (int dp = 0; dp < DP / 16; ++dp) {
 #pragma unroll
     for (int kk = 0; kk < 2; ++kk)
-      ptx::ldmatrix_x4(bf[kk][0], bf[kk][1], bf[kk][2], bf[kk][3],
-                       sV + (dp * 16 + (lane >> 4) * 8 + (lane & 7)) * L::kVStride + kk * 32 + ((lane >> 3) & 1) * 16);
+      ptx::ldmatrix_x4(bf[kk][0], bf[kk][1], bf[kk][2], bf[kk][3], sV + L::v_at(vl, dp * 16, kk * 2));
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) {
       if constexpr (F16ACC) {

@@ -30,58 +30,112 @@ __device__ __forceinline__ void load_q(const AttnArgs& args, size_t bhq, int wq0
 
 // Key tile t of head (b, hk) into ring slot `slot`: K as int8 rows, V as the
 // caller's fp16 rows (zero past the view's sequence) or the quantized e4m3 V^T.
+// Every thread copies 16-byte chunks; where a row's chunk count divides the
+// CTA's threads, a thread's chunk column is the same in every pass and its
+// rows step by a constant, so a pass costs one cp.async at an immediate offset
+// from two per-tile bases (the index arithmetic of a generic chunk walk, with
+// its signed divisions, ran every tile ahead of the tile's first MMA).
 template <int DP, bool PV_FP8>
 struct KvLoader {
   using L = Smem<DP, PV_FP8>;
   static constexpr int BK = cfg::kBlockK;
+  static constexpr int T = cfg::kThreads;
   const AttnArgs& args;
   uint8_t* smem;
   const int8_t* kbase;  // this head's K
-  int b, hk;
+  // fp16 path: this head's V rows (view_rows, which reads a varlen batch's
+  // start, once); fp8 path: unused (the V^T base is derived from bhk per tile,
+  // which costs no register the loop would keep).
+  const __half* vbase;
   size_t bhk;  // b * kv_heads + hk
   int v_rows;  // fp16 path: V's own rows (its view)
-  int tid;
+  unsigned tid;
+
+  __device__ KvLoader(const AttnArgs& a, uint8_t* sm, const int8_t* kb, int b, int hk, size_t bhk_, int vr, int t)
+      : args(a),
+        smem(sm),
+        kbase(kb),
+        vbase(PV_FP8 ? nullptr : view_rows<__half>(a.p.v, b, hk)),
+        bhk(bhk_),
+        v_rows(vr),
+        tid((unsigned)t) {}
+
+  // Chunk i of a tile walked row by row, CPR chunks a row: (row, column).
+  template <int CPR>
+  __device__ __forceinline__ static void rc(unsigned i, int& r, int& c) {
+    r = (int)(i / CPR);
+    c = (int)(i % CPR);
+  }
 
   // Not forced inline: the compiler inlines it where it decides, as it did the
-  // lambda this was (the generated code stays the same).
+  // lambda this was.
   __device__ void load(int t, int slot) const {
-    const sa_attn_params& p = args.p;
     uint8_t* sK = smem + slot * L::kStageBytes;
     uint8_t* sV = sK + L::kKBytes;
-    const int8_t* src = kbase + (size_t)t * BK * DP;
-    constexpr int KCH = BK * DP / 16;
-    static_assert(KCH % cfg::kThreads == 0, "K tile chunks per thread");
+    // K: DP / 16 chunks a row.
+    {
+      constexpr int CPR = DP / 16, KCH = BK * CPR;
+      static_assert(KCH % T == 0, "K tile chunks per thread");
+      const int8_t* src = kbase + (size_t)t * BK * DP;
+      if constexpr (T % CPR == 0) {
+        constexpr int RPP = T / CPR;  // rows a pass
+        int r, c;
+        rc<CPR>(tid, r, c);
+        const int8_t* g = src + r * DP + c * 16;
 #pragma unroll
-    for (int it = 0; it < KCH / cfg::kThreads; ++it) {
-      const int i = it * cfg::kThreads + tid;
-      const int r = i / (DP / 16), c = i % (DP / 16);
-      ptx::cp_async_16(sK + r * L::kKStride + c * 16, src + r * DP + c * 16);
+        for (int it = 0; it < KCH / T; ++it) ptx::cp_async_16(sK + L::k_chunk(r + it * RPP, c), g + it * RPP * DP);
+      } else {
+#pragma unroll
+        for (int it = 0; it < KCH / T; ++it) {
+          int r, c;
+          rc<CPR>(it * T + tid, r, c);
+          ptx::cp_async_16(sK + L::k_chunk(r, c), src + r * DP + c * 16);
+        }
+      }
     }
     if constexpr (!PV_FP8) {
-      const __half* vb = view_rows<__half>(p.v, b, hk);
-      constexpr int VCH = BK * DP / 8;
-      static_assert(VCH % cfg::kThreads == 0, "V tile chunks per thread");
+      // fp16 V rows: DP / 8 chunks a row.  Rows past the view's sequence and
+      // chunks past the head dim are zero-filled (never read): keys masked
+      // by the softmax get P = 0, which must not meet a NaN of padding.
+      const sa_attn_params& p = args.p;
+      const __half* vb = vbase;
+      constexpr int CPR = DP / 8, VCH = BK * CPR;
+      static_assert(VCH % T == 0, "V tile chunks per thread");
+      if constexpr (T % CPR == 0) {
+        constexpr int RPP = T / CPR;
+        int r, c;
+        rc<CPR>(tid, r, c);
+        const bool col_ok = c * 8 < p.head_dim;
+        const int key0 = t * BK + r;
+        // The source address of a zero-filled chunk is never read (cp.async
+        // reads src-size 0 bytes), so the row pointer simply steps on.
+        const __half* g = vb + (int64_t)key0 * p.v.stride_seq + c * 8;
+        const int64_t step = (int64_t)RPP * p.v.stride_seq;
 #pragma unroll
-      for (int it = 0; it < VCH / cfg::kThreads; ++it) {
-        const int i = it * cfg::kThreads + tid;
-        const int r = i / (DP / 8), c = i % (DP / 8);
-        const int key = t * BK + r;
-        // V rows past the view's sequence are zero-filled (never read): keys
-        // masked below get P = 0, which must not meet a NaN of padding.
-        const bool ok = key < v_rows && c * 8 < p.head_dim;
-        const __half* s = ok ? vb + (size_t)key * p.v.stride_seq + c * 8 : vb;
-        ptx::cp_async_16(sV + L::v_chunk(r, c), s, ok);  // zero-fill outside V
+        for (int it = 0; it < VCH / T; ++it, g += step)
+          ptx::cp_async_16(sV + L::v_chunk(r + it * RPP, c), g, col_ok && key0 + it * RPP < v_rows);
+      } else {
+#pragma unroll
+        for (int it = 0; it < VCH / T; ++it) {
+          int r, c;
+          rc<CPR>(it * T + tid, r, c);
+          const int key = t * BK + r;
+          const bool ok = key < v_rows && c * 8 < p.head_dim;
+          const __half* g = ok ? vb + (int64_t)key * p.v.stride_seq + c * 8 : vb;
+          ptx::cp_async_16(sV + L::v_chunk(r, c), g, ok);
+        }
       }
     } else {
-      const uint8_t* vb = p.v_fp8 + bhk * (size_t)DP * args.k_pad + (size_t)t * BK;
-      constexpr int VCH = DP * (BK / 16);
-      static_assert(VCH % cfg::kThreads == 0, "V^T tile chunks per thread");
+      // e4m3 V^T: BK / 16 chunks a head-dim row, rows k_pad apart.
+      const uint8_t* vb = args.p.v_fp8 + bhk * (size_t)DP * args.k_pad + (size_t)t * BK;
+      constexpr int CPR = BK / 16, VCH = DP * CPR, RPP = T / CPR;
+      static_assert(VCH % T == 0 && T % CPR == 0, "V^T tile chunks per thread");
+      int d, c;
+      rc<CPR>(tid, d, c);
+      const uint8_t* g = vb + (size_t)d * args.k_pad + c * 16;
+      const size_t step = (size_t)RPP * args.k_pad;
 #pragma unroll
-      for (int it = 0; it < VCH / cfg::kThreads; ++it) {
-        const int i = it * cfg::kThreads + tid;
-        const int d = i / (BK / 16), c = i % (BK / 16);
-        ptx::cp_async_16(sV + d * L::kVStride + c * 16, vb + (size_t)d * args.k_pad + c * 16);
-      }
+      for (int it = 0; it < VCH / T; ++it) ptx::cp_async_16(sV + L::v_chunk(d + it * RPP, c), g + it * step);
     }
   }
 };
