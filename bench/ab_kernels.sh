@@ -6,9 +6,9 @@
 #   mkdir -p .ab/base && git archive HEAD kernels bench | tar -x -C .ab/base
 # and carry .ab); the working tree is the other side.  Each side is built
 # for sm_90 / sm_90a on every core, then the two binaries run in alternation,
-# twice, for each setting (NAME=ENV: e.g. rtx=SAGEATTN_SMEM_PER_SM_KB=100;
-# always "h100" with no extra environment), with SAGEATTN_SM90=0 (the mma.sync
-# kernels).  Shapes: AB_SHAPES (default below), each "B H D causal N...".
+# twice, for each setting (NAME=ENV: e.g. h100= for none, or
+# rtx=SAGEATTN_SMEM_PER_SM_KB=100; default h100=), with SAGEATTN_SM90=0 (the
+# mma.sync kernels).  Shapes: AB_SHAPES (default below), each "B H D causal N...".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 base=$1; shift
@@ -40,7 +40,8 @@ for side in base new; do
     grep -o 'Used [0-9]* registers\|[0-9]* bytes spill stores' | paste -sd' ')"
 done
 SHAPES=${AB_SHAPES:-"4 32 128 0 2048 8192 32768;4 32 128 1 8192;4 32 64 0 8192"}
-settings=("h100=" "$@")
+settings=("$@")
+[ ${#settings[@]} -gt 0 ] || settings=("h100=")
 for setting in "${settings[@]}"; do
   name=${setting%%=*}; envs=${setting#*=}
   IFS=';' read -ra shapes <<< "$SHAPES"
