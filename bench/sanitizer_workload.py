@@ -1,5 +1,7 @@
 """Small-shape run of every kernel for compute-sanitizer (memcheck, racecheck): both P.V paths, the
-fp16 tile accumulator, head dims 64-256.  SAGEATTN_SM90=0 on an H100 runs the mma.sync kernels."""
+fp16 tile accumulator, head dims 64-256; 200 keys, so that every ring slot of the mma.sync kernels
+is refilled at least once (4 key tiles through 2 or 3 stages).  SAGEATTN_SM90=0 on an H100 runs the
+mma.sync kernels."""
 import os
 import sys
 
@@ -13,7 +15,7 @@ for d in (64, 128, 192, 256):
     for causal in (False, True):
         for layout in ("HND", "NHD"):
             shp_q = (1, 4, 130, d) if layout == "HND" else (1, 130, 4, d)
-            shp_k = (1, 2, 70, d) if layout == "HND" else (1, 70, 2, d)
+            shp_k = (1, 2, 200, d) if layout == "HND" else (1, 200, 2, d)
             q = torch.randn(shp_q, device="cuda", dtype=torch.float16)
             k = torch.randn(shp_k, device="cuda", dtype=torch.float16)
             v = torch.randn(shp_k, device="cuda", dtype=torch.float16)
