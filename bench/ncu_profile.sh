@@ -93,9 +93,9 @@ EOF
       ;;
     upstream)  # upstream's sm80 / sm89 kernels (built for 9.0) at the mma points
       [ -n "${UPSTREAM:-}" ] || { echo "upstream: set UPSTREAM to the folder of its package"; continue; }
-      SA_NCU_UPSTREAM=$UPSTREAM profile up_fp16_d128_n8k qk_int8_sv 2 1 python3 bench/ncu_call.py fp16 128 8192 0
-      SA_NCU_UPSTREAM=$UPSTREAM profile up_fp8_d128_n8k qk_int8_sv 2 1 python3 bench/ncu_call.py fp8 128 8192 0
-      SA_NCU_UPSTREAM=$UPSTREAM profile up_fp16_d64_n8k qk_int8_sv 2 1 python3 bench/ncu_call.py fp16 64 8192 0
+      SA_NCU_UPSTREAM=$UPSTREAM profile up_fp16_d128_n8k qk_int_sv 2 1 python3 bench/ncu_call.py fp16 128 8192 0
+      SA_NCU_UPSTREAM=$UPSTREAM profile up_fp8_d128_n8k qk_int_sv 2 1 python3 bench/ncu_call.py fp8 128 8192 0
+      SA_NCU_UPSTREAM=$UPSTREAM profile up_fp16_d64_n8k qk_int_sv 2 1 python3 bench/ncu_call.py fp16 64 8192 0
       ;;
   esac
 done

@@ -79,7 +79,7 @@ struct Smem {
   __device__ __forceinline__ static int k_at(int base, int r0, int c0) { return at<kKSwz, kKStride>(base, r0, c0); }
   __device__ __forceinline__ static int v_lane(int rl, int cb) { return lane_base<kVSwz, kVStride>(rl, cb); }
   __device__ __forceinline__ static int v_at(int base, int r0, int c0) { return at<kVSwz, kVStride>(base, r0, c0); }
-  static_assert(kKSwz == 0 || kKStride % (kKSwz * 16) == 0, "swizzled K rows: whole swizzle groups");
+  static_assert(kKStride % (kKSwz == 0 ? 16 : kKSwz * 16) == 0, "swizzled K rows: whole swizzle groups");
 };
 
 // Fragment counts of one warp per key tile, and the rows of a warp and a CTA.
