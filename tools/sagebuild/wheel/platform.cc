@@ -54,6 +54,9 @@ bool take_x_y(std::string_view& rest, PlatformInfo& info) {
 PlatformInfo classify_glibc_like(std::string_view p, PlatformFamily family, std::string_view prefix) {
   PlatformInfo info;
   info.family = family;
+  // "manylinux" alone, or "manylinuxX_..." past the legacy aliases, reaches
+  // here without the "manylinux_" prefix (found by fuzzing `index`).
+  if (!starts_with(p, prefix)) return malformed(family, "'" + std::string(p) + "' is malformed", true);
   std::string_view rest = p.substr(prefix.size());
   if (!take_x_y(rest, info)) return malformed(family, "'" + std::string(p) + "' is malformed", true);
   info.arch = std::string(rest);

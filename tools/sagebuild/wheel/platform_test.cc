@@ -60,7 +60,8 @@ TEST_CASE("platform: families, versions and architectures") {
   for (const char* bad :
        {"macosx_9_2_x86_64", "macosx_11_2_arm64", "macosx_16_2_arm64", "macosx_27_0_arm64", "macosx_10_15_amd64",
         "manylinux_2_x86_64", "manylinux_2_17_", "musllinux_1_x86_64", "android_x_arm64_v8a", "android_27_mips",
-        "ios_15_arm64_iphoneos", "ios_15_6_arm64_ipad", "pyemscripten_2026_0_wasm64", "manylinux1_"}) {
+        "ios_15_arm64_iphoneos", "ios_15_6_arm64_ipad", "pyemscripten_2026_0_wasm64", "manylinux1_", "manylinux",
+        "manylinux2", "manylinuxx_2_28_x86_64"}) {
     INFO(bad);
     auto info = classify_platform(bad);
     CHECK_FALSE(info.problem.empty());
