@@ -27,67 +27,52 @@ constexpr int kIters = 4096;
 
 enum Op { S8, F16F32, E4M3F32, E4M3F16 };
 
-template <Op OP>
-__global__ void __launch_bounds__(256) mma_loop(uint32_t seed, int* sink) {
+// kChains accumulators of N elements of T, each started apart so that the
+// compiler merges none; A changes every round and, with VARY_B, each MMA gets
+// its own B (as each n-tile of V does in the kernels).
+template <typename T, int N, bool VARY_B, typename Mma>
+__device__ __forceinline__ void chains(uint32_t seed, int* sink, Mma mma) {
   uint32_t a[4] = {seed, seed * 3u, seed * 5u, seed * 7u};
   uint32_t b0 = seed ^ threadIdx.x, b1 = b0 * 9u;
+  T c[kChains][N] = {};
+#pragma unroll
+  for (int j = 0; j < kChains; ++j) c[j][0] = (T)j;
+  for (int i = 0; i < kIters; ++i) {
+#pragma unroll
+    for (int j = 0; j < kChains; ++j) {
+      if constexpr (VARY_B)
+        mma(c[j], a, b0 ^ (j * 0x00010001u), b1 ^ j);
+      else
+        mma(c[j], a, b0, b1);
+    }
+    a[i & 3] += 0x01010101u;
+    if constexpr (VARY_B) b0 += 0x01010101u;
+  }
+  T s = 0;
+#pragma unroll
+  for (int j = 0; j < kChains; ++j)
+#pragma unroll
+    for (int e = 0; e < N; ++e) s += c[j][e];
+  if (s == (T)12345) *sink = 1;  // keeps the results live
+}
+
+template <Op OP>
+__global__ void __launch_bounds__(256) mma_loop(uint32_t seed, int* sink) {
   if constexpr (OP == S8) {
-    int32_t c[kChains][4] = {};
-#pragma unroll
-    for (int j = 0; j < kChains; ++j) c[j][0] = j;
-    for (int i = 0; i < kIters; ++i) {
-#pragma unroll
-      for (int j = 0; j < kChains; ++j) sa::ptx::mma_m16n8k32_s8(c[j], a, b0, b1);
-      a[i & 3] += 0x01010101u;
-    }
-    int s = 0;
-#pragma unroll
-    for (int j = 0; j < kChains; ++j) s += c[j][0] + c[j][1] + c[j][2] + c[j][3];
-    if (s == 0x7fffffff) *sink = s;
+    chains<int32_t, 4, false>(
+        seed, sink, [](auto& c, auto& a, uint32_t b0, uint32_t b1) { sa::ptx::mma_m16n8k32_s8(c, a, b0, b1); });
   } else if constexpr (OP == F16F32) {
-    float c[kChains][4] = {};
-#pragma unroll
-    for (int j = 0; j < kChains; ++j) c[j][0] = (float)j;
-    for (int i = 0; i < kIters; ++i) {
-#pragma unroll
-      for (int j = 0; j < kChains; ++j) sa::ptx::mma_m16n8k16_f16(c[j], a, b0, b1);
-      a[i & 3] += 0x01010101u;
-    }
-    float s = 0;
-#pragma unroll
-    for (int j = 0; j < kChains; ++j) s += c[j][0] + c[j][1] + c[j][2] + c[j][3];
-    if (s == 1.2345f) *sink = 1;
+    chains<float, 4, false>(
+        seed, sink, [](auto& c, auto& a, uint32_t b0, uint32_t b1) { sa::ptx::mma_m16n8k16_f16(c, a, b0, b1); });
   } else {
 #if defined(SA_HAS_E4M3_MMA)
-    if constexpr (OP == E4M3F32) {
-      float c[kChains][4] = {};
-#pragma unroll
-      for (int j = 0; j < kChains; ++j) c[j][0] = (float)j;  // distinct chains: none merged by the compiler
-      for (int i = 0; i < kIters; ++i) {
-#pragma unroll
-        for (int j = 0; j < kChains; ++j) sa::ptx::mma_m16n8k32_e4m3(c[j], a, b0 ^ (j * 0x00010001u), b1 ^ j);
-        a[i & 3] += 0x01010101u;
-        b0 += 0x01010101u;  // each MMA its own B, as each n-tile of V
-      }
-      float s = 0;
-#pragma unroll
-      for (int j = 0; j < kChains; ++j) s += c[j][0] + c[j][1] + c[j][2] + c[j][3];
-      if (s == 1.2345f) *sink = 1;
-    } else {
-      uint32_t c[kChains][2] = {};
-#pragma unroll
-      for (int j = 0; j < kChains; ++j) c[j][0] = (uint32_t)j;
-      for (int i = 0; i < kIters; ++i) {
-#pragma unroll
-        for (int j = 0; j < kChains; ++j) sa::ptx::mma_m16n8k32_e4m3_f16acc(c[j], a, b0 ^ (j * 0x00010001u), b1 ^ j);
-        a[i & 3] += 0x01010101u;
-        b0 += 0x01010101u;  // each MMA its own B, as each n-tile of V
-      }
-      uint32_t s = 0;
-#pragma unroll
-      for (int j = 0; j < kChains; ++j) s ^= c[j][0] ^ c[j][1];
-      if (s == 0x12345u) *sink = 1;
-    }
+    if constexpr (OP == E4M3F32)
+      chains<float, 4, true>(
+          seed, sink, [](auto& c, auto& a, uint32_t b0, uint32_t b1) { sa::ptx::mma_m16n8k32_e4m3(c, a, b0, b1); });
+    else
+      chains<uint32_t, 2, true>(seed, sink, [](auto& c, auto& a, uint32_t b0, uint32_t b1) {
+        sa::ptx::mma_m16n8k32_e4m3_f16acc(c, a, b0, b1);
+      });
 #endif
   }
 }
