@@ -160,23 +160,29 @@ __global__ void __launch_bounds__(cfg::kThreads, cfg::kMinBlocksPerSm)
 
 namespace sm80 {
 
+using KernelPtr = void (*)(AttnArgs);
+
+// The launch's kernel K, opted in to `bytes` of dynamic shared memory (and the
+// carveout, when > 0) first: each branch of launch_instance names it once.
+template <auto K>
+sa_status pick(KernelPtr& kern, int bytes, int carveout) {
+  kern = K;
+  return opt_in_smem<K>(bytes, carveout);
+}
+
 template <int DP, bool CAUSAL, bool PV_FP8, typename OutT>
 sa_status launch_instance(const AttnArgs& a, cudaStream_t stream) {
   using L = Smem<DP, PV_FP8>;
-  void (*kern)(AttnArgs);
+  KernelPtr kern;
   sa_status st;
   const int carveout = smem_carveout_percent();
   if constexpr (PV_FP8) {
-    if (a.p.pv_accum_f16) {
-      kern = attn_pv_fp8_f16acc_kernel<DP, CAUSAL, OutT>;
-      st = opt_in_smem<attn_pv_fp8_f16acc_kernel<DP, CAUSAL, OutT>>(L::kTotal, carveout);
-    } else {
-      kern = attn_pv_fp8_kernel<DP, CAUSAL, OutT>;
-      st = opt_in_smem<attn_pv_fp8_kernel<DP, CAUSAL, OutT>>(L::kTotal, carveout);
-    }
+    if (a.p.pv_accum_f16)
+      st = pick<attn_pv_fp8_f16acc_kernel<DP, CAUSAL, OutT>>(kern, L::kTotal, carveout);
+    else
+      st = pick<attn_pv_fp8_kernel<DP, CAUSAL, OutT>>(kern, L::kTotal, carveout);
   } else {
-    kern = attn_pv_fp16_kernel<DP, CAUSAL, OutT>;
-    st = opt_in_smem<attn_pv_fp16_kernel<DP, CAUSAL, OutT>>(L::kTotal, carveout);
+    st = pick<attn_pv_fp16_kernel<DP, CAUSAL, OutT>>(kern, L::kTotal, carveout);
   }
   if (st != SA_OK) return st;
   dim3 grid(a.q_pad / Frags<DP>::kCtaRows, a.p.q_heads, a.p.batch);
