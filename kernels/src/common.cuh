@@ -147,16 +147,16 @@ inline bool route_to_sm90() {
 // an SM, so that a GPU with more runs them at the occupancy an SM with N KiB
 // gives: an H100 (228 KiB) as the 100 KiB of an sm_86 / 89 / 120 SM (ncu's
 // "Shared Memory Configuration Size" shows what the driver chose).  The
-// percentage of the device's maximum; 0 when unset.
-inline int smem_carveout_percent() {
+// percentage of device `dev`'s maximum; 0 when unset.  opt_in_smem asks, once
+// per device and kernel.
+inline int smem_carveout_percent(int dev) {
   static const int kb = [] {
     const char* e = std::getenv("SAGEATTN_SMEM_PER_SM_KB");
     return e != nullptr ? std::atoi(e) : 0;
   }();
   if (kb <= 0) return 0;
-  int dev = 0, max_bytes = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&max_bytes, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) != cudaSuccess ||
+  int max_bytes = 0;
+  if (cudaDeviceGetAttribute(&max_bytes, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) != cudaSuccess ||
       max_bytes <= 0)
     return 0;
   // Rounded down: the driver takes the next supported size at or above the
@@ -167,14 +167,16 @@ inline int smem_carveout_percent() {
 
 // A kernel's opt-in to more than 48 KiB of dynamic shared memory, once per
 // device for each kernel (the attribute call costs microseconds per call).
-// carveout_percent > 0: also the carveout (smem_carveout_percent).
+// carveout_knob: also the carveout SAGEATTN_SMEM_PER_SM_KB asks for, if set
+// (smem_carveout_percent), worked out in that same once-per-device step.
 template <auto Kernel>
-inline sa_status opt_in_smem(int bytes, int carveout_percent = 0) {
+inline sa_status opt_in_smem(int bytes, bool carveout_knob = false) {
   static bool done[64] = {};
   int dev = 0;
   SA_CUDA_CHECK(cudaGetDevice(&dev));
   if (dev < 0 || dev >= 64 || !done[dev]) {
     SA_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    const int carveout_percent = carveout_knob ? smem_carveout_percent(dev) : 0;
     if (carveout_percent > 0)
       SA_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout_percent));
     if (dev >= 0 && dev < 64) done[dev] = true;

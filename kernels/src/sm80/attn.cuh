@@ -162,12 +162,13 @@ namespace sm80 {
 
 using KernelPtr = void (*)(AttnArgs);
 
-// The launch's kernel K, opted in to `bytes` of dynamic shared memory (and the
-// carveout, when > 0) first: each branch of launch_instance names it once.
+// The launch's kernel K, opted in to `bytes` of dynamic shared memory and the
+// carveout SAGEATTN_SMEM_PER_SM_KB asks for (opt_in_smem) first: each branch
+// of launch_instance names it once.
 template <auto K>
-sa_status pick(KernelPtr& kern, int bytes, int carveout) {
+sa_status pick(KernelPtr& kern, int bytes) {
   kern = K;
-  return opt_in_smem<K>(bytes, carveout);
+  return opt_in_smem<K>(bytes, /*carveout_knob=*/true);
 }
 
 template <int DP, bool CAUSAL, bool PV_FP8, typename OutT>
@@ -175,14 +176,13 @@ sa_status launch_instance(const AttnArgs& a, cudaStream_t stream) {
   using L = Smem<DP, PV_FP8>;
   KernelPtr kern;
   sa_status st;
-  const int carveout = smem_carveout_percent();
   if constexpr (PV_FP8) {
     if (a.p.pv_accum_f16)
-      st = pick<attn_pv_fp8_f16acc_kernel<DP, CAUSAL, OutT>>(kern, L::kTotal, carveout);
+      st = pick<attn_pv_fp8_f16acc_kernel<DP, CAUSAL, OutT>>(kern, L::kTotal);
     else
-      st = pick<attn_pv_fp8_kernel<DP, CAUSAL, OutT>>(kern, L::kTotal, carveout);
+      st = pick<attn_pv_fp8_kernel<DP, CAUSAL, OutT>>(kern, L::kTotal);
   } else {
-    st = pick<attn_pv_fp16_kernel<DP, CAUSAL, OutT>>(kern, L::kTotal, carveout);
+    st = pick<attn_pv_fp16_kernel<DP, CAUSAL, OutT>>(kern, L::kTotal);
   }
   if (st != SA_OK) return st;
   dim3 grid(a.q_pad / Frags<DP>::kCtaRows, a.p.q_heads, a.p.batch);
