@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -60,6 +61,28 @@ struct TempDir {
     fs::remove_all(path, ec);
   }
 };
+
+// CUDA 13.0 for `platform` provisioned from NVIDIA's PyPI wheels into a cache
+// of its own, with the options and python that did it (to ask again).
+struct Provisioned {
+  TempDir cache;
+  ToolchainOptions options;
+  PythonInfo pip;
+  fs::path home;
+  explicit Provisioned(const std::string& platform) : cache("sb-cuda-" + platform) {}
+};
+
+// Null, having said why, without a python3 with pip or where PyPI does not
+// answer (pypi_python).
+std::unique_ptr<Provisioned> provision_from_pypi(HostProcessRunner& runner, const std::string& platform) {
+  auto py = pypi_python(runner);
+  if (!py) return nullptr;
+  auto p = std::make_unique<Provisioned>(platform);
+  p->options.cache_dir = p->cache.path;
+  p->pip.executable = *py;
+  p->home = provision_cuda(runner, p->options, p->pip, "13.0", platform);
+  return p;
+}
 
 // Nothing runs: a filled entry is returned as it is.
 struct NoRunner : sb::run::ProcessRunner {
@@ -125,14 +148,10 @@ const char* kProbePtx = R"(.version 8.0
 
 TEST_CASE("CUDA 13.0 for win_amd64 from NVIDIA's PyPI wheels: every file nvcc.exe and link.exe look for", "[posix]") {
   HostProcessRunner runner;
-  auto py = pypi_python(runner);
-  if (!py) return;
-  TempDir cache("sb-cuda-win_amd64");
-  ToolchainOptions o;
-  o.cache_dir = cache.path;
-  PythonInfo pip;
-  pip.executable = *py;
-  const fs::path home = provision_cuda(runner, o, pip, "13.0", "win_amd64");
+  auto cuda = provision_from_pypi(runner, "win_amd64");
+  if (!cuda) return;
+  const TempDir& cache = cuda->cache;
+  const fs::path& home = cuda->home;
   CHECK(home == cache.path / "cuda" / "13.0");
 
   // What nvcc.exe runs, reads and passes on, and what link.exe links.
@@ -209,7 +228,7 @@ TEST_CASE("CUDA 13.0 for win_amd64 from NVIDIA's PyPI wheels: every file nvcc.ex
 
   // Filled once: asked again, nothing runs.
   NoRunner none;
-  CHECK(provision_cuda(none, o, pip, "13.0", "win_amd64") == home);
+  CHECK(provision_cuda(none, cuda->options, cuda->pip, "13.0", "win_amd64") == home);
   CHECK(none.calls == 0);
 
   // nvcc.exe compiles nothing without cl.exe ("Cannot find compiler 'cl.exe'
@@ -261,14 +280,10 @@ TEST_CASE("CUDA 13.0 for win_amd64 from NVIDIA's PyPI wheels: every file nvcc.ex
 
 TEST_CASE("CUDA 13.0 for linux_x86_64 from NVIDIA's PyPI wheels: the home nvcc compiles a kernel with", "[posix]") {
   HostProcessRunner runner;
-  auto py = pypi_python(runner);
-  if (!py) return;
-  TempDir cache("sb-cuda-linux_x86_64");
-  ToolchainOptions o;
-  o.cache_dir = cache.path;
-  PythonInfo pip;
-  pip.executable = *py;
-  const fs::path home = provision_cuda(runner, o, pip, "13.0", "linux_x86_64");
+  auto cuda = provision_from_pypi(runner, "linux_x86_64");
+  if (!cuda) return;
+  const TempDir& cache = cuda->cache;
+  const fs::path& home = cuda->home;
   for (const char* f :
        {"bin/nvcc", "bin/nvcc.profile", "bin/ptxas", "bin/cudafe++", "bin/fatbinary", "bin/nvlink", "nvvm/bin/cicc",
         "nvvm/libdevice/libdevice.10.bc", "targets/x86_64-linux/include/cuda_runtime.h",
