@@ -61,7 +61,7 @@ sageattn_qk_int8_pv_fp16_cuda.__doc__ = """INT8 Q.K^T (per-block/warp/thread sca
 
 
 def sageattn_qk_int8_pv_fp8_cuda(q=None, k=None, v=None, tensor_layout="HND", is_causal=None,
-                                 qk_quant_gran="per_thread", sm_scale=None, pv_accum_dtype="fp32+fp32", smooth_k=True,
+                                 qk_quant_gran="per_thread", sm_scale=None, pv_accum_dtype="fp32+fp16", smooth_k=True,
                                  smooth_v=False, return_lse=False, **kwargs):
     call = _args.normalize("sageattn_qk_int8_pv_fp8_cuda", q, k, v, tensor_layout, is_causal, sm_scale, return_lse,
                            kwargs)
@@ -74,11 +74,12 @@ def sageattn_qk_int8_pv_fp8_cuda(q=None, k=None, v=None, tensor_layout="HND", is
 _FP8_DOC = """INT8 Q.K^T and FP8 (e4m3) P.V: P scaled by 448, V per-channel scaled; two-level fp32 accumulation.
 
     Needs compute capability >= 8.9 (on 9.0 the wgmma kernels run when the build has them).
-    pv_accum_dtype: "fp32+fp16" accumulates each 64-key tile of P.V in fp16 (V scaled to +-2.25 so
-    a tile's sums fit), then adds it to the fp32 output, as upstream's "fp32+fp16": twice the MMA
-    rate on sm89 and sm120.  The sm90 (wgmma) kernels keep an fp32 tile accumulator for it, as
-    upstream's sm90 kernel.  "fp32+fp32" (the default) and "fp32" run the fp32 tile accumulator (at
-    least as accurate as upstream's "fp32", whose accumulator keeps 22 bits).  smooth_v is honoured
+    pv_accum_dtype: "fp32+fp16" (the default, as upstream's) accumulates each 64-key tile of P.V in
+    fp16 (V scaled to +-2.25 so a tile's sums fit), then adds it to the fp32 output, as upstream's
+    "fp32+fp16": twice the MMA rate on sm89 and sm120.  The sm90 (wgmma) kernels keep an fp32 tile
+    accumulator for it, as upstream's sm90 kernel.  "fp32+fp32" (the default of
+    sageattn_qk_int8_pv_fp8_cuda_sm90) and "fp32" run the fp32 tile accumulator (at least as
+    accurate as upstream's "fp32", whose accumulator keeps 22 bits).  smooth_v is honoured
     with every value (upstream ignores it except with "fp32"); qk_quant_gran "per_block",
     "per_warp" or "per_thread".
 """

@@ -60,8 +60,11 @@ def emulate(q, k, v, tensor_layout="HND", pv="fp8", pv_accum_f16=False, **kw):
 
 
 def run_path(path, q, k, v, **kw):
+    """The path's function; the FP8 P.V with the fp32 tile accumulator ("fp32+fp32") unless kw says, which is what
+    emulate(pv="fp8") emulates (the function's default, "fp32+fp16" as upstream's, accumulates tiles in fp16)."""
     if path == "fp16":
         return sa.sageattn_qk_int8_pv_fp16_cuda(q, k, v, **kw)
+    kw.setdefault("pv_accum_dtype", "fp32+fp32")
     return sa.sageattn_qk_int8_pv_fp8_cuda(q, k, v, **kw)
 
 

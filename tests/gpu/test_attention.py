@@ -8,6 +8,7 @@ import pytest
 # skips this module without a CUDA GPU or the extension
 from gpu_helpers import (HAS_FP8, HAS_SM90, PATHS, SM90_ACTIVE, emulate, make_qkv, metrics, poison_allocator, ref,
                          run_path, sa, torch)
+from sageattention import _arch  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
@@ -120,17 +121,26 @@ def test_return_lse(path, causal, kind):
 def test_smooth_v_and_bias():
     q, k, v = make_qkv("randn", d=128, nq=256, nk=512, seed=11)
     v = v + 4.0  # V offset: smoothing V helps the e4m3 range
-    o = sa.sageattn_qk_int8_pv_fp8_cuda(q, k, v, smooth_v=True)
+    o = sa.sageattn_qk_int8_pv_fp8_cuda(q, k, v, smooth_v=True, pv_accum_dtype="fp32+fp32")  # what emulate() runs
     e = emulate(q, k, v, pv="fp8", smooth_v=True)
     assert metrics(o, e)[0] >= 0.99999
     cos, l1 = metrics(o, ref.attention_fp64(q, k, v))
     assert cos >= 0.9992 and l1 <= 0.04
 
 
+def sageattn_fp8_accum(q):
+    """The FP8 P.V's pv_accum_dtype sageattn picks on q's GPU: fp16 tiles on sm89 / sm12x (as upstream's
+    sageattn), fp32 elsewhere; sageattn_qk_int8_pv_fp8_cuda's default is "fp32+fp16" everywhere."""
+    return "fp32+fp16" if _arch.default_accum_f16(q) else "fp32+fp32"
+
+
 def test_sageattn_dispatch():
     q, k, v = make_qkv("randn", b=1, hq=2, hk=2, nq=128, nk=128, d=64, seed=5)
     o = sa.sageattn(q, k, v, is_causal=True)
-    expect = (sa.sageattn_qk_int8_pv_fp8_cuda if HAS_FP8 else sa.sageattn_qk_int8_pv_fp16_cuda)(q, k, v, is_causal=True)
+    if HAS_FP8:
+        expect = sa.sageattn_qk_int8_pv_fp8_cuda(q, k, v, is_causal=True, pv_accum_dtype=sageattn_fp8_accum(q))
+    else:
+        expect = sa.sageattn_qk_int8_pv_fp16_cuda(q, k, v, is_causal=True)
     assert torch.equal(o, expect)
 
 
@@ -140,7 +150,10 @@ def test_sageattn_dispatch_above_128(d):
     q, k, v = make_qkv("randn", b=1, hq=2, hk=2, nq=300, nk=300, d=d, seed=7)
     o = sa.sageattn(q, k, v)
     fp16 = torch.cuda.get_device_capability() == (9, 0) or not HAS_FP8
-    expect = (sa.sageattn_qk_int8_pv_fp16_cuda if fp16 else sa.sageattn_qk_int8_pv_fp8_cuda)(q, k, v)
+    if fp16:
+        expect = sa.sageattn_qk_int8_pv_fp16_cuda(q, k, v)
+    else:
+        expect = sa.sageattn_qk_int8_pv_fp8_cuda(q, k, v, pv_accum_dtype=sageattn_fp8_accum(q))
     assert torch.equal(o, expect)
 
 
@@ -314,7 +327,8 @@ for path, d, causal, nq, nk in cases:
     k = (torch.randn(2, 2, nk, d, generator=g, device="cuda") + 4 * torch.randn(d, generator=g, device="cuda")).half()
     v = torch.randn(2, 2, nk, d, generator=g, device="cuda").half()
     fn = sa.sageattn_qk_int8_pv_fp8_cuda if path == "fp8" else sa.sageattn_qk_int8_pv_fp16_cuda
-    o, lse = fn(q, k, v, is_causal=causal, return_lse=True)
+    kw = dict(pv_accum_dtype="fp32+fp32") if path == "fp8" else {}  # the fp32 tile accumulator on both kernels
+    o, lse = fn(q, k, v, is_causal=causal, return_lse=True, **kw)
     res[(path, d, causal, nq, nk)] = (o.float().cpu(), lse.float().cpu())
 torch.save(res, out)
 """

@@ -171,6 +171,25 @@ def test_pv_accum_dtype_choice():
     assert [c for c in (80, 86, 89, 90, 100, 120, 121) if _arch.accum_f16_for(c)] == [89, 120, 121]
 
 
+@pytest.mark.parametrize("fn,kw,f16", [
+    (sa.sageattn_qk_int8_pv_fp8_cuda, {}, True),  # upstream 2.2's default, "fp32+fp16": fp16 tile accumulator
+    (sa.sageattn_qk_int8_pv_fp8_cuda, dict(pv_accum_dtype="fp32+fp32"), False),
+    (sa.sageattn_qk_int8_pv_fp8_cuda_sm90, {}, False),  # upstream's _sm90 keeps "fp32+fp32"
+], ids=["fp8_default", "fp8_fp32+fp32", "fp8_sm90_default"])
+def test_fp8_default_pv_accum_is_upstreams(monkeypatch, fn, kw, f16):
+    # What run_call hands the kernels (after for_gpu), caught before they run: no GPU or extension needed.
+    import inspect
+
+    from sageattention import _dispatch
+    seen = []
+    monkeypatch.setattr(_dispatch, "attend", lambda call, opts: seen.append(opts) or "ran")
+    q = meta(1, 2, 8, 64)
+    assert fn(q, q, q, **kw) == "ran"
+    assert (seen[0].pv, seen[0].pv_accum_f16) == ("fp8", f16)
+    default = inspect.signature(fn).parameters["pv_accum_dtype"].default
+    assert default == ("fp32+fp32" if fn is sa.sageattn_qk_int8_pv_fp8_cuda_sm90 else "fp32+fp16")
+
+
 def test_for_gpu_resolves_what_the_call_left_open():
     from sageattention import _args, _dispatch
     q = torch.empty(1, 2, 8, 64, device="meta", dtype=torch.float16)
