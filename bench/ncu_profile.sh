@@ -11,7 +11,11 @@
 #      holding its installed package.
 # Needs a build of ours on PYTHONPATH (scripts/gpu-dev-check.sh build, or an
 # installed wheel).  Results: $OUT/ceilings.txt, $OUT/ncu_*.txt, $OUT/summary.txt.
-#   bench/ncu_profile.sh [ceilings] [call1k] [sm90] [mma] [upstream]
+#   3. (step sass) where the warps of the attention kernels stall, per SASS
+#      instruction: ncu's source counters over the torch-free kernel benchmark
+#      built from this tree (sm90 fp8 at head dim 128, 16k; the mma.sync fp16
+#      and fp8 at 8k), as CSV ($OUT/sass_*.csv) for bench/sass_stalls.py.
+#   bench/ncu_profile.sh [ceilings] [call1k] [sm90] [mma] [upstream] [sass]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -90,6 +94,30 @@ EOF
       SAGEATTN_SM90=0 profile mma_fp16_d128_n8k attn_pv 2 1 python3 bench/ncu_call.py fp16 128 8192 0
       SAGEATTN_SM90=0 profile mma_fp8_d128_n8k attn_pv 2 1 python3 bench/ncu_call.py fp8 128 8192 0
       SAGEATTN_SM90=0 profile mma_fp16_d64_n8k attn_pv 2 1 python3 bench/ncu_call.py fp16 64 8192 0
+      ;;
+    sass)
+      flags=(-std=c++17 -O3 --use_fast_math --expt-relaxed-constexpr -lineinfo -Ikernels/include -Ikernels/src)
+      mkdir -p /tmp/sass_bench
+      for f in quant attn_pv_fp16 attn_pv_fp8; do
+        "$NVCC" "${flags[@]}" -gencode arch=compute_90,code=sm_90 -c kernels/src/$f.cu -o /tmp/sass_bench/$f.o &
+      done
+      "$NVCC" "${flags[@]}" -gencode arch=compute_90a,code=sm_90a -c kernels/src/attn_sm90.cu -o /tmp/sass_bench/sm90.o &
+      "$NVCC" "${flags[@]}" -gencode arch=compute_90,code=sm_90 -c bench/attn_kernel_bench.cu -o /tmp/sass_bench/bench.o &
+      wait
+      "$NVCC" -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90a,code=sm_90a /tmp/sass_bench/*.o \
+        -o /tmp/sass_bench/attn_bench || continue
+      sass_profile() {  # name, kernel regex, env, bench args...
+        local name=$1 kern=$2 envs=$3; shift 3
+        env $envs timeout 300 ncu --kernel-name "regex:$kern" --launch-skip 1 --launch-count 1 \
+          --section SourceCounters --section WarpStateStats --section SpeedOfLight --section MemoryWorkloadAnalysis \
+          --import-source no -f -o "/tmp/sass_$name" /tmp/sass_bench/attn_bench "$@" > "$OUT/sass_$name.log" 2>&1
+        echo "== sass $name (rc $?)"
+        ncu -i "/tmp/sass_$name.ncu-rep" --page source --csv --print-source sass > "$OUT/sass_$name.csv" 2>&1
+        ncu -i "/tmp/sass_$name.ncu-rep" --page details > "$OUT/sass_${name}_details.txt" 2>&1
+        digest "$OUT/sass_${name}_details.txt"
+      }
+      sass_profile sm90_fp8_d128_n16k "attn_sm90_kernel" "SA_BENCH_SM90=1" 4 32 128 0 16384
+      sass_profile mma_fp16_d128_n8k "attn_pv_fp16_kernel" "SAGEATTN_SM90=0 SA_BENCH_SM90=0" 4 32 128 0 8192
       ;;
     upstream)  # upstream's sm80 / sm89 kernels (built for 9.0) at the mma points
       [ -n "${UPSTREAM:-}" ] || { echo "upstream: set UPSTREAM to the folder of its package"; continue; }
