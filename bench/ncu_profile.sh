@@ -14,7 +14,7 @@
 #   3. (step sass) where the warps of the attention kernels stall, per SASS
 #      instruction: ncu's source counters over the torch-free kernel benchmark
 #      built from this tree (sm90 fp8 at head dim 128, 16k; the mma.sync fp16
-#      and fp8 at 8k), as CSV ($OUT/sass_*.csv) for bench/sass_stalls.py.
+#      at 8k), as CSV ($OUT/sass_*.csv) for bench/sass_stalls.py.
 #   bench/ncu_profile.sh [ceilings] [call1k] [sm90] [mma] [upstream] [sass]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -96,16 +96,7 @@ EOF
       SAGEATTN_SM90=0 profile mma_fp16_d64_n8k attn_pv 2 1 python3 bench/ncu_call.py fp16 64 8192 0
       ;;
     sass)
-      flags=(-std=c++17 -O3 --use_fast_math --expt-relaxed-constexpr -lineinfo -Ikernels/include -Ikernels/src)
-      mkdir -p /tmp/sass_bench
-      for f in quant attn_pv_fp16 attn_pv_fp8; do
-        "$NVCC" "${flags[@]}" -gencode arch=compute_90,code=sm_90 -c kernels/src/$f.cu -o /tmp/sass_bench/$f.o &
-      done
-      "$NVCC" "${flags[@]}" -gencode arch=compute_90a,code=sm_90a -c kernels/src/attn_sm90.cu -o /tmp/sass_bench/sm90.o &
-      "$NVCC" "${flags[@]}" -gencode arch=compute_90,code=sm_90 -c bench/attn_kernel_bench.cu -o /tmp/sass_bench/bench.o &
-      wait
-      "$NVCC" -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90a,code=sm_90a /tmp/sass_bench/*.o \
-        -o /tmp/sass_bench/attn_bench || continue
+      bench/build_attn_bench.sh . /tmp/sass_bench -lineinfo || continue
       sass_profile() {  # name, kernel regex, env, bench args...
         local name=$1 kern=$2 envs=$3; shift 3
         env $envs timeout 300 ncu --kernel-name "regex:$kern" --launch-skip 1 --launch-count 1 \
