@@ -102,24 +102,26 @@ verify)
   wheels=$(find . -name '*.whl' | sort)
   n=0
   differ=0
+  # the Windows run ($rc, $tmp/windows) gave Linux's exit code and output
+  same_as_linux() { [ "$lrc" = "$rc" ] && cmp -s "$tmp/linux" "$tmp/windows"; }
   for w in $wheels; do
     "$linux" verify --json "$w" >"$tmp/linux" 2>&1
     lrc=$?
     sagebuild_to "$tmp/windows" verify --json "$w"
-    wrc=$rc
-    if [ $lrc != $wrc ] || ! cmp -s "$tmp/linux" "$tmp/windows"; then
+    if ! same_as_linux; then
       # A difference that is sagebuild's comes back on a second run; wine on a
       # loaded machine has failed a run once with a one-line message and exit 1
       # (a clean-clone CI run, 2026-11-27), which a second run did not repeat.
+      first_rc=$rc
       first=$(head -c 200 "$tmp/windows" | head -n 1)
       sagebuild_to "$tmp/windows" verify --json "$w"
-      if [ $lrc = $rc ] && cmp -s "$tmp/linux" "$tmp/windows"; then
-        echo "note: $w: the first run under wine gave exit $wrc (\"$first\"); a second run matched Linux"
+      if same_as_linux; then
+        echo "note: $w: the first run under wine gave exit $first_rc (\"$first\"); a second run matched Linux"
       fi
-      wrc=$rc
     fi
+    wrc=$rc
     n=$((n + 1))
-    if [ $lrc != $wrc ] || ! cmp -s "$tmp/linux" "$tmp/windows"; then
+    if ! same_as_linux; then
       echo "$w: Linux exit $lrc, Windows exit $wrc"
       diff "$tmp/linux" "$tmp/windows" | head -10
       differ=$((differ + 1))
