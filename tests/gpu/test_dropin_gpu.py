@@ -14,7 +14,7 @@ import types
 import pytest
 
 # skips this module without a CUDA GPU or the extension
-from gpu_helpers import HAS_FP8, PATHS, emulate, make_qkv, metrics, poison_allocator, ref, sa, torch
+from gpu_helpers import HAS_FP8, PATHS, emulate, make_qkv, metrics, poison_allocator, ref, run_path, sa, torch
 
 pytestmark = pytest.mark.gpu
 
@@ -127,9 +127,7 @@ def test_key_padding_masks_match_sdpa(path, pad, kind, layout):
     lengths, starts = PAD_CASES[pad]
     mask, valid = padding_mask(b, nk, lengths, starts, kind)
     poison_allocator()
-    fn = sa.sageattn_qk_int8_pv_fp16_cuda if path == "fp16" else sa.sageattn_qk_int8_pv_fp8_cuda
-    kw = dict(pv_accum_dtype="fp32+fp32") if path == "fp8" else {}  # what emulate(pv="fp8") runs
-    o = fn(q, k, v, tensor_layout=layout, attn_mask=mask, **kw)
+    o = run_path(path, q, k, v, tensor_layout=layout, attn_mask=mask)  # the accumulator emulate() runs
     r = ref.attention_fp64(q, k, v, tensor_layout=layout, attn_mask=valid[:, None, None, :])
     assert_close_fp64(o, r, cos_min=0.9992, l1_max=0.04)
     # the per-batch semantics exactly: each batch element alone, on its own keys
