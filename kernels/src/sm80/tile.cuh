@@ -60,14 +60,10 @@ struct Smem {
   // ldmatrix addressing.  Lane l reads row r0 + rl at chunk c0 + cb, where
   // r0 (a multiple of 8) and c0 (even) are the unrolled loops' constants and
   // rl (< 16), cb (0 or 1) the lane's own.  The swizzle term depends on rl
-  // alone, so the offset is the lane's base (lane_base: row rl, chunk cb) with
+  // alone, so the offset is the lane's base (k_lane / v_lane: chunk cb of row rl) with
   // c0's bits below the swizzle width XORed in (they meet only the swizzle
   // bits: r0 * STRIDE and the base's row part have none there) and the rest
   // of r0 and c0 added: a constant XOR and add per load, no index arithmetic.
-  template <int SWZ, int STRIDE>
-  __device__ __forceinline__ static int lane_base(int rl, int cb) {
-    return chunk<SWZ, STRIDE>(rl, cb);
-  }
   template <int SWZ, int STRIDE>
   __device__ __forceinline__ static int at(int base, int r0, int c0) {
     if constexpr (SWZ == 0)
@@ -75,9 +71,9 @@ struct Smem {
     else
       return (base ^ ((c0 & (SWZ - 1)) << 4)) + r0 * STRIDE + ((c0 & ~(SWZ - 1)) << 4);
   }
-  __device__ __forceinline__ static int k_lane(int rl, int cb) { return lane_base<kKSwz, kKStride>(rl, cb); }
+  __device__ __forceinline__ static int k_lane(int rl, int cb) { return chunk<kKSwz, kKStride>(rl, cb); }
   __device__ __forceinline__ static int k_at(int base, int r0, int c0) { return at<kKSwz, kKStride>(base, r0, c0); }
-  __device__ __forceinline__ static int v_lane(int rl, int cb) { return lane_base<kVSwz, kVStride>(rl, cb); }
+  __device__ __forceinline__ static int v_lane(int rl, int cb) { return chunk<kVSwz, kVStride>(rl, cb); }
   __device__ __forceinline__ static int v_at(int base, int r0, int c0) { return at<kVSwz, kVStride>(base, r0, c0); }
   static_assert(kKStride % (kKSwz == 0 ? 16 : kKSwz * 16) == 0, "swizzled K rows: whole swizzle groups");
 };
