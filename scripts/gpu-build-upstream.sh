@@ -78,6 +78,9 @@ LD_LIBRARY_PATH="$REPO/.devcarry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeo
   --out "$OUT/dist" --json "$OUT/build.json" > "$OUT/sagebuild.log" 2>&1
 rc=$?
 secs=$((SECONDS - start))
+# The build span alone (compile, link, pack, verify, smoke test), for
+# scripts/gpu-build-times.sh: what it sets beside upstream's setup.py.
+echo "$secs" > "$OUT/build_seconds.txt"
 grep -E '^kernels:|^  upstream|\] (ok|up to date|FAILED)|error' "$OUT/sagebuild.log" | cut -c1-300 | head -8
 wheel=$(ls "$OUT"/dist/*.whl 2>/dev/null | head -1)
 say "build: rc=$rc in ${secs} s on $(nproc) cores (upstream's setup.py: 250 s on 16 cores for 9.0, 2026-11-24);" \
