@@ -21,7 +21,10 @@ of the rounds) and where each call went.
 
 Timing: CUDA events around each call, calls issued back to back (the host runs
 ahead of the GPU as in a model, so a host-bound method shows as such), a warm-up
-first, median of the repeats (10..50, about 50 ms worth).
+first, median of the repeats (10..50, about 50 ms worth).  The order of the
+methods at a point changes each round (measure: rotated; check: reversed): on
+the H200 the method timed first at a point measured up to ~12 % faster than the
+same function timed second (2026-11-28, check's SDPA-routed points before this).
 """
 import argparse
 import datetime
@@ -109,7 +112,9 @@ def measure(args):
                 head_dim=d, dtype=str(DTYPES[dt]).replace("torch.", ""), causal=bool(c), batch_heads=bh, seq_len=n,
                 default_backend=SDPBackend(int(torch._fused_sdp_choice(q, k, v, is_causal=bool(c)))).name.lower(),
                 ms={m: [] for m in methods}))
-            for m, fn in methods.items():
+            order = list(methods)[r % len(methods):] + list(methods)[:r % len(methods)]  # who goes first rotates
+            for m in order:
+                fn = methods[m]
                 ran = handle.sageattention
                 try:
                     p["ms"][m].append(round(time_ms(lambda: fn(q, k, v, bool(c), False)), 5))
@@ -134,7 +139,8 @@ def measure(args):
                 capability=f"{cap[0]}.{cap[1]}", date=datetime.date.today().isoformat(), torch=torch.__version__,
                 measured_by="bench/sdpa_crossover.py measure", rounds=args.rounds,
                 method="B=1, H=batch_heads, randn, HND; ms: median per round of CUDA-event times of calls issued "
-                       "back to back; sageattention: the patched SDPA with route 'sageattention'",
+                       "back to back, the methods' order at a point rotated each round; sageattention: the patched SDPA with "
+                       "route 'sageattention'",
                 points=list(points.values()))
     table = _sdpa_route.parse(data, args.out)  # the file reads back
     tmp = args.out + ".tmp"
@@ -177,7 +183,8 @@ def check(args):
             before = handle.sageattention
             auto(q, k, v, c, hq != hk)
             went[p] = "sage" if handle.sageattention > before else "sdpa"
-            for m, fn in methods.items():
+            for m in (list(methods) if r % 2 == 0 else list(methods)[::-1]):  # first and last swap each round
+                fn = methods[m]
                 if m != "patched":
                     before = handle.sageattention
                 try:

@@ -41,7 +41,7 @@ for step in "$@"; do
         --timeout=250 -p no:cacheprovider 2>&1 | tee "$OUT/pytest.log" | tail -15
       summary+=("route tests: $(tail -1 "$OUT/pytest.log")");;
     tests)
-      timeout 540 python3 -m pytest tests/gpu tests/python -q --timeout=400 -p no:cacheprovider 2>&1 \
+      timeout ${TESTS_TIMEOUT:-540} python3 -m pytest tests/gpu tests/python -q --timeout=300 -p no:cacheprovider 2>&1 \
         | tee "$OUT/pytest.log" | tail -25
       summary+=("pytest: $(tail -1 "$OUT/pytest.log")");;
     compare)
