@@ -10,7 +10,7 @@ Every method is timed the same way: end to end (quantization included), calls
 issued back to back as a model issues them, a CUDA event pair around each call,
 median (bench_attn.time_ms).  TOPS = 4*B*Hq*Nq*Nk*D / time, halved when causal.
 
-    python3 bench/compare.py --upstream anchor/src [--tables d128,causal,d64,d256,d256c,models]
+    python3 bench/compare.py --upstream anchor/src [--tables d128,causal,d64,d64c,d256,d256c,models]
         [--ours sageattn|fp16|fp8] [--seqs 1024,...] [--json out.json]
 
 --ours fp16 / fp8 times the P.V path's own function (and upstream's of the same
@@ -71,6 +71,7 @@ TABLES = {
     "d128": dict(title="head dim 128, non-causal", d=128, causal=False),
     "causal": dict(title="head dim 128, causal", d=128, causal=True),
     "d64": dict(title="head dim 64, non-causal", d=64, causal=False),
+    "d64c": dict(title="head dim 64, causal", d=64, causal=True),
     "d256": dict(title="head dim 256, non-causal", d=256, causal=False),
     "d256c": dict(title="head dim 256, causal", d=256, causal=True),
 }

@@ -9,7 +9,7 @@ from typing import Optional
 
 import torch
 
-from . import _arch, _autograd, _tensors
+from . import _arch, _autograd, _sdpa_route, _tensors
 from ._args import Call, Options
 from ._dispatch import attend, for_gpu
 from .masks import KeyPadding, MaskError
@@ -23,8 +23,12 @@ class SdpaPlan:
     kp: Optional[KeyPadding]
 
 
-def sdpa_plan(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
-    """(plan, None) when SageAttention can run this SDPA call, else (None, why): the reason a call falls back."""
+def sdpa_plan(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa, route="sageattention"):
+    """(plan, None) when SageAttention can run this SDPA call, else (None, why): the reason a call falls back.
+    ``route`` (sageattention._sdpa_route): "auto" also sends a call to SDPA where that is faster on its GPU
+    (reason _sdpa_route.SPEED_REASON), "sdpa" every call."""
+    if route == "sdpa":
+        return None, "route 'sdpa' (every call to torch SDPA)"
     ts = (query, key, value)
     if not all(isinstance(t, torch.Tensor) for t in ts):
         return None, "not tensors"
@@ -61,6 +65,12 @@ def sdpa_plan(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_
     reason = _arch.unsupported_reason(query.device)
     if reason is not None:
         return None, "GPU or build not supported"
+    if route == "auto":  # before the mask's analysis, which costs a host synchronisation
+        table = _sdpa_route.table_for_device(_arch._capability(_arch._device_index(query.device)))
+        why = None if table is None else _sdpa_route.sdpa_is_faster(table, query, key, value, attn_mask, dropout_p,
+                                                                     is_causal, scale, enable_gqa)
+        if why:
+            return None, _sdpa_route.SpeedReason(table, why)
     path = _arch.default_path(query)
     kp = None
     if attn_mask is not None:

@@ -19,6 +19,14 @@ torch's own modules.  Not covered: references kept elsewhere (closures, default
 arguments, class attributes, dispatch tables filled at import time), C++
 callers (torch's fused nn.MultiheadAttention / TransformerEncoderLayer fast
 paths), and torch.compile'd graphs traced before the patch.
+
+Speed: where torch's own SDPA is faster than SageAttention on the running GPU
+(short sequences), a call SageAttention could run goes to SDPA too: the
+crossover per GPU family, head dim, dtype, causal and batch x heads is measured
+data shipped with the package (sageattention._sdpa_route; the device and date
+are in the log line said the first time).  ``patch_sdpa(route=...)`` or
+SAGEATTN_SDPA_ROUTE forces it: "sageattention" (every call it can run),
+"sdpa" (every call to torch), "auto" (the default).
 """
 from __future__ import annotations
 
@@ -31,6 +39,7 @@ from typing import Callable, List, Optional, Set, Tuple
 import torch.nn.functional as F
 
 from . import _sdpa_plan as plans
+from . import _sdpa_route
 from .masks import MaskError
 
 _LOCK = threading.RLock()
@@ -44,7 +53,8 @@ _LOGGED: Set[str] = set()  # fallback reasons already logged in this process
 class SdpaPatch:
     """A patch_sdpa() handle: ``restore()``, a context manager, and the counts of its calls."""
 
-    def __init__(self):
+    def __init__(self, route: str = "auto"):
+        self.route = route  # _sdpa_route.ROUTES: the innermost active handle's route is the one used
         self.sageattention = 0
         self.sdpa = 0
         self.fallback_reasons: collections.Counter = collections.Counter()
@@ -91,8 +101,15 @@ class SdpaPatch:
 def _count(went_sage: bool, reason: Optional[str]) -> None:
     if not went_sage and reason not in _LOGGED:
         _LOGGED.add(reason)
-        _LOG.warning("sageattention.patch_sdpa: torch's scaled_dot_product_attention runs calls with %s "
-                     "(SageAttention cannot serve them; said once per reason, counted in SdpaPatch.stats)", reason)
+        if isinstance(reason, _sdpa_route.SpeedReason):
+            _LOG.warning("sageattention.patch_sdpa: torch's scaled_dot_product_attention runs the calls it runs "
+                         "faster on this GPU (%s; the first: %s); patch_sdpa(route='sageattention') or "
+                         "SAGEATTN_SDPA_ROUTE=sageattention sends them to SageAttention (said once, counted in "
+                         "SdpaPatch.stats)", reason.table.describe(), reason.detail)
+        else:
+            why = "as asked" if reason.startswith("route ") else "SageAttention cannot serve them"
+            _LOG.warning("sageattention.patch_sdpa: torch's scaled_dot_product_attention runs calls with %s "
+                         "(%s; said once per reason, counted in SdpaPatch.stats)", reason, why)
     for h in list(_ACTIVE):
         if went_sage:
             h.sageattention += 1
@@ -105,8 +122,12 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                                  enable_gqa=False, **kwargs):
     """torch SDPA's signature; SageAttention where it can run the call (sageattention.sdpa_patch), else SDPA."""
     original = _ORIGINAL
+    try:
+        route = _ACTIVE[-1].route
+    except IndexError:  # restored by another thread meanwhile
+        route = "sageattention"
     plan, reason = (None, "extra keyword arguments") if kwargs else plans.sdpa_plan(
-        query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+        query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa, route)
     if plan is not None:
         try:
             out = plans.sdpa_run(plan, query, key, value, is_causal, scale, attn_mask)
@@ -155,7 +176,7 @@ def _uninstall() -> None:
     _ORIGINAL = None
 
 
-def patch_sdpa(rebind_imported: bool = True) -> SdpaPatch:
+def patch_sdpa(rebind_imported: bool = True, route: Optional[str] = None) -> SdpaPatch:
     """Route torch.nn.functional.scaled_dot_product_attention to SageAttention where it can run the call.
 
     Returns an SdpaPatch: call ``.restore()`` to undo, or use it as a context manager::
@@ -168,11 +189,18 @@ def patch_sdpa(rebind_imported: bool = True) -> SdpaPatch:
     comes back when the last active handle is restored (in any order), and restoring twice is a
     no-op.  ``rebind_imported``: also rebind module-level names that imported the function
     before the patch (see the module's docstring for what is and is not covered).
+
+    ``route``: "auto" sends a call to torch's SDPA also where that is faster on this GPU (the
+    crossover measured for its family, head dim, dtype, causal and batch x heads, shipped as data;
+    a GPU without such data runs every call SageAttention can run); "sageattention" runs every call
+    it can run; "sdpa" runs every call in torch's SDPA.  None (default): $SAGEATTN_SDPA_ROUTE, else
+    "auto".  While handles nest, the innermost active one's route applies.
     """
+    route = _sdpa_route.resolve_route(route)
     with _LOCK:
         if not _ACTIVE:
             _install(rebind_imported)
-        h = SdpaPatch()
+        h = SdpaPatch(route)
         _ACTIVE.append(h)
         return h
 

@@ -164,7 +164,7 @@ def test_patch_sdpa_serves_training_calls_once_opted_in(backward_mode):
     q, k, v = make_qkv("randn", b=1, hq=4, hk=4, nq=256, nk=256, d=64, dtype=torch.bfloat16, seed=10)
     backward_mode("sdpa")
     g = q.clone().requires_grad_()
-    with sa.patch_sdpa() as p:
+    with sa.patch_sdpa(route="sageattention") as p:
         o = F.scaled_dot_product_attention(g, k, v, is_causal=True)
         o.float().sum().backward()
     assert p.stats["sageattention"] == 1 and g.grad is not None

@@ -312,7 +312,7 @@ def test_patch_sdpa_routes_and_counts():
         "head_dim_264": ((torch.randn(1, 2, 64, 264, device="cuda", dtype=torch.float16),) * 3, {}, "sdpa"),
     }
     refs = {name: SDPA(*a, **kw) for name, (a, kw, _) in calls.items() if name != "dropout"}
-    with sa.patch_sdpa() as p:
+    with sa.patch_sdpa(route="sageattention") as p:  # these short calls run faster in SDPA: route "auto" sends them there
         for name, (a, kw, route) in calls.items():
             before = p.sageattention
             out = F.scaled_dot_product_attention(*a, **kw)
@@ -335,13 +335,53 @@ def test_patch_sdpa_routes_and_counts():
     assert F.scaled_dot_product_attention is SDPA
 
 
+def test_patch_sdpa_auto_route_follows_the_shipped_crossover(monkeypatch, caplog):
+    """route "auto": a call shorter than the GPU's measured crossover runs in torch SDPA (bit for bit), a long one
+    in SageAttention; "sageattention" / "sdpa" / SAGEATTN_SDPA_ROUTE force either; the reason is logged once."""
+    import logging
+
+    from sageattention import _sdpa_route, sdpa_patch
+    table = _sdpa_route.table_for_device(torch.cuda.get_device_capability())
+    if table is None:
+        pytest.skip(f"no crossover data shipped for {torch.cuda.get_device_name()}: every call runs SageAttention")
+    monkeypatch.delenv(_sdpa_route.ENV, raising=False)
+    monkeypatch.setattr(sdpa_patch, "_LOGGED", set())
+    short = make_qkv("randn", b=1, hq=8, hk=8, nq=256, nk=256, d=128, dtype=torch.bfloat16)  # below every measured N
+    lens = [table.min_len(128, "bfloat16", False, be, 128) for be in _sdpa_route.BACKENDS]
+    assert None not in lens, table.rows
+    n_min = max(lens)
+    long_ = make_qkv("randn", b=1, hq=128, hk=128, nq=max(n_min, 1024), nk=max(n_min, 1024), d=128,
+                     dtype=torch.bfloat16)
+    ref_short, ref_long = SDPA(*short), SDPA(*long_)
+    with caplog.at_level(logging.WARNING, logger="sageattention"), sa.patch_sdpa() as p:
+        assert p.route == "auto"
+        for _ in range(2):
+            assert torch.equal(F.scaled_dot_product_attention(*short), ref_short)
+        o = F.scaled_dot_product_attention(*long_)
+    assert p.stats["sdpa"] == 2 and p.stats["sageattention"] == 1, p.stats
+    assert p.stats["fallback_reasons"] == {_sdpa_route.SPEED_REASON: 2}
+    assert cos(o, ref_long) >= 0.999 and not torch.equal(o, ref_long)
+    lines = [r.getMessage() for r in caplog.records if "runs the calls it runs faster" in r.getMessage()]
+    assert len(lines) == 1 and table.device in lines[0] and table.date in lines[0], lines
+    with sa.patch_sdpa(route="sageattention") as p:
+        o = F.scaled_dot_product_attention(*short)
+    assert p.stats["sageattention"] == 1 and cos(o, ref_short) >= 0.999
+    with sa.patch_sdpa(route="sdpa") as p:
+        assert torch.equal(F.scaled_dot_product_attention(*long_), ref_long)
+    assert p.stats["sdpa"] == 1
+    monkeypatch.setenv(_sdpa_route.ENV, "sageattention")
+    with sa.patch_sdpa() as p:
+        F.scaled_dot_product_attention(*short)
+    assert p.stats["sageattention"] == 1
+
+
 def test_patch_sdpa_reaches_names_bound_at_import_time():
     mod = types.ModuleType("sa_gpu_early_importer")
     exec("from torch.nn.functional import scaled_dot_product_attention as attn", mod.__dict__)
     sys.modules[mod.__name__] = mod
     try:
         q, k, v = make_qkv("randn", b=1, hq=4, hk=4, nq=128, nk=128, d=64)
-        with sa.patch_sdpa() as p:
+        with sa.patch_sdpa(route="sageattention") as p:
             o = mod.attn(q, k, v)
         assert p.stats["sageattention"] == 1 and cos(o, SDPA(q, k, v)) >= 0.999
         assert mod.attn is SDPA
