@@ -15,7 +15,7 @@
 
 namespace sa {
 
-// Defined in quant.cu (always built): stores a thread-local message.
+// Defined in abi.cu (always built): stores a thread-local message.
 sa_status set_error(sa_status s, const char* fmt, ...);
 
 #define SA_CHECK_ARG(cond, ...)                                                \
