@@ -139,7 +139,7 @@ sa_status sa_route_in(const sa_route_query* q, unsigned families, sa_route_row* 
   // None: say what would serve the call, from the same rows.
   char what[96];
   if (q->pv == SA_ROUTE_ANY)
-    std::snprintf(what, sizeof(what), "SageAttention's attention kernels");
+    std::snprintf(what, sizeof(what), "an attention call");
   else
     std::snprintf(what, sizeof(what), "the %s P.V%s", q->pv == SA_PV_FP8 ? "FP8" : "FP16",
                   q->pv_accum_f16 == 1 ? " with an f16 accumulator" : "");
