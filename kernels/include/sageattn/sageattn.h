@@ -190,15 +190,18 @@ sa_status sa_quant_v_fp8(const sa_quant_v_fp8_params* p, cudaStream_t stream);
 int64_t sa_quant_qkv_stats_bytes(const sa_quant_qkv_params* p);
 sa_status sa_quant_qkv(const sa_quant_qkv_params* p, cudaStream_t stream);
 
-/* family pv_fp16 (sm80+).  On a compute capability 9.0 device it runs the sm90
- * family's kernel when that family is in the build (SAGEATTN_SM90=0: mma.sync). */
+/* family pv_fp16 (sm80+).  The kernel that runs is the routing table's
+ * (abi.h, sa_route): on a compute capability 9.0 device the sm90 family's when
+ * that family is in the build (SAGEATTN_SM90=0: mma.sync). */
 sa_status sa_attn_qk_int8_pv_fp16(const sa_attn_params* p, cudaStream_t stream);
 /* Bytes of p->workspace that sa_attn_qk_int8_pv_fp16 uses for p on the current
  * device (0: none); -1 with the reason in sa_last_error_message(). */
 int64_t sa_attn_qk_int8_pv_fp16_workspace_bytes(const sa_attn_params* p);
-/* family pv_fp8 (sm89+).  On a compute capability 9.0 device it runs the sm90
- * family's kernel when that family is in the build (same inputs, same
- * function); the environment variable SAGEATTN_SM90=0 keeps it on mma.sync. */
+/* family pv_fp8 (sm89+).  The kernel that runs is the routing table's (abi.h,
+ * sa_route): on a compute capability 9.0 device up to head dim 128 the sm90
+ * family's when that family is in the build (same inputs, same function; the
+ * environment variable SAGEATTN_SM90=0 keeps it on mma.sync); SA_ERR_UNSUPPORTED
+ * with the table's reason where no kernel serves the call (below 8.9). */
 sa_status sa_attn_qk_int8_pv_fp8(const sa_attn_params* p, cudaStream_t stream);
 /* family sm90 (sm_90a only: wgmma).  Same contract as sa_attn_qk_int8_pv_fp8;
  * fails with SA_ERR_CUDA on any other device. */
