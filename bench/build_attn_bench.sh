@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The torch-free kernel benchmark (bench/attn_kernel_bench.cu) built from a
-# tree's kernels/ and bench/, for the H100: quant and the mma.sync families
+# tree's kernels/ and bench/, for the H100: quant, abi and the mma.sync families
 # for sm_90, the sm90 family for sm_90a, each unit in parallel; ptxas's
 # register and spill report of the mma.sync units in OUT/*.ptxas.
 #   bench/build_attn_bench.sh TREE OUT [extra nvcc flags...]   -> OUT/attn_bench
@@ -10,7 +10,10 @@ NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 flags=(-std=c++17 -O3 --use_fast_math --expt-relaxed-constexpr -I"$t/kernels/include" -I"$t/kernels/src" "$@")
 mkdir -p "$o"
 pids=()
-for f in quant attn_pv_fp16 attn_pv_fp8; do
+units=(quant attn_pv_fp16 attn_pv_fp8)
+# abi.cu: the C ABI's own part (error state, routing), in trees from its split out of quant.cu on
+[ -f "$t/kernels/src/abi.cu" ] && units+=(abi)
+for f in "${units[@]}"; do
   "$NVCC" "${flags[@]}" -gencode arch=compute_90,code=sm_90 -Xptxas=-v -c "$t/kernels/src/$f.cu" -o "$o/$f.o" \
     2> "$o/$f.ptxas" & pids+=($!)
 done

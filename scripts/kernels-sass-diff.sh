@@ -66,7 +66,9 @@ PY
 }
 
 # cuobjdump -sass text -> one block per function, sorted by name: each
-# instruction as its text and encoding; addresses and the scheduling
+# instruction as its text and encoding (a cubin's header lines end the
+# function before them, so a family of several sources compares its kernels
+# alone); addresses and the scheduling
 # annotations some cuobjdump versions print (&wr=, ?trans) dropped (the
 # encoding carries the control bits).
 normalize() {
@@ -77,6 +79,8 @@ for line in sys.stdin:
     m = re.match(r"\s*Function : (\S+)", line)
     if m:
         cur = m.group(1); funcs[cur] = []; continue
+    if re.match(r"\s*(code for sm_|\.target\s)", line):  # the next cubin of the family (e.g. quant: abi.cu)
+        cur = None; continue
     if cur is None: continue
     line = re.sub(r"/\*[0-9a-f]{4,}\*/", "", line)
     line = re.sub(r"\s(&\w+=\S+|\?\w+)(?=[\s;])", " ", line)

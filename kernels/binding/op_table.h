@@ -40,12 +40,18 @@ namespace sa_binding {
 
 // The ops, for the bindings' registration: X(name) once per op.
 #define SA_FOR_EACH_OP(X) X(quant_q) X(quant_k) X(quant_v_fp8) X(attn_pv_fp16) X(attn_pv_fp8) X(attn)
+// `route` takes no tensor: each binding registers it apart, for
+// CompositeExplicitAutograd (what a call without a tensor to dispatch on reaches).
 
 // tensor_layout: 0 HND, 1 NHD, 2 packed [total, heads, head_dim].  The trailing
 // Tensor? arguments are int32 [batch] sequence starts / lengths (sageattn.h):
 // varlen batches and key-padding masks; their defaults keep dense calls short.
 // `attn` is the whole forward in one call (what sageattn runs): quantization
 // and attention without a trip through Python between the kernels.
+// `route` (no tensors, so not in SA_FOR_EACH_OP) asks the routing table
+// (sageattn/abi.h, sa_route) which kernel serves a call: [kernel, family, pv,
+// pv_accum_f16] of the chosen row; pv / pv_accum_f16 -1 leave them to the
+// table; families -1: this library's own (sa_route_families), else a mask.
 // pv_accum_f16 (sageattn.h): the fp8 P.V accumulates each key tile in f16; V
 // is then quantized with scale_max SA_V_MAX_F16ACC (quant_v_fp8's scale_max
 // for the separate ops, set by attn itself).
@@ -67,6 +73,7 @@ inline constexpr const char* kSchemas[] = {
     "attn(Tensor q, Tensor k, Tensor v, int tensor_layout, bool is_causal, int granularity, float sm_scale, "
     "bool smooth_k, bool smooth_v, bool pv_fp8, bool return_lse, Tensor? kv_seq_start=None, "
     "Tensor? kv_seq_len=None, bool pv_accum_f16=False) -> (Tensor out, Tensor lse)",
+    "route(int cc, int head_dim, int pv=-1, int pv_accum_f16=-1, int families=-1) -> int[]",
 };
 
 constexpr int64_t kHND = 0, kNHD = 1,
@@ -409,6 +416,20 @@ struct Ops {
     auto res = make_out(p, q_int8, layout, out_dtype, return_lse, q_total);
     check_status(sa_attn_qk_int8_pv_fp8(&p, A::stream(q_int8)), "attn_pv_fp8");
     return res;
+  }
+
+  static std::vector<int64_t> route(int64_t cc, int64_t head_dim, int64_t pv, int64_t pv_accum_f16, int64_t families) {
+    A::check(cc >= 0 && cc < 10000 && head_dim >= 0 && head_dim < (1 << 20) && pv >= -1 && pv <= 1 &&
+                 pv_accum_f16 >= -1 && pv_accum_f16 <= 1 && families >= -1 && families < (1 << 16),
+             "sageattention: route(cc ", cc, ", head_dim ", head_dim, ", pv ", pv, ", pv_accum_f16 ", pv_accum_f16,
+             ", families ", families,
+             "): cc is major * 10 + minor, pv -1 (any) / 0 (fp16) / 1 (fp8), pv_accum_f16 -1 / 0 / 1, "
+             "families -1 (this build's) or a mask of sa_family bits");
+    const sa_route_query q{(int)cc, (int)head_dim, (int)pv, (int)pv_accum_f16};
+    sa_route_row r{};
+    const sa_status s = families < 0 ? sa_route(&q, &r) : sa_route_in(&q, (unsigned)families, &r);
+    A::check(s == SA_OK, "sageattention: ", sa_last_error_message());
+    return {r.kernel, r.family, r.pv, r.pv_accum_f16};
   }
 
   // The whole forward of a dense batch (tensor_layout 0 or 1; key padding by

@@ -68,6 +68,8 @@ TORCH_LIBRARY_IMPL(sageattention, CPU, m) {
   SA_FOR_EACH_OP(SA_IMPL)
 }
 #undef SA_IMPL
+// The routing query (no tensor arguments: the composite kernel serves it everywhere).
+TORCH_LIBRARY_IMPL(sageattention, CompositeExplicitAutograd, m) { m.impl("route", &Ops::route); }
 
 // Minimal limited-API module: importing sageattention._C loads this library,
 // whose static initialisers above register the ops.

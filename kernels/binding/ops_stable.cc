@@ -137,6 +137,8 @@ STABLE_TORCH_LIBRARY_IMPL(sageattention, CPU, m) {
   SA_FOR_EACH_OP(SA_IMPL)
 }
 #undef SA_IMPL
+// The routing query (no tensor arguments: the composite kernel serves it everywhere).
+STABLE_TORCH_LIBRARY_IMPL(sageattention, CompositeExplicitAutograd, m) { m.impl("route", TORCH_BOX(&Ops::route)); }
 
 // Minimal limited-API module: importing sageattention._C loads this library,
 // whose static initialisers above register the ops.

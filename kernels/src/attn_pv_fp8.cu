@@ -1,7 +1,8 @@
 // Family "pv_fp8" (sm89+: mma.m16n8k32 e4m3): INT8 QK^T, FP8 PV with two-level
-// (per-tile MMA accumulator + fp32 buffer) accumulation.  On sm_90 the e4m3
-// mma.sync is emulated (2 f16 HMMA + conversions), so when the sm90 family
-// (wgmma, native e4m3) is linked in, a 9.0 device is routed there.
+// (per-tile MMA accumulator + fp32 buffer) accumulation.  The routing table
+// (route_table.h) sends a call to the sm90 family's kernel where it serves
+// (9.0 up to its head dims, when linked in: on sm_90 the e4m3 mma.sync is
+// emulated by 2 f16 HMMA + conversions).
 #include <type_traits>
 #include "sm80/attn.cuh"
 
@@ -9,9 +10,10 @@
 #pragma weak sa_attn_sm90_qk_int8_pv_fp8
 
 extern "C" sa_status sa_attn_qk_int8_pv_fp8(const sa_attn_params* p, cudaStream_t stream) {
-  // Head dims the sm90 fp8 P.V does not take stay here.
-  if (&sa_attn_sm90_qk_int8_pv_fp8 != nullptr && sa::route_to_sm90() && p != nullptr &&
-      p->head_dim <= sa::cfg::sm90::kFp8MaxHeadDim)
-    return sa_attn_sm90_qk_int8_pv_fp8(p, stream);
-  return sa::sm80::launch<true>(p, stream);
+  SA_CHECK_ARG(p != nullptr, "sa_attn_qk_int8_pv_fp8: null params");
+  sa_route_row r;
+  const sa_status st = sa::route_call(p, SA_PV_FP8, &r);
+  if (st != SA_OK) return st;
+  if (r.kernel == SA_KERNEL_SM90_PV_FP8) return sa_attn_sm90_qk_int8_pv_fp8(p, stream);
+  return sa::sm80::launch<true>(p, stream);  // attn_pv_fp8_kernel or _f16acc_kernel, as p->pv_accum_f16 says
 }

@@ -15,7 +15,7 @@
 
 namespace sa {
 
-// Defined in quant.cu (always built): stores a thread-local message.
+// Defined in abi.cu (always built): stores a thread-local message.
 sa_status set_error(sa_status s, const char* fmt, ...);
 
 #define SA_CHECK_ARG(cond, ...)                                                \
@@ -118,7 +118,6 @@ inline sa_status dispatch_dtype(sa_dtype d, F&& f) {
   return set_error(SA_ERR_INVALID_ARGUMENT, "unknown dtype %d", static_cast<int>(d));
 }
 
-// ---- routing to the sm90 family (wgmma) on compute capability 9.0 devices.
 // Compute capability of the current device, cached per device (0 on error).
 inline int current_cc() {
   static int cached[64] = {0};
@@ -133,13 +132,20 @@ inline int current_cc() {
   if (dev < 64) cached[dev] = cc;
   return cc;
 }
-// SAGEATTN_SM90=0 keeps 9.0 devices on the mma.sync kernels (read once).
-inline bool route_to_sm90() {
-  static const bool enabled = [] {
-    const char* e = std::getenv("SAGEATTN_SM90");
-    return !(e != nullptr && std::strcmp(e, "0") == 0);
-  }();
-  return enabled && current_cc() == 90;
+
+// The routing table's row (sa_route, route_table.h) for an attention call of
+// P.V path `pv` on the current device.  The accumulator asked for is
+// p->pv_accum_f16 on the FP8 P.V (any other value than 0 as 1: the kernels'
+// own checks reject it), none on the FP16 one (ditto).
+inline sa_status route_call(const sa_attn_params* p, sa_pv pv, sa_route_row* row) {
+  const int cc = current_cc();
+  if (cc == 0) {
+    (void)cudaGetLastError();
+    return set_error(SA_ERR_CUDA, "cannot read the current CUDA device's compute capability");
+  }
+  const sa_route_query q{cc, p->head_dim, pv,
+                         pv == SA_PV_FP8 ? (p->pv_accum_f16 != 0 ? 1 : 0) : static_cast<int>(SA_ROUTE_ANY)};
+  return sa_route(&q, row);
 }
 
 // SAGEATTN_SMEM_PER_SM_KB=N (a measurement knob, read once): the kernels that

@@ -4,6 +4,7 @@
 // passes them to nvcc).  Code paths measured slower are not switches here: they
 // were deleted, and their figures are in BENCHMARKS.md's history.
 #pragma once
+#include "route_table.h"
 #include "sageattn/sageattn.h"
 
 // ---- mma.sync families (pv_fp16, pv_fp8; src/sm80/)
@@ -73,10 +74,11 @@ constexpr int kStagesFp8 = SA90_STAGES_FP8;
 constexpr int kStagesFp16 = SA90_STAGES_FP16;
 constexpr int kConsumerRegs = SA90_CONSUMER_REGS;  // setmaxnreg of the consumer warpgroups
 constexpr int kProducerRegs = SA90_PRODUCER_REGS;  // setmaxnreg of the producer warpgroup
-// The largest (padded) head dim of the fp8 P.V: its accumulators are DP + 8
-// wide (the row of ones), and a wgmma is at most 256; larger head dims run
-// the mma.sync fp8 kernel (attn_pv_fp8.cu routes them there).
-constexpr int kFp8MaxHeadDim = 128;
+// The largest (padded) head dim of the fp8 P.V: the routing table's
+// (route_table.h, which says why); the instances attn_sm90.cu compiles.
+constexpr int kFp8MaxHeadDim = route::max_head_dim(SA_KERNEL_SM90_PV_FP8);
+static_assert(kFp8MaxHeadDim == 64 || kFp8MaxHeadDim == 128 || kFp8MaxHeadDim == 192 || kFp8MaxHeadDim == 256,
+              "the routing table's sm90 fp8 bound is a padded head dim (sa_padded_head_dim)");
 }  // namespace sm90
 }  // namespace cfg
 }  // namespace sa

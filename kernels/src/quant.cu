@@ -1,9 +1,8 @@
 // Family "quant" (sm80+): fused quantization of Q, K (with smoothing), V (fp8),
-// per-channel statistics, and the C ABI's error state.
+// per-channel statistics.  The C ABI's error state is in abi.cu.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
 #include "common.cuh"
 #include "config.cuh"
@@ -11,16 +10,6 @@
 #include "sageattn/sageattn.h"
 
 namespace sa {
-
-static thread_local char g_err[1024] = "";
-
-sa_status set_error(sa_status s, const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(g_err, sizeof(g_err), fmt, ap);
-  va_end(ap);
-  return s;
-}
 
 template <int D>
 struct DType;
@@ -639,29 +628,6 @@ namespace sa {}  // namespace sa
 using namespace sa;
 
 extern "C" {
-
-const char* sa_last_error_message(void) { return sa::g_err; }
-
-const char* sa_status_string(sa_status s) {
-  switch (s) {
-    case SA_OK:
-      return "ok";
-    case SA_ERR_INVALID_ARGUMENT:
-      return "invalid argument";
-    case SA_ERR_UNSUPPORTED:
-      return "unsupported";
-    case SA_ERR_CUDA:
-      return "CUDA error";
-  }
-  return "unknown status";
-}
-
-int sa_padded_head_dim(int head_dim) {
-  if (head_dim <= 0 || head_dim > SA_MAX_HEAD_DIM) return 0;
-  return head_dim <= 64 ? 64 : head_dim <= 128 ? 128 : head_dim <= 192 ? 192 : 256;
-}
-
-int64_t sa_round_up(int64_t n, int64_t tile) { return (n + tile - 1) / tile * tile; }
 
 int sa_v_key_perm(int p) { return sa::v_key_perm(p & 15); }
 

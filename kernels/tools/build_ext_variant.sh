@@ -18,7 +18,7 @@ src=${SA_VARIANT_SRC:-attn_sm90}
 "$NVCC" $flags -Xptxas=-v "$@" -gencode arch=compute_90a,code=sm_90a -Ikernels/include -Ikernels/src \
   -c "kernels/src/$src.cu" -o "$out/$src.o" 2> "$out/ptxas.txt"
 objs=""
-for o in quant attn_pv_fp16 attn_pv_fp8 attn_sm90; do
+for o in quant abi attn_pv_fp16 attn_pv_fp8 attn_sm90; do
   if [ "$o" = "$src" ]; then objs="$objs $out/$o.o"; else objs="$objs $bdev/$o.cu.o"; fi
 done
 torch_lib=$(python3 -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))' 2>/dev/null)

@@ -2,9 +2,9 @@
 
 ``call`` (an ``_args.Call``) holds the tensors and what the caller asked for,
 ``opts`` (an ``_args.Options``) what runs: the P.V path, the quantization
-granularity and the smoothing.  With an extension that has the one-call
-forward (``sageattention::attn``) the whole forward is one op; otherwise the
-quantization and attention ops run one after the other.
+granularity and the smoothing.  The whole forward is one op
+(``sageattention::attn``), or, where V's rows are laid out apart from K's,
+the quantization and attention ops one after the other.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Optional
 
 import torch
 
-from . import _arch, _autograd, _extension, _tensors
+from . import _arch, _autograd, _tensors
 from ._args import GRANULARITIES, LAYOUTS, Call, Options
 from .masks import KeyPadding
 
@@ -39,13 +39,13 @@ def _run_dense(call: Call, opts: Options, kp: Optional[KeyPadding]):
     k_start = None
     if left:
         k, k_start = _tensors.absolute_starts(k, kp.start, layout)
-    if _extension.FUSED:  # the whole forward in one op: one dispatch, no Python between the kernels
-        vv = v if opts.pv == "fp8" or v.dtype == torch.float16 else v.to(torch.float16)
-        if left:
-            vv, _ = _tensors.absolute_starts(vv, kp.start, layout)
-        if k_start is None or _tensors.rows_per_batch(vv, layout) == _tensors.rows_per_batch(k, layout):
-            return ops.attn(q, k, vv, lay, causal, g, scale, smooth_k, smooth_v, opts.pv == "fp8", lse, k_start, kv_n,
-                            f16)
+    # The whole forward in one op (one dispatch, no Python between the kernels), unless V's rows are laid out
+    # apart from K's (a left-padding mask over a V that was copied to fp16): then the steps below.
+    vv = v if opts.pv == "fp8" or v.dtype == torch.float16 else v.to(torch.float16)
+    if left:
+        vv, _ = _tensors.absolute_starts(vv, kp.start, layout)
+    if k_start is None or _tensors.rows_per_batch(vv, layout) == _tensors.rows_per_batch(k, layout):
+        return ops.attn(q, k, vv, lay, causal, g, scale, smooth_k, smooth_v, opts.pv == "fp8", lse, k_start, kv_n, f16)
     q_int8, q_scale = ops.quant_q(q, lay, g)
     k_int8, k_scale = ops.quant_k(k, lay, g, smooth_k, k_start, kv_n)
     v_start = None

@@ -23,8 +23,6 @@ except Exception as e:  # pragma: no cover - depends on the install
 
 if _C is not None:
     importlib.import_module(__package__ + "._fake")  # fake/meta implementations for torch.compile
-# An extension with the one-call forward (sageattention::attn); older dev builds have only the steps.
-FUSED = _C is not None and hasattr(torch.ops.sageattention, "attn")
 
 
 def loaded() -> bool:

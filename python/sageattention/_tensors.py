@@ -17,7 +17,7 @@ from typing import Optional
 import torch
 import torch.nn.functional as F
 
-from . import _args
+from . import _args, _routes
 from .masks import KeyPadding, MaskError, key_padding
 
 
@@ -61,8 +61,8 @@ def check_tensors(names, tensors, rank, shape_text):
         raise ValueError(f"sageattention: k and v must have the same shape, got {tuple(k.shape)} and {tuple(v.shape)}")
 
 
-# The largest head_dim the kernels take (sageattn.h: SA_MAX_HEAD_DIM).
-MAX_HEAD_DIM = 256
+# The largest head_dim the kernels take (sageattn/abi.h: SA_MAX_HEAD_DIM, through the generated _routes).
+MAX_HEAD_DIM = _routes.MAX_HEAD_DIM
 
 
 def padded_head_dim(d):

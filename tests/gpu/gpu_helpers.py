@@ -36,9 +36,15 @@ SM90_ACTIVE = HAS_SM90 and os.environ.get("SAGEATTN_SM90") != "0"
 
 
 def runs_sm90(path, d):
-    """Whether a call of this path at head dim d runs the sm90 (wgmma) kernel: both paths on an H100,
-    except the FP8 P.V above head dim 128 (the mma.sync kernel takes those)."""
-    return SM90_ACTIVE and (path == "fp16" or d <= 128)
+    """Whether a call of this path at head dim d runs the sm90 (wgmma) kernel, as the library's routing
+    table says (the route op): on an H100 both paths, except the FP8 P.V above head dim 128 (the mma.sync
+    kernel takes those); test_attention.py's test_route_on_this_gpu checks it against SM90_ACTIVE."""
+    from sageattention import _arch
+
+    try:
+        return _arch.route(CAP[0] * 10 + CAP[1], d, path).family == "sm90"
+    except RuntimeError:  # no kernel of this path here (the FP8 P.V below 8.9)
+        return False
 
 
 def key_tile(path, d):

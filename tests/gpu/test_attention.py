@@ -6,8 +6,8 @@ import os
 import pytest
 
 # skips this module without a CUDA GPU or the extension
-from gpu_helpers import (HAS_FP8, HAS_SM90, PATHS, SM90_ACTIVE, emulate, make_qkv, metrics, poison_allocator, ref,
-                         run_path, sa, torch)
+from gpu_helpers import (CAP, HAS_FP8, HAS_SM90, PATHS, SM90_ACTIVE, emulate, make_qkv, metrics, poison_allocator,
+                         ref, run_path, sa, torch)
 from sageattention import _arch  # noqa: E402
 
 pytestmark = pytest.mark.gpu
@@ -174,6 +174,19 @@ def test_deterministic():
     # K mean uses float atomics: allow rare last-bit int8 rounding flips
     for o in outs[1:]:
         assert metrics(o, outs[0])[0] > 0.999999
+
+
+def test_route_on_this_gpu():
+    # The library's routing table (the route op), for this GPU and build: the sm90 family where it is linked in
+    # and on (SAGEATTN_SM90), the defaults sageattn resolves, and the C routers refusing what it refuses.
+    code = CAP[0] * 10 + CAP[1]
+    assert (_arch.route(code, 64, "fp16").family == "sm90") == SM90_ACTIVE
+    assert (_arch.route(code, 128).kernel == "sm90_pv_fp8") == SM90_ACTIVE
+    q = torch.randn(1, 2, 64, 192, device="cuda", dtype=torch.float16)
+    assert _arch.default_path(q) == _arch.route(code, 192).pv
+    if not HAS_FP8:
+        with pytest.raises(RuntimeError, match="needs compute capability >= 8.9"):
+            sa.sageattn_qk_int8_pv_fp8_cuda(q, q, q)
 
 
 def test_errors():

@@ -197,3 +197,96 @@ def test_for_gpu_resolves_what_the_call_left_open():
     assert (o.pv, o.pv_accum_f16) == ("fp8", False)  # meta: the FP8 path, no GPU to accumulate in fp16 for
     assert _dispatch.for_gpu(_args.Options(pv="fp16", pv_accum_f16=True), q).pv_accum_f16 is False
     assert _dispatch.for_gpu(_args.Options(pv="fp8", pv_accum_f16=True), q).pv_accum_f16 is True
+
+
+# ---- routing: the C table (kernels/src/route_table.h), through _routes without the extension, the op with it.
+
+@pytest.mark.parametrize("cc,d,pv,acc,kernel", [
+    (80, 64, None, None, "mma_pv_fp16"),
+    (86, 256, None, None, "mma_pv_fp16"),
+    (89, 128, None, None, "mma_pv_fp8_f16acc"),  # upstream's sageattn default on sm89 / sm12x
+    (89, 128, "fp8", False, "mma_pv_fp8"),
+    (89, 128, "fp16", None, "mma_pv_fp16"),
+    (90, 128, None, None, "sm90_pv_fp8"),
+    (90, 136, None, None, "sm90_pv_fp16"),  # the wgmma FP8 P.V stops at 128
+    (90, 192, "fp8", None, "mma_pv_fp8"),
+    (90, 64, "fp8", True, "sm90_pv_fp8"),  # the sm90 kernel takes V scaled for f16 too
+    (90, 256, "fp16", None, "sm90_pv_fp16"),
+    (100, 64, None, None, "mma_pv_fp8"),
+    (120, 64, None, None, "mma_pv_fp8_f16acc"),
+    (121, 200, "fp8", None, "mma_pv_fp8_f16acc"),
+])
+def test_route_of_known_gpus(cc, d, pv, acc, kernel):
+    assert _arch.route(cc, d, pv, acc).kernel == kernel
+
+
+def test_route_without_the_sm90_family():
+    from sageattention import _routes
+    no_sm90 = _routes.ALL_FAMILIES & ~4
+    names = lambda row: (_routes.KERNELS[row[0]], _routes.PV[row[2]])
+    assert names(_arch._select(90, 64, -1, -1, no_sm90)) == ("mma_pv_fp8", "fp8")
+    assert names(_arch._select(90, 192, -1, -1, no_sm90)) == ("mma_pv_fp16", "fp16")  # as with sm90: FP16 above 128
+    assert names(_arch._select(89, 64, -1, -1, 1)) == ("mma_pv_fp16", "fp16")  # a build without pv_fp8
+    assert _arch._select(89, 64, 1, -1, 1) is None
+
+
+@pytest.mark.parametrize("cc,d,pv,match", [(75, 64, None, "7\\.5"), (86, 64, "fp8", "FP8 P.V .*8\\.6"),
+                                           (80, 264, None, "head_dim 264")])
+def test_route_refuses_what_no_kernel_serves(cc, d, pv, match):
+    # the library's reason with the extension, _routes' without: both name what is out of the table
+    with pytest.raises(RuntimeError, match="sageattention: .*" + match):
+        _arch.route(cc, d, pv)
+
+
+def test_defaults_follow_the_route():
+    assert [c for c in (80, 86, 89, 90, 100, 120, 121) if _arch.accum_f16_for(c)] == [89, 120, 121]
+    assert _arch.accum_f16_for(90, 192) is False  # the mma.sync FP8 kernel, f32 accumulator by default
+    from sageattention import _routes
+    assert _tensors.MAX_HEAD_DIM == _routes.MAX_HEAD_DIM == 256
+
+
+def _grid():
+    for cc in (70, 75, 80, 86, 87, 89, 90, 100, 103, 110, 120, 121, 130):
+        for d in list(range(8, 257, 8)) + [1, 0, 264]:
+            for pv in (-1, 0, 1):
+                for acc in (-1, 0, 1):
+                    yield cc, d, pv, acc
+
+
+@needs_ext
+def test_route_op_is_the_exported_table():
+    """The library's table (the op) and the generated _routes agree on every query and family set."""
+    from sageattention import _routes
+    ops = torch.ops.sageattention
+    n_routed = 0
+    for families in range(8):
+        for cc, d, pv, acc in _grid():
+            want = _arch._select(cc, d, pv, acc, families)
+            if want is None:
+                with pytest.raises(RuntimeError, match="sageattention: "):
+                    ops.route(cc, d, pv, acc, families)
+            else:
+                assert tuple(ops.route(cc, d, pv, acc, families)) == want, (cc, d, pv, acc, families)
+                n_routed += 1
+    assert n_routed > 1000
+    with pytest.raises(RuntimeError, match="needs compute capability >= 8.9; this GPU is 8.6"):
+        ops.route(86, 64, 1, -1, _routes.ALL_FAMILIES)
+    with pytest.raises(RuntimeError, match="pv_fp8 kernel family, which this build does not contain"):
+        ops.route(89, 64, 1, -1, 1)
+    with pytest.raises(RuntimeError, match="pv -1 \\(any\\) / 0 \\(fp16\\) / 1 \\(fp8\\)"):
+        ops.route(89, 64, 2, -1, -1)
+
+
+@needs_ext
+def test_route_op_with_the_librarys_families():
+    """families -1: the families linked into this extension (build_info.json lists the build's)."""
+    ops = torch.ops.sageattention
+    assert tuple(ops.route(80, 64)) == (1, 1, 0, 0)  # pv_fp16 is in every build (min_arch 8.0)
+    info = _extension.build_info() or {}
+    fams = info.get("kernel_families") or {}
+    if fams:
+        has_fp8 = "pv_fp8" in fams
+        assert (tuple(ops.route(89, 64, 1, 0)) == (2, 2, 1, 0)) if has_fp8 else True
+        if not has_fp8:
+            with pytest.raises(RuntimeError, match="pv_fp8 kernel family"):
+                ops.route(89, 64, 1, 0)

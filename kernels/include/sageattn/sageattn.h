@@ -35,21 +35,16 @@
 
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include "sageattn/abi.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define SA_ABI_VERSION 4      /* 2: per-batch sequence starts and lengths; 3: sa_quant_qkv; 4: head dims to 256 */
 #define SA_BLOCK_Q 128        /* Q padding and per-block Q scale granularity (rows) */
-#define SA_MAX_HEAD_DIM 256   /* the largest head_dim the kernels take (a multiple of 8) */
 #define SA_V_MAX 448.0f       /* e4m3 V range: the largest finite e4m3 */
 #define SA_V_MAX_F16ACC 2.25f /* e4m3 V range for pv_accum_f16 */
 #define SA_BLOCK_K 64         /* keys per tile */
-
-typedef enum sa_status { SA_OK = 0, SA_ERR_INVALID_ARGUMENT = 1, SA_ERR_UNSUPPORTED = 2, SA_ERR_CUDA = 3 } sa_status;
-
-typedef enum sa_dtype { SA_DTYPE_F16 = 0, SA_DTYPE_BF16 = 1 } sa_dtype;
 
 typedef enum sa_granularity {
   SA_GRAN_PER_BLOCK = 0, /* one scale per 128 query rows / per 64-key tile */
@@ -184,8 +179,6 @@ typedef struct sa_attn_params {
   const int32_t* kv_seq_len;
 } sa_attn_params;
 
-int sa_padded_head_dim(int head_dim); /* 64, 128, 192, 256, or 0 when unsupported */
-int64_t sa_round_up(int64_t n, int64_t tile);
 /* Key index stored at position p (0..15) of each 16-key group of v_fp8. */
 int sa_v_key_perm(int p);
 
@@ -197,15 +190,18 @@ sa_status sa_quant_v_fp8(const sa_quant_v_fp8_params* p, cudaStream_t stream);
 int64_t sa_quant_qkv_stats_bytes(const sa_quant_qkv_params* p);
 sa_status sa_quant_qkv(const sa_quant_qkv_params* p, cudaStream_t stream);
 
-/* family pv_fp16 (sm80+).  On a compute capability 9.0 device it runs the sm90
- * family's kernel when that family is in the build (SAGEATTN_SM90=0: mma.sync). */
+/* family pv_fp16 (sm80+).  The kernel that runs is the routing table's
+ * (abi.h, sa_route): on a compute capability 9.0 device the sm90 family's when
+ * that family is in the build (SAGEATTN_SM90=0: mma.sync). */
 sa_status sa_attn_qk_int8_pv_fp16(const sa_attn_params* p, cudaStream_t stream);
 /* Bytes of p->workspace that sa_attn_qk_int8_pv_fp16 uses for p on the current
  * device (0: none); -1 with the reason in sa_last_error_message(). */
 int64_t sa_attn_qk_int8_pv_fp16_workspace_bytes(const sa_attn_params* p);
-/* family pv_fp8 (sm89+).  On a compute capability 9.0 device it runs the sm90
- * family's kernel when that family is in the build (same inputs, same
- * function); the environment variable SAGEATTN_SM90=0 keeps it on mma.sync. */
+/* family pv_fp8 (sm89+).  The kernel that runs is the routing table's (abi.h,
+ * sa_route): on a compute capability 9.0 device up to head dim 128 the sm90
+ * family's when that family is in the build (same inputs, same function; the
+ * environment variable SAGEATTN_SM90=0 keeps it on mma.sync); SA_ERR_UNSUPPORTED
+ * with the table's reason where no kernel serves the call (below 8.9). */
 sa_status sa_attn_qk_int8_pv_fp8(const sa_attn_params* p, cudaStream_t stream);
 /* family sm90 (sm_90a only: wgmma).  Same contract as sa_attn_qk_int8_pv_fp8;
  * fails with SA_ERR_CUDA on any other device. */
@@ -216,9 +212,6 @@ sa_status sa_attn_sm90_qk_int8_pv_fp8(const sa_attn_params* p, cudaStream_t stre
  * (freed in stream order after the kernel). */
 sa_status sa_attn_sm90_qk_int8_pv_fp16(const sa_attn_params* p, cudaStream_t stream);
 int64_t sa_attn_sm90_qk_int8_pv_fp16_workspace_bytes(const sa_attn_params* p);
-
-const char* sa_last_error_message(void);
-const char* sa_status_string(sa_status s);
 
 #ifdef __cplusplus
 }

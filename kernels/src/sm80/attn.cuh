@@ -117,23 +117,19 @@ __device__ __forceinline__ void attn_body(const AttnArgs& args) {
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) {
       const float c = fmaxf(qs[mt] * kscale, 1e-30f);
-      float s[NT][4], mx[2], rmax[2], sh[2];  // Scratch (sm80/tile.cuh)
       softmax_mtile<DP, CAUSAL, PV_FP8>(acc[mt], c, t, kv_end, wq0 + mt * 16, g, tig, m[mt], l[mt], o[mt], corr[mt],
-                                        pa[mt], s, mx, rmax, sh);
+                                        pa[mt]);
     }
 
     if constexpr (!PV_FP8) {
       mma_pv_f16<DP>(o, pa, sV, lane);
     } else {
-      uint32_t bf[2][4];  // Scratch (sm80/tile.cuh)
-      float t0[4], t1[4];
-      mma_pv_fp8<DP, F16ACC>(o, pa, corr, sV, lane, bf, t0, t1);
+      mma_pv_fp8<DP, F16ACC>(o, pa, corr, sV, lane);
     }
   }
   ptx::cp_async_wait<0>();
 
-  float inv[2];  // Scratch (sm80/tile.cuh)
-  store_output<DP, PV_FP8, OutT>(p, b, h, bhq, bhk, wq0, g, tig, q_len, o, m, l, inv);
+  store_output<DP, PV_FP8, OutT>(p, b, h, bhq, bhk, wq0, g, tig, q_len, o, m, l);
 #endif
 }
 

@@ -10,14 +10,14 @@ namespace sa {
 namespace sm80 {
 
 // A warp's rows wq0 .. wq0 + Frags<DP>::kRowsPerWarp of head (b, h); rows past q_len are
-// not written.  inv: a working array the caller declares (see Scratch in sm80/tile.cuh).
+// not written.
 template <int DP, bool PV_FP8, typename OutT>
 __device__ __forceinline__ void store_output(const sa_attn_params& p, int b, int h, size_t bhq, size_t bhk, int wq0,
                                              int g, int tig, int q_len,
                                              const float (&o)[Frags<DP>::MT][Frags<DP>::ON][4],
-                                             const float (&m)[Frags<DP>::MT][2], float (&l)[Frags<DP>::MT][2],
-                                             float (&inv)[2]) {
+                                             const float (&m)[Frags<DP>::MT][2], float (&l)[Frags<DP>::MT][2]) {
   constexpr int MT = Frags<DP>::MT, ON = Frags<DP>::ON;
+  float inv[2];
   const int64_t orow0 =
       p.q_seq_start != nullptr ? (int64_t)p.q_seq_start[b] * p.out_stride_seq : (int64_t)b * p.out_stride_batch;
   OutT* ob = reinterpret_cast<OutT*>(p.out) + orow0 + (size_t)h * p.out_stride_head;

@@ -63,16 +63,16 @@ __device__ __forceinline__ void mma_pv_f16(float (&o)[Frags<DP>::MT][Frags<DP>::
   }
 }
 
-// O = O * corr + P(e4m3) V^T(e4m3): two-level accumulation (sm_89+).  bf, t0,
-// t1: working arrays the caller declares (see Scratch in sm80/tile.cuh).
+// O = O * corr + P(e4m3) V^T(e4m3): two-level accumulation (sm_89+).
 // F16ACC: the tile's products accumulate in f16 (pv_accum_f16, sageattn.h),
 // widened into t0, t1, then join the fp32 O the same way.
 template <int DP, bool F16ACC = false>
 __device__ __forceinline__ void mma_pv_fp8(float (&o)[Frags<DP>::MT][Frags<DP>::ON][4],
                                            const uint32_t (&pa)[Frags<DP>::MT][2][4],
-                                           const float (&corr)[Frags<DP>::MT][2], const uint8_t* sV, int lane,
-                                           uint32_t (&bf)[2][4], float (&t0)[4], float (&t1)[4]) {
+                                           const float (&corr)[Frags<DP>::MT][2], const uint8_t* sV, int lane) {
 #if defined(SA_HAS_E4M3_MMA)
+  uint32_t bf[2][4];
+  float t0[4], t1[4];
   using L = Smem<DP, true>;
   constexpr int MT = Frags<DP>::MT;
   const int vl = L::v_lane((lane >> 4) * 8 + (lane & 7), (lane >> 3) & 1);

@@ -36,15 +36,13 @@ struct ScoreBias {
 // One m16 tile (rows mrow + g, mrow + g + 8 of this thread) against key tile t:
 // the scores acc -> P in pa; running max m and sum l; corr, the factor the
 // previous O is rescaled by (fp16: applied here, to o, when the max moved).
-// s, mx, rmax, sh: working arrays the caller declares in its loop (see
-// Scratch in sm80/tile.cuh).
 template <int DP, bool CAUSAL, bool PV_FP8>
 __device__ __forceinline__ void softmax_mtile(const int32_t (&acc)[Frags<DP>::NT][4], float c, int t, int kv_end,
                                               int mrow, int g, int tig, float (&m)[2], float (&l)[2],
                                               float (&o)[Frags<DP>::ON][4], float (&corr)[2],
-                                              uint32_t (&pa)[PV_FP8 ? 2 : 4][4], float (&s)[Frags<DP>::NT][4],
-                                              float (&mx)[2], float (&rmax)[2], float (&sh)[2]) {
+                                              uint32_t (&pa)[PV_FP8 ? 2 : 4][4]) {
   constexpr int BK = cfg::kBlockK, NT = Frags<DP>::NT, ON = Frags<DP>::ON;
+  float s[NT][4], mx[2], rmax[2], sh[2];
   constexpr bool kMagic = ScoreBias<PV_FP8>::kMagic;
   constexpr float kBias = ScoreBias<PV_FP8>::kBias;
   static_assert(DP * 127 * 127 < (1 << 22), "biased int32 -> float needs |x| < 2^22");

@@ -92,13 +92,5 @@ struct Frags {
   static_assert(cfg::kBlockQ % kCtaRows == 0, "attention CTAs tile the padded Q exactly");
 };
 
-// Scratch: the pieces (softmax_mtile, mma_pv_fp8, store_output) take their
-// small working arrays from the caller, declared in attn_body where the single
-// function this code was declared them.  nvcc places a forced-inline callee's
-// local arrays ahead of the caller's, and that reorders register allocation:
-// the same pieces with arrays of their own compile to different SASS (sm_86:
-// a larger stack frame).  Declared by the caller, the kernels' device code is
-// the code that was measured (scripts/kernels-sass-diff.sh checks it).
-
 }  // namespace sm80
 }  // namespace sa

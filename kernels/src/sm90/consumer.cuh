@@ -160,20 +160,13 @@ struct Consumer {
 #pragma unroll
       for (int i = 0; i < DP / 2; ++i) o[i] = 0.f;
       Softmax sm;
-      // Three clock stamps that nothing sets any more (the trace build is gone).
-      // They stay: without them ptxas assigns the kernel's uniform registers
-      // differently, and the shipped device code is kept as it was measured
-      // (scripts/kernels-sass-diff.sh).
-      long long t_start = 0 ? clock64() : 0, t_q = t_start, t_loop = t_start;
       if (span.loads()) {
         const QSlot qslot(loaded++);
         ptx::mbarrier_wait_parity(ring.q_full(qslot.slot), qslot.phase);
-        if (0) t_q = clock64();
         const uint32_t sq = ring.q(qslot.slot) + cw * 64 * L::kPanel;  // in each Q panel
         const uint32_t q_empty = ring.q_empty(qslot.slot);
         overlapped(o, sm, pos, sq, q_empty, n_tiles, qs, wrow0, span.kv_len);
       }
-      if (0) t_loop = clock64();
       sm.finish();
       wait_v_scale();
       store_output<DP, kBN, PV_FP8, OutT>(p, o, sm, v_scale_copy(), bhq, wk.b, wk.h, wrow0 + g, tig, span.q_len,
