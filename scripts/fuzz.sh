@@ -22,7 +22,7 @@ ROOT="$PWD"
 SECONDS_EACH="${1:-20}"
 shift || true
 HARNESSES=("$@")
-[ "${#HARNESSES[@]}" -gt 0 ] || HARNESSES=(zip record metadata entry_points elf pe fatbin verify matrix index previous)
+[ "${#HARNESSES[@]}" -gt 0 ] || HARNESSES=(zip record metadata entry_points elf pe fatbin verify matrix matrix_rows index previous writers)
 BUILD="${FUZZ_BUILD_DIR:-build-fuzz}"
 JOBS="${JOBS:-$(nproc)}"
 # Under ASan a process holds several times what the release build does (its

@@ -15,8 +15,14 @@ namespace sb::tar {
 
 struct Member {
   std::string name;  // "sageattention-2.2.0/kernels/src/x.cu": '/'-separated, relative
-  std::string data;  // the bytes
+  std::string data;  // the bytes (when `file` is empty)
   std::uint32_t mode = 0644;
+  // Streamed from this file instead of `data` by write_tar_gz(), 64 KiB at a
+  // time: an sdist never holds a whole file in memory.  `size` is what the
+  // caller found (fs.h's check_input_file); a file whose size changes while
+  // it is read is an IoError, not a corrupt archive.
+  std::filesystem::path file;
+  std::uint64_t size = 0;
 };
 
 // One ustar header and the member's data, padded to 512-byte blocks.  Names
@@ -24,11 +30,17 @@ struct Member {
 // fields at a '/'; a name that cannot be split so throws UsageError.
 std::string ustar_entry(const Member& member, std::int64_t mtime);
 
-// The whole archive: every member, then the two zero blocks, gzip-compressed
-// at level 9.  Throws UsageError (a bad name), IoError (zlib).
+// The ustar header alone of a member of `size` bytes.
+std::string ustar_header(const std::string& name, std::uint64_t size, std::uint32_t mode, std::int64_t mtime);
+
+// The whole archive of in-memory members: every member, then the two zero
+// blocks, gzip-compressed at level 9.  Throws UsageError (a bad name), IoError
+// (zlib).
 std::string tar_gz(const std::vector<Member>& members, std::int64_t mtime);
 
-// tar_gz() written to `destination` atomically.
+// The same archive written to `destination` atomically, streaming: members
+// with a `file` are read from it in 64 KiB pieces and the compressed stream
+// goes to disk as it is made, so memory stays small whatever the files' size.
 void write_tar_gz(const std::filesystem::path& destination, const std::vector<Member>& members, std::int64_t mtime);
 
 }  // namespace sb::tar

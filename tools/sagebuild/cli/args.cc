@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "sagebuild/common/text.h"
+
 namespace sb::cli {
 
 namespace {
@@ -73,7 +75,9 @@ void set_failure_message(CLI::App& app) {
       for (const auto& x : inner->remaining()) extras += (extras.empty() ? "" : " ") + x;
       if (!extras.empty()) what = "`" + help + "` does not take " + extras;
     }
-    return "sagebuild: error: " + what + "\n  (`" + help + " --help` lists the options)\n";
+    // The arguments it quotes are the user's bytes: printed escaped (text.h),
+    // on one line, as every other error.
+    return "sagebuild: error: " + printable(what) + "\n  (`" + help + " --help` lists the options)\n";
   });
 }
 

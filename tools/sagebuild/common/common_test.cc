@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <thread>
 
@@ -104,3 +105,75 @@ TEST_CASE("read_file_capped refuses a file over its cap, naming the option") {
   CHECK_THROWS_AS(read_file_capped(dir / "missing", 10, "--x"), UsageError);
   std::filesystem::remove_all(dir);
 }
+
+#ifndef _WIN32
+#include <sys/stat.h>
+
+TEST_CASE("read_file_capped refuses a FIFO, a device and a directory before reading, at once (issue 37)") {
+  auto dir = std::filesystem::temp_directory_path() / ("sb-operator-" + std::to_string(sb::process_id()));
+  std::filesystem::create_directories(dir);
+  REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
+  auto start = std::chrono::steady_clock::now();
+  // No writer on the FIFO: a blocking open would hang here for ever.
+  CHECK_THROWS_WITH(read_file_capped(dir / "fifo", 1 << 20, "--previous"),
+                    Catch::Contains("a FIFO (named pipe), not a regular file"));
+  CHECK_THROWS_WITH(read_file_capped("/dev/zero", 1 << 20, "--matrix"),
+                    Catch::StartsWith("--matrix /dev/zero: a character device, not a regular file"));
+  CHECK_THROWS_WITH(read_file_capped(dir, 1 << 20, "--x"), Catch::Contains("a directory, not a regular file"));
+  CHECK_THROWS_WITH(check_input_file(dir / "fifo", 10, "--x"), Catch::Contains("a FIFO"));
+  CHECK_THROWS_WITH(read_file_capped(dir / "missing", 10, "--x"), Catch::Contains("no such file"));
+  // A sparse 2 GiB file: refused by its size, nothing read.
+  {
+    std::ofstream(dir / "sparse") << "";
+    std::filesystem::resize_file(dir / "sparse", 2ull << 30);
+  }
+  CHECK_THROWS_AS(read_file_capped(dir / "sparse", 1 << 20, "--x"), FileTooLarge);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(1));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("check_output_dir: a link loop or a dangling link is a usage error, make_output_dir creates (issue 37)") {
+  namespace fs = std::filesystem;
+  auto dir = fs::temp_directory_path() / ("sb-outdir-links-" + std::to_string(sb::process_id()));
+  fs::create_directories(dir);
+  fs::create_symlink(dir / "loop", dir / "loop");
+  fs::create_symlink(dir / "nowhere", dir / "dangling");
+  CHECK_THROWS_WITH(check_output_dir(dir / "loop", "--out"), Catch::Contains("cannot be looked at"));
+  CHECK_THROWS_WITH(check_output_dir(dir / "loop" / "sub", "--out"), Catch::Contains("cannot be looked at"));
+  CHECK_THROWS_WITH(check_output_dir(dir / "dangling", "--out"), Catch::Contains("is a symbolic link to nothing"));
+  CHECK_THROWS_AS(make_output_dir("", "--out"), UsageError);
+  make_output_dir(dir / "a" / "b", "--out");
+  CHECK(fs::is_directory(dir / "a" / "b"));
+  CHECK_THROWS_WITH(check_no_line_break(dir / "x\ny", "--cache-dir"), Catch::Contains("line break"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("tree_file: the one link rule of the wheel staging and the sdist (issue 37)") {
+  namespace fs = std::filesystem;
+  auto dir = fs::temp_directory_path() / ("sb-tree-file-" + std::to_string(sb::process_id()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "tree/a");
+  write_file_atomic(dir / "tree/a/file", "x");
+  write_file_atomic(dir / "outside", "secret");
+  fs::create_symlink("file", dir / "tree/a/in");
+  fs::create_symlink("in", dir / "tree/a/in2");  // a chain, still inside
+  fs::create_symlink(dir / "outside", dir / "tree/a/out");
+  fs::create_symlink("../../outside", dir / "tree/a/out-relative");
+  fs::create_symlink("../a", dir / "tree/a/dir");
+  fs::create_symlink("loop", dir / "tree/a/loop");
+  fs::create_symlink("/dev/zero", dir / "tree/a/dev");
+  REQUIRE(::mkfifo((dir / "tree/a/fifo").c_str(), 0600) == 0);
+  const fs::path root = dir / "tree";
+  CHECK(tree_file(root, root / "a/file") == root / "a/file");
+  CHECK(tree_file(root, root / "a/in") == fs::canonical(root / "a/file"));
+  CHECK(tree_file(root, root / "a/in2") == fs::canonical(root / "a/file"));
+  CHECK_FALSE(tree_file(root, root / "a/fifo"));
+  CHECK_FALSE(tree_file(root, root / "a"));
+  CHECK_THROWS_WITH(tree_file(root, root / "a/out"), Catch::Contains("leaves the tree"));
+  CHECK_THROWS_WITH(tree_file(root, root / "a/out-relative"), Catch::Contains("leaves the tree"));
+  CHECK_THROWS_WITH(tree_file(root, root / "a/dir"), Catch::Contains("is a directory"));
+  CHECK_THROWS_WITH(tree_file(root, root / "a/loop"), Catch::Contains("cannot be resolved"));
+  CHECK_THROWS_WITH(tree_file(root, root / "a/dev"), Catch::Contains("leaves the tree"));
+  fs::remove_all(dir);
+}
+#endif

@@ -83,6 +83,56 @@ std::string printable(std::string_view s, bool* escaped) { return escaped_text(s
 
 std::string printable_message(std::string_view s) { return escaped_text(s, true, nullptr); }
 
+std::string PrintableLines::feed(std::string_view chunk) {
+  held_.append(chunk);
+  std::size_t end = held_.rfind('\n');
+  if (end == std::string::npos) {
+    if (held_.size() < kMaxHeldLine) return {};
+    // A line without end: printed in pieces, cut before a partial sequence.
+    end = held_.size();
+    for (int k = 0; k < 3 && end > 0 && (static_cast<std::uint8_t>(held_[end - 1]) & 0xC0) == 0x80; ++k) --end;
+    if (end > 0 && static_cast<std::uint8_t>(held_[end - 1]) >= 0xC0) --end;
+    if (end == 0) end = held_.size();
+  } else {
+    ++end;
+  }
+  std::string out = printable_message(std::string_view(held_).substr(0, end));
+  held_.erase(0, end);
+  return out;
+}
+
+std::string PrintableLines::finish() {
+  std::string out = printable_message(held_);
+  held_.clear();
+  return out;
+}
+
+PrintableOstream::PrintableOstream(std::ostream& sink) : std::ostream(nullptr), buf_(sink) { rdbuf(&buf_); }
+
+PrintableOstream::~PrintableOstream() { buf_.drain(); }
+
+void PrintableOstream::Buf::drain() {
+  sink_ << lines_.finish();
+  sink_.flush();
+}
+
+PrintableOstream::Buf::int_type PrintableOstream::Buf::overflow(int_type c) {
+  if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+  char ch = traits_type::to_char_type(c);
+  xsputn(&ch, 1);
+  return c;
+}
+
+std::streamsize PrintableOstream::Buf::xsputn(const char* s, std::streamsize n) {
+  sink_ << lines_.feed(std::string_view(s, static_cast<std::size_t>(n)));
+  return n;
+}
+
+int PrintableOstream::Buf::sync() {
+  sink_.flush();
+  return 0;
+}
+
 std::string clip(std::string_view s, std::size_t max) {
   if (s.size() <= max) return std::string(s);
   std::size_t cut = max;

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstddef>
+#include <ostream>
+#include <streambuf>
 #include <string>
 #include <string_view>
 
@@ -28,6 +30,46 @@ std::string printable(std::string_view s, bool* escaped = nullptr);
 // printable() for a whole message of ours, which may span lines: '\n' is
 // kept, everything else is escaped as printable() does.
 std::string printable_message(std::string_view s);
+
+// Output that carries others' bytes as it streams (a compiler's messages
+// through ninja, row names and paths in a build's log): each complete line
+// goes through printable_message(), so an ESC, a C1 CSI or a bidi override in
+// a source file or a matrix value reaches the terminal as \x1b / \u009b /
+// \u202e.  A line is held until its '\n' (a chunk may end inside a UTF-8
+// sequence), or until it reaches kMaxHeldLine bytes.
+class PrintableLines {
+ public:
+  static constexpr std::size_t kMaxHeldLine = 64 * 1024;
+  std::string feed(std::string_view chunk);  // the escaped complete lines
+  std::string finish();                      // the escaped rest
+ private:
+  std::string held_;
+};
+
+// An std::ostream whose text reaches `sink` through PrintableLines, line by
+// line (flushed at each '\n' and on destruction).
+class PrintableOstream : public std::ostream {
+ public:
+  explicit PrintableOstream(std::ostream& sink);
+  ~PrintableOstream() override;
+
+ private:
+  class Buf : public std::streambuf {
+   public:
+    explicit Buf(std::ostream& sink) : sink_(sink) {}
+    void drain();
+
+   protected:
+    int_type overflow(int_type c) override;
+    std::streamsize xsputn(const char* s, std::streamsize n) override;
+    int sync() override;
+
+   private:
+    std::ostream& sink_;
+    PrintableLines lines_;
+  };
+  Buf buf_;
+};
 
 // The marks a report puts before a line: the emoji where the terminal's
 // locale is UTF-8, plain ASCII elsewhere (a Windows console in a legacy code

@@ -1,6 +1,8 @@
 // Text from hostile files: UTF-8 validity, escaping for reports, clipping.
 #include <catch2/catch.hpp>
 
+#include <sstream>
+
 #include "sagebuild/common/text.h"
 
 using namespace sb;
@@ -67,4 +69,24 @@ TEST_CASE("the locale's character set picks the report's marks") {
   CHECK_FALSE(utf8_locale(nullptr, "en_US.ISO-8859-1", "en_US.UTF-8"));
   CHECK(std::string(kAsciiMarks.ok) == "[ok]");
   CHECK(std::string(kAsciiMarks.bad) == "[x]");
+}
+
+TEST_CASE("PrintableLines: build output reaches the terminal escaped, line by line (issue 37)") {
+  PrintableLines lines;
+  // A chunk may end inside a line and inside a UTF-8 sequence: held, not mangled.
+  CHECK(lines.feed("x.cu(3): warning \x1b[2J") == "");
+  CHECK(lines.feed("\xe2\x80") == "");
+  CHECK(lines.feed("\xae rlo \xc2\x9b"
+                   "31m\nnext") == "x.cu(3): warning \\x1b[2J\\u202e rlo \\u009b31m\n");
+  CHECK(lines.finish() == "next");
+  std::ostringstream sink;
+  {
+    PrintableOstream out(sink);
+    out << "row \x1b]0;title\x07 ok\n"
+        << "caf\xc3\xa9";
+  }
+  CHECK(sink.str() == "row \\x1b]0;title\\x07 ok\ncaf\xc3\xa9");
+  // A line without end is printed in bounded pieces.
+  std::string flood(PrintableLines::kMaxHeldLine + 10, 'a');
+  CHECK(lines.feed(flood).size() == flood.size());
 }

@@ -30,12 +30,18 @@ std::uint32_t next_code_point(std::string_view s, std::size_t& i) {
 }
 
 // Python's \w for str: letters, digits and '_' in any script.  Outside ASCII
-// we accept every code point except the Unicode spaces and the C1 controls,
-// which is what matters for script names (they become file names).
+// we accept every code point except the Unicode spaces, the C1 controls and
+// the invisible format characters (category Cf, none of them \w): the bidi
+// controls (U+061C, U+200E/F, U+202A..U+202E, U+2066..U+2069), which make a
+// script name read as another, and the zero-width ones.  Script names become
+// file names a user types.
 bool is_word_code_point(std::uint32_t cp) {
   if (cp < 0x80) return std::isalnum(static_cast<int>(cp)) || cp == '_';
   if (cp < 0xA0 || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 ||
       cp == 0x202F || cp == 0x205F || cp == 0x3000)
+    return false;
+  if (cp == 0xAD || cp == 0x061C || (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x202A && cp <= 0x202E) ||
+      (cp >= 0x2060 && cp <= 0x2069) || cp == 0xFEFF)
     return false;
   return true;
 }

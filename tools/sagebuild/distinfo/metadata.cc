@@ -144,9 +144,15 @@ void check_requirements(Ctx& c) {
     std::string why;
     if (iequals(f.name, "Requires-Dist")) {
       c.info.requires_dist.push_back(f.value);
-      if (!wheel::parse_requirement(f.value, &why))
+      auto req = wheel::parse_requirement(f.value, &why);
+      if (!req)
         add(c.out, "M6", Severity::Error, c.m, "Requires-Dist '" + clip(f.value) + "' is not PEP 508: " + why,
             "name [extras] (specifiers) [; marker]");
+      else if (req->url)
+        // PyPI refuses an upload that depends on a direct URL: what pip
+        // installs must come from an index, not wherever the URL points.
+        add(c.out, "M6", Severity::Strict, c.m, "Requires-Dist '" + clip(f.value) + "' is a direct URL dependency",
+            "a name with version specifiers (PyPI refuses direct URL dependencies)");
     } else if (iequals(f.name, "Requires-Python") && !wheel::parse_specifier_set(f.value, &why)) {
       add(c.out, "M6", Severity::Strict, c.m, "Requires-Python '" + clip(f.value) + "' is not a specifier set: " + why,
           "e.g. >=3.9");

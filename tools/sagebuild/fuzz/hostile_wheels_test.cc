@@ -240,3 +240,26 @@ TEST_CASE("one unreadable file among good ones: every report is printed, JSON st
   CHECK(j[2]["findings"].size() > 0);
   fs::remove_all(dir);
 }
+
+TEST_CASE("the fuzz findings (2026-11-28): a matrix expanding to 10^6 rows is refused in 2 s and 256 MiB") {
+  fs::path yaml = fs::path(SAGEBUILD_FUZZ_FINDINGS_DIR) / "matrix-row-product-1e6" / "build-matrix.yaml";
+  std::error_code ec;
+  if (!fs::is_regular_file(yaml, ec)) {
+    std::cout << "SKIPPED: no " << yaml.string()
+              << " (../shared beside the checkout, or -DSAGEBUILD_SHARED_DIR=DIR); CI runs this test\n";
+    return;
+  }
+  for (const char* format : {"text", "json", "github"}) {
+    Run r = run_measured({"matrix", "--matrix", yaml.string(), "--format", format});
+    std::printf("%-40s %-6s exit %d %6.2f s %5ld MiB\n", "matrix-row-product-1e6", format, r.exit_code, r.seconds,
+                r.max_rss_kib / 1024);
+    INFO(format << ": exit " << r.exit_code << ", " << r.seconds << " s, " << r.max_rss_kib / 1024
+                << " MiB\nstderr: " << r.err.substr(0, 2000));
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("more than 10000 rows before exclusions") != std::string::npos);
+    CHECK(r.err.find("internal error") == std::string::npos);
+    CHECK(r.out.empty());
+    CHECK(r.seconds < 2);
+    CHECK(r.max_rss_kib < kMaxRssKiB);
+  }
+}

@@ -58,6 +58,7 @@ void run(const Options& o, sb::cli::Context& ctx) {
   auto indexed = scan_directory(o.dir);
   std::size_t fresh = indexed.size();
   if (!o.previous.empty()) indexed = merge_previous(std::move(indexed), std::move(previous));
+  check_distinct_files(indexed);
   auto groups = group_by_variant(std::move(indexed));
   SiteOptions site{o.base_url.empty() ? default_base_url(o.out) : o.base_url, o.wheels_url};
   if (!site.wheels_url.empty() && site.wheels_url.back() != '/') site.wheels_url += '/';

@@ -90,7 +90,15 @@ std::vector<IndexedWheel> parse_previous_manifest(std::string_view text_in, cons
   if (j.is_discarded()) bad(source, "not valid JSON");
   if (!j.is_object() || !j.contains("wheels") || !j["wheels"].is_array()) bad(source, "no \"wheels\" array");
   std::vector<IndexedWheel> out;
-  for (std::size_t i = 0; i < j["wheels"].size(); ++i) out.push_back(wheel_of(j["wheels"][i], source, i));
+  std::map<std::string, std::size_t> listed;  // a manifest sagebuild wrote names each file once
+  for (std::size_t i = 0; i < j["wheels"].size(); ++i) {
+    out.push_back(wheel_of(j["wheels"][i], source, i));
+    auto [it, inserted] = listed.emplace(out.back().filename, i);
+    if (!inserted)
+      bad(source, "wheels[" + std::to_string(i) + "] lists " + printable(out.back().filename) +
+                      " again (first at wheels[" + std::to_string(it->second) +
+                      "]); one file name must be one file, published once");
+  }
   return out;
 }
 

@@ -166,3 +166,14 @@ TEST_CASE("previous manifest: the shared fuzz findings are refused by name (skip
   }
   CHECK(n == 3);
 }
+
+TEST_CASE("previous manifest: one file name listed twice is refused, whatever its URLs (issue 37)") {
+  fs::path root = testing::fresh_dir("previous-twice");
+  auto j = nlohmann::json::parse(sb::read_file(first_release(root)));
+  auto again = j["wheels"][0];
+  again["url"] = std::string("https://evil.example/") + again["filename"].get<std::string>();
+  j["wheels"].push_back(again);
+  CHECK_THROWS_WITH(parse_previous_manifest(j.dump(), "m.json"),
+                    Catch::Contains("wheels[1] lists sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl again") &&
+                        Catch::Contains("published once"));
+}

@@ -132,6 +132,10 @@ std::vector<IndexedWheel> scan_directory(const fs::path& dir) {
   }
   std::vector<fs::path> files;
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it); it.increment(ec)) {
+    if (it.depth() >= kMaxDepth && it->is_directory())
+      throw UsageError(printable(dir.string()) + ": directories nested more than " + std::to_string(kMaxDepth) +
+                       " deep (" + printable(clip(it->path().string(), 200)) +
+                       "); expected the wheels at most a few directories down (one per CI job)");
     if (it->is_regular_file() && it->path().extension() == ".whl") files.push_back(it->path());
   }
   if (ec) throw IoError("cannot list " + dir.string() + ": " + ec.message());
@@ -153,6 +157,40 @@ std::vector<IndexedWheel> scan_directory(const fs::path& dir) {
   std::vector<IndexedWheel> out;
   for (auto& [_, w] : by_name) out.push_back(std::move(w));
   return out;
+}
+
+std::string wheel_file_key(const std::string& filename) {
+  auto parsed = wheel::parse_wheel_filename(filename);
+  if (!parsed.filename) return wheel::ascii_lower(filename);
+  const auto& f = *parsed.filename;
+  auto tags = [](std::vector<std::string> v) {
+    for (auto& t : v) t = wheel::ascii_lower(t);
+    std::sort(v.begin(), v.end());
+    std::string out;
+    for (const auto& t : v) out += (out.empty() ? "" : ".") + t;
+    return out;
+  };
+  // PEP 440: 2.2 and 2.2.0 are one version (trailing zeros of the release).
+  wheel::Version v = f.version;
+  while (v.release.size() > 1 && v.release.back() == 0) v.release.pop_back();
+  return wheel::canonicalize_name(f.name) + "-" + v.str() + "-" + f.build_tag.value_or("") + "-" +
+         tags(f.python_tags) + "-" + tags(f.abi_tags) + "-" + tags(f.platform_tags);
+}
+
+void check_distinct_files(const std::vector<IndexedWheel>& wheels) {
+  std::map<std::string, const IndexedWheel*> seen;
+  for (const auto& w : wheels) {
+    auto [it, inserted] = seen.emplace(wheel_file_key(w.filename), &w);
+    if (inserted) continue;
+    const IndexedWheel& first = *it->second;
+    auto where = [](const IndexedWheel& x) {
+      return x.source.empty() ? "the previous index" : printable(x.source.string());
+    };
+    throw UsageError("two wheels are one file to pip and PyPI: " + printable(first.filename) + " (" + where(first) +
+                     ") and " + printable(w.filename) + " (" + where(w) +
+                     ") differ only in case, name normalization or version spelling; expected each wheel once: "
+                     "remove one, or give the new build another version or build tag");
+  }
 }
 
 }  // namespace sb::index

@@ -33,6 +33,21 @@ IndexedWheel scan_wheel(const std::filesystem::path& path);
 // job), sorted by file name.  Two files with one name must be identical
 // (same SHA-256), and are then indexed once.  Throws sb::UsageError when
 // `dir` has no wheel or holds conflicting copies.
+// Directories deeper than kMaxDepth below `dir` are refused (UsageError):
+// the walk's memory grows with the square of the depth.
+constexpr int kMaxDepth = 32;
 std::vector<IndexedWheel> scan_directory(const std::filesystem::path& dir);
+
+// The file as pip and PyPI tell files apart: the normalized project name
+// (PEP 503), the normalized version (PEP 440), the build tag, and the tags
+// lowercased and sorted.  "SageAttention-2.2-..." and "sageattention-2.2.0-..."
+// have one key: the same file to an installer.
+std::string wheel_file_key(const std::string& filename);
+
+// Throws UsageError, naming both, when two of `wheels` (new and previous
+// together) have different file names with one key (names that differ only
+// in case, name normalization or version spelling: PyPI refuses the second,
+// and pip would pick either).
+void check_distinct_files(const std::vector<IndexedWheel>& wheels);
 
 }  // namespace sb::index

@@ -117,3 +117,28 @@ TEST_CASE("scan_wheel: the shared deep build_info.json wheel is refused, not a c
     }
   CHECK(n == 1);
 }
+
+TEST_CASE("files that pip and PyPI take for one are refused together (issue 37)") {
+  CHECK(wheel_file_key("SageAttention-2.2-280.129-cp39-abi3-linux_x86_64.whl") ==
+        wheel_file_key("sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl"));
+  CHECK(wheel_file_key("sage_attention-2.2.0-cp39-abi3-linux_x86_64.whl") ==
+        wheel_file_key("sage.attention-2.2.0-cp39-abi3-linux_x86_64.whl"));
+  CHECK(wheel_file_key("sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl") !=
+        wheel_file_key("sageattention-2.2.0-280.128-cp39-abi3-linux_x86_64.whl"));
+  fs::path root = testing::fresh_dir("case-collision");
+  testing::write_wheel(root / "a", "sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl",
+                       testing::build_info_json("2.8.0", "12.9"));
+  testing::write_wheel(root / "b", "SageAttention-2.2-280.129-cp39-abi3-linux_x86_64.whl",
+                       testing::build_info_json("2.8.0", "12.9"));
+  CHECK_THROWS_WITH(check_distinct_files(scan_directory(root)), Catch::Contains("one file to pip and PyPI"));
+}
+
+TEST_CASE("a wheel directory nested deeper than the bound is refused, in little memory (issue 37)") {
+  fs::path root = testing::fresh_dir("deep");
+  fs::path p = root;
+  for (int i = 0; i < kMaxDepth + 2; ++i) p /= "d";
+  fs::create_directories(p);
+  testing::write_wheel(root, "sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl",
+                       testing::build_info_json("2.8.0", "12.9"));
+  CHECK_THROWS_WITH(scan_directory(root), Catch::Contains("nested more than 32 deep"));
+}

@@ -184,7 +184,7 @@ TEST_CASE("the command finds the matrix from a subdirectory and formats it") {
                         "matrix (did you mean 'profiles'?); allowed keys: pythons, platforms, cuda, torch, upstream, "
                         "packages, exclude, profiles");
   options.matrix_file = "/nonexistent/build-matrix.yaml";
-  CHECK_THROWS_AS(run_matrix(options, SAGEBUILD_SOURCE_DIR), sb::IoError);
+  CHECK_THROWS_AS(run_matrix(options, SAGEBUILD_SOURCE_DIR), sb::UsageError);
 }
 
 TEST_CASE("markdown format: the summary, then the table's columns as a Markdown table") {

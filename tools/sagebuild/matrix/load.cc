@@ -112,9 +112,26 @@ std::string torch_index_template(const YamlValue& node) {
   return url.text;
 }
 
+// A platform tag and a runner label reach wheel names, paths and the release
+// workflow's `runs-on:` and `run:` lines: only the characters a wheel's
+// platform tag (lowercase letters, digits, '_') or a runner label (letters,
+// digits, '-', '_', '.') is made of.
+void check_word(const Located& value, std::string_view extra, const std::string& what, const std::string& example) {
+  bool ok = !value.text.empty() && value.text.size() <= 64;
+  for (char c : value.text)
+    ok =
+        ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || extra.find(c) != std::string_view::npos);
+  if (!ok)
+    throw ConfigError(value.where, what + " '" + printable(clip(value.text, 64)) +
+                                       "' is not made of the characters it may hold; expected e.g. " + example);
+}
+
 void parse_platforms(const YamlValue& node, Matrix& m) {
   for (const auto& [tag, value] : node.named_entries("platform")) {
     YamlMap map = value.map({"runner", "pypi_torch_has_cuda", "torch_index"});
+    check_word(tag, "", "platform tag", "linux_x86_64 or win_amd64 (lowercase letters, digits, '_')");
+    check_word(map.required("runner").scalar(), "ABCDEFGHIJKLMNOPQRSTUVWXYZ-.", "runner",
+               "ubuntu-24.04 (letters, digits, '-', '_', '.')");
     m.platforms.push_back(Platform{tag.text, map.required("runner").scalar().text,
                                    map.required("pypi_torch_has_cuda").boolean(),
                                    torch_index_template(map.required("torch_index")), tag.where});

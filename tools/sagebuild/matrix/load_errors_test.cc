@@ -2,6 +2,7 @@
 // and what would be valid there.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <regex>
 
 #include "sagebuild/matrix/test_support.h"
@@ -340,4 +341,42 @@ TEST_CASE("upstream: the repository and full commit an upstream source's tree is
     }
     CHECK(upstream_rows > 0);
   }
+}
+
+TEST_CASE("a matrix whose rows before exclusions pass the bound is refused at once, at the package (issue 37)") {
+  // 100 Pythons x 100 platforms x 10 torch releases x 10 CUDA variants: 10^6
+  // rows from some 30 KB (the 2026-11-28 finding took 16 s and 2.7 GiB).
+  std::string py;
+  for (int i = 0; i < 100; ++i) py += std::string(i ? ", " : "") + "\"3." + std::to_string(10 + i) + "\"";
+  std::string y = "pythons: [" + py + "]\nplatforms:\n";
+  for (int i = 0; i < 100; ++i)
+    y +=
+        "  p" + std::to_string(i) + ": {runner: r, pypi_torch_has_cuda: true, torch_index: \"https://x/{cuda_tag}\"}\n";
+  y += "cuda:\n";
+  for (int v = 0; v < 10; ++v) y += "  \"12." + std::to_string(v) + "\": {archs: [\"8.0\"]}\n";
+  y += "torch:\n";
+  for (int t = 0; t < 10; ++t) {
+    y += "  \"2." + std::to_string(t) + ".0\":\n    pythons: [" + py + "]\n    variants:\n";
+    for (int v = 0; v < 10; ++v) y += "      - {cuda: \"12." + std::to_string(v) + "\"}\n";
+  }
+  y += "packages:\n  pkg:\n    version: 1.0.0\n    kernels: k.json\n    abi: per-interpreter\n"
+       "    naming: local-version\n    archs: [\"8.0\"]\nprofiles:\n  default:\n    torch: [\"2.0.0\"]\n";
+  auto start = std::chrono::steady_clock::now();
+  std::string file;
+  std::string message = load_error("product.yaml", y, &file);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
+  CHECK_THAT(message, Catch::Contains("more than 10000 rows before exclusions"));
+}
+
+TEST_CASE("platform tags and runners are checked: they reach names, paths and the workflow (issue 37)") {
+  std::string text = kBase;
+  text.replace(text.find("linux_x86_64:"), 13, "\"linux_x86_64; rm -rf ~\":");
+  CHECK_THAT(load_error("tag.yaml", text), Catch::Contains("platform tag 'linux_x86_64; rm -rf ~'"));
+  text = kBase;
+  text.replace(text.find("runner: ubuntu-22.04"), 20, "runner: \"ubuntu $(id)\"");
+  CHECK_THAT(load_error("runner.yaml", text), Catch::Contains("runner 'ubuntu $(id)'"));
+}
+
+TEST_CASE("the matrix file is read the one way: a FIFO or a device is refused before reading (issue 37)") {
+  CHECK_THROWS_WITH(load_matrix("/dev/zero"), Catch::Contains("a character device, not a regular file"));
 }

@@ -148,6 +148,27 @@ void add_package_rows(const Matrix& m, const Package& package, std::vector<Row>&
   }
 }
 
+// How many rows the package would give before exclusions and min_python,
+// counted without making any (saturating at `limit` + 1): the product of
+// its torch releases, their CUDA variants and Pythons, and its platforms.
+std::uint64_t rows_before_exclusions(const Matrix& m, const Package& package, std::uint64_t limit) {
+  std::uint64_t platforms = 0;
+  for (const auto& platform : m.platforms) platforms += matches(package.platforms, platform.tag) ? 1 : 0;
+  if (platforms == 0) return 0;
+  std::uint64_t total = 0;
+  for (const auto& torch : m.torch) {
+    if (!at_least(torch.version, package.min_torch)) continue;
+    std::uint64_t variants = 0;
+    for (const auto& variant : torch.variants) variants += at_least(variant.cuda, package.min_cuda) ? 1 : 0;
+    std::uint64_t per_platform = package.abi_mode == AbiMode::abi3 ? 1 : torch.pythons.size();
+    // Each factor is at most the matrix's node count (100,000): no overflow
+    // before the saturation below.
+    total += variants * per_platform * platforms;
+    if (total > limit) return limit + 1;
+  }
+  return total;
+}
+
 }  // namespace
 
 std::string torch_index_url(const Platform& platform, const std::string& cuda_tag) {
@@ -176,6 +197,19 @@ void set_archs(Row& row, std::vector<Arch> archs) {
 }
 
 std::vector<Row> compute_rows(const Matrix& m) {
+  // Bounded before any row is made: a few KB of YAML can name a product of
+  // millions (16 s and 2.7 GiB, then std::bad_alloc in --format github).
+  std::uint64_t total = 0;
+  for (const auto& package : m.packages) {
+    total += rows_before_exclusions(m, package, kMaxRows);
+    if (total > kMaxRows)
+      throw ConfigError(package.where, "the matrix expands to more than " + std::to_string(kMaxRows) +
+                                           " rows before exclusions (each package's torch releases x CUDA variants "
+                                           "x Pythons x platforms; this package reaches the bound); expected at most " +
+                                           std::to_string(kMaxRows) +
+                                           ": narrow the package's platforms, min_torch or min_cuda, or split the "
+                                           "matrix");
+  }
   std::vector<Row> rows;
   for (const auto& package : m.packages) add_package_rows(m, package, rows);
   std::sort(rows.begin(), rows.end(), row_less);

@@ -2,6 +2,7 @@
 // releases, CUDA variants, platforms and Pythons it allows, less exclusions.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -9,9 +10,15 @@
 
 namespace sb::matrix {
 
+// The most rows a matrix may expand to, counted before exclusions (a CI
+// matrix job runs at most 256; this one has 260 in all): a larger product is a
+// ConfigError at the package that reaches it, before any row is made.
+constexpr std::uint64_t kMaxRows = 10'000;
+
 // In plan order (package, torch, CUDA, Python, platform). Throws ConfigError,
 // at the package's arch, when a CUDA the package would be built with cannot
-// compile one of its required archs.
+// compile one of its required archs, and at the package when the rows would
+// be more than kMaxRows.
 std::vector<Row> compute_rows(const Matrix& m);
 
 bool excludes(const Exclusion& e, std::string_view package, std::string_view torch, std::string_view cuda,

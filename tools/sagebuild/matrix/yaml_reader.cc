@@ -199,10 +199,14 @@ static std::string too_big(std::uintmax_t size, const YamlLimits& limits) {
 }
 
 std::string read_yaml_file(const std::filesystem::path& path, const std::string& display, const YamlLimits& limits) {
-  std::error_code ec;
-  std::uintmax_t size = std::filesystem::file_size(path, ec);
-  if (!ec && size > limits.max_bytes) throw ConfigError(SourceLocation{display, 1, 1}, too_big(size, limits));
-  return read_file(path);
+  // The one way to read an operator's file (fs.h): a FIFO, /dev/zero or a
+  // directory is refused before anything is read, as is a file over the cap
+  // (said here at file:1:1, as the matrix's other errors are).
+  try {
+    return read_file_capped(path, limits.max_bytes, "the YAML file");
+  } catch (const FileTooLarge& e) {
+    throw ConfigError(SourceLocation{display, 1, 1}, too_big(e.size(), limits));
+  }
 }
 
 YamlValue parse_yaml(const std::string& text, const std::string& file, const YamlLimits& limits,

@@ -23,6 +23,7 @@ namespace fs = std::filesystem;
 const char* tool_version() { return SAGEBUILD_VERSION; }
 
 fs::path package_self(const fs::path& executable, const fs::path& out_dir, std::ostream& log) {
+  check_output_dir(out_dir, "--out");  // before any work
   const std::string version = tool_version();
   const std::string exe_name = executable.extension() == ".exe" ? "sagebuild.exe" : "sagebuild";
   const std::string exe_member = "sagebuild-" + version + ".data/scripts/" + exe_name;
@@ -40,7 +41,7 @@ fs::path package_self(const fs::path& executable, const fs::path& out_dir, std::
                      "; its wheel would install only on machines like this one: build the static executable "
                      "with scripts/build-sagebuild-static.sh, whose wheel is tagged manylinux");
 
-  fs::create_directories(out_dir);
+  make_output_dir(out_dir, "--out");
   fs::path scratch = out_dir / (".sagebuild-package-self-" + std::to_string(process_id()));
   fs::create_directories(scratch);
   struct Cleanup {

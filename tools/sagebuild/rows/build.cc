@@ -14,6 +14,7 @@
 #include "sagebuild/common/fs.h"
 #include "sagebuild/common/hash.h"
 #include "sagebuild/common/os.h"
+#include "sagebuild/common/text.h"
 #include "sagebuild/matrix/lookup.h"
 #include "sagebuild/plan/plan.h"
 #include "sagebuild/rows/pipeline.h"
@@ -175,6 +176,18 @@ void prepare_options(BuildOptions& o) {
   if (o.cache_dir.empty()) o.cache_dir = toolchain::default_cache_dir();
   o.cache_dir = fs::absolute(o.cache_dir);
   check_output_dir(o.out_dir, "--out");
+  // Paths that reach build.ninja: a line break refused here, before any work.
+  check_no_line_break(o.cache_dir, "--cache-dir");
+  check_no_line_break(o.build_dir, "--build-dir");
+  check_no_line_break(o.source_dir, "--source-dir");
+  // --json records the wheels' paths, and JSON is UTF-8.
+  if (!o.json_path.empty())
+    for (const auto& [path, option] : {std::pair{o.out_dir, "--out"}, std::pair{o.json_path, "--json"},
+                                       std::pair{o.source_dir, "--source-dir"}})
+      if (!is_valid_utf8(path.string()))
+        throw UsageError(std::string(option) + " " + printable(path.string()) +
+                         ": the name is not UTF-8, and --json writes it into JSON (UTF-8); expected a path "
+                         "whose name is UTF-8");
   o.out_dir = fs::absolute(o.out_dir);
   o.toolchain.cache_dir = o.cache_dir;
   if (o.toolchain.path_env.empty()) o.toolchain.path_env = toolchain::path_env();
@@ -592,7 +605,12 @@ int report(Session& s, std::ostream& out) {
     std::ofstream f(gh, std::ios::app);
     f << "### sagebuild: " << s.name << "\n\n" << format_markdown(s.results) << "\n";
   }
-  if (!s.o.json_path.empty()) write_file_atomic(s.o.json_path, to_json(s.results, s.name).dump(2) + "\n");
+  // The paths in it were checked to be UTF-8 (prepare_options); any other
+  // text that is not (a compiler's message) is written with U+FFFD, never a
+  // JSON library's internal error.
+  if (!s.o.json_path.empty())
+    write_file_atomic(s.o.json_path,
+                      to_json(s.results, s.name).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   return std::all_of(s.results.begin(), s.results.end(), [](const RowResult& r) { return r.ok; }) ? 0 : 1;
 }
 

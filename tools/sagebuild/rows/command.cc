@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 
+#include "sagebuild/common/text.h"
 #include "sagebuild/rows/build.h"
 
 namespace sb::rows {
@@ -118,7 +119,8 @@ void add_build_command(CLI::App& app, cli::Context& ctx) {
   add_build_options(build, *sub);
   build->callback([sub, &ctx] {
     run::HostProcessRunner runner;
-    ctx.exit_code = run_build(sub->finish(), runner, std::cout);
+    PrintableOstream out(std::cout);  // names and messages from files, escaped (text.h)
+    ctx.exit_code = run_build(sub->finish(), runner, out);
   });
 
   CLI::App* doctor =
@@ -126,7 +128,8 @@ void add_build_command(CLI::App& app, cli::Context& ctx) {
   add_selection(doctor, *doc);
   doctor->callback([doc, &ctx] {
     run::HostProcessRunner runner;
-    ctx.exit_code = run_doctor(doc->finish(), runner, std::cout);
+    PrintableOstream out(std::cout);
+    ctx.exit_code = run_doctor(doc->finish(), runner, out);
   });
 
   // A bare `sagebuild [options]` is `sagebuild build [options]`.
@@ -135,7 +138,8 @@ void add_build_command(CLI::App& app, cli::Context& ctx) {
   app.final_callback([top, &app, &ctx] {
     if (!app.get_subcommands().empty()) return;
     run::HostProcessRunner runner;
-    ctx.exit_code = run_build(top->finish(), runner, std::cout);
+    PrintableOstream out(std::cout);
+    ctx.exit_code = run_build(top->finish(), runner, out);
   });
 }
 

@@ -8,6 +8,7 @@
 
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
+#include "sagebuild/common/text.h"
 #include "sagebuild/rows/compile_log.h"
 #include "sagebuild/rows/smoke.h"
 #include "sagebuild/rows/stage.h"
@@ -43,14 +44,17 @@ void compile(const plan::CompileGraph& graph, const std::vector<RowResult*>& res
   write_file_atomic(s.work_dir / "build.ninja", run::ninja_file(graph.edges, targets));
   CompileLog log(out);
   run::NinjaRun ninja{s.work_dir, s.jobs, s.keep_going, s.ninja, {}};
-  // Compilers' output comes on ninja's stdout; its own complaints on stderr.
-  ninja.on_output = [&log](std::string_view chunk, bool from_stderr) {
+  // Compilers' output comes on ninja's stdout (`out` escapes it); its own
+  // complaints on stderr, escaped here.
+  PrintableLines err;
+  ninja.on_output = [&log, &err](std::string_view chunk, bool from_stderr) {
     if (from_stderr)
-      std::cerr << chunk << std::flush;
+      std::cerr << err.feed(chunk) << std::flush;
     else
       log.feed(chunk);
   };
   auto unfinished = run::run_ninja(build_runner, ninja, names);
+  std::cerr << err.finish();
   log.finish();
   if (log.warnings() > 0) {
     fs::path full = s.work_dir / "ptxas-warnings.log";
@@ -100,7 +104,8 @@ void complete_row(const plan::RowInput& in, const plan::RowGraph& rg, const Pipe
   std::vector<StagedModule> modules;
   for (std::size_t i = 0; i < rg.extensions.size(); ++i)
     modules.push_back(staged_module(in.spec.extensions[i].module, rg.extensions[i].filename, rg.extensions[i].path));
-  auto payload = stage_payload(s.source_dir / in.spec.package_dir, in.spec.package, in.spec.package_files, modules);
+  auto payload =
+      stage_payload(s.source_dir / in.spec.package_dir, in.spec.package, in.spec.package_files, modules, s.source_dir);
   const matrix::Row row = with_platform_tag(in.row, payload, res.platform_tag);
   auto info = make_build_info(row, in.toolchain, in.spec, s.source_revision);
   std::string stamp = row_stamp(payload, info, s.source_dir / in.spec.license_file, s.smoke);

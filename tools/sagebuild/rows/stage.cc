@@ -66,7 +66,7 @@ StagedModule staged_module(const std::string& module, const std::string& filenam
 
 std::vector<pack::PayloadFile> stage_payload(const fs::path& package_dir, const std::string& package,
                                              const std::vector<std::string>& globs,
-                                             const std::vector<StagedModule>& modules) {
+                                             const std::vector<StagedModule>& modules, const fs::path& tree) {
   if (!fs::is_directory(package_dir))
     throw UsageError("the Python package directory " + package_dir.string() + " of " + package +
                      " does not exist; pass the checkout that holds it as --source-dir");
@@ -78,16 +78,17 @@ std::vector<pack::PayloadFile> stage_payload(const fs::path& package_dir, const 
   for (auto it = fs::recursive_directory_iterator(package_dir); it != fs::recursive_directory_iterator(); ++it) {
     const auto& p = it->path();
     std::string name = p.filename().string();
-    if (it->is_directory()) {
+    if (it->is_directory() && !it->is_symlink()) {
       if (name == "__pycache__" || name[0] == '.') it.disable_recursion_pending();
       continue;
     }
-    if (!it->is_regular_file()) continue;
     std::string ext = p.extension().string();
     if (ext == ".pyc" || ext == ".pyo" || ext == ".so" || ext == ".pyd" || name[0] == '.' ||
         name.find(".so.") != std::string::npos || name == "build_info.json" || !wanted(name))
       continue;
-    out.push_back({package + "/" + p.lexically_relative(package_dir).generic_string(), p, std::nullopt});
+    auto file = tree_file(tree.empty() ? package_dir : tree, p);  // a link leaving the tree: refused
+    if (!file) continue;                                          // a FIFO, a socket: not a file to ship
+    out.push_back({package + "/" + p.lexically_relative(package_dir).generic_string(), *file, std::nullopt});
   }
   for (const auto& m : modules) out.push_back({m.archive_name, m.file, std::nullopt});
   std::sort(out.begin(), out.end(),

@@ -31,10 +31,14 @@ StagedModule staged_module(const std::string& module, const std::string& filenam
 // The Python package (<package_dir>, installed as <package>/) without
 // bytecode caches and without extension modules a developer build left there
 // (the row's own modules are added instead); with `globs`, only the files
-// whose name matches one.
+// whose name matches one.  Links follow the one rule the sdist applies too
+// (common/fs.h's tree_file(), docs/building.md): a link to a file inside
+// `tree` (the checkout; empty: package_dir) is staged as that file, any other
+// link is a UsageError naming it.
 std::vector<pack::PayloadFile> stage_payload(const std::filesystem::path& package_dir, const std::string& package,
                                              const std::vector<std::string>& globs,
-                                             const std::vector<StagedModule>& modules);
+                                             const std::vector<StagedModule>& modules,
+                                             const std::filesystem::path& tree = {});
 
 // The wheel's metadata for a row, its summary and licence as the spec says
 // (the licence file read from the checkout `tree`).

@@ -103,3 +103,33 @@ TEST_CASE("the package is staged without bytecode or stale modules, and only the
   CHECK_THROWS_AS(stage_payload(dir / "missing", "pkg", {}, modules), sb::UsageError);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("staging applies the link rule the sdist applies: in-tree links as files, others refused (issue 37)") {
+  namespace fs = std::filesystem;
+  auto dir = fs::temp_directory_path() / "sb_stage_links_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "tree/pkg");
+  fs::create_directories(dir / "tree/data");
+  std::ofstream(dir / "tree/pkg/__init__.py") << "x";
+  std::ofstream(dir / "tree/data/table.txt") << "in the tree";
+  std::ofstream(dir / "outside.txt") << "secret";
+  fs::create_symlink("../data/table.txt", dir / "tree/pkg/table.txt");
+  auto payload = stage_payload(dir / "tree/pkg", "pkg", {}, {}, dir / "tree");
+  REQUIRE(payload.size() == 2);
+  CHECK(payload[1].archive_name == "pkg/table.txt");
+  // Staged as the file it points to: the wheel holds its bytes, no link.
+  CHECK(std::get<fs::path>(payload[1].data) == fs::canonical(dir / "tree/data/table.txt"));
+  // Inside the checkout but outside the package directory is still the tree;
+  // outside the checkout is refused, naming the link.
+  fs::create_symlink(dir / "outside.txt", dir / "tree/pkg/evil.py");
+  CHECK_THROWS_WITH(stage_payload(dir / "tree/pkg", "pkg", {}, {}, dir / "tree"),
+                    Catch::Contains("evil.py") && Catch::Contains("leaves the tree"));
+  fs::remove(dir / "tree/pkg/evil.py");
+  fs::create_symlink("nowhere", dir / "tree/pkg/dangling.py");
+  CHECK_THROWS_WITH(stage_payload(dir / "tree/pkg", "pkg", {}, {}, dir / "tree"),
+                    Catch::Contains("dangling.py") && Catch::Contains("cannot be resolved"));
+  fs::remove(dir / "tree/pkg/dangling.py");
+  fs::create_directory_symlink("../data", dir / "tree/pkg/sub");
+  CHECK_THROWS_WITH(stage_payload(dir / "tree/pkg", "pkg", {}, {}, dir / "tree"), Catch::Contains("is a directory"));
+  fs::remove_all(dir);
+}

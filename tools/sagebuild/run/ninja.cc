@@ -1,26 +1,41 @@
 #include "sagebuild/run/ninja.h"
 
 #include "sagebuild/common/error.h"
+#include "sagebuild/common/text.h"
 
 namespace sb::run {
 
+namespace {
+
+// build.ninja cannot hold a line break in a path or a value: "$\n" is ninja's
+// line continuation (the break and the next line's indent vanish), and a bare
+// one ends the statement.  Refused where the text is written, naming it, so
+// no path can turn into another (a cache or build directory with a newline).
+void refuse_line_break(std::string_view text, const char* what) {
+  if (text.find_first_of("\n\r") == std::string_view::npos) return;
+  throw UsageError(std::string(what) + " \"" + printable(text) +
+                   "\" holds a line break, which build.ninja cannot hold (ninja reads it as a line "
+                   "continuation); expected paths without line breaks: choose a cache, build and source "
+                   "directory whose names have none (--cache-dir, --build-dir, --source-dir)");
+}
+
+}  // namespace
+
 std::string ninja_escape_path(std::string_view p) {
+  refuse_line_break(p, "the path");
   std::string out;
   for (char c : p) {
-    if (c == '$' || c == ' ' || c == ':' || c == '\n') out += '$';
+    if (c == '$' || c == ' ' || c == ':') out += '$';
     out += c;
   }
   return out;
 }
 
 std::string ninja_escape_value(std::string_view v) {
+  refuse_line_break(v, "the command or description");
   std::string out;
   for (char c : v) {
     if (c == '$') out += '$';
-    if (c == '\n') {
-      out += "$\n";
-      continue;
-    }
     out += c;
   }
   return out;

@@ -18,9 +18,10 @@ namespace sb::run {
 using graph::Edge;
 using graph::Target;
 
-// Escapes a path for a build line ($, space, colon, newline).
+// Escapes a path for a build line ($, space, colon).  A line break cannot be
+// written in build.ninja: UsageError, naming the path.
 std::string ninja_escape_path(std::string_view path);
-// Escapes a variable value ($ and newline).
+// Escapes a variable value ($).  A line break: UsageError, as above.
 std::string ninja_escape_value(std::string_view value);
 
 // The complete build.ninja text, deterministic for given edges and targets.

@@ -12,7 +12,9 @@ using namespace sb::run;
 TEST_CASE("ninja: escaping of paths and values") {
   CHECK(ninja_escape_path("a b:c$d") == "a$ b$:c$$d");
   CHECK(ninja_escape_value("x $y") == "x $$y");
-  CHECK(ninja_escape_value("a\nb") == "a$\nb");
+  // A line break cannot be written: "$\\n" would be a line continuation.
+  CHECK_THROWS_WITH(ninja_escape_value("a\nb"), Catch::Contains("holds a line break"));
+  CHECK_THROWS_WITH(ninja_escape_path("/cache/a\nb/k.o"), Catch::Contains("\"/cache/a\\x0ab/k.o\" holds a line break"));
 }
 
 TEST_CASE("ninja: one build line per edge, a phony target per row, deterministic") {

@@ -56,11 +56,54 @@ CudaCode cuda_code(const binary::CudaCoverage& coverage) {
 
 namespace {
 
-bool is_elf_candidate(const zip::Entry& e) {
-  // An installed script may be a native executable: read when it is ELF.
-  return !e.is_directory() && !e.is_encrypted() && (is_native_library(e.name) || is_installed_script(e.name)) &&
-         e.name.find(".pyd") == std::string::npos && e.name.find(".dll") == std::string::npos &&
-         e.name.find(".dylib") == std::string::npos;
+// What a member's first bytes say it is.  Every member is looked at, wherever
+// it sits (a native executable in *.data/scripts/, a library renamed .bin):
+// a wheel's platform tag speaks for every binary it carries.
+enum class Magic { none, elf, pe };
+
+Magic sniff(binary::ByteSource& source) {
+  unsigned char head[4] = {};
+  if (source.size() < 4 || !source.read(0, head, 4)) return Magic::none;
+  if (head[0] == 0x7f && head[1] == 'E' && head[2] == 'L' && head[3] == 'F') return Magic::elf;
+  if (head[0] == 'M' && head[1] == 'Z') return Magic::pe;
+  return Magic::none;
+}
+
+bool ends_with_any(const std::string& name, std::initializer_list<std::string_view> suffixes) {
+  for (auto suffix : suffixes)
+    if (name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      return true;
+  return false;
+}
+
+bool is_linux_tag(const std::string& tag) {
+  using F = wheel::PlatformFamily;
+  auto f = wheel::classify_platform(tag).family;
+  return f == F::Linux || f == F::Manylinux || f == F::Musllinux;
+}
+
+bool is_windows_tag(const std::string& tag) {
+  return wheel::classify_platform(tag).family == wheel::PlatformFamily::Windows;
+}
+
+// A binary the platform tag cannot speak for: an ELF image in a wheel with no
+// Linux tag, a PE image in one with no Windows tag.  In a wheel tagged `any`
+// only an installed script is held to it (pip puts it on PATH everywhere);
+// elsewhere such a wheel may carry binaries as data (setuptools' launchers).
+void check_binary_kind(const BinaryCheckInput& in, const std::string& member, Magic kind, Findings& out) {
+  const auto& tags = in.filename.platform_tags;
+  bool any = std::find(tags.begin(), tags.end(), "any") != tags.end();
+  if (any && !is_installed_script(member)) return;
+  bool fits = std::any_of(tags.begin(), tags.end(), kind == Magic::elf ? is_linux_tag : is_windows_tag);
+  if (fits) return;
+  std::string joined;
+  for (const auto& t : tags) joined += (joined.empty() ? "" : ".") + t;
+  if (kind == Magic::elf)
+    add(out, "P1", Severity::Strict, member, "an ELF image (a Linux binary) in a wheel tagged " + joined,
+        "binaries for the platform tag, or a linux/manylinux tag for this one");
+  else
+    add(out, "P9", Severity::Strict, member, "a PE image (a Windows binary) in a wheel tagged " + joined,
+        "binaries for the platform tag, or a win_* tag for this one");
 }
 
 // The binary readers' own findings (P8 malformed ELF/PE, P12 malformed CUDA
@@ -95,14 +138,6 @@ void check_one(const BinaryCheckInput& in, binary::ElfFile& elf, const BinaryFac
           "kernels for build_info.archs");
     }
   }
-}
-
-bool is_pe_candidate(const zip::Entry& e) {
-  auto ends = [&](std::string_view suffix) {
-    return e.name.size() >= suffix.size() && e.name.compare(e.name.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  return !e.is_directory() && !e.is_encrypted() &&
-         (ends(".pyd") || ends(".dll") || (ends(".exe") && is_installed_script(e.name)));
 }
 
 // Windows images: P9 machine vs tag; for our wheels B7 (cudart major) and B6
@@ -167,26 +202,39 @@ WheelBinaries check_binaries(const BinaryCheckInput& in, Findings& out) {
   const auto& entries = in.zip.entries();
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const auto& e = entries[i];
-    if (is_pe_candidate(e)) {
-      if (auto source = open(in, i)) {
-        check_pe(in, *source, e.name, out);
-        surface_source_error(*source, e.name, out);
-      }
-      continue;
-    }
-    if (!is_elf_candidate(e)) continue;
+    if (e.is_directory() || e.is_encrypted()) continue;
     auto source = open(in, i);
     if (!source) continue;
-    auto ident = binary::identify_elf(*source);
-    if (!ident.is_elf) {
-      // In our wheels (a build-info) the .so is the extension: one Linux
-      // cannot load is a P8 error, as a .pyd that is no PE image is.
-      if (in.build_info) add(out, "P8", Severity::Error, e.name, "not an ELF image", "the linked extension, ELF64");
+    Magic kind = sniff(*source);
+    bool named_pe = ends_with_any(e.name, {".pyd", ".dll"});
+    bool named_elf = is_native_library(e.name) && !named_pe && !ends_with_any(e.name, {".dylib"});
+    if (kind == Magic::pe || named_pe) {
+      // A .pyd/.dll is a Windows image whatever it holds (check_pe says
+      // when it is not one); any other file is one when it parses as one
+      // (a text file may start with "MZ").
+      Findings probe;
+      if (!named_pe && !binary::PeFile::parse(*source, probe)) continue;
+      check_binary_kind(in, e.name, Magic::pe, out);
+      check_pe(in, *source, e.name, out);
+      surface_source_error(*source, e.name, out);
       continue;
     }
+    if (kind != Magic::elf) {
+      // In our wheels (a build-info) the .so is the extension: one Linux
+      // cannot load is a P8 error, as a .pyd that is no PE image is.
+      if (named_elf && in.build_info)
+        add(out, "P8", Severity::Error, e.name, "not an ELF image", "the linked extension, ELF64");
+      continue;
+    }
+    check_binary_kind(in, e.name, Magic::elf, out);
+    auto ident = binary::identify_elf(*source);
     Findings structure;  // P8: what the ELF reader found malformed
     auto elf = binary::ElfFile::parse(*source, structure);
-    if (!elf) {  // another ELF flavour (32-bit, big-endian): its machine is still known
+    if (!elf) {
+      // ELF64 little-endian the reader could not read (a truncated header):
+      // malformed, P8.  Another flavour (32-bit, big-endian): its machine is
+      // still known and judged.
+      if (ident.is_64 && ident.little_endian) surface_reader_findings(structure, e.name, out);
       BinaryFacts only_machine{e.name, ident.machine, {}, {}, {}, {}};
       for (const auto& platform : in.filename.platform_tags) check_machine(only_machine, platform, out);
       continue;

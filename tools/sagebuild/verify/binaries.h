@@ -1,6 +1,11 @@
-// Reads each native library of a wheel (without extracting it) through the
-// ELF reader and runs the binary rules on what it finds: P1-P3 for every
-// wheel, B7-B9 for ours.
+// Reads every binary a wheel carries (without extracting it), wherever it
+// sits: each member whose first bytes are an ELF or PE image, and each member
+// named as a library (.so, .pyd, .dll) whatever it holds.  The ELF and PE
+// readers' facts go through the binary rules: P1-P3, P8, P9 for every wheel
+// (a native executable in *.data/scripts/ with no library beside it too),
+// B6-B9 for ours.  A binary the platform tag cannot speak for (an ELF image
+// in a wheel with no Linux tag, a PE image in one with no Windows tag; in a
+// wheel tagged `any`, an executable installed as a script) is P1/P9.
 #pragma once
 
 #include <filesystem>

@@ -194,7 +194,9 @@ void check_build_info(Ctx& c) {
 // Then B4, which needs to know how the extension links torch.
 void check_native_code(Ctx& c) {
   WheelBinaries binaries;
-  if (c.filename && c.layout.has_native_code) {
+  // Every wheel: a binary may sit anywhere (*.data/scripts/ with no .so
+  // beside it), and its platform tag speaks for each (binaries.h).
+  if (c.filename) {
     BinaryCheckInput in{c.report.path,
                         c.zip,
                         *c.filename,
