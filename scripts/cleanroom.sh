@@ -25,8 +25,9 @@
 # how to download: index URLs, certificate, timeouts, proxies; not
 # PIP_FIND_LINKS, PIP_CACHE_DIR or anything else naming host directories), the
 # http(s)_proxy variables, and read-only views of the download caches (apt's
-# /var/cache/apt/archives and pip's cache of the invoking root): COMMAND reads
-# them through an overlay, and what it downloads stays in its own layer.  No
+# /var/cache/apt/archives and pip's cache of the invoking root, or
+# $SAGE_CLEANROOM_PIP_CACHE): COMMAND reads them through an overlay, and what
+# it downloads stays in its own layer.  No
 # compiler, CUDA, Python package, PATH or other cache of the host.
 #
 # Inside: a private mount and PID namespace (unshare; every process and mount
@@ -116,7 +117,7 @@ if [ "${1:-}" = "--inside-namespace" ]; then
     mount -t overlay overlay -o "lowerdir=$1,upperdir=$run/$3.upper,workdir=$run/$3.work" "$root$2"
   }
   cache_overlay /var/cache/apt/archives /var/cache/apt/archives apt-archives
-  cache_overlay "${SAGE_CLEANROOM_PIP_CACHE:-/root/.cache/pip}" /root/.cache/pip pip-cache
+  cache_overlay "${SAGE_CLEANROOM_PIP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pip}" /root/.cache/pip pip-cache
 
   # The checkout, and ../shared beside it.
   mkdir -p "$root$checkout"
