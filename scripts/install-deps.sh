@@ -89,4 +89,11 @@ if [ "${SAGE_SKIP_TORCH:-0}" != 1 ]; then
   else
     echo "==> torch 2.11.0: present"
   fi
+  # yunchang (pure Python, needing only torch): tests/python/test_callers.py
+  # runs its LongContextAttention through every sage attention type.
+  # --no-deps: it would otherwise pull a torch of its own choosing.
+  if ! $PY -c 'import importlib.metadata as m, sys; sys.exit(0 if m.version("yunchang") == "0.6.4" else 1)' 2>/dev/null; then
+    echo "==> pip install yunchang==0.6.4"
+    $PY -m pip install -q --disable-pip-version-check "${PIP_SYSTEM[@]}" --no-deps yunchang==0.6.4
+  fi
 fi

@@ -531,15 +531,22 @@ TEST_CASE("MsvcResolver on a Windows host: CUTLASS's pure wheel through the buil
     o.plan_only = true;
     o.provision = false;
     Check check;
-    ProvisionedHeaders h = MsvcResolver(r, o, host()).headers(cutlass(), sage3_win_row(), check);
+    // Each resolver stays alive while `pip` (its runner) is read: a temporary
+    // one would leave `pip` dangling, and the check would read freed memory
+    // (it failed on some machines and passed on others).
+    MsvcResolver dry(r, o, host());
+    ProvisionedHeaders h = dry.headers(cutlass(), sage3_win_row(), check);
     CHECK(check.ok);
     CHECK(check.found.find(entry.string() + " (dry run: `build` downloads nvidia-cutlass==4.2.0.0") == 0);
     CHECK(h.include_dirs.at(0) == entry / "cutlass_library/source/include");
+    REQUIRE(pip);
     CHECK(pip->pips.empty());
     o.plan_only = false;
-    MsvcResolver(r, o, host()).headers(cutlass(), sage3_win_row(), check);
+    MsvcResolver doctor(r, o, host());
+    doctor.headers(cutlass(), sage3_win_row(), check);
     CHECK_FALSE(check.ok);
     CHECK(check.found == "not in the cache " + entry.string());
+    REQUIRE(pip);
     CHECK(pip->pips.empty());
   }
   fs::remove_all(cache);
