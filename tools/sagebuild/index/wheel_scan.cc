@@ -173,8 +173,8 @@ std::string wheel_file_key(const std::string& filename) {
   // PEP 440: 2.2 and 2.2.0 are one version (trailing zeros of the release).
   wheel::Version v = f.version;
   while (v.release.size() > 1 && v.release.back() == 0) v.release.pop_back();
-  return wheel::canonicalize_name(f.name) + "-" + v.str() + "-" + f.build_tag.value_or("") + "-" +
-         tags(f.python_tags) + "-" + tags(f.abi_tags) + "-" + tags(f.platform_tags);
+  return wheel::canonicalize_name(f.name) + "-" + v.str() + "-" + f.build_tag.value_or("") + "-" + tags(f.python_tags) +
+         "-" + tags(f.abi_tags) + "-" + tags(f.platform_tags);
 }
 
 void check_distinct_files(const std::vector<IndexedWheel>& wheels) {

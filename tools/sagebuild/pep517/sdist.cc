@@ -112,11 +112,14 @@ fs::path write_sdist(const fs::path& source_dir, const fs::path& out_dir) {
     for (auto it = fs::recursive_directory_iterator(root / d, ec); !ec && it != fs::recursive_directory_iterator();
          it.increment(ec)) {
       fs::path rel = it->path().lexically_relative(root);
+      // Never through a link (a loop would throw here): links go to tree_file().
+      std::error_code kind;
+      bool dir = !it->is_symlink(kind) && it->is_directory(kind);
       if (left_out(rel)) {
-        if (it->is_directory() && !it->is_symlink()) it.disable_recursion_pending();
+        if (dir) it.disable_recursion_pending();
         continue;
       }
-      if (it->is_directory() && !it->is_symlink()) continue;  // walked
+      if (dir) continue;  // walked
       collect(root, rel, c);
     }
     if (ec) throw IoError("sdist: cannot list " + printable((root / d).string()) + ": " + ec.message());

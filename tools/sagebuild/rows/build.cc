@@ -182,8 +182,8 @@ void prepare_options(BuildOptions& o) {
   check_no_line_break(o.source_dir, "--source-dir");
   // --json records the wheels' paths, and JSON is UTF-8.
   if (!o.json_path.empty())
-    for (const auto& [path, option] : {std::pair{o.out_dir, "--out"}, std::pair{o.json_path, "--json"},
-                                       std::pair{o.source_dir, "--source-dir"}})
+    for (const auto& [path, option] :
+         {std::pair{o.out_dir, "--out"}, std::pair{o.json_path, "--json"}, std::pair{o.source_dir, "--source-dir"}})
       if (!is_valid_utf8(path.string()))
         throw UsageError(std::string(option) + " " + printable(path.string()) +
                          ": the name is not UTF-8, and --json writes it into JSON (UTF-8); expected a path "

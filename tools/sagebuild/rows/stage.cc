@@ -78,7 +78,8 @@ std::vector<pack::PayloadFile> stage_payload(const fs::path& package_dir, const 
   for (auto it = fs::recursive_directory_iterator(package_dir); it != fs::recursive_directory_iterator(); ++it) {
     const auto& p = it->path();
     std::string name = p.filename().string();
-    if (it->is_directory() && !it->is_symlink()) {
+    std::error_code kind;  // a link loop: no exception here, tree_file() names it
+    if (!it->is_symlink(kind) && it->is_directory(kind)) {
       if (name == "__pycache__" || name[0] == '.') it.disable_recursion_pending();
       continue;
     }
