@@ -574,8 +574,8 @@ class TorchEnvs {
   TorchEnvs(const Session& s, run::ProcessRunner& runner) : s_(s), runner_(runner) {}
   void start(const plan::RowInput& in, std::ostream& out) {
     const matrix::Row& row = in.row;
-    toolchain::PythonInfo base = toolchain::query_python_cached(
-        runner_, toolchain::torch_env_base(s_.o.toolchain, row), s_.o.cache_dir);
+    toolchain::PythonInfo base =
+        toolchain::query_python_cached(runner_, toolchain::torch_env_base(s_.o.toolchain, row), s_.o.cache_dir);
     fs::path entry = toolchain::torch_env_entry(s_.o.cache_dir, row, base);
     auto it = by_entry_.find(entry);
     if (it == by_entry_.end()) {

@@ -9,8 +9,8 @@
 
 #include <filesystem>
 #include <functional>
-#include <optional>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 

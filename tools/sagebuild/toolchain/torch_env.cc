@@ -72,8 +72,9 @@ fs::path provision_torch_env(ProcessRunner& runner, const ToolchainOptions& opt,
   const std::string what = "--provision-torch: torch " + row.torch + " (" + row.cuda_tag + ") into " + entry.string();
   Result r = runner.run(Command({base.executable.string(), "-m", "venv", entry.string()}));
   if (!r.ok())
-    throw UsageError(what + ": " + base.executable.string() + " -m venv failed: " + tail_of(r.err) +
-                     "\n  fix: install the venv module (Debian: python3-venv) or pass --python with a Python that has it");
+    throw UsageError(
+        what + ": " + base.executable.string() + " -m venv failed: " + tail_of(r.err) +
+        "\n  fix: install the venv module (Debian: python3-venv) or pass --python with a Python that has it");
   std::vector<std::string> argv = {torch_env_python(entry).string(),
                                    "-m",
                                    "pip",
@@ -88,8 +89,8 @@ fs::path provision_torch_env(ProcessRunner& runner, const ToolchainOptions& opt,
   install.env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1";
   r = runner.run(install);
   if (!r.ok())
-    throw UsageError(what + ": pip install failed (exit " + std::to_string(r.exit_code) + "): " +
-                     tail_of(r.out + r.err) + "\n  fix: make " + index +
+    throw UsageError(what + ": pip install failed (exit " + std::to_string(r.exit_code) +
+                     "): " + tail_of(r.out + r.err) + "\n  fix: make " + index +
                      " reachable (--torch-index URL), or pass --python with a Python that has torch " + row.torch);
   write_file_atomic(marker, marker_text(row, index));
   return torch_env_python(entry);
