@@ -19,6 +19,9 @@ struct Edge {
   std::vector<std::string> argv;
   std::string command;
   std::string description;  // "nvcc pv_fp8 kernels/src/pv_fp8.cu [8.9 9.0a]"
+  // The command's peak memory as its manifest declares it (0: undeclared):
+  // such commands share a ninja pool that memory bounds (run/ninja.h).
+  double peak_memory_gib = 0;
 };
 
 // A name for a group of outputs (a row's extension modules): `ninja <name>`

@@ -22,6 +22,11 @@ std::filesystem::path current_executable();
 // This process's id: unique among the processes running now (temporary names).
 long process_id();
 
+// The memory the system could give processes now without swapping, in GiB
+// (/proc/meminfo's MemAvailable; GlobalMemoryStatusEx's ullAvailPhys), or
+// nullopt when the OS does not say.
+std::optional<double> available_memory_gib();
+
 // An exclusive lock on a file (created if needed), blocking until it is
 // granted and held until destruction; the OS releases it when the process
 // dies.  Throws IoError naming the file.  When another holder has it, calls

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <fstream>
 
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/os.h"
@@ -21,6 +22,16 @@ std::filesystem::path current_executable() {
 }
 
 long process_id() { return static_cast<long>(::getpid()); }
+
+std::optional<double> available_memory_gib() {
+  std::ifstream f("/proc/meminfo");
+  std::string key;
+  long long kib = 0;
+  std::string unit;
+  while (f >> key >> kib >> unit)
+    if (key == "MemAvailable:") return static_cast<double>(kib) / (1024.0 * 1024.0);
+  return std::nullopt;
+}
 
 void set_environment_variable(const std::string& name, const std::optional<std::string>& value) {
   if (value)

@@ -40,6 +40,13 @@ std::filesystem::path current_executable() {
 
 long process_id() { return static_cast<long>(GetCurrentProcessId()); }
 
+std::optional<double> available_memory_gib() {
+  MEMORYSTATUSEX m{};
+  m.dwLength = sizeof m;
+  if (!GlobalMemoryStatusEx(&m)) return std::nullopt;
+  return static_cast<double>(m.ullAvailPhys) / (1024.0 * 1024.0 * 1024.0);
+}
+
 void set_environment_variable(const std::string& name, const std::optional<std::string>& value) {
   _putenv_s(name.c_str(), value ? value->c_str() : "");  // "" removes it
   _tzset();

@@ -5,6 +5,7 @@
 
 #include "sagebuild/common/arch.h"
 #include "sagebuild/common/error.h"
+#include "sagebuild/toolchain/provision.h"
 #include "sagebuild/toolchain/torch.h"
 
 namespace sb::plan {
@@ -272,6 +273,8 @@ RowSpec extensions_from_source(const SourceManifest& m, const matrix::Row& row) 
   spec.origin = m.path.string();
   spec.include_dirs.assign(m.include_dirs.begin(), m.include_dirs.end());
   spec.headers = m.headers;
+  for (auto& h : toolchain::cuda_library_headers(row.cuda, m.cuda_libraries, row.platform))
+    spec.headers.push_back(std::move(h));
   std::vector<Arch> targets = tree_targets(m, row.archs);
   std::optional<Arch> ptx = m.ptx ? row.ptx_arch : std::nullopt;
   for (const auto& e : m.extensions) {
@@ -299,6 +302,7 @@ RowSpec extensions_from_source(const SourceManifest& m, const matrix::Row& row) 
       if (is_cuda(s)) {
         KernelUnit u{fam.name, s, built.archs, gencode, nvcc_flags};
         u.torch_headers = true;
+        u.peak_memory_gib_per_arch = e.peak_memory_gib;
         ext.kernels.push_back(std::move(u));
       } else {
         ext.bindings.push_back(BindingUnit{s, cxx_flags, std::nullopt, ""});

@@ -54,6 +54,10 @@ struct KernelUnit {
   // <torch/extension.h>): it compiles against torch's and Python's headers,
   // and its object key names them.  Ours are torch-free.
   bool torch_headers = false;
+  // The peak memory of nvcc compiling it for one arch, as its manifest
+  // declares (0: undeclared); the planner scales it by the archs nvcc
+  // compiles side by side.
+  double peak_memory_gib_per_arch = 0;
 };
 
 // A host C++ unit of an extension: our binding, or upstream's pybind11 file.

@@ -1,5 +1,6 @@
 #include "sagebuild/plan/plan.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -120,12 +121,17 @@ class Planner {
       return obj;
     }
     planned_.insert(obj.object);
-    obj.cached = cached_[obj.object] = exists_(obj.object);
+    obj.cached = cached_[obj.object] = !st_.preprocess && exists_(obj.object);
     (obj.cached ? cached : to_compile)++;
     if (obj.cached) return obj;
     graph::Edge e;
     e.output = obj.object;
     e.temp = in.site.objects / ("." + key + "." + short_hash(in.site.work.string()) + ".tmp" + tc.object_suffix());
+    if (st_.preprocess) {
+      e.output = in.site.work / "preprocess" / (key + ".ii");
+      e.temp = in.site.work / "preprocess" / ("." + key + ".tmp.ii");
+      job.preprocess_only = true;
+    }
     e.inputs = {job.source};
     job.object = e.temp;
     e.argv = in.site.launcher;
@@ -154,9 +160,18 @@ class Planner {
     std::string key = object_key(ObjectKeyInput{st_.repo_root / unit.source, st_.repo_root, key_include_dirs(in),
                                                 in.toolchain.host->identity(), flags, extra},
                                  st_.read);
-    return object(in, job, unit.family, key,
-                  "nvcc " + unit.family + " " + unit.source.generic_string() + " [" + arch_list(unit.targets) + "]",
-                  g_.edges, g_.kernels_cached, g_.kernels_to_compile);
+    std::size_t before = g_.edges.size();
+    PlannedObject obj =
+        object(in, job, unit.family, key,
+               "nvcc " + unit.family + " " + unit.source.generic_string() + " [" + arch_list(unit.targets) + "]",
+               g_.edges, g_.kernels_cached, g_.kernels_to_compile);
+    // nvcc --threads compiles up to that many of its archs side by side.
+    if (g_.edges.size() > before)
+      g_.edges.back().peak_memory_gib =
+          unit.peak_memory_gib_per_arch *
+          static_cast<double>(std::max<std::size_t>(
+              1, std::min<std::size_t>(static_cast<std::size_t>(std::max(1, st_.nvcc_threads)), unit.gencode.size())));
+    return obj;
   }
 
   // The binding compiles against torch's and Python's headers, which are
@@ -207,6 +222,7 @@ class Planner {
     job.python = toolchain::parse_python_version(in.row.build_python, "row " + in.row.id);
     pe.filename = tc.host->extension_filename(ext.module.substr(ext.module.rfind('.') + 1), job.abi, job.python);
     pe.path = extension_path(in, ext, pe);
+    if (st_.preprocess) return;              // nothing is compiled to link
     if (!planned_.insert(pe.path).second) {  // another row of this build links it
       pe.cached = cached_[pe.path];
       return;

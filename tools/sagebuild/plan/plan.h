@@ -63,6 +63,10 @@ struct PlanSettings {
   // --jobs): a unit's archs compile side by side, and a one-arch unit is
   // split (kSplitCompile); 1 compiles each unit on one thread.
   int nvcc_threads = 1;
+  // Each unit's preprocessor command instead of its compile (`sagebuild
+  // doctor --preprocess`): every unit gets an edge, cached or not, writing
+  // <work>/preprocess/<key>.ii; no link.
+  bool preprocess = false;
 };
 
 struct PlannedObject {

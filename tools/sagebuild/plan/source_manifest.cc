@@ -1,10 +1,12 @@
 #include "sagebuild/plan/source_manifest.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "sagebuild/common/arch.h"
 #include "sagebuild/common/text.h"
 #include "sagebuild/matrix/yaml_reader.h"
+#include "sagebuild/toolchain/provision.h"
 #include "sagebuild/wheel/names.h"
 
 namespace sb::plan {
@@ -95,8 +97,8 @@ void read_targets(const YamlMap& map, SourceExtension& e) {
 }
 
 SourceExtension parse_extension(const Located& name, const YamlValue& node) {
-  YamlMap map =
-      node.map({"sources", "min_arch", "archs", "symbol_marker", "libraries", "exports", "nvcc_flags", "cxx_flags"});
+  YamlMap map = node.map({"sources", "min_arch", "archs", "symbol_marker", "libraries", "exports", "nvcc_flags",
+                          "cxx_flags", "peak_memory_gib"});
   SourceExtension e;
   e.module = name.text;
   e.where = name.where;
@@ -134,6 +136,17 @@ SourceExtension parse_extension(const Located& name, const YamlValue& node) {
   e.exports = strings(map, "exports");
   e.nvcc_flags = strings(map, "nvcc_flags");
   e.cxx_flags = strings(map, "cxx_flags");
+  if (auto peak = map.get("peak_memory_gib")) {
+    Located v = peak->scalar();
+    char* end = nullptr;
+    double gib = std::strtod(v.text.c_str(), &end);
+    if (v.text.empty() || end != v.text.c_str() + v.text.size() || !(gib > 0) || gib > 4096)
+      throw ConfigError(v.where,
+                        "peak_memory_gib: expected a number of GiB above 0 (what one nvcc of this "
+                        "extension's units takes for one arch, e.g. 10), got '" +
+                            clip(v.text, 40) + "'");
+    e.peak_memory_gib = gib;
+  }
   return e;
 }
 
@@ -192,8 +205,9 @@ void check_unique_modules(const std::vector<SourceExtension>& extensions) {
 
 SourceManifest parse_source_manifest(const std::string& text, const std::string& file) {
   YamlValue root = matrix::parse_yaml(text, file, {}, "the source manifest");
-  YamlMap top = root.map({"kind", "describes", "markers", "package", "package_files", "summary", "license",
-                          "arch_targets", "ptx", "include_dirs", "headers", "nvcc_flags", "cxx_flags", "extensions"});
+  YamlMap top =
+      root.map({"kind", "describes", "markers", "package", "package_files", "summary", "license", "arch_targets", "ptx",
+                "include_dirs", "headers", "cuda_libraries", "nvcc_flags", "cxx_flags", "extensions"});
   SourceManifest m;
   m.path = file;
   Located kind = top.required("kind").scalar();
@@ -218,6 +232,15 @@ SourceManifest parse_source_manifest(const std::string& text, const std::string&
   m.include_dirs = tree_paths(top, "include_dirs", "include dir");
   if (auto h = top.get("headers"))
     for (const auto& item : h->list()) m.headers.push_back(parse_header_package(item));
+  if (auto libs = top.get("cuda_libraries"))
+    for (const Located& lib : libs->scalar_list()) {
+      const auto& known = toolchain::known_cuda_libraries();
+      if (std::find(known.begin(), known.end(), lib.text) == known.end())
+        throw ConfigError(lib.where, "'" + clip(lib.text, 80) +
+                                         "' is not a CUDA library sagebuild provisions headers for; expected one "
+                                         "of cublas, cusolver, cusparse (cuda-toolkit's extras)");
+      m.cuda_libraries.push_back(lib.text);
+    }
   m.nvcc_flags = strings(top, "nvcc_flags");
   m.cxx_flags = strings(top, "cxx_flags");
   for (const auto& [name, node] : top.required("extensions").named_entries("extension"))

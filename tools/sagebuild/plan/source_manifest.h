@@ -36,6 +36,9 @@ struct SourceExtension {
   std::vector<std::string> exports;     // names the smoke test finds on the imported module
   std::vector<std::string> nvcc_flags;  // after the manifest's own
   std::vector<std::string> cxx_flags;   // after the manifest's own
+  // peak_memory_gib: what nvcc compiling one of its .cu for one arch takes
+  // at its peak (measured); 0 when not given.  Bounds how many run at once.
+  double peak_memory_gib = 0;
   SourceLocation where;
 };
 
@@ -55,9 +58,13 @@ struct SourceManifest {
   bool ptx = false;  // embed the row's PTX arch (setup.py: only for "+PTX")
   std::vector<std::string> include_dirs;
   std::vector<toolchain::HeaderPackage> headers;  // from PyPI, pinned (CUTLASS)
-  std::vector<std::string> nvcc_flags;            // every .cu
-  std::vector<std::string> cxx_flags;             // every host unit
-  std::vector<SourceExtension> extensions;        // in file order
+  // CUDA libraries whose headers the tree includes ("cublas": torch's
+  // ATen/cuda/CUDAContext.h includes cublas_v2.h), headers only: provisioned
+  // for each row's CUDA from NVIDIA's wheels (toolchain::cuda_library_headers).
+  std::vector<std::string> cuda_libraries;
+  std::vector<std::string> nvcc_flags;      // every .cu
+  std::vector<std::string> cxx_flags;       // every host unit
+  std::vector<SourceExtension> extensions;  // in file order
   SourceLocation kind_where;
 };
 

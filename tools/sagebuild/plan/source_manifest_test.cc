@@ -194,3 +194,96 @@ TEST_CASE("a source manifest's row: the modules with a target, their flags, one 
   auto both = plan_compile({in, in}, st);
   CHECK(both.kernels_to_compile == 2);
 }
+
+TEST_CASE("cuda_libraries: the CUDA library headers a tree includes, for each row's CUDA") {
+  auto m = parse_source_manifest(with(kManifest, "cxx_flags:", "cuda_libraries: [cublas, cusparse]\ncxx_flags:"),
+                                 "demo.yaml");
+  CHECK(m.cuda_libraries == std::vector<std::string>{"cublas", "cusparse"});
+  CHECK_THROWS_WITH(
+      parse_source_manifest(with(kManifest, "cxx_flags:", "cuda_libraries: [cublas, cufft]\ncxx_flags:"), "demo.yaml"),
+      Catch::Contains("demo.yaml:9") && Catch::Contains("'cufft' is not a CUDA library"));
+  // CUDA 13: NVIDIA's unsuffixed wheels, their headers in nvidia/cu13/include.
+  auto spec = extensions_from_source(m, row({A("8.0")}));
+  REQUIRE(spec.headers.size() == 2);
+  CHECK(spec.headers[0].requirement() == "nvidia-cublas==13.1.1.3");
+  CHECK(spec.headers[0].include_dirs == std::vector<std::string>{"nvidia/cu13/include"});
+  CHECK(spec.headers[0].platform == "linux_x86_64");
+  CHECK(spec.headers[1].requirement() == "nvidia-cusparse==12.6.3.3");
+  // CUDA 12: the -cu12 wheels, one directory per library.
+  auto r128 = row({A("8.0")});
+  r128.cuda = "12.8";
+  auto spec128 = extensions_from_source(m, r128);
+  REQUIRE(spec128.headers.size() == 2);
+  CHECK(spec128.headers[0].requirement() == "nvidia-cublas-cu12==12.8.5.5");
+  CHECK(spec128.headers[1].include_dirs == std::vector<std::string>{"nvidia/cusparse/include"});
+  // A CUDA without pins is refused, saying where they come from.
+  auto r124 = row({A("8.0")});
+  r124.cuda = "12.4";
+  CHECK_THROWS_WITH(extensions_from_source(m, r124), Catch::Contains("cuda-toolkit==12.4.*"));
+  // The repository's sageattn3 manifest declares what torch's CUDAContext.h includes.
+  auto sage3 = load_source_manifest(fs::path(SAGEBUILD_SOURCE_DIR) / "matrix/sources/upstream-sageattn3.yaml");
+  CHECK(sage3.cuda_libraries == std::vector<std::string>{"cublas", "cusparse", "cusolver"});
+}
+
+TEST_CASE("peak_memory_gib: an extension's units carry it, scaled by the archs nvcc compiles side by side") {
+  auto m = parse_source_manifest(
+      with(kManifest, "    exports: [run]\n", "    exports: [run]\n    peak_memory_gib: 10\n"), "demo.yaml");
+  CHECK(m.extensions[0].peak_memory_gib == 10);
+  CHECK(m.extensions[1].peak_memory_gib == 0);
+  CHECK_THROWS_WITH(
+      parse_source_manifest(with(kManifest, "    exports: [run]\n", "    exports: [run]\n    peak_memory_gib: lots\n"),
+                            "demo.yaml"),
+      Catch::Contains("demo.yaml:16") && Catch::Contains("expected a number of GiB"));
+  auto r = row({A("8.0"), A("8.9")});
+  auto spec = extensions_from_source(m, r);
+  PlanSettings st;
+  st.repo_root = "/up";
+  st.read = [](const fs::path& p) -> std::optional<std::string> { return std::string("// ") + p.string() + "\n"; };
+  st.exists = [](const fs::path&) { return false; };
+  RowInput in{r, spec, toolchain("2.11.0"), {"/up", "/c/objects", "/c/extensions", "/c/work", {}}};
+  auto peak_of = [&](int threads) {
+    st.nvcc_threads = threads;
+    auto g = plan_compile({in}, st);
+    double peak = -1;
+    for (const auto& e : g.edges)
+      if (e.description.rfind("nvcc", 0) == 0) peak = e.peak_memory_gib;
+    return peak;
+  };
+  CHECK(peak_of(1) == 10);  // one arch at a time
+  CHECK(peak_of(8) == 20);  // both archs side by side
+}
+
+TEST_CASE("preprocess: every unit's own command with -E, cached or not, and no link") {
+  auto m = parse_source_manifest(kManifest, "demo.yaml");
+  auto r = row({A("9.0")});
+  auto spec = extensions_from_source(m, r);
+  PlanSettings st;
+  st.repo_root = "/up";
+  st.read = [](const fs::path& p) -> std::optional<std::string> { return std::string("// ") + p.string() + "\n"; };
+  st.exists = [](const fs::path&) { return true; };  // everything cached: a build would compile nothing
+  RowInput in{r, spec, toolchain("2.11.0"), {"/up", "/c/objects", "/c/extensions", "/c/work", {"/usr/bin/ccache"}}};
+  auto build = plan_compile({in}, st);
+  CHECK(build.kernels_to_compile == 0);  // only the per-row links
+  for (const auto& e : build.edges) CHECK(e.description.rfind("link", 0) == 0);
+  st.preprocess = true;
+  auto pre = plan_compile({in}, st);
+  REQUIRE(pre.edges.size() == 4);  // 2 kernels, 2 bindings, no link
+  st.exists = [](const fs::path&) { return false; };
+  st.preprocess = false;
+  auto cold = plan_compile({in}, st);
+  for (const auto& e : pre.edges) {
+    CHECK(e.output.parent_path() == fs::path("/c/work/preprocess"));
+    // The build's own command for the unit, but -E for -c and the output.
+    const auto& c =
+        *std::find_if(cold.edges.begin(), cold.edges.end(), [&](const auto& x) { return x.inputs == e.inputs; });
+    REQUIRE(c.argv.size() == e.argv.size());
+    int differ = 0;
+    for (std::size_t i = 0; i < c.argv.size(); ++i)
+      if (c.argv[i] != e.argv[i]) {
+        ++differ;
+        CHECK(((c.argv[i] == "-c" && e.argv[i] == "-E") ||
+               fs::path(e.argv[i]).parent_path() == fs::path("/c/work/preprocess")));
+      }
+    CHECK(differ == 2);  // -c -> -E, and the output file
+  }
+}

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,13 @@ struct BuildOptions {
   // GPU nvidia-smi reports, else the package's; what `pip install .` runs
   // (tools/sagebuild/pep517/).  The interpreter is also --python.
   std::filesystem::path for_python;
+  // doctor --preprocess: provision the rows' toolchains and run every
+  // compile unit of their graph through the preprocessor (run_preflight).
+  bool preprocess = false;
+  // --provision-torch: the row's torch with its dependencies in a private
+  // venv in the cache (toolchain/torch_env.h), installed in the background
+  // while ninja compiles; the smoke test's Python.
+  bool provision_torch = false;
   toolchain::ToolchainOptions toolchain;  // cache_dir and path_env are filled in by run_build
 };
 
@@ -81,5 +89,23 @@ int run_build(BuildOptions options, run::ProcessRunner& runner, std::ostream& ou
 // downloads it, ✗ missing (with its fix); returns 1 when it printed any ✗
 // line, else 0.
 int run_doctor(BuildOptions options, run::ProcessRunner& runner, std::ostream& out);
+
+// A missing header in a compiler's output: GCC/clang's "x.cu:3:10: fatal
+// error: cublas_v2.h: No such file or directory" or cl.exe's "fatal error
+// C1083: Cannot open include file: 'cublas_v2.h'".
+struct MissingHeader {
+  std::string header;         // "cublas_v2.h", as the #include names it
+  std::string included_from;  // "/x/torch/include/ATen/cuda/CUDAContextLight.h:8" (empty for cl.exe)
+};
+std::optional<MissingHeader> find_missing_header(const std::string& compiler_output);
+
+// `sagebuild doctor --preprocess`: each row's toolchain resolved or
+// provisioned as a build would (torch, CUDA, the source's header packages,
+// a host compiler the CUDA accepts), then every compile unit of the row's
+// compile graph (plan_compile: the build's own command lines, with -E for
+// -c) through the preprocessor.  Prints a line per unit and a summary per
+// row; a missing header is named with the unit and what provides it.
+// Returns 0 when every row passes, else 1.
+int run_preflight(BuildOptions options, run::ProcessRunner& runner, std::ostream& out);
 
 }  // namespace sb::rows

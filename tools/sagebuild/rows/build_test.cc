@@ -117,3 +117,36 @@ TEST_CASE("a row's torch comes from --torch-index, else the row's own index, els
   CHECK(sb::toolchain::torch_index_for(opt, row) == "https://mirror.example/whl/cu126");
   sb::set_environment_variable("PIP_INDEX_URL", saved);
 }
+
+TEST_CASE("doctor --preprocess reads the missing header out of each compiler's words") {
+  auto gcc = find_missing_header(
+      "In file included from /t/torch/include/ATen/cuda/CUDAContext.h:3,\n"
+      "                 from /src/api.cu:5:\n"
+      "/t/torch/include/ATen/cuda/CUDAContextLight.h:7:10: fatal error: cusparse.h: No such file or directory\n"
+      "    7 | #include <cusparse.h>\n");
+  REQUIRE(gcc);
+  CHECK(gcc->header == "cusparse.h");
+  CHECK(gcc->included_from == "/t/torch/include/ATen/cuda/CUDAContextLight.h:7");
+  auto clang = find_missing_header("/src/a.cu:2:10: fatal error: 'cublas_v2.h' file not found\n");
+  REQUIRE(clang);
+  CHECK(clang->header == "cublas_v2.h");
+  auto msvc = find_missing_header(
+      "C:\\t\\CUDAContextLight.h(7): fatal error C1083: Cannot open include file: 'cusparse.h': No such file or "
+      "directory\n");
+  REQUIRE(msvc);
+  CHECK(msvc->header == "cusparse.h");
+  CHECK_FALSE(find_missing_header("/src/a.cu:3:1: error: expected ';' before '}' token\n"));
+}
+
+TEST_CASE("what provides a missing header, for the row's CUDA") {
+  using sb::toolchain::header_provider;
+  CHECK(header_provider("cublas_v2.h", "13.0") ==
+        "provided by the nvidia-cublas wheel (CUDA 13.0; `cuda_libraries: [cublas]` in the tree's source manifest "
+        "provisions its headers) / a full CUDA toolkit's libcublas-dev-13-0");
+  CHECK(header_provider("cusolverDn.h", "12.8").find("nvidia-cusolver-cu12 wheel") != std::string::npos);
+  CHECK(header_provider("cutlass/cutlass.h", "13.0").find("nvidia-cutlass") != std::string::npos);
+  CHECK(header_provider("Python.h", "13.0").find("python3-dev") != std::string::npos);
+  CHECK(header_provider("ATen/ATen.h", "13.0").find("torch wheel") != std::string::npos);
+  CHECK(header_provider("cuda_fp8.h", "12.8").find("CUDA 12.8 toolkit") != std::string::npos);
+  CHECK(header_provider("my_own.h", "13.0").empty());
+}

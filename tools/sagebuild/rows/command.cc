@@ -104,6 +104,10 @@ void add_build_options(CLI::App* app, CliState& s) {
       ->check(CLI::IsMember({"ccache", "sccache", "none", "auto"}));
   app->add_option("--json", s.opt.json_path, "write per-row results as JSON to FILE");
   app->add_flag("--no-smoke-test", s.no_smoke, "skip installing the wheel into a fresh venv");
+  app->add_flag("--provision-torch", s.opt.provision_torch,
+                "smoke-test with the row's torch and its dependencies installed into a private venv in the cache "
+                "(<cache>/torch-env/, made once, reused; from --python, else python3 / the row's python3.X), "
+                "installed while the kernels compile; the same on Linux and Windows");
   app->add_flag("--allow-unsupported-compiler", s.opt.toolchain.allow_unsupported_compiler,
                 "win_amd64 rows: let nvcc accept an MSVC newer than the row's CUDA supports");
 }
@@ -126,10 +130,15 @@ void add_build_command(CLI::App& app, cli::Context& ctx) {
   CLI::App* doctor =
       app.add_subcommand("doctor", "show what a build of each row would use, what is missing, how to fix it");
   add_selection(doctor, *doc);
+  doctor->add_flag("--preprocess", doc->opt.preprocess,
+                   "prove the rows' toolchains without compiling: provision what a build would (torch, CUDA, "
+                   "header packages), then run every compile unit through the preprocessor (nvcc -E) with the "
+                   "build's own flags; a missing header fails in seconds, naming the unit and what provides it");
   doctor->callback([doc, &ctx] {
     run::HostProcessRunner runner;
     PrintableOstream out(std::cout);
-    ctx.exit_code = run_doctor(doc->finish(), runner, out);
+    BuildOptions o = doc->finish();
+    ctx.exit_code = o.preprocess ? run_preflight(std::move(o), runner, out) : run_doctor(std::move(o), runner, out);
   });
 
   // A bare `sagebuild [options]` is `sagebuild build [options]`.

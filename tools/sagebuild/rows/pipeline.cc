@@ -8,6 +8,7 @@
 
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
+#include "sagebuild/common/os.h"
 #include "sagebuild/common/text.h"
 #include "sagebuild/rows/compile_log.h"
 #include "sagebuild/rows/smoke.h"
@@ -41,7 +42,11 @@ void compile(const plan::CompileGraph& graph, const std::vector<RowResult*>& res
   if (graph.edges.empty() || names.empty()) return;
   fs::create_directories(s.work_dir);
   for (const auto& e : graph.edges) fs::create_directories(e.output.parent_path());
-  write_file_atomic(s.work_dir / "build.ninja", run::ninja_file(graph.edges, targets));
+  const double memory = available_memory_gib().value_or(0);
+  if (int depth = run::memory_pool_depth(graph.edges, memory); depth > 0)
+    out << "memory: units that declare their peak run at most " << depth << " at once (" << static_cast<int>(memory)
+        << " GiB available)\n";
+  write_file_atomic(s.work_dir / "build.ninja", run::ninja_file(graph.edges, targets, memory));
   CompileLog log(out);
   run::NinjaRun ninja{s.work_dir, s.jobs, s.keep_going, s.ninja, {}};
   // Compilers' output comes on ninja's stdout (`out` escapes it); its own
@@ -69,15 +74,26 @@ void compile(const plan::CompileGraph& graph, const std::vector<RowResult*>& res
 }
 
 void smoke(const plan::RowInput& in, const plan::RowGraph& rg, const fs::path& wheel, const fs::path& row_dir,
-           run::ProcessRunner& runner, RowResult& res) {
+           const PipelineSettings& s, run::ProcessRunner& runner, RowResult& res) {
   const auto& tc = in.toolchain;
-  if (!tc.smoke_python) {
+  std::optional<toolchain::PythonInfo> python = tc.smoke_python;
+  bool importable = tc.torch_importable;
+  if (s.smoke_python)
+    if (auto own = s.smoke_python(in.row.id)) {
+      python = own;
+      const auto& t = own->torch;
+      importable = t && t->version.substr(0, t->version.find('+')) == in.row.torch && t->cuda == in.row.cuda;
+      if (!importable)
+        throw UsageError("smoke test: " + own->executable.string() + " (--provision-torch) imports " +
+                         (t ? "torch " + t->version + " for CUDA " + (t->cuda.empty() ? "none" : t->cuda)
+                            : std::string("no torch")) +
+                         ", the row needs torch " + in.row.torch + " for CUDA " + in.row.cuda);
+    }
+  if (!python) {
     res.smoke = "not run: no Python here to install the wheel with";
     return;
   }
-  SmokeRequest sr{
-      wheel,        in.spec.package, {}, in.row.torch, *tc.smoke_python, tc.torch_importable, row_dir / "smoke",
-      tc.cuda_stubs};
+  SmokeRequest sr{wheel, in.spec.package, {}, in.row.torch, *python, importable, row_dir / "smoke", tc.cuda_stubs};
   for (std::size_t i = 0; i < rg.extensions.size(); ++i) {
     const auto& spec = in.spec.extensions[i];
     bool driver = std::find(spec.libraries.begin(), spec.libraries.end(), "cuda") != spec.libraries.end();
@@ -118,7 +134,7 @@ void complete_row(const plan::RowInput& in, const plan::RowGraph& rg, const Pipe
     verify_row_wheel(built, res);
     res.stage = "smoke";
     if (s.smoke)
-      smoke(in, rg, built, row_dir, runner, res);
+      smoke(in, rg, built, row_dir, s, runner, res);
     else
       res.smoke = "skipped (--no-smoke-test)";
     finish_row(built, s.out_dir, res);

@@ -8,7 +8,9 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,11 @@ struct PipelineSettings {
   bool smoke = true;
   std::string source_revision = "unknown";
   std::string ninja = "ninja";  // the program, looked up on the build runner's PATH
+  // When set: the Python the smoke test of a row (by id) makes its venv from
+  // and imports the row's torch with, asked for after the compile
+  // (--provision-torch's environment, installed while ninja compiles);
+  // nullopt: the toolchain's own.  Throws UsageError: the row fails.
+  std::function<std::optional<toolchain::PythonInfo>(const std::string& row_id)> smoke_python{};
 };
 
 // `s` with every character but [A-Za-z0-9._+-] as '_': a directory name.

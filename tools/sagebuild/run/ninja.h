@@ -24,8 +24,14 @@ std::string ninja_escape_path(std::string_view path);
 // Escapes a variable value ($).  A line break: UsageError, as above.
 std::string ninja_escape_value(std::string_view value);
 
-// The complete build.ninja text, deterministic for given edges and targets.
-std::string ninja_file(const std::vector<Edge>& edges, const std::vector<Target>& targets);
+// The complete build.ninja text, deterministic for given edges, targets and
+// memory.  Edges that declare their peak memory run in the pool `memory`, at
+// most max(1, memory_gib / the largest such peak) at once; memory_gib 0
+// (unknown) leaves them unbounded but by -j.
+std::string ninja_file(const std::vector<Edge>& edges, const std::vector<Target>& targets, double memory_gib = 0);
+
+// The depth of that pool: 0 when no edge declares a peak or memory_gib is 0.
+int memory_pool_depth(const std::vector<Edge>& edges, double memory_gib);
 
 struct NinjaRun {
   std::filesystem::path dir;  // holds build.ninja

@@ -34,6 +34,28 @@ TEST_CASE("ninja: one build line per edge, a phony target per row, deterministic
   CHECK(ninja_file({e}, targets) == text);
 }
 
+TEST_CASE("ninja: units that declare their peak memory share a pool that memory bounds") {
+  Edge big, small, plain;
+  big.output = "/c/objects/api.o";
+  big.command = "nvcc api";
+  big.peak_memory_gib = 20;  // two archs side by side at 10 GiB each
+  small.output = "/c/objects/quant.o";
+  small.command = "nvcc quant";
+  small.peak_memory_gib = 4;
+  plain.output = "/c/objects/b.o";
+  plain.command = "g++ b";
+  std::vector<Target> targets = {{"row", {"/c/objects/api.o"}}};
+  CHECK(memory_pool_depth({big, small, plain}, 15.6) == 1);  // a 16 GB runner: one at a time
+  CHECK(memory_pool_depth({big, small, plain}, 64) == 3);
+  CHECK(memory_pool_depth({plain}, 64) == 0);      // nothing declared: no pool
+  CHECK(memory_pool_depth({big, small}, 0) == 0);  // memory unknown: no pool
+  std::string text = ninja_file({big, small, plain}, targets, 47.5);
+  CHECK(text.find("pool memory\n  depth = 2\n") != std::string::npos);
+  CHECK(text.find("desc = \n  pool = memory\nbuild /c/objects/quant.o") != std::string::npos);
+  CHECK(text.find("cmd = g++ b\n  desc = \n  pool") == std::string::npos);
+  CHECK(ninja_file({big, plain}, targets).find("pool") == std::string::npos);
+}
+
 TEST_CASE("atomic commands: sh's mv -f, cmd.exe's move /y") {
   CHECK(shell_run_then_move({"nvcc", "-o", "/o/.x.tmp.o", "code=[sm_89,compute_89]"}, "/o/.x.tmp.o", "/o/x.o") ==
         "nvcc -o /o/.x.tmp.o 'code=[sm_89,compute_89]' && mv -f /o/.x.tmp.o /o/x.o");

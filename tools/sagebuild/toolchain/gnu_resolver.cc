@@ -224,36 +224,107 @@ void GnuResolver::use_torch(const matrix::Row& row, TorchInstall t, Found& f) {
   }
 }
 
+namespace {
+
+struct HostCandidate {
+  fs::path path;
+  CompilerId id;
+};
+
+std::optional<HostCandidate> query_compiler(ProcessRunner& runner, const fs::path& path) {
+  Result r = runner.run(Command{{path.string(), "--version"}});
+  if (auto id = r.ok() ? parse_compiler_version(r.out) : std::nullopt) return HostCandidate{path, *id};
+  return std::nullopt;
+}
+
+// The versioned GCCs a machine may have besides its default one, newest
+// first: g++-N on PATH (Debian, Ubuntu) and Red Hat's gcc-toolset-N
+// (manylinux_2_28, AlmaLinux, RHEL).
+std::vector<fs::path> versioned_gccs(const std::string& path_env, const fs::path& toolset_root) {
+  std::vector<fs::path> out;
+  for (int n = 20; n >= 5; --n) {
+    if (auto p = run::find_program("g++-" + std::to_string(n), path_env)) out.push_back(*p);
+    fs::path toolset = toolset_root / ("gcc-toolset-" + std::to_string(n)) / "root/usr/bin/g++";
+    if (!toolset_root.empty() && fs::exists(toolset)) out.push_back(toolset);
+  }
+  return out;
+}
+
+// "gcc up to 13", "clang 3 to 18".
+std::string range_text(const std::string& id, const SupportedRange& r) {
+  return id + (r.min_major > 0 ? " " + std::to_string(r.min_major) + " to " : " up to ") + std::to_string(r.max_major);
+}
+
+}  // namespace
+
+// The host compiler: --host-compiler, else the first of c++, g++, clang++ on
+// PATH when the row's CUDA accepts it, else the newest versioned GCC it
+// accepts (g++-N on PATH, gcc-toolset-N), else a failure naming what to
+// install.
 void GnuResolver::find_host_compiler(const matrix::Row& row, Found& f) {
-  std::vector<std::string> names;
-  if (opt_.host_compiler)
-    names.push_back(opt_.host_compiler->string());
-  else
-    names = {"c++", "g++", "clang++"};
-  for (const auto& n : names) {
-    auto path = run::find_program(n, opt_.path_env);
-    if (!path) continue;
-    Result r = runner_.run(Command{{path->string(), "--version"}});
-    if (auto id = r.ok() ? parse_compiler_version(r.out) : std::nullopt) {
-      f.host = id;
-      f.host_cxx = *path;
-      break;
+  std::optional<HostCandidate> first;
+  if (opt_.host_compiler) {
+    if (auto path = run::find_program(opt_.host_compiler->string(), opt_.path_env))
+      first = query_compiler(runner_, *path);
+  } else {
+    for (const char* n : {"c++", "g++", "clang++"}) {
+      auto path = run::find_program(n, opt_.path_env);
+      if (path && (first = query_compiler(runner_, *path))) break;
     }
   }
-  if (!f.host) {
+  // The range the row's CUDA accepts for a compiler kind: the table, else
+  // what the toolkit's own crt/host_config.h enforces.
+  auto range_for = [&](const std::string& id) {
+    std::optional<SupportedRange> range = supported_range(row.cuda, id);
+    fs::path host_config = f.cuda ? f.cuda->home / "include/crt/host_config.h" : fs::path();
+    if (!range && f.cuda && fs::exists(host_config))
+      if (auto max = max_major_from_host_config(read_file(host_config), id))
+        range = SupportedRange{0, *max, host_config.string()};
+    return range;
+  };
+  const std::string what = "host compiler for CUDA " + row.cuda;
+  std::optional<SupportedRange> gcc_range = range_for("gcc");
+  auto accepted = [&](const HostCandidate& c) {
+    auto r = range_for(c.id.id);
+    return !r || check_range(c.id, *r, row.cuda).empty();
+  };
+  std::string refused;  // the default compiler, when the row's CUDA refuses it
+  if (!opt_.host_compiler && gcc_range && (!first || !accepted(*first))) {
+    if (first) refused = first->path.string() + " is " + first->id.id + " " + first->id.version() + ", ";
+    std::optional<HostCandidate> best;
+    for (const auto& p : versioned_gccs(opt_.path_env, opt_.gcc_toolset_root)) {
+      auto c = query_compiler(runner_, p);
+      if (c && c->id.id == "gcc" && check_range(c->id, *gcc_range, row.cuda).empty() &&
+          (!best || c->id.major > best->id.major))
+        best = c;
+    }
+    if (best) {
+      first = best;
+    } else {
+      std::string want = std::to_string(gcc_range->max_major);
+      f.fail({false, what,
+              (first ? refused + "outside CUDA " + row.cuda + "'s " + range_text("gcc", *gcc_range) + " (per " +
+                           gcc_range->source + ")"
+                     : std::string("no c++, g++ or clang++ on PATH")) +
+                  "; no g++-N on PATH nor " + (opt_.gcc_toolset_root / "gcc-toolset-N").string() + " it accepts",
+              "install gcc " + want + ": `dnf install gcc-toolset-" + want +
+                  "-gcc-c++` (manylinux_2_28, RHEL) or `apt-get install g++-" + want +
+                  "` (Debian, Ubuntu), or pass --host-compiler PATH"});
+      return;
+    }
+  }
+  if (!first) {
     f.fail({false, "host compiler",
             opt_.host_compiler ? opt_.host_compiler->string() + " is not a working gcc or clang"
                                : "no c++, g++ or clang++ on PATH",
             "install g++ and/or pass --host-compiler PATH"});
     return;
   }
-  std::optional<SupportedRange> range = supported_range(row.cuda, f.host->id);
-  fs::path host_config = f.cuda ? f.cuda->home / "include/crt/host_config.h" : fs::path();
-  if (!range && f.cuda && fs::exists(host_config))
-    if (auto max = max_major_from_host_config(read_file(host_config), f.host->id))
-      range = SupportedRange{0, *max, host_config.string()};
-  std::string what = "host compiler for CUDA " + row.cuda;
+  f.host = first->id;
+  f.host_cxx = first->path;
+  std::optional<SupportedRange> range = range_for(f.host->id);
   std::string found = f.host_cxx.string() + " (" + f.host->id + " " + f.host->version() + ")";
+  if (!refused.empty()) found += "; " + refused + "which CUDA " + row.cuda + " refuses";
   if (!range)
     f.checks.push_back({true, what, found + "; no known range for CUDA " + row.cuda + ", nvcc will check", ""});
   else if (auto msg = check_range(*f.host, *range, row.cuda); !msg.empty())

@@ -21,11 +21,14 @@ namespace {
 // Answers by program file name; records every command.
 class FakeRunner : public sb::run::ProcessRunner {
  public:
-  std::map<std::string, std::function<Result(const Command&)>> answers;
+  std::map<std::string, std::function<Result(const Command&)>> answers;  // by file name, or by full path
   std::vector<Command> seen;
+  sb::run::ProcessRunner* real_compilers = nullptr;  // runs every *++* program for real when set
   Result run(const Command& cmd) override {
     seen.push_back(cmd);
-    auto it = answers.find(fs::path(cmd.argv.at(0)).filename().string());
+    if (real_compilers && cmd.argv.at(0).find("++") != std::string::npos) return real_compilers->run(cmd);
+    auto it = answers.find(cmd.argv.at(0));
+    if (it == answers.end()) it = answers.find(fs::path(cmd.argv.at(0)).filename().string());
     if (it == answers.end()) return Result{127, "", "fake: unexpected " + sb::run::display(cmd), true, 0};
     return it->second(cmd);
   }
@@ -71,7 +74,18 @@ struct Machine {
     opt.python = root / "bin/python3";
     opt.path_env = (root / "bin").string();
     opt.cache_dir = root / "cache";
+    opt.gcc_toolset_root = root / "opt/rh";
     opt.provision = false;
+  }
+  // An executable script at `rel` under root that prints `banner` (a
+  // compiler's --version), answered by the fake runner too.
+  fs::path compiler(const std::string& rel, const std::string& banner) {
+    fs::path p = root / rel;
+    fs::create_directories(p.parent_path());
+    sb::write_file_atomic(p, "#!/bin/sh\necho '" + banner + "'\n");
+    fs::permissions(p, fs::perms::owner_all);
+    runner.answers[p.string()] = [banner](const Command&) { return ok(banner + "\n"); };
+    return p;
   }
   ~Machine() { fs::remove_all(root); }
 };
@@ -134,7 +148,98 @@ TEST_CASE("a torch built for another CUDA is refused before anything compiles", 
 TEST_CASE("a host compiler newer than the CUDA release supports is refused", "[posix]") {
   Machine m("13.0, V13.0.88", "16.1.0");
   GnuResolver res(m.runner, m.opt);
-  CHECK_THROWS_WITH(res.resolve(row(), std::nullopt), Catch::Contains("gcc 16.1.0 is not supported by CUDA 13.0"));
+  CHECK_THROWS_WITH(res.resolve(row(), std::nullopt),
+                    Catch::Contains("c++ is gcc 16.1.0, outside CUDA 13.0's gcc up to 15") &&
+                        Catch::Contains("install gcc 15: `dnf install gcc-toolset-15-gcc-c++`"));
+}
+
+namespace {
+
+// A CUDA 12.6 row, whose nvcc takes gcc up to 13, on a machine whose c++ is
+// gcc 14 (the manylinux_2_28 image's).
+sb::matrix::Row row_126() {
+  auto r = row();
+  r.id = "sageattention-2.2.0-torch2.11.0-cu126-abi3-linux_x86_64";
+  r.cuda = "12.6";
+  return r;
+}
+
+std::string host_check(const std::vector<Check>& checks) {
+  for (const auto& c : checks)
+    if (c.what.rfind("host compiler", 0) == 0) return std::string(c.ok ? "ok: " : "FAIL: ") + c.found + " | " + c.fix;
+  return "none";
+}
+
+}  // namespace
+
+TEST_CASE("a default compiler the row's CUDA refuses gives way to the newest accepted g++-N on PATH", "[posix]") {
+  Machine m("12.6, V12.6.85", "14.2.1", "12.6");
+  m.compiler("bin/g++-14", "g++-14 (Debian 14.2.0-3) 14.2.0");
+  m.compiler("bin/g++-13", "g++-13 (Debian 13.3.0-1) 13.3.0");
+  m.compiler("bin/g++-11", "g++-11 (Debian 11.4.0-1) 11.4.0");
+  GnuResolver res(m.runner, m.opt);
+  RowToolchain tc = res.resolve(row_126(), std::nullopt);
+  CHECK(tc.host->identity() == "nvcc 12.6.85 / gcc 13.3.0");
+  CHECK_THAT(host_check(tc.checks), Catch::StartsWith("ok: " + (m.root / "bin/g++-13").string() + " (gcc 13.3.0); ") &&
+                                        Catch::Contains("c++ is gcc 14.2.1, which CUDA 12.6 refuses"));
+}
+
+TEST_CASE("gcc-toolset-N (manylinux_2_28's) is found when PATH has none the CUDA accepts", "[posix]") {
+  Machine m("12.6, V12.6.85", "14.2.1", "12.6");
+  m.compiler("opt/rh/gcc-toolset-14/root/usr/bin/g++", "g++ (GCC) 14.2.1 20240801 (Red Hat 14.2.1-1)");
+  m.compiler("opt/rh/gcc-toolset-13/root/usr/bin/g++", "g++ (GCC) 13.3.1 20240611 (Red Hat 13.3.1-2)");
+  m.compiler("opt/rh/gcc-toolset-12/root/usr/bin/g++", "g++ (GCC) 12.2.1 20221121 (Red Hat 12.2.1-7)");
+  GnuResolver res(m.runner, m.opt);
+  RowToolchain tc = res.resolve(row_126(), std::nullopt);
+  CHECK(tc.host->identity() == "nvcc 12.6.85 / gcc 13.3.1");
+  CHECK_THAT(host_check(tc.checks), Catch::Contains((m.root / "opt/rh/gcc-toolset-13/root/usr/bin/g++").string()));
+}
+
+TEST_CASE("no accepted compiler anywhere: refused, naming the gcc to install", "[posix]") {
+  Machine m("12.6, V12.6.85", "14.2.1", "12.6");
+  m.compiler("bin/g++-14", "g++-14 (Debian 14.2.0-3) 14.2.0");
+  m.compiler("opt/rh/gcc-toolset-14/root/usr/bin/g++", "g++ (GCC) 14.2.1 20240801 (Red Hat 14.2.1-1)");
+  GnuResolver res(m.runner, m.opt);
+  CHECK_THROWS_WITH(res.resolve(row_126(), std::nullopt),
+                    Catch::Contains("c++ is gcc 14.2.1, outside CUDA 12.6's gcc up to 13 (per crt/host_config.h") &&
+                        Catch::Contains("install gcc 13: `dnf install gcc-toolset-13-gcc-c++` (manylinux_2_28, "
+                                        "RHEL) or `apt-get install g++-13` (Debian, Ubuntu)"));
+  CHECK_THAT(host_check(res.diagnose(row_126())), Catch::StartsWith("FAIL: "));
+}
+
+TEST_CASE("a default compiler the CUDA accepts is kept, and no other is asked", "[posix]") {
+  Machine m("12.6, V12.6.85", "12.2.0", "12.6");
+  m.compiler("bin/g++-13", "g++-13 (Debian 13.3.0-1) 13.3.0");
+  GnuResolver res(m.runner, m.opt);
+  RowToolchain tc = res.resolve(row_126(), std::nullopt);
+  CHECK(tc.host->identity() == "nvcc 12.6.85 / gcc 12.2.0");
+  for (const auto& c : m.runner.seen) CHECK(c.argv.at(0).find("g++-13") == std::string::npos);
+}
+
+TEST_CASE("--host-compiler is taken as given, never replaced", "[posix]") {
+  Machine m("12.6, V12.6.85", "12.2.0", "12.6");
+  fs::path g14 = m.compiler("bin/g++-14", "g++-14 (Debian 14.2.0-3) 14.2.0");
+  m.compiler("bin/g++-13", "g++-13 (Debian 13.3.0-1) 13.3.0");
+  m.opt.host_compiler = g14;
+  GnuResolver res(m.runner, m.opt);
+  CHECK_THROWS_WITH(res.resolve(row_126(), std::nullopt), Catch::Contains("gcc 14.2.0 is not supported by CUDA 12.6"));
+}
+
+TEST_CASE("the search runs the real compilers: this host's g++-N answers for itself", "[posix]") {
+  auto real = sb::run::find_program("g++-12", "/usr/bin");
+  if (!real) {  // Debian 12's gcc; install-deps.sh installs it
+    WARN("SKIPPED: no /usr/bin/g++-12 here");
+    return;
+  }
+  Machine m("12.6, V12.6.85", "14.2.1", "12.6");
+  sb::run::HostProcessRunner host;
+  m.runner.real_compilers = &host;
+  m.compiler("bin/c++", "c++ (GCC) 14.2.1 20240801");  // a script run for real
+  m.opt.path_env = (m.root / "bin").string() + ":/usr/bin";
+  GnuResolver res(m.runner, m.opt);
+  RowToolchain tc = res.resolve(row_126(), std::nullopt);
+  CHECK_THAT(tc.host->identity(), Catch::StartsWith("nvcc 12.6.85 / gcc 12."));
+  CHECK_THAT(host_check(tc.checks), Catch::StartsWith("ok: /usr/bin/g++-12 (gcc 12."));
 }
 
 TEST_CASE("doctor lists every check without throwing", "[posix]") {

@@ -34,7 +34,8 @@ std::vector<std::string> GnuToolchain::compile_command(const CompileJob& job) co
 }
 
 std::vector<std::string> GnuToolchain::nvcc_command(const CompileJob& job) const {
-  std::vector<std::string> argv = {tools_.nvcc.string(), "-c", job.source.string(), "-ccbin", tools_.cxx.string()};
+  std::vector<std::string> argv = {tools_.nvcc.string(), job.preprocess_only ? "-E" : "-c", job.source.string(),
+                                   "-ccbin", tools_.cxx.string()};
   for (const auto& d : job.include_dirs) argv.push_back("-I" + d.string());
   for (const auto& d : job.system_include_dirs) argv.insert(argv.end(), {"-isystem", d.string()});
   argv.push_back(std_flag(job.standard));
@@ -52,7 +53,8 @@ std::vector<std::string> GnuToolchain::nvcc_command(const CompileJob& job) const
 }
 
 std::vector<std::string> GnuToolchain::cxx_command(const CompileJob& job) const {
-  std::vector<std::string> argv = {tools_.cxx.string(), "-c", job.source.string(), std_flag(job.standard)};
+  std::vector<std::string> argv = {tools_.cxx.string(), job.preprocess_only ? "-E" : "-c", job.source.string(),
+                                   std_flag(job.standard)};
   for (const auto& f : with_pic(job.host_flags)) argv.push_back(f);
   if (job.cxx11_abi) argv.push_back("-D_GLIBCXX_USE_CXX11_ABI=" + std::string(*job.cxx11_abi ? "1" : "0"));
   for (const auto& d : job.defines) argv.push_back("-D" + d);

@@ -45,6 +45,9 @@ struct CompileJob {
   // (__FILE__ in assertion macros), so the object, and the wheel, do not
   // depend on where they are.
   std::vector<std::filesystem::path> unrecorded_prefixes;
+  // The preprocessor alone (nvcc/g++ -E, cl.exe /P), its output into
+  // `object`: the same command line otherwise (`sagebuild doctor --preprocess`).
+  bool preprocess_only = false;
 };
 
 struct PythonVersion {

@@ -44,7 +44,7 @@ std::vector<std::string> MsvcToolchain::compile_command(const CompileJob& job) c
 }
 
 std::vector<std::string> MsvcToolchain::nvcc_command(const CompileJob& job) const {
-  std::vector<std::string> argv{tools_.nvcc, "-c", win(job.source), "-o", win(job.object)};
+  std::vector<std::string> argv{tools_.nvcc, job.preprocess_only ? "-E" : "-c", win(job.source), "-o", win(job.object)};
   // -ccbin takes cl.exe's directory: nvcc then finds the cl.exe we chose
   // rather than whichever is first on PATH.
   argv.insert(argv.end(), {"-ccbin", run::win_parent(tools_.cl)});
@@ -66,7 +66,8 @@ std::vector<std::string> MsvcToolchain::nvcc_command(const CompileJob& job) cons
 }
 
 std::vector<std::string> MsvcToolchain::cl_command(const CompileJob& job) const {
-  std::vector<std::string> argv{tools_.cl, "/nologo", "/c", win(job.source), "/Fo" + win(job.object)};
+  std::vector<std::string> argv{tools_.cl, "/nologo", job.preprocess_only ? "/P" : "/c", win(job.source),
+                                (job.preprocess_only ? "/Fi" : "/Fo") + win(job.object)};
   append(argv, msvc_cl_flags(job.standard));
   append(argv, msvc_host_flags(job.host_flags, job.flags_origin));
   for (const auto& dir : job.include_dirs) argv.push_back("/I" + win(dir));

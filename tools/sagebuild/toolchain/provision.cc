@@ -1,6 +1,7 @@
 #include "sagebuild/toolchain/provision.h"
 
 #include <algorithm>
+#include <map>
 
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
@@ -180,8 +181,10 @@ TorchInstall provision_torch(ProcessRunner& runner, const ToolchainOptions& opt,
     auto have = wheels_in(downloads);
     if (have.empty()) {
       // The headers and libraries are the same for every CPython tag: take
-      // the newest Python the row serves.
-      std::string pyver = row.pythons.empty() ? row.build_python : row.pythons.back();
+      // pip's Python's when the row serves it (--provision-torch installs
+      // that very wheel into its environment), else the newest the row serves.
+      bool serves = std::find(row.pythons.begin(), row.pythons.end(), py.version()) != row.pythons.end();
+      std::string pyver = serves ? py.version() : row.pythons.empty() ? row.build_python : row.pythons.back();
       std::string index = torch_index_for(opt, row);
       Result r = pip_download(runner, py, row, downloads, {"torch==" + row.torch}, pyver, index);
       if (!r.ok())
@@ -261,7 +264,88 @@ fs::path provision_cuda(ProcessRunner& runner, const ToolchainOptions& opt, cons
 fs::path cuda_cache_entry(const fs::path& cache_dir, const std::string& cuda) { return cache_dir / "cuda" / cuda; }
 
 fs::path headers_entry(const fs::path& cache_dir, const HeaderPackage& package) {
-  return cache_dir / "headers" / (package.name + "-" + package.version);
+  return cache_dir / "headers" /
+         (package.name + "-" + package.version + (package.platform.empty() ? "" : "-" + package.platform));
+}
+
+const std::vector<std::string>& known_cuda_libraries() {
+  static const std::vector<std::string> libs = {"cublas", "cusolver", "cusparse"};
+  return libs;
+}
+
+std::string header_provider(const std::string& header, const std::string& cuda) {
+  const std::string major = cuda.substr(0, cuda.find('.'));
+  std::string dashed = cuda;
+  std::replace(dashed.begin(), dashed.end(), '.', '-');
+  std::string base = header.substr(header.rfind('/') + 1);
+  // The CUDA libraries' own headers (a CUDA 13 wheel holds them all in nvidia/cu13/include/).
+  static const std::vector<std::pair<std::string, std::string>> library_prefixes = {
+      {"cublas", "cublas"}, {"cusparse", "cusparse"}, {"cusolver", "cusolver"}};
+  for (const auto& [prefix, lib] : library_prefixes)
+    if (base.rfind(prefix, 0) == 0 && header.find('/') == std::string::npos) {
+      std::string wheel = "nvidia-" + lib + (major == "12" ? "-cu12" : "");
+      return "provided by the " + wheel + " wheel (CUDA " + cuda + "; `cuda_libraries: [" + lib +
+             "]` in the tree's source manifest provisions its headers) / a full CUDA toolkit's lib" + lib + "-dev-" +
+             dashed;
+    }
+  if (base == "Python.h") return "provided by the Python's headers (python3-dev; pass --python with one that has them)";
+  if (header.rfind("cutlass/", 0) == 0 || header.rfind("cute/", 0) == 0)
+    return "provided by the nvidia-cutlass wheel (`headers:` in the tree's source manifest)";
+  for (const char* p : {"torch/", "ATen/", "c10/", "pybind11/", "caffe2/"})
+    if (header.rfind(p, 0) == 0) return "provided by the row's torch wheel (torch/include/)";
+  for (const char* p : {"cuda", "crt/", "cub/", "thrust/", "nv/", "vector_types.h", "driver_types.h", "library_types.h",
+                        "nvtx3/", "curand", "cufft", "nvrtc", "cuComplex.h"})
+    if (header.rfind(p, 0) == 0)
+      return "provided by the CUDA " + cuda + " toolkit (NVIDIA's CUDA " + major +
+             " wheels on PyPI, or a full install's cuda-libraries-dev-" + dashed + ")";
+  return "";
+}
+
+std::vector<HeaderPackage> cuda_library_headers(const std::string& cuda, const std::vector<std::string>& libraries,
+                                                const std::string& platform) {
+  // What each CUDA release pins: the Requires-Dist of its extras in the
+  // newest cuda-toolkit==X.Y.* on PyPI (its METADATA, read 2026-11-28; the
+  // release whose nvcc provision_cuda's nvidia-cuda-nvcc==X.Y.* takes).
+  // CUDA 12's wheels carry the headers in nvidia/<lib>/include/, CUDA 13's
+  // all in nvidia/cu13/include/, on Linux and Windows alike.
+  //   cuda-toolkit  cublas     cusolver    cusparse
+  //   12.8.2.0      12.8.5.5   11.7.3.90   12.5.8.93
+  //   12.9.2.0      12.9.2.10  11.7.5.82   12.5.10.65
+  //   13.0.3.0      13.1.1.3   12.0.4.66   12.6.3.3
+  //   13.2.2        13.4.1.3   12.2.0.11   12.7.10.12
+  static const std::map<std::string, std::map<std::string, std::string>> pins = {
+      {"12.8", {{"cublas", "12.8.5.5"}, {"cusolver", "11.7.3.90"}, {"cusparse", "12.5.8.93"}}},
+      {"12.9", {{"cublas", "12.9.2.10"}, {"cusolver", "11.7.5.82"}, {"cusparse", "12.5.10.65"}}},
+      {"13.0", {{"cublas", "13.1.1.3"}, {"cusolver", "12.0.4.66"}, {"cusparse", "12.6.3.3"}}},
+      {"13.2", {{"cublas", "13.4.1.3"}, {"cusolver", "12.2.0.11"}, {"cusparse", "12.7.10.12"}}},
+  };
+  std::vector<HeaderPackage> out;
+  if (libraries.empty()) return out;
+  auto release = pins.find(cuda);
+  if (release == pins.end()) {
+    std::string known;
+    for (const auto& [v, _] : pins) known += (known.empty() ? "" : ", ") + v;
+    throw UsageError("CUDA " + cuda + ": sagebuild knows the CUDA library wheels of CUDA " + known +
+                     " only; add CUDA " + cuda +
+                     "'s pins to cuda_library_headers (tools/sagebuild/toolchain/"
+                     "provision.cc) from the METADATA of cuda-toolkit==" +
+                     cuda + ".* on PyPI");
+  }
+  const std::string major = cuda.substr(0, cuda.find('.'));
+  for (const auto& lib : libraries) {
+    auto pin = release->second.find(lib);
+    if (pin == release->second.end())
+      throw UsageError("CUDA library '" + lib +
+                       "' is not one sagebuild provisions headers for (known: cublas, "
+                       "cusolver, cusparse)");
+    HeaderPackage h;
+    h.name = "nvidia-" + lib + (major == "12" ? "-cu12" : "");
+    h.version = pin->second;
+    h.include_dirs = {major == "12" ? "nvidia/" + lib + "/include" : "nvidia/cu" + major + "/include"};
+    h.platform = platform;
+    out.push_back(std::move(h));
+  }
+  return out;
 }
 
 fs::path provision_headers(ProcessRunner& runner, const ToolchainOptions& opt, const PythonInfo& py,
@@ -272,7 +356,7 @@ fs::path provision_headers(ProcessRunner& runner, const ToolchainOptions& opt, c
     fs::path dl = tmp / ".downloads";
     fs::create_directories(dl);
     matrix::Row row;
-    row.platform = platform;
+    row.platform = package.platform.empty() ? platform : package.platform;
     Result r = pip_download(runner, py, row, dl, {package.requirement()}, "3.12");
     if (!r.ok())
       throw UsageError("cannot download " + package.requirement() + " for " + platform + " from PyPI (pip exit " +
@@ -287,7 +371,8 @@ fs::path provision_headers(ProcessRunner& runner, const ToolchainOptions& opt, c
     // the same for all: a pure wheel's are.
     const std::string name = wheels.front().filename().string();
     auto parsed = wheel::parse_wheel_filename(name);
-    if (!parsed.filename || parsed.filename->platform_tags != std::vector<std::string>{"any"})
+    if (package.platform.empty() &&
+        (!parsed.filename || parsed.filename->platform_tags != std::vector<std::string>{"any"}))
       throw UsageError(name + " is not a pure wheel (platform tag `any`): sagebuild expected " + package.requirement() +
                        " to carry the same headers for every platform");
     for (const auto& dir : package.include_dirs)

@@ -61,6 +61,22 @@ std::filesystem::path cuda_cache_entry(const std::filesystem::path& cache_dir, c
 std::filesystem::path provision_headers(ProcessRunner& runner, const ToolchainOptions& opt,
                                         const PythonInfo& pip_python, const HeaderPackage& package,
                                         const std::string& platform);
+// The header packages of the CUDA libraries `libraries` ("cublas",
+// "cusparse", "cusolver": the names of the cuda-toolkit package's extras) for
+// CUDA `cuda` ("13.0") on `platform`: NVIDIA's wheels at the versions that
+// CUDA release pins (cuda_library_pins), their include/ directory.  Headers
+// only: nothing of them is linked.  Throws UsageError for a library or a CUDA
+// release without pins here, naming where to read them.
+std::vector<HeaderPackage> cuda_library_headers(const std::string& cuda, const std::vector<std::string>& libraries,
+                                                const std::string& platform);
+// What provides `header` (as an #include names it: "cublas_v2.h",
+// "cutlass/cutlass.h") for a row of CUDA `cuda`: a sentence naming the wheel
+// and the package of a full install, or empty when it is none sagebuild knows.
+std::string header_provider(const std::string& header, const std::string& cuda);
+
+// The libraries cuda_library_headers knows.
+const std::vector<std::string>& known_cuda_libraries();
+
 // Where provision_headers puts the package.
 std::filesystem::path headers_entry(const std::filesystem::path& cache_dir, const HeaderPackage& package);
 

@@ -29,7 +29,11 @@ struct ToolchainOptions {
   std::optional<std::filesystem::path> cuda_home_env;  // $CUDA_HOME
   std::optional<std::filesystem::path> python;         // --python (else python3 / python on PATH)
   std::optional<std::filesystem::path> host_compiler;  // --host-compiler (else c++, g++)
-  std::vector<std::filesystem::path> torch_wheels;     // --torch-wheel: local wheels to use
+  // Where Red Hat's gcc-toolset-N installs (<root>/gcc-toolset-N/root/usr/bin/g++):
+  // searched with g++-N on PATH when the default compiler is one the row's
+  // CUDA refuses (gnu_resolver.cc).
+  std::filesystem::path gcc_toolset_root = "/opt/rh";
+  std::vector<std::filesystem::path> torch_wheels;  // --torch-wheel: local wheels to use
   // --torch-index: the index every row's torch is downloaded from; empty: the
   // row's own (matrix::Row::torch_index, PyTorch's per-CUDA index where PyPI
   // does not serve its build), else pip's ($PIP_INDEX_URL or PyPI).
@@ -61,6 +65,10 @@ struct HeaderPackage {
   std::string name;                       // "nvidia-cutlass"
   std::string version;                    // "4.2.0.0": pinned, exactly
   std::vector<std::string> include_dirs;  // inside the wheel: "cutlass_library/source/include"
+  // Empty: a pure wheel (platform tag `any`), one cache entry for every
+  // platform.  Else the platform ("linux_x86_64", "win_amd64") whose wheel
+  // is unpacked (NVIDIA's CUDA library wheels: headers beside binaries).
+  std::string platform;
   std::string requirement() const { return name + "==" + version; }
 };
 
