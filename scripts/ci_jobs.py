@@ -274,6 +274,7 @@ class Run:
         started = time.time()
         room = Room(self.dir, label, self.sha, self.args.cleanroom)
         room.pending_cache = None
+        ctx["github"] = dict(self.github, workspace=str(room.ws))  # hashFiles() reads the clone
         outputs, env_extra, path_extra, ok, failed = {}, {}, [], True, None
         base_env = {"HOME": "/root", "CI": "true", "GITHUB_ACTIONS": "true", "RUNNER_OS": "Linux",
                     "RUNNER_TEMP": "/tmp/runner-temp", "GITHUB_WORKSPACE": str(room.ws),
