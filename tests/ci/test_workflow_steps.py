@@ -210,8 +210,10 @@ def test_every_build_row_runs_the_preflight_before_compiling():
         assert steps.index(pre) == steps.index(build) - 1, [st.name for st in steps]
         args = shlex.split(pre.run)
         assert args[0] == "sagebuild" and "doctor" in args and "--preprocess" in args, pre.run
-        # The same command as the build once `doctor --preprocess` is taken out.
-        assert pre.run.replace(" doctor --preprocess", "", 1) == build.run, (pre.run, build.run)
+        # The row and the flags of the build: only the row's command differs.
+        assert build.run.startswith(row["command"]), build.run
+        flags = build.run[len(row["command"]):]
+        assert pre.run == f"sagebuild doctor --preprocess --row {row['id']}{flags}", (pre.run, build.run)
         assert pre.env == build.env, row["id"]
 
 
