@@ -92,17 +92,19 @@ def pip_installs(script):
     return [shlex.split(line)[3:] for line in joined.splitlines() if re.match(r"\s*python -m pip install\b", line)]
 
 
-def test_the_windows_build_python_gets_torch_with_its_dependencies():
-    """sagebuild's smoke test imports torch in the build Python; torch's
-    __init__ imports typing_extensions, absent from setup-python's Python:
-    torch must come with its dependencies, never --no-deps."""
-    windows = [r for r in synthetic_rows() if r["os"].startswith("windows")]
-    for row in windows:
+def test_the_build_and_its_smoke_test_get_torch_with_its_dependencies():
+    """sagebuild's smoke test imports torch; torch's __init__ imports
+    typing_extensions, absent from setup-python's Python.  Every row, Linux
+    and Windows alike, has sagebuild provision the smoke test's torch with its
+    dependencies (--provision-torch); the Windows build Python's own torch
+    (headers, import libraries) is installed with its dependencies too."""
+    for row in synthetic_rows():
         steps = leg("build", row)
+        assert "--provision-torch" in shlex.split(named(steps, "Build the wheel").run), row["id"]
         torch_installs = [args for st in steps if st.run for args in pip_installs(st.run)
                           if any(a.startswith("torch") for a in args)]
-        provisioned = "--provision-torch" in named(steps, "Build the wheel").run
-        assert torch_installs or provisioned, f"{row['id']}: nothing puts torch into the build Python"
+        if row["os"].startswith("windows"):
+            assert torch_installs, f"{row['id']}: nothing puts torch into the build Python"
         for args in torch_installs:
             assert "--no-deps" not in args, f"{row['id']}: torch without its dependencies: pip install {args}"
 
@@ -210,9 +212,10 @@ def test_every_build_row_runs_the_preflight_before_compiling():
         assert steps.index(pre) == steps.index(build) - 1, [st.name for st in steps]
         args = shlex.split(pre.run)
         assert args[0] == "sagebuild" and "doctor" in args and "--preprocess" in args, pre.run
-        # The row and the flags of the build: only the row's command differs.
-        assert build.run.startswith(row["command"]), build.run
-        flags = build.run[len(row["command"]):]
+        # The row and the flags of the build that find tools: only the row's
+        # command and the smoke test's torch (which doctor provisions anyway) differ.
+        assert build.run.startswith(row["command"] + " --provision-torch"), build.run
+        flags = build.run[len(row["command"] + " --provision-torch"):]
         assert pre.run == f"sagebuild doctor --preprocess --row {row['id']}{flags}", (pre.run, build.run)
         assert pre.env == build.env, row["id"]
 

@@ -896,7 +896,7 @@ def test_build_jobs_get_the_cuda_and_torch_their_row_needs(simulations):
             windows = row["os"].startswith("windows")
             installs = install_steps(steps)
             command = build_step(steps).run
-            expected = row["command"]
+            expected = row["command"] + " --provision-torch"  # the smoke test's torch, with its dependencies
             if row["upstream_commit"]:
                 expected += " --source-dir upstream"  # sageattn3: upstream's tree, checked out there
             if row["cuda_provision"] == "install":
