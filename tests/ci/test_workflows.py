@@ -76,14 +76,19 @@ def test_the_triggers_are_the_ones_simulated_here():
 
 
 @needs_sagebuild
-def test_the_manual_runs_choices_are_sagebuilds_profiles():
+def test_the_manual_runs_choices_are_the_profiles_it_builds():
     """workflow_dispatch offers the profile as a choice whose options are
-    exactly `sagebuild matrix --list-profiles`, in its order."""
+    exactly those of `sagebuild matrix --list-profiles` that profiles.sh
+    accepts for a manual run, in sagebuild's order: no choice is refused."""
     profile = workflow()[True]["workflow_dispatch"]["inputs"]["profile"]
     out = subprocess.run([str(SAGEBUILD), "matrix", "--list-profiles"], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr
+    buildable = [p for p in out.stdout.split() if subprocess.run(
+        ["bash", str(SCRIPTS / "profiles.sh"), "workflow_dispatch", "refs/heads/main", p],
+        capture_output=True).returncode == 0]
     assert profile["type"] == "choice"
-    assert profile["options"] == out.stdout.split()
+    assert profile["options"] == buildable
+    assert {"upstream", "upstream-all"} & set(out.stdout.split()), "profiles.sh refuses these: are they gone?"
     assert profile["default"] in profile["options"]
 
 
@@ -135,7 +140,7 @@ def test_profiles_refuses_what_it_does_not_know(args, why):
 def test_workflow_uses_the_scripts_it_is_tested_through():
     text = WORKFLOW.read_text()
     for script in ("profiles.sh", "plan.sh", "install-cuda.sh", "release_notes.py", "smoke_test.py",
-                   "check-version.sh"):
+                   "check-version.sh", "install-host-compiler.sh"):
         assert f".github/scripts/{script}" in text, script
 
 
@@ -156,144 +161,11 @@ def test_plan_merges_profiles_without_duplicate_rows():
     assert len(plan("release")) <= 256, "GitHub allows at most 256 jobs per matrix"
 
 
-# --- GitHub's expression syntax -------------------------------------------
-#
-# What the workflow uses: literals, contexts (github, inputs, needs, matrix,
-# runner, steps, secrets), ! == != && || and parentheses, and the functions
-# startsWith, contains, fromJSON and the status checks.  Anything else fails
-# the test, naming it, rather than being guessed at.
+# --- GitHub's expression syntax: scripts/workflow_expr.py ----------------------
 
-_TOKEN = re.compile(r"\s*(?:('(?:[^']|'')*')|(==|!=|&&|\|\||!|\(|\)|,)|([A-Za-z_][A-Za-z0-9_.-]*)|([0-9]+))")
-STATUS_FUNCTIONS = ("success", "failure", "always", "cancelled")
-
-
-def _tokens(expr):
-    pos, out = 0, []
-    expr = expr.strip()
-    while pos < len(expr):
-        m = _TOKEN.match(expr, pos)
-        assert m and m.end() > pos, f"expression syntax the test does not know at {expr[pos:]!r} in {expr!r}"
-        string, op, name, number = m.groups()
-        out.append(("str", string[1:-1].replace("''", "'")) if string else ("op", op) if op else
-                   ("name", name) if name else ("num", int(number)))
-        pos = m.end()
-    return out
-
-
-def _truthy(v):
-    return v not in (None, False, "", 0)
-
-
-def _text(v):
-    return "" if v is None else ("true" if v is True else "false" if v is False else str(v))
-
-
-def evaluate(expr, ctx):
-    toks = _tokens(expr)
-    pos = 0
-
-    def peek():
-        return toks[pos] if pos < len(toks) else (None, None)
-
-    def take():
-        nonlocal pos
-        pos += 1
-        return toks[pos - 1]
-
-    def call(name):
-        args = []
-        if peek() != ("op", ")"):
-            args.append(or_expr())
-            while peek() == ("op", ","):
-                take()
-                args.append(or_expr())
-        assert take() == ("op", ")"), f"unbalanced call of {name} in {expr!r}"
-        if name in STATUS_FUNCTIONS:
-            assert not args, f"{name}() takes no arguments"
-            return ctx["status"][name]
-        if name == "startsWith":
-            return _text(args[0]).casefold().startswith(_text(args[1]).casefold())
-        if name == "contains":
-            return _text(args[1]).casefold() in _text(args[0]).casefold()
-        if name == "fromJSON":
-            return json.loads(args[0])
-        raise AssertionError(f"function the test does not model: {name}() in {expr!r}")
-
-    def primary():
-        kind, value = take()
-        if kind == "op" and value == "(":
-            v = or_expr()
-            assert take() == ("op", ")"), f"unbalanced parentheses in {expr!r}"
-            return v
-        if kind in ("str", "num"):
-            return value
-        if kind == "name":
-            if value in ("true", "false", "null"):
-                return {"true": True, "false": False, "null": None}[value]
-            if peek() == ("op", "("):
-                take()
-                return call(value)
-            obj = ctx
-            for part in value.split("."):
-                assert isinstance(obj, dict) and (obj is not ctx or part in ctx), \
-                    f"context the test does not model: {value} in {expr!r}"
-                obj = obj.get(part)  # a missing property is null, as on GitHub
-            return obj
-        raise AssertionError(f"unexpected {value!r} in {expr!r}")
-
-    def unary():
-        if peek() == ("op", "!"):
-            take()
-            return not _truthy(unary())
-        return primary()
-
-    def comparison():
-        left = unary()
-        if peek() in (("op", "=="), ("op", "!=")):
-            op = take()[1]
-            right = unary()
-            if isinstance(left, str) and isinstance(right, str):  # GitHub ignores case
-                left, right = left.casefold(), right.casefold()
-            return (left == right) == (op == "==")
-        return left
-
-    def and_expr():
-        v = comparison()
-        while peek() == ("op", "&&"):
-            take()
-            rhs = comparison()
-            v = rhs if _truthy(v) else v
-        return v
-
-    def or_expr():
-        v = and_expr()
-        while peek() == ("op", "||"):
-            take()
-            rhs = and_expr()
-            v = v if _truthy(v) else rhs
-        return v
-
-    value = or_expr()
-    assert pos == len(toks), f"trailing tokens in {expr!r}"
-    return value
-
-
-def render(template, ctx):
-    return re.sub(r"\$\{\{(.*?)\}\}", lambda m: _text(evaluate(m.group(1), ctx)), str(template))
-
-
-def condition_holds(cond, ctx):
-    """An `if:` as GitHub reads it: a bare expression or one ${{ }}, with an
-    implicit success() && unless it calls a status function itself."""
-    if cond is None:
-        cond = "success()"
-    if isinstance(cond, bool):
-        return cond
-    m = re.fullmatch(r"\s*\$\{\{(.*)\}\}\s*", cond)
-    expr = m.group(1) if m else cond
-    if not re.search(r"\b(%s)\(" % "|".join(STATUS_FUNCTIONS), expr):
-        expr = f"success() && ({expr})"
-    return _truthy(evaluate(expr, ctx))
+sys.path.insert(0, str(ROOT / "scripts"))
+from workflow_expr import (STATUS_FUNCTIONS, _text, _truthy, condition_holds, evaluate, hash_files,  # noqa: E402,F401
+                           render)
 
 
 def test_the_expression_evaluator():
@@ -314,7 +186,9 @@ def test_the_expression_evaluator():
     assert condition_holds("${{ !cancelled() && needs.x-y.result == 'failure' }}", ctx)
     assert not condition_holds("needs.x-y.result == 'failure'", ctx)  # implicit success()
     with pytest.raises(AssertionError):
-        evaluate("hashFiles('x')", ctx)
+        evaluate("toJSON(matrix)", ctx)
+    assert evaluate("hashFiles('no/such/file')", ctx) == ""
+    assert re.fullmatch(r"[0-9a-f]{64}", evaluate("hashFiles('tools/sagebuild/**', 'CMakeLists.txt')", ctx))
     with pytest.raises(AssertionError):
         evaluate("env.X == 'push'", ctx)
 
@@ -395,6 +269,7 @@ class Services:
             (root / d).mkdir(parents=True, exist_ok=True)
         (root / "gh.log").write_text("")
         self.attached = dict(attached)  # row id -> a wheel its test job attaches
+        self.pending_cache, self.last_outputs = None, {}
 
     def attach(self, tag, row):
         wheel = self.attached.get(row["id"])
@@ -427,6 +302,15 @@ class Services:
                 if not (dest / f.name).exists() or not (dest / f.name).samefile(f):
                     shutil.copy(f, dest)
             return True, f"downloaded {with_['name']} into {dest}"
+        if uses == "actions/cache":
+            # Restored here; saved when the job ends (DebianJob), under the key.
+            entry = self.root / "cache" / with_["key"]
+            hit = entry.is_dir()
+            if hit:
+                shutil.copytree(entry, workspace / with_["path"], dirs_exist_ok=True)
+            self.pending_cache = (entry, workspace / with_["path"]) if not hit else None
+            self.last_outputs = {"cache-hit": "true" if hit else "false"}
+            return True, f"cache {'hit' if hit else 'miss'}: {with_['key']}"
         if uses == "actions/upload-pages-artifact":
             site = workspace / with_["path"]
             if not (site / "index.html").is_file():
@@ -460,7 +344,10 @@ class DebianJob:
             step = Step(raw, step_ctx)
             if step.uses:
                 with_ = {k: render(v, step_ctx) for k, v in raw.get("with", {}).items()}
+                sim.services.last_outputs = {}
                 step_ok, what = sim.services.action(step, with_, self.workspace)
+                if step.id:
+                    self.outputs[step.id] = {"outputs": sim.services.last_outputs}
                 self.log.append((step.name, "action", what))
             elif step.run.strip() == THIS_RUN:
                 step_ok = True
@@ -479,6 +366,9 @@ class DebianJob:
                 self.result = "failure"
                 self.failed = (step.name, self.log[-1][2])
                 break
+        pending, sim.services.pending_cache = sim.services.pending_cache, None
+        if ok and pending and pending[1].is_dir():  # actions/cache's post step saves what a miss left
+            shutil.copytree(pending[1], pending[0])
 
     def run_step(self, sim, step, env_base, path_extra):
         files = {n: sim.tmp / f"{self.name}-{n}" for n in ("output", "env", "path", "summary")}
@@ -486,6 +376,7 @@ class DebianJob:
             f.write_text("")
         env = {**os.environ, **env_base, **step.env}
         env.update(FAKE_GITHUB=str(sim.services.root), RUNNER_OS="Linux", RUNNER_TEMP=str(runner_temp()),
+                   GITHUB_WORKSPACE=str(self.workspace), GIT_CONFIG_GLOBAL=str(sim.tmp / f"{self.name}-gitconfig"),
                    GITHUB_REPOSITORY=sim.github["repository"], GITHUB_SERVER_URL="https://github.com",
                    GITHUB_OUTPUT=str(files["output"]), GITHUB_ENV=str(files["env"]),
                    GITHUB_PATH=str(files["path"]), GITHUB_STEP_SUMMARY=str(files["summary"]))
@@ -693,7 +584,7 @@ def test_every_debian_job_runs_here_step_by_step(simulations):
             assert [d for d in done if d in declared] == declared, (trigger, name, done)
     # What each job did, for the trigger that runs them all.
     tag = simulations["push tag"]
-    assert [e[1] for e in tag.debian_runs["tests"].log] == ["ran", "action", "this run"]
+    assert [e[1] for e in tag.debian_runs["tests"].log] == ["ran", "action", "ran", "this run"]
     plan_log = {e[0]: e for e in tag.debian_runs["plan"].log}
     assert plan_log["Build the tool wheels (Linux static, Windows mingw-w64)"][1] == "ran"
     assert "uploaded" in plan_log["actions/upload-artifact@v4"][2]
@@ -703,8 +594,11 @@ def test_the_tests_job_runs_the_readmes_test_command():
     jobs = workflow()["jobs"]
     steps = [st for st in jobs["tests"]["steps"] if "run" in st]
     assert steps[-1]["run"] == THIS_RUN
-    # Before it only git, for actions/checkout to make a clone (the tests read `git ls-files`).
-    assert [st["run"] for st in steps[:-1]] == [st["run"] for st in jobs["plan"]["steps"][:1]]
+    # Before it only git, for actions/checkout to make a clone (the tests read
+    # `git ls-files`), and git told to read that clone (safe.directory).
+    plan_runs = [st["run"] for st in jobs["plan"]["steps"] if "run" in st]
+    assert [st["run"] for st in steps[:-1]] == plan_runs[:2]
+    assert "safe.directory" in steps[1]["run"]
     assert "apt-get install" in steps[0]["run"] and " git " in steps[0]["run"] + " "
     assert "bash scripts/test.sh" in (ROOT / "README.md").read_text()
     assert "exec bash scripts/test.sh" in (ROOT / ".ci/run").read_text()
@@ -766,7 +660,7 @@ def test_the_tags_release_is_reachable_when_rows_fail(simulations, release_wheel
         attach = [st for st in steps if st.name == "Attach the wheel to the release"]
         assert len(attach) == (0 if row["id"] in failing else 1), row["id"]
         for st in attach:
-            assert st.run == 'gh release upload "$TAG" dist/*.whl --repo "$GITHUB_REPOSITORY"'
+            assert st.run == 'gh release upload "$TAG" dist/*.whl --clobber --repo "$GITHUB_REPOSITORY"'
             assert st.env["TAG"] == "v2.2.0"
     built = [row["id"] for row, steps in s.legs["build"]
              if any(st.uses.startswith("actions/upload-artifact") for st in steps)]
@@ -1002,7 +896,7 @@ def test_build_jobs_get_the_cuda_and_torch_their_row_needs(simulations):
             windows = row["os"].startswith("windows")
             installs = install_steps(steps)
             command = build_step(steps).run
-            expected = row["command"]
+            expected = row["command"] + " --provision-torch"  # the smoke test's torch, with its dependencies
             if row["upstream_commit"]:
                 expected += " --source-dir upstream"  # sageattn3: upstream's tree, checked out there
             if row["cuda_provision"] == "install":

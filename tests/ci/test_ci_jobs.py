@@ -1,0 +1,87 @@
+"""scripts/ci_jobs.py, the driver of scripts/ci-jobs.sh: how it runs a job's
+steps (the protocol with its agent, GitHub's step files, `if:`, outputs,
+GITHUB_ENV / GITHUB_PATH, a failing step, the cache), checked on a small job
+with the agent run on this host instead of in the clean room (the room is
+scripts/cleanroom.sh's, tested with it).  What it reads of wheels.yml is
+checked against the workflow itself."""
+import argparse
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+import ci_jobs  # noqa: E402
+
+
+@pytest.fixture
+def run(tmp_path):
+    host = tmp_path / "host-room.sh"
+    # Stands in for scripts/cleanroom.sh: `-- COMMAND...` run here, in the clone.
+    host.write_text('#!/bin/bash\nwhile [ "$1" != -- ]; do shift; done; shift; exec "$@"\n')
+    args = argparse.Namespace(trigger="pull_request", workdir=str(tmp_path / "work"), cleanroom=str(host),
+                              compile=None, compile_profile=[], skip=[])
+    r = ci_jobs.Run(args)
+    return r
+
+
+def test_a_jobs_steps_run_in_order_with_githubs_step_files(run, capsys):
+    run.wf = {"jobs": {"j": {"outputs": {"answer": "${{ steps.first.outputs.answer }}"}, "steps": [
+        {"name": "first", "id": "first", "run": 'echo "answer=42" >> "$GITHUB_OUTPUT"\n'
+                                                 'echo "FROM_ENV=kept" >> "$GITHUB_ENV"\n'
+                                                 'mkdir -p "$GITHUB_WORKSPACE/bin"\n'
+                                                 'printf "#!/bin/sh\\necho tool\\n" > "$GITHUB_WORKSPACE/bin/tool"\n'
+                                                 'chmod +x "$GITHUB_WORKSPACE/bin/tool"\n'
+                                                 'echo "$GITHUB_WORKSPACE/bin" >> "$GITHUB_PATH"'},
+        {"name": "skipped", "if": "github.event_name == 'push'", "run": "exit 3"},
+        {"name": "second ${{ steps.first.outputs.answer }}", "env": {"ANSWER": "${{ steps.first.outputs.answer }}"},
+         "run": 'test "$ANSWER" = 42 && test "$FROM_ENV" = kept && test "$(tool)" = tool\n'
+                'test -f scripts/ci_jobs.py  # the clone is the working directory\n'},
+    ]}}}
+    result = run.job("j", "j")
+    out = capsys.readouterr().out
+    assert result == {"result": "success", "outputs": {"answer": "42"}}, out
+    assert "skipped (if: github.event_name == 'push'): skipped" in out
+    assert "run: second 42" in out
+
+
+def test_a_failing_step_fails_the_job_and_nothing_after_it_runs(run, capsys):
+    run.wf = {"jobs": {"j": {"steps": [
+        {"name": "pipe", "run": "false | true"},  # bash -eo pipefail, as GitHub runs a step
+        {"name": "after", "run": "echo never"},
+    ]}}}
+    result = run.job("j", "j")
+    out = capsys.readouterr().out
+    assert result["result"] == "failure", out
+    assert "run: after" not in out
+    assert run.report[-1][3] == "pipe"
+
+
+def test_the_cache_is_saved_on_a_miss_and_restored_on_a_hit(run, capsys):
+    job = {"steps": [
+        {"name": "cache", "id": "c", "uses": "actions/cache@v4", "with": {"path": "out", "key": "k-1"}},
+        {"name": "make", "if": "steps.c.outputs.cache-hit != 'true'", "run": "mkdir -p out && echo made > out/f"},
+        {"name": "use", "run": "test \"$(cat out/f)\" = made"},
+    ]}
+    run.wf = {"jobs": {"j": job}}
+    assert run.job("j", "first")["result"] == "success"
+    assert "cache miss: k-1" in capsys.readouterr().out
+    assert run.job("j", "second")["result"] == "success"
+    out = capsys.readouterr().out
+    assert "cache hit: k-1" in out and "skipped (if: steps.c.outputs.cache-hit != 'true'): make" in out
+
+
+def test_the_jobs_it_runs_are_the_workflows_linux_jobs():
+    """The driver runs tests, plan and the build legs; its stand-ins name
+    steps the workflow has, so a renamed step cannot pass unnoticed."""
+    wf = ci_jobs.workflow("HEAD")
+    jobs = wf["jobs"]
+    assert jobs["tests"]["container"] == jobs["plan"]["container"] == "debian:12"
+    build_names = [s.get("name", "") for s in jobs["build"]["steps"]]
+    for prefix in ("Build the wheel", "Install CUDA", "Preflight"):
+        assert any(n.startswith(prefix) for n in build_names), prefix
+    assert any(s.get("uses", "").startswith("actions/cache") for s in jobs["plan"]["steps"])
+    r = subprocess.run(["bash", str(ROOT / "scripts/ci-jobs.sh"), "nightly"], capture_output=True, text=True)
+    assert r.returncode == 2 and "expected pull_request, push or tag" in r.stderr
