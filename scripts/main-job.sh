@@ -4,14 +4,10 @@
 # profile's wheel into dist/.
 #
 # It leaves the user's Python alone: nothing is pip-installed into it.  The
-# torch the smoke test imports (the default profile's, 2.11.0 for CUDA 13.0
-# from PyPI) goes, with its dependencies, into a private venv that sagebuild
-# makes in its cache (`--provision-torch`: <cache>/torch-env/, made once and
-# reused), installed while sagebuild compiles the kernels; the same code
-# path the Windows jobs take.  To keep torch's download (3.5 GB with its
-# NVIDIA libraries) off the critical path on a cold machine, it is fetched
-# into pip's own cache while sagebuild itself compiles (`pip download`, which
-# installs nothing); sagebuild's pip then finds it there.
+# torch the build compiles against and the smoke test imports (the default
+# profile's, 2.11.0 for CUDA 13.0 from PyPI) goes into a private venv in
+# sagebuild's cache, made once and reused ($XDG_CACHE_HOME/sagebuild/
+# main-job/torch-2.11.0); its download runs while sagebuild compiles.
 # Extra arguments go to sagebuild (e.g. --row ID, --jobs 16).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,26 +17,37 @@ step() { echo "==> $* [$(($(date +%s) - start)) s]"; }
 step "Debian packages"
 SAGE_SYSTEM_ONLY=1 bash scripts/install-deps.sh
 
-TORCH=2.11.0  # the default profile's torch (sagebuild matrix --profile default)
-prefetch="${XDG_CACHE_HOME:-$HOME/.cache}/sagebuild/main-job/prefetch"
-step "torch $TORCH into pip's cache (in the background; log $prefetch.log)"
-rm -rf "$prefetch"
-mkdir -p "$prefetch"
-python3 -m pip download --disable-pip-version-check --progress-bar off --dest "$prefetch" "torch==$TORCH" \
-  >"$prefetch.log" 2>&1 &
-prefetch_pid=$!
+TORCH=2.11.0
+runtime="${XDG_CACHE_HOME:-$HOME/.cache}/sagebuild/main-job/torch-$TORCH"
+py="$runtime/bin/python"
+torch_pid=""
+if [ -f "$runtime/.complete" ]; then
+  step "torch $TORCH: the private venv $runtime"
+else
+  step "torch $TORCH into the private venv $runtime (in the background; log $runtime.log)"
+  rm -rf "$runtime"
+  mkdir -p "$(dirname "$runtime")"
+  (python3 -m venv "$runtime" &&
+    "$py" -m pip install --disable-pip-version-check --progress-bar off "torch==$TORCH" &&
+    touch "$runtime/.complete") >"$runtime.log" 2>&1 &
+  torch_pid=$!
+fi
 
 step "sagebuild"
 TARGET=sagebuild bash scripts/build-sagebuild.sh
 SAGEBUILD=build/tools/sagebuild/cli/sagebuild
 
-step "waiting for the torch download"
-# A failed prefetch only costs time: sagebuild downloads what is missing.
-wait "$prefetch_pid" || echo "main-job: prefetching torch failed (log: $prefetch.log); sagebuild downloads it" >&2
-rm -rf "$prefetch"
+if [ -n "$torch_pid" ]; then
+  step "waiting for torch $TORCH"
+  if ! wait "$torch_pid"; then
+    tail -20 "$runtime.log"
+    echo "main-job: installing torch $TORCH into $runtime failed (log: $runtime.log)" >&2
+    exit 1
+  fi
+fi
 
-step "sagebuild --profile default --provision-torch $*"
-"$SAGEBUILD" --profile default --out dist --provision-torch "$@"
+step "sagebuild --profile default --python $py $*"
+"$SAGEBUILD" --profile default --out dist --python "$py" "$@"
 step "sagebuild verify dist/*.whl"
 "$SAGEBUILD" verify dist/*.whl
 step "done"
