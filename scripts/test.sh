@@ -68,6 +68,11 @@ if [ "${SAGE_CLEANROOM:-0}" = 1 ]; then
   # no registry this machine reaches ships another CPython
   # (tests/build/test_upstream_tree.py, SAGEBUILD_SAGEATTN3_PYTHON).
   gpu_reason="$gpu_reason|SAGEBUILD_SAGEATTN3_PYTHON to a Python >= 3.12"
+  # And a known gap, named by its test (tests/build/test_upstream_tree.py):
+  # upstream's fused.cu needs cuSPARSE/cuBLAS headers that the CUDA sagebuild
+  # provisions from PyPI lacks, until upstream-sageattention.yaml declares
+  # cuda_libraries (its CUDA 12.4/12.6 rows have no pins to provision from).
+  gpu_reason="$gpu_reason|known gap: the CUDA here has no cuSPARSE/cuBLAS headers"
   # No ctest test needs a GPU: every skip there is one too many.
   ctest_skips="$(grep -E '\*\*\*Skipped|Not Run' build/ctest.log || true)"
   pytest_skips="$(grep -E '^SKIPPED \[' build/pytest.log | grep -vE "$gpu_reason" || true)"
