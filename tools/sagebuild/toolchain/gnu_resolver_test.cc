@@ -216,7 +216,7 @@ TEST_CASE("a default compiler the CUDA accepts is kept, and no other is asked", 
   for (const auto& c : m.runner.seen) CHECK(c.argv.at(0).find("g++-13") == std::string::npos);
 }
 
-TEST_CASE("--host-compiler is taken as given, never replaced", "[posix]") {
+TEST_CASE("the --host-compiler option is taken as given, never replaced", "[posix]") {
   Machine m("12.6, V12.6.85", "12.2.0", "12.6");
   fs::path g14 = m.compiler("bin/g++-14", "g++-14 (Debian 14.2.0-3) 14.2.0");
   m.compiler("bin/g++-13", "g++-13 (Debian 13.3.0-1) 13.3.0");
