@@ -104,7 +104,7 @@ TEST_CASE("the package is staged without bytecode or stale modules, and only the
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("staging applies the link rule the sdist applies: in-tree links as files, others refused (issue 37)") {
+TEST_CASE("staging applies the link rule the sdist applies: in-tree links as files, others refused", "[posix]") {
   namespace fs = std::filesystem;
   auto dir = fs::temp_directory_path() / "sb_stage_links_test";
   fs::remove_all(dir);
