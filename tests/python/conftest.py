@@ -97,3 +97,15 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "needs_ext" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture
+def fresh_log():
+    """patch_sdpa's once-only log lines cleared for one test, and restored after it."""
+    from sageattention import sdpa_patch
+
+    saved = set(sdpa_patch._LOGGED)
+    sdpa_patch._LOGGED.clear()
+    yield
+    sdpa_patch._LOGGED.clear()
+    sdpa_patch._LOGGED.update(saved)

@@ -369,15 +369,6 @@ def test_compile_traces_the_graph_node_without_a_break(mode, backward_mode):
 
 # ---- patch_sdpa: a once-only line per fallback reason ---------------------------------------------
 
-@pytest.fixture
-def fresh_log():
-    saved = set(sdpa_patch._LOGGED)
-    sdpa_patch._LOGGED.clear()
-    yield
-    sdpa_patch._LOGGED.clear()
-    sdpa_patch._LOGGED.update(saved)
-
-
 def test_patch_logs_each_fallback_reason_once(fresh_log, caplog):
     g = torch.Generator().manual_seed(0)
     q = torch.randn(1, 2, 8, 16, generator=g)

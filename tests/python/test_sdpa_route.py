@@ -150,15 +150,6 @@ def test_resolve_route(monkeypatch):
     assert not sdpa_patch.is_patched()
 
 
-@pytest.fixture
-def fresh_log():
-    saved = set(sdpa_patch._LOGGED)
-    sdpa_patch._LOGGED.clear()
-    yield
-    sdpa_patch._LOGGED.clear()
-    sdpa_patch._LOGGED.update(saved)
-
-
 def test_route_sdpa_sends_every_call_to_torch_and_the_innermost_route_applies(fresh_log, monkeypatch):
     monkeypatch.delenv(route.ENV, raising=False)
     q = torch.randn(1, 2, 8, 16)
