@@ -109,6 +109,10 @@ if [ "${1:-}" = "--inside-namespace" ]; then
       fi
     done
   [ -f /etc/pip.conf ] && cp -L /etc/pip.conf "$etc/pip.conf"
+  # The checkout may belong to another user than the room's root (a CI
+  # clone): git would refuse it as of "dubious ownership", as a runner's
+  # actions/checkout declares it safe, so does the room.
+  printf '[safe]\n\tdirectory = %s\n' "$checkout" >>"$etc/gitconfig"
 
   # Download caches: the host's, read through an overlay; writes stay here.
   cache_overlay() { # HOST_DIR PATH_INSIDE NAME

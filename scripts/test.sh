@@ -46,7 +46,7 @@ grep -h '^SKIPPED: ' build/Testing/Temporary/LastTest.log 2>/dev/null | sort | u
 
 echo "==> pytest"
 # SAGE_TEST_BUILD=1: tests/python builds the extension with sagebuild for its fake-kernel tests
-SAGE_TEST_BUILD=1 python3 -m pytest -q -rs tests 2>&1 | tee build/pytest.log
+SAGE_TEST_BUILD=1 python3 -m pytest -q -rsfE tests 2>&1 | tee build/pytest.log
 pytest_rc=${PIPESTATUS[0]}
 # pytest exits 5 when it collected nothing: that is a failure of this script.
 

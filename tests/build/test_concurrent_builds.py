@@ -14,12 +14,12 @@ import subprocess
 
 import pytest
 
-from test_build_e2e import TORCH_WHEEL, nvcc_13, sagebuild_binary, source_copy
+from test_build_e2e import TORCH_WHEEL, cuda_13_home, sagebuild_binary, source_copy
 
 
 @pytest.mark.slow
 def test_two_builds_on_one_cache_both_finish_with_verified_wheels(tmp_path):
-    if not nvcc_13():
+    if cuda_13_home() is None:
         pytest.skip("no CUDA 13.0 nvcc here")
     src = source_copy(tmp_path / "src")
     base = [str(sagebuild_binary()), "--source-dir", str(src), "--profile", "default", "--jobs", "2",

@@ -21,7 +21,7 @@ import zipfile
 
 import pytest
 
-from test_build_e2e import nvcc_13, pypi_reachable, sagebuild_binary
+from test_build_e2e import cuda_13_home, pypi_reachable, sagebuild_binary
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 UPSTREAM = ROOT.parent / "shared" / "anchors" / "upstream-sageattention" / "src"
@@ -59,7 +59,7 @@ def cuda_library_headers():
 def built(tmp_path_factory):
     if not UPSTREAM.is_dir():
         pytest.skip(f"{UPSTREAM} is absent (../shared holds upstream's tree)")
-    if not nvcc_13():
+    if cuda_13_home() is None:
         pytest.skip("no CUDA 13.0 nvcc here")
     if not cuda_library_headers():
         pytest.skip("known gap: the CUDA here has no cuSPARSE/cuBLAS headers, which upstream's fused.cu "
@@ -137,7 +137,7 @@ def test_sageattn3_builds_for_one_blackwell_arch_with_cutlass_from_pypi(tmp_path
         pytest.skip(f"{UPSTREAM} is absent (../shared holds upstream's tree)")
     if not SAGE3_PYTHON:
         pytest.skip("set SAGEBUILD_SAGEATTN3_PYTHON to a Python >= 3.12 with torch 2.11.0")
-    if not nvcc_13():
+    if cuda_13_home() is None:
         pytest.skip("no CUDA 13.0 nvcc here")
     if not pypi_reachable():
         pytest.skip("PyPI is not reachable: nvidia-cutlass cannot be provisioned")

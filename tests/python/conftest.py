@@ -74,6 +74,13 @@ def _source():
 SITE, SOURCE = _source()
 if SITE is not None:
     sys.path.insert(0, str(SITE))
+    # A test directory collected before this one (tests/gpu puts python/ on
+    # sys.path) may have imported sageattention from elsewhere: forget it, so
+    # the tests here import the one picked above.
+    for name in [m for m in sys.modules if m == "sageattention" or m.startswith("sageattention.")]:
+        origin = getattr(sys.modules[name], "__file__", None) or ""
+        if not pathlib.Path(origin).resolve().is_relative_to(pathlib.Path(SITE).resolve()):
+            del sys.modules[name]
 
 
 def pytest_configure(config):
