@@ -87,7 +87,7 @@ Outcome run_reader(const fs::path& file) {
 // Where our strict reading and the corpus's expectation part, and why.
 // Each entry must still disagree: a fixed one fails the test until removed.
 const std::map<std::string, std::string> kKnownDisagreements = {
-    // malo `iffy` files that are valid zips with nothing CHECKLIST forbids:
+    // malo `iffy` files that are valid zips with nothing docs/verify-rules.md forbids:
     // they target readers that deduplicate by CRC-32 or trust a CRC of 0.
     // We check every CRC against the data, so they are unambiguous for us.
     {"zipdata/malo/zip/iffy/crc_collision_empty_nonempty.zip",
@@ -98,7 +98,7 @@ const std::map<std::string, std::string> kKnownDisagreements = {
     {"zipdata/malo/zip/iffy/nosubdir.zip",
      "a member without a directory entry for its parent; wheels never have directory "
      "entries, and PyPI accepts the same file (warehouse/accept/nosubdir.zip)"},
-    // CHECKLIST Z4 makes data descriptors a warning (legal zip; malo
+    // Rule Z4 (docs/verify-rules.md) makes data descriptors a warning (legal zip; malo
     // accepts the same bytes as accept/data_descriptor*.zip); PyPI rejects.
     {"zipdata/warehouse/reject/data_descriptor.zip",
      "Z4 is W: a well-formed data descriptor is legal zip (malo: accept)"},

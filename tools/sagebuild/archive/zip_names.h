@@ -1,4 +1,4 @@
-// Member-name rules (CHECKLIST Z3 duplicates, Z6 names): what an installer
+// Member-name rules (docs/verify-rules.md: Z3 duplicates, Z6 names): what an installer
 // would turn into a path must be unambiguous and stay inside the target.
 #pragma once
 

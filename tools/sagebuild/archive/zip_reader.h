@@ -68,7 +68,7 @@ struct ReadResult {
 class Reader {
  public:
   // Opens and parses the structure.  Structural problems become findings
-  // (rules Z1..Z9; see CHECKLIST.md) rather than exceptions, so one call
+  // (rules Z1..Z10; see docs/verify-rules.md) rather than exceptions, so one call
   // reports everything; usable() says whether members can be read at all.
   // Throws IoError only when the file cannot be opened or read.
   static std::unique_ptr<Reader> open(const std::filesystem::path& path, Limits limits = {});

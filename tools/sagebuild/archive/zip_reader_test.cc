@@ -1,4 +1,4 @@
-// The reader against handcrafted archives, one defect each (CHECKLIST Z1-Z9).
+// The reader against handcrafted archives, one defect each (rules Z1-Z10 of docs/verify-rules.md).
 #include <catch2/catch.hpp>
 
 #include <algorithm>

@@ -12,7 +12,7 @@
 
 namespace sb {
 
-// Severity as in ../shared/wheel-corpus/CHECKLIST.md:
+// Severity as in docs/verify-rules.md:
 //   Error   - the spec says MUST, or pip / installer refuse the wheel;
 //   Strict  - the spec or PyPI rejects it though pip installs it;
 //   Warning - worth fixing, never fails a default run.

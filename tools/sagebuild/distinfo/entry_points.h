@@ -1,5 +1,5 @@
 // entry_points.txt (EP spec): an INI file with '=' as the only delimiter and
-// case-sensitive keys.  Checks E1-E4 of CHECKLIST.md.
+// case-sensitive keys.  Checks E1-E4 of docs/verify-rules.md.
 #pragma once
 
 #include <string>

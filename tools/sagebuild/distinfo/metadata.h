@@ -1,4 +1,4 @@
-// .dist-info/METADATA (core metadata spec): checks M1-M9 of CHECKLIST.md and
+// .dist-info/METADATA (core metadata spec): checks M1-M9 of docs/verify-rules.md and
 // the writer for our own METADATA 2.4.
 #pragma once
 

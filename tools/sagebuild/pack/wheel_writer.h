@@ -67,7 +67,7 @@ struct PackResult {
 PackResult write_wheel(const WheelSpec& spec, std::vector<PayloadFile> payload, const PackOptions& options);
 
 // Every regular file under `staged_dir`, archive names relative to it with '/'.
-// Throws IoError; refuses symlinks (a wheel cannot hold them, CHECKLIST Z7).
+// Throws IoError; refuses symlinks (a wheel cannot hold them, rule Z7 of docs/verify-rules.md).
 std::vector<PayloadFile> collect_staged(const std::filesystem::path& staged_dir);
 
 // SOURCE_DATE_EPOCH when set (UsageError when it is not a decimal integer),

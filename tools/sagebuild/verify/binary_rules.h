@@ -1,5 +1,5 @@
 // Rules over the facts the ELF and fatbin readers extract from each native
-// library in a wheel: CHECKLIST P1-P3 and our B6-B9.  Each rule is a small
+// library in a wheel: rules P1-P3 and B6-B9 of docs/verify-rules.md.  Each rule is a small
 // function over plain data, so it is tested without building binaries.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The wheel's directory layout (CHECKLIST D1-D10): one .dist-info with the
+// The wheel's directory layout (docs/verify-rules.md D1-D10): one .dist-info with the
 // right name, .data schemes, and the lint-level warnings about contents.
 #pragma once
 

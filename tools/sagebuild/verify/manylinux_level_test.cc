@@ -254,7 +254,7 @@ TEST_CASE("manylinux level: corpus wheels whose tags claim too little or nothing
   SB_SKIP_WITHOUT_CORPUS();
   auto verify = [](const std::string& path) { return verify_wheel(sb::testing::corpus_dir() / path, Options{}); };
   // python_mscl claims manylinux2014 but needs GLIBC_2.29 and links libpython
-  // (CHECKLIST P2's example): no level fits.
+  // (rule P2, docs/verify-rules.md): no level fits.
   auto mscl = p2(verify("wheels/auditwheel/python_mscl-67.0.1.0-cp313-cp313-manylinux2014_aarch64.whl"));
   REQUIRE_FALSE(mscl.empty());
   CHECK(mscl.back().message ==

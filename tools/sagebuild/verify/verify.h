@@ -1,6 +1,6 @@
-// `sagebuild verify`: every CHECKLIST.md rule this tool can judge (F, Z, D,
-// W, M, R, E, P1-P3, P10, P11) plus our own B rules for wheels that carry
-// build_info.json.  Reads the wheel once, streaming; never writes anything.
+// `sagebuild verify`: every rule of docs/verify-rules.md (F, Z, D, W, M, R,
+// E and P for any wheel, our B rules for wheels that carry build_info.json).
+// Reads the wheel once, streaming; never writes anything.
 #pragma once
 
 #include <filesystem>

@@ -1,4 +1,4 @@
-// Wheel file-name parsing: split, then one check per CHECKLIST rule
+// Wheel file-name parsing: split, then one check per rule of docs/verify-rules.md
 // (F1 extension, F2 parts, F3 name, F4 version, F5 build tag, F6 tags,
 // F8 platforms, F9 ABI). Every problem becomes a finding; parsing goes on as
 // far as it can so that one run reports everything wrong with a name.

@@ -1,6 +1,6 @@
 // Wheel file names (binary-distribution-format "File name convention"):
 // {name}-{version}[-{build tag}]-{python tag}-{abi tag}-{platform tag}.whl,
-// parsed into parts plus the CHECKLIST F1..F9 findings, and built from parts.
+// parsed into parts plus the F1..F9 findings (docs/verify-rules.md), and built from parts.
 #pragma once
 
 #include <compare>
@@ -38,7 +38,7 @@ struct ParsedFilename {
 };
 
 // Parses a basename (anything up to the last '/' or '\' is ignored) and
-// checks it against CHECKLIST F1..F9, rule ids and severities as there.
+// checks it against F1..F9, rule ids and severities as in docs/verify-rules.md.
 ParsedFilename parse_wheel_filename(std::string_view basename, std::size_t tag_limit = kMaxExpandedTags);
 
 // Builds a file name from parts: the name escaped (wheel_escape_name), the

@@ -39,7 +39,7 @@ std::string describe(const sb::Findings& fs) {
   return out.str();
 }
 
-// packaging's reason for an invalid name -> the CHECKLIST rule we report it under.
+// packaging's reason for an invalid name -> the rule (docs/verify-rules.md) we report it under.
 std::string rule_for_packaging_reason(const std::string& verdict) {
   const std::pair<const char*, const char*> map[] = {
       {"extension must be '.whl'", "F1"}, {"wrong number of parts", "F2"}, {"Invalid project name", "F3"},

@@ -1,4 +1,4 @@
-// Platform tags (CHECKLIST F8; PCT "Platform tag", PEP 600 manylinux,
+// Platform tags (docs/verify-rules.md F8; PCT "Platform tag", PEP 600 manylinux,
 // PEP 656 musllinux, PEP 730 iOS, PEP 738 Android, pyemscripten): which
 // family a platform tag belongs to, and the checks on a wheel's platform set.
 #pragma once

@@ -1,4 +1,4 @@
-// Platform tags (CHECKLIST F8): classification of every family the spec and
+// Platform tags (docs/verify-rules.md F8): classification of every family the spec and
 // the vectors name, malformed members, and the findings on platform sets.
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // PEP 508 dependency specifiers (core metadata Requires-Dist): the name,
 // extras, a version specifier set or a direct URL, and environment markers.
-// Used to validate Requires-Dist (CHECKLIST M6) and to write our torch pin.
+// Used to validate Requires-Dist (docs/verify-rules.md M6) and to write our torch pin.
 #pragma once
 
 #include <optional>

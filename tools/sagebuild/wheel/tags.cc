@@ -1,5 +1,5 @@
 // Compressed tag sets, their expansion, and the tag-level checks of
-// CHECKLIST F6 (syntax) and F9 (ABI coherence).
+// docs/verify-rules.md F6 (syntax) and F9 (ABI coherence).
 #include "sagebuild/wheel/tags.h"
 
 #include <algorithm>

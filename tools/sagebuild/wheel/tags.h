@@ -1,6 +1,6 @@
 // PEP 425 compatibility tags (reference/spec-platform-compatibility-tags.rst):
-// compressed tag sets and their expansion, the validity rules of CHECKLIST
-// F6, ABI coherence (F9), and the tags of a build. Platform families (F8)
+// compressed tag sets and their expansion, the validity rules of
+// docs/verify-rules.md F6, ABI coherence (F9), and the tags of a build. Platform families (F8)
 // are in platform.h, included here for the callers that check whole names.
 #pragma once
 
