@@ -1,4 +1,4 @@
-"""The command line as a new user meets it (issue 25): options before or
+"""The command line as a new user meets it: options before or
 after the subcommand, every mistake answered before any work with a message
 that names the argument, what was expected and how to fix it, and a
 non-zero exit; `doctor` fails when it prints a missing piece; `explain`

@@ -1,4 +1,4 @@
-"""Hostile input, round three (issue 37): one case or more per class of
+"""Hostile input through the real command line: one case or more per class of
 ../shared/fuzz-findings/README.md "Found 2026-11-28", run through the real
 CLI and the real PEP 517 backend.  Every case must end in a clear one-line
 error (exit 2) or the right verdict (verify: exit 1), in under 2 s and

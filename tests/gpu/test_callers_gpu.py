@@ -1,4 +1,4 @@
-"""Issue 26's callers on one GPU: yunchang's and xDiT's calls (flash-attn's
+"""Sequence-parallel callers on one GPU: yunchang's and xDiT's calls (flash-attn's
 keywords, the LSE merged over ring steps), fp32 inputs, empty inputs and the
 autograd contract, against float64 attention and torch SDPA."""
 import functools
@@ -48,7 +48,7 @@ def merge(out, lse, block_out, block_lse):
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 def test_ring_over_four_chunks_equals_full_attention(attn_type, causal, dtype):
-    # the issue's repro: upstream ignores causal and softmax_scale here (cosine 0.59 for causal)
+    # the reported failure: upstream ignores causal and softmax_scale here (cosine 0.59 for causal)
     fn = YUNCHANG[attn_type]
     q, k, v = make_qkv("kbias", b=1, hq=8, hk=8, nq=4096, nk=4096, d=128, dtype=dtype, layout="NHD", seed=3)
     scale = 0.1

@@ -1,4 +1,4 @@
-"""The callers of issue 26 on a CPU machine: flash-attn's keywords as yunchang
+"""Sequence-parallel callers on a CPU machine: flash-attn's keywords as yunchang
 and xDiT pass them, fp32 inputs, empty inputs, and the autograd contract.
 
 Calls run end to end on meta tensors (the fake kernels: shapes and dtypes);

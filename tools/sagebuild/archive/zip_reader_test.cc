@@ -161,7 +161,7 @@ TEST_CASE("size and ratio limits are enforced while decompressing (Z5)") {
   CHECK_FALSE(rr.ok);  // 4 MiB in all passes the 3 MiB budget
 }
 
-TEST_CASE("inflate that ends exactly at the input's end is drained, not truncated (issue 25)") {
+TEST_CASE("inflate that ends exactly at the input's end is drained, not truncated") {
   // As Python's zipfile writes it (zlib, level 9): 47 bytes of text and 1 MiB
   // of 'A'.  The input runs out while zlib still holds the last 47 bytes of
   // output: they come out on the next call, with no more input.

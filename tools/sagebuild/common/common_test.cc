@@ -109,7 +109,7 @@ TEST_CASE("read_file_capped refuses a file over its cap, naming the option") {
 #ifndef _WIN32
 #include <sys/stat.h>
 
-TEST_CASE("read_file_capped refuses a FIFO, a device and a directory before reading, at once (issue 37)") {
+TEST_CASE("read_file_capped refuses a FIFO, a device and a directory before reading, at once") {
   auto dir = std::filesystem::temp_directory_path() / ("sb-operator-" + std::to_string(sb::process_id()));
   std::filesystem::create_directories(dir);
   REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
@@ -132,7 +132,7 @@ TEST_CASE("read_file_capped refuses a FIFO, a device and a directory before read
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("check_output_dir: a link loop or a dangling link is a usage error, make_output_dir creates (issue 37)") {
+TEST_CASE("check_output_dir: a link loop or a dangling link is a usage error, make_output_dir creates") {
   namespace fs = std::filesystem;
   auto dir = fs::temp_directory_path() / ("sb-outdir-links-" + std::to_string(sb::process_id()));
   fs::create_directories(dir);
@@ -148,7 +148,7 @@ TEST_CASE("check_output_dir: a link loop or a dangling link is a usage error, ma
   fs::remove_all(dir);
 }
 
-TEST_CASE("tree_file: the one link rule of the wheel staging and the sdist (issue 37)") {
+TEST_CASE("tree_file: the one link rule of the wheel staging and the sdist") {
   namespace fs = std::filesystem;
   auto dir = fs::temp_directory_path() / ("sb-tree-file-" + std::to_string(sb::process_id()));
   fs::remove_all(dir);

@@ -71,7 +71,7 @@ TEST_CASE("the locale's character set picks the report's marks") {
   CHECK(std::string(kAsciiMarks.bad) == "[x]");
 }
 
-TEST_CASE("PrintableLines: build output reaches the terminal escaped, line by line (issue 37)") {
+TEST_CASE("PrintableLines: build output reaches the terminal escaped, line by line") {
   PrintableLines lines;
   // A chunk may end inside a line and inside a UTF-8 sequence: held, not mangled.
   CHECK(lines.feed("x.cu(3): warning \x1b[2J") == "");

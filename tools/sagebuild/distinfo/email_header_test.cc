@@ -37,7 +37,7 @@ TEST_CASE("email header: malformed lines and bad UTF-8 carry line numbers") {
   CHECK(leading.problems[0].line == 1);
 }
 
-TEST_CASE("email header: read as Python's email parser reads it (issue 25)") {
+TEST_CASE("email header: read as Python's email parser reads it") {
   // A bare CR ends a line: the Requires-Dist that hid in Name's value is a field.
   auto cr = parse_email_header("Name: demo\rRequires-Dist: torch\r\nVersion: 1\n");
   REQUIRE(cr.fields.size() == 3);

@@ -65,7 +65,7 @@ TEST_CASE("METADATA: Name and Version against the file name (M3, M4)") {
         std::vector<std::string>{"E:M4"});
 }
 
-TEST_CASE("METADATA: a repeated Name or Version is an error, as packaging refuses it (issue 25)") {
+TEST_CASE("METADATA: a repeated Name or Version is an error, as packaging refuses it") {
   CHECK(check("Metadata-Version: 2.1\nName: sageattention\nName: other\nVersion: 2.2.0\n") ==
         std::vector<std::string>{"E:M3"});
   CHECK(check("Metadata-Version: 2.1\nName: sageattention\nVersion: 2.2.0\nversion: 9\n") ==
@@ -77,7 +77,7 @@ TEST_CASE("METADATA: a repeated Name or Version is an error, as packaging refuse
   CHECK(f[0].expected == "exactly one Version field");
 }
 
-TEST_CASE("METADATA: a Requires-Dist behind a bare CR is read, as pip reads it (issue 25)") {
+TEST_CASE("METADATA: a Requires-Dist behind a bare CR is read, as pip reads it") {
   MetadataInfo info;
   check_metadata("Metadata-Version: 2.1\nName: sageattention\rRequires-Dist: torch>=2.10\nVersion: 2.2.0\n", "M",
                  expect(), &info);

@@ -129,7 +129,7 @@ TEST_CASE("the fuzz findings (../shared/fuzz-findings): a complete report in bou
   CHECK(n >= 10);
 }
 
-TEST_CASE("the fuzz findings: a valid wheel Python's zipfile wrote passes verify (issue 25)") {
+TEST_CASE("the fuzz findings: a valid wheel Python's zipfile wrote passes verify") {
   fs::path dir = fs::path(SAGEBUILD_FUZZ_FINDINGS_DIR) / "verify-false-truncated-deflate";
   SB_SKIP_WITHOUT_SHARED_DIR(dir);
   for (const auto& e : fs::directory_iterator(dir)) {

@@ -111,7 +111,7 @@ TEST_CASE("previous manifest: a valid entry passes the checks on every field") {
   CHECK(wheels[0].variant == "torch2.11-cu130");
 }
 
-TEST_CASE("previous manifest: nothing in it is trusted (issue 25)") {
+TEST_CASE("previous manifest: nothing in it is trusted") {
   auto refused = [](const std::string& key, const std::string& value, const std::string& says) {
     INFO(key << " = " << value);
     CHECK_THROWS_WITH(parse_previous_manifest(manifest_with(key, value), "m.json"),
@@ -167,7 +167,7 @@ TEST_CASE("previous manifest: the shared fuzz findings are refused by name (skip
   CHECK(n == 3);
 }
 
-TEST_CASE("previous manifest: one file name listed twice is refused, whatever its URLs (issue 37)") {
+TEST_CASE("previous manifest: one file name listed twice is refused, whatever its URLs") {
   fs::path root = testing::fresh_dir("previous-twice");
   auto j = nlohmann::json::parse(sb::read_file(first_release(root)));
   auto again = j["wheels"][0];

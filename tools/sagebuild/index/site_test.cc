@@ -100,7 +100,7 @@ TEST_CASE("with wheels_url the pages link there and no wheel is copied") {
   CHECK(manifest["wheels"][0]["url"] == assets + "sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl");
 }
 
-TEST_CASE("write_site replaces only what carries its marker, whatever manifest.json says (issue 25)") {
+TEST_CASE("write_site replaces only what carries its marker, whatever manifest.json says") {
   fs::path root = testing::fresh_dir("site_marker");
   auto groups = two_variants(root / "dist");
   // A folder that holds a manifest.json among other things is not a site.

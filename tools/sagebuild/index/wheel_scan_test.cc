@@ -118,7 +118,7 @@ TEST_CASE("scan_wheel: the shared deep build_info.json wheel is refused, not a c
   CHECK(n == 1);
 }
 
-TEST_CASE("files that pip and PyPI take for one are refused together (issue 37)") {
+TEST_CASE("files that pip and PyPI take for one are refused together") {
   CHECK(wheel_file_key("SageAttention-2.2-280.129-cp39-abi3-linux_x86_64.whl") ==
         wheel_file_key("sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl"));
   CHECK(wheel_file_key("sage_attention-2.2.0-cp39-abi3-linux_x86_64.whl") ==
@@ -133,7 +133,7 @@ TEST_CASE("files that pip and PyPI take for one are refused together (issue 37)"
   CHECK_THROWS_WITH(check_distinct_files(scan_directory(root)), Catch::Contains("one file to pip and PyPI"));
 }
 
-TEST_CASE("a wheel directory nested deeper than the bound is refused, in little memory (issue 37)") {
+TEST_CASE("a wheel directory nested deeper than the bound is refused, in little memory") {
   fs::path root = testing::fresh_dir("deep");
   fs::path p = root;
   for (int i = 0; i < kMaxDepth + 2; ++i) p /= "d";

@@ -343,7 +343,7 @@ TEST_CASE("upstream: the repository and full commit an upstream source's tree is
   }
 }
 
-TEST_CASE("a matrix whose rows before exclusions pass the bound is refused at once, at the package (issue 37)") {
+TEST_CASE("a matrix whose rows before exclusions pass the bound is refused at once, at the package") {
   // 100 Pythons x 100 platforms x 10 torch releases x 10 CUDA variants: 10^6
   // rows from some 30 KB (the 2026-11-28 finding took 16 s and 2.7 GiB).
   std::string py;
@@ -368,7 +368,7 @@ TEST_CASE("a matrix whose rows before exclusions pass the bound is refused at on
   CHECK_THAT(message, Catch::Contains("more than 10000 rows before exclusions"));
 }
 
-TEST_CASE("platform tags and runners are checked: they reach names, paths and the workflow (issue 37)") {
+TEST_CASE("platform tags and runners are checked: they reach names, paths and the workflow") {
   std::string text = kBase;
   text.replace(text.find("linux_x86_64:"), 13, "\"linux_x86_64; rm -rf ~\":");
   CHECK_THAT(load_error("tag.yaml", text), Catch::Contains("platform tag 'linux_x86_64; rm -rf ~'"));

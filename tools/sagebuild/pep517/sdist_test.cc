@@ -1,5 +1,5 @@
 // The sdist writer's name (PEP 625) and its tree walk: the link rule, the
-// size bounds, streaming (issue 37).  The full `sagebuild sdist` of a copy of
+// size bounds, streaming.  The full `sagebuild sdist` of a copy of
 // this checkout is tests/cli/test_hostile_round3.py's.
 #include <catch2/catch.hpp>
 
