@@ -140,16 +140,5 @@ STABLE_TORCH_LIBRARY_IMPL(sageattention, CPU, m) {
 // The routing query (no tensor arguments: the composite kernel serves it everywhere).
 STABLE_TORCH_LIBRARY_IMPL(sageattention, CompositeExplicitAutograd, m) { m.impl("route", TORCH_BOX(&Ops::route)); }
 
-// Minimal limited-API module: importing sageattention._C loads this library,
-// whose static initialisers above register the ops.
-static PyModuleDef sa_module = {PyModuleDef_HEAD_INIT,
-                                "_C",
-                                "SageAttention CUDA kernels; the ops live in torch.ops.sageattention",
-                                -1,
-                                nullptr,
-                                nullptr,
-                                nullptr,
-                                nullptr,
-                                nullptr};
-
-PyMODINIT_FUNC PyInit__C(void) { return PyModule_Create(&sa_module); }
+// The Python module (the same in both bindings): py_module.h.
+#include "py_module.h"
