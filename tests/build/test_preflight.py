@@ -1,4 +1,4 @@
-"""`sagebuild doctor --row ID --preprocess` , the preflight a build job runs first: a
+"""`sagebuild doctor --row ID --preprocess`, the preflight a build job runs first: a
 sageattn3 row's toolchain proven without compiling, with CUDA 13.0 from
 PyPI only (sagebuild's own provisioning; never /usr/local/cuda, whose full
 toolkit hides what PyPI's CUDA lacks).  Upstream's api.cu includes torch's
