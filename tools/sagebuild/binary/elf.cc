@@ -1,9 +1,14 @@
+// The ELF64 little-endian parser: section headers, the dynamic section, the
+// GNU version requirements, .dynsym, the GNU property notes, each bounded by
+// ElfLimits.  Identification of any ELF flavour: elf_ident.cc; the symbol
+// tables: elf_symbols.cc.
 #include "sagebuild/binary/elf.h"
 
 #include <algorithm>
 #include <cstring>
 #include <map>
 
+#include "sagebuild/binary/elf_string_table.h"
 #include "sagebuild/binary/le.h"
 #include "sagebuild/common/text.h"
 
@@ -11,7 +16,7 @@ namespace sb::binary {
 
 namespace {
 
-constexpr std::uint32_t kShtSymtab = 2, kShtDynamic = 6, kShtNote = 7, kShtDynsym = 11;
+constexpr std::uint32_t kShtDynamic = 6, kShtNote = 7, kShtDynsym = 11;
 constexpr std::uint32_t kShtVerneed = 0x6ffffffe, kShtVersym = 0x6fffffff;
 constexpr std::int64_t kDtNeeded = 1, kDtSoname = 14, kDtRpath = 15, kDtRunpath = 29;
 constexpr std::uint32_t kNtGnuProperty = 5;
@@ -22,36 +27,6 @@ std::string num(std::uint64_t v) { return std::to_string(v); }
 void b1(Findings& out, std::string msg, std::string expected = {}) {
   add(out, "P8", Severity::Error, "", std::move(msg), std::move(expected));
 }
-
-// A string table read whole (capped); lookups never run past its end, and
-// copy at most `max_name` bytes, each charged to the file's memory budget.
-class StringTable {
- public:
-  StringTable(const ElfFile& f, std::uint64_t max_name, Findings& out) : f_(f), max_name_(max_name), out_(out) {}
-  bool load(ByteSource& src, const ElfSection& s, std::uint64_t cap) {
-    if (s.size > cap || !s.has_file_data() || !in_bounds(s.offset, s.size, src.size()) || !f_.charge(s.size, out_))
-      return false;
-    bytes_.resize(s.size);
-    return src.read(s.offset, bytes_.data(), bytes_.size());
-  }
-  // The NUL-terminated string at `off` (cut at max_name); nullopt once the
-  // memory budget is spent.
-  std::optional<std::string> at(std::uint64_t off) const {
-    if (off >= bytes_.size()) return std::string();
-    std::size_t room = static_cast<std::size_t>(std::min<std::uint64_t>(bytes_.size() - off, max_name_));
-    const char* p = bytes_.data() + off;
-    const void* nul = std::memchr(p, '\0', room);
-    std::size_t len = nul ? static_cast<std::size_t>(static_cast<const char*>(nul) - p) : room;
-    if (!f_.charge(len, out_)) return std::nullopt;
-    return std::string(p, len);
-  }
-
- private:
-  const ElfFile& f_;
-  std::uint64_t max_name_;
-  Findings& out_;
-  std::vector<char> bytes_;
-};
 
 std::vector<std::string> split_path(const std::string& s) {
   std::vector<std::string> out;
@@ -64,70 +39,7 @@ std::vector<std::string> split_path(const std::string& s) {
   }
 }
 
-SymbolBinding binding_of(std::uint8_t info) {
-  switch (info >> 4) {
-    case 0:
-      return SymbolBinding::Local;
-    case 1:
-      return SymbolBinding::Global;
-    case 2:
-      return SymbolBinding::Weak;
-    case 10:
-      return SymbolBinding::Unique;
-    default:
-      return SymbolBinding::Other;
-  }
-}
-
 }  // namespace
-
-std::string elf_machine_name(std::uint16_t m, bool is_64, bool little_endian) {
-  switch (m) {
-    case 3:
-      return "i686";
-    case 62:
-      return "x86_64";
-    case 183:
-      return "aarch64";
-    case 40:
-      return "armv7l";
-    case 21:
-      return little_endian ? "ppc64le" : "ppc64";
-    case 20:
-      return "ppc";
-    case 22:
-      return is_64 ? "s390x" : "s390";
-    case 243:
-      return is_64 ? "riscv64" : "riscv32";
-    case 258:
-      return "loongarch64";
-    case 190:
-      return "cuda";
-    default:
-      return "em_" + num(m);
-  }
-}
-
-std::string ElfIdent::describe() const {
-  if (!is_elf) return "not an ELF file";
-  return std::string(is_64 ? "ELF64" : "ELF32") + (little_endian ? " little-endian " : " big-endian ") + machine;
-}
-
-ElfIdent identify_elf(ByteSource& src) {
-  ElfIdent id;
-  std::uint8_t h[20];
-  if (!src.read(0, h, sizeof h) || h[0] != 0x7f || h[1] != 'E' || h[2] != 'L' || h[3] != 'F') return id;
-  id.is_elf = true;
-  id.is_64 = h[4] == 2;
-  id.little_endian = h[5] == 1;
-  auto u16 = [&](int at) {
-    return id.little_endian ? le16(h + at) : static_cast<std::uint16_t>((h[at] << 8) | h[at + 1]);
-  };
-  id.type = u16(16);
-  id.machine_code = u16(18);
-  id.machine = elf_machine_name(id.machine_code, id.is_64, id.little_endian);
-  return id;
-}
 
 class ElfParser {
  public:
@@ -411,43 +323,6 @@ bool ElfFile::charge(std::uint64_t bytes, Findings& out) const {
   return false;
 }
 
-std::vector<ElfSymbol> ElfFile::read_symbols(const ElfSection& s, Findings& out) const {
-  std::vector<ElfSymbol> syms;
-  std::uint64_t n = s.entsize == 24 ? s.size / 24 : 0;
-  if (n == 0 || n > limits_.max_symbols || !in_bounds(s.offset, s.size, source_.size())) {
-    if (s.size)
-      add(out, "P8", Severity::Error, "",
-          "symbol table " + clip(s.name) + " is malformed or over " + num(limits_.max_symbols) + " entries",
-          "24-byte symbols inside the file");
-    return syms;
-  }
-  StringTable strs(*this, limits_.max_name, out);
-  if (s.link >= info_.sections.size() || !strs.load(source_, info_.sections[s.link], limits_.max_string_table)) {
-    add(out, "P8", Severity::Error, "", "unreadable string table for " + clip(s.name));
-    return syms;
-  }
-  if (!charge(n * (24 + sizeof(ElfSymbol)), out)) return syms;
-  std::vector<std::uint8_t> buf(n * 24);
-  if (!source_.read(s.offset, buf.data(), buf.size())) return syms;
-  syms.reserve(n);
-  for (std::uint64_t i = 1; i < n; ++i) {  // entry 0 is the reserved null symbol
-    const std::uint8_t* p = &buf[i * 24];
-    auto name = strs.at(le32(p));
-    if (!name) break;  // the memory budget is spent (P8 said so): keep what was read
-    ElfSymbol sym;
-    sym.name = std::move(*name);
-    sym.binding = binding_of(p[4]);
-    sym.type = p[4] & 0xf;
-    sym.visibility = p[5] & 3;
-    sym.other = p[5];
-    sym.section = le16(p + 6);
-    sym.value = le64(p + 8);
-    sym.size = le64(p + 16);
-    syms.push_back(std::move(sym));
-  }
-  return syms;
-}
-
 std::unique_ptr<ElfFile> ElfFile::parse(ByteSource& source, Findings& out, ElfLimits limits) {
   std::unique_ptr<ElfFile> f(new ElfFile(source, limits));
   ElfParser p(*f, out);
@@ -459,31 +334,6 @@ const ElfSection* ElfFile::section(std::string_view name) const {
   for (const auto& s : info_.sections)
     if (s.name == name) return &s;
   return nullptr;
-}
-
-std::vector<const ElfSymbol*> ElfFile::undefined_symbols() const {
-  std::vector<const ElfSymbol*> out;
-  for (const auto& s : info_.dynamic_symbols)
-    if (!s.defined() && !s.name.empty()) out.push_back(&s);
-  return out;
-}
-
-std::vector<std::string> ElfFile::exported_symbols() const {
-  std::vector<std::string> out;
-  for (const auto& s : info_.dynamic_symbols) {
-    bool visible = s.visibility == 0 || s.visibility == 3;
-    bool global =
-        s.binding == SymbolBinding::Global || s.binding == SymbolBinding::Weak || s.binding == SymbolBinding::Unique;
-    if (s.defined() && visible && global && !s.name.empty()) out.push_back(s.name);
-  }
-  return out;
-}
-
-std::vector<ElfSymbol> ElfFile::static_symbols(Findings& out) const {
-  for (const auto& s : info_.sections)
-    if (s.type == kShtSymtab) return read_symbols(s, out);
-  add(out, "P8", Severity::Warning, "", "no .symtab section (stripped)", "a symbol table");
-  return {};
 }
 
 }  // namespace sb::binary

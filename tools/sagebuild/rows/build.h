@@ -1,16 +1,18 @@
-// `sagebuild build`: the whole data flow for a profile or a row, on any host:
-// matrix rows -> toolchain per row (toolchain/) -> compile graph (plan/) ->
-// printed (--dry-run) or run by the row pipeline (pipeline.h: ninja, stage,
-// pack, verify, smoke test, stamp) -> summary.
+// `sagebuild build`: the whole data flow for a profile or a row, on any host,
+// a stage per file: session.h (the options checked, the rows chosen, the
+// checkout recognised; for_python.h: the row of one Python environment) ->
+// resolve.h (1. each row's toolchain, found or provisioned) -> planning.h
+// (2. the compile graph, plan/; 3a. --dry-run prints it) -> build.cc (3b. the
+// row pipeline, pipeline.h: ninja, stage, pack, verify, smoke test, stamp;
+// torch_envs.h for --provision-torch; 4. the summary, summary.h).
+// `sagebuild doctor` is doctor.h, `doctor --preprocess` preflight.h.
 #pragma once
 
 #include <filesystem>
 #include <iosfwd>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "sagebuild/matrix/matrix.h"
 #include "sagebuild/run/process.h"
 #include "sagebuild/toolchain/resolver.h"
 
@@ -55,57 +57,9 @@ struct BuildOptions {
   toolchain::ToolchainOptions toolchain;  // cache_dir and path_env are filled in by run_build
 };
 
-// Whether `dir` is this repository's tree (matrix/build-matrix.yaml, kernels/).
-bool is_our_tree(const std::filesystem::path& dir);
-// The source tree: `start` or its nearest parent holding matrix/ and kernels/.
-std::filesystem::path find_source_dir(const std::filesystem::path& start);
-
-// The row of `m` for the environment of `python` (query_python's answer) on
-// `platform`: this repository's package, the torch release and CUDA of that
-// torch, a row serving that Python.  Throws UsageError naming what to install
-// when the environment has no torch, a CPU-only torch, or a combination the
-// matrix does not build.
-matrix::Row row_for_environment(const matrix::Matrix& m, const toolchain::PythonInfo& python,
-                                const std::string& platform);
-
-// The archs of a --for-python build: TORCH_CUDA_ARCH_LIST's value when set
-// ("8.0;8.6+PTX", "8.0 9.0"; +PTX is dropped: every row embeds PTX of its
-// newest arch), else `gpu_caps` (nvidia-smi's compute capabilities), else
-// empty (the row's own).  `origin` says which.  Throws UsageError for an
-// entry that is no arch (torch's names such as "Ampere" included).
-std::vector<std::string> environment_archs(const char* torch_cuda_arch_list, const std::vector<std::string>& gpu_caps,
-                                           std::string& origin);
-
-// The launcher argv prefix for --launcher; throws UsageError for an unknown
-// name or a launcher asked for by name that is not installed.
-std::vector<std::string> resolve_launcher(const std::string& launcher, const std::string& path_env);
-
 // Runs the build; prints progress and the summary to `out`, returns the exit
 // code (0 all rows ok, 1 some row failed).  Throws UsageError / ConfigError /
 // IoError for problems that concern the whole invocation.
 int run_build(BuildOptions options, run::ProcessRunner& runner, std::ostream& out);
-
-// `sagebuild doctor`: one line per check for each row: ✓ present, ↓ a build
-// downloads it, ✗ missing (with its fix); returns 1 when it printed any ✗
-// line, else 0.
-int run_doctor(BuildOptions options, run::ProcessRunner& runner, std::ostream& out);
-
-// A missing header in a compiler's output: GCC/clang's "x.cu:3:10: fatal
-// error: cublas_v2.h: No such file or directory" or cl.exe's "fatal error
-// C1083: Cannot open include file: 'cublas_v2.h'".
-struct MissingHeader {
-  std::string header;         // "cublas_v2.h", as the #include names it
-  std::string included_from;  // "/x/torch/include/ATen/cuda/CUDAContextLight.h:8" (empty for cl.exe)
-};
-std::optional<MissingHeader> find_missing_header(const std::string& compiler_output);
-
-// `sagebuild doctor --preprocess`: each row's toolchain resolved or
-// provisioned as a build would (torch, CUDA, the source's header packages,
-// a host compiler the CUDA accepts), then every compile unit of the row's
-// compile graph (plan_compile: the build's own command lines, with -E for
-// -c) through the preprocessor.  Prints a line per unit and a summary per
-// row; a missing header is named with the unit and what provides it.
-// Returns 0 when every row passes, else 1.
-int run_preflight(BuildOptions options, run::ProcessRunner& runner, std::ostream& out);
 
 }  // namespace sb::rows

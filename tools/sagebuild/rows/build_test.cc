@@ -9,6 +9,7 @@
 
 #include "sagebuild/common/os.h"
 #include "sagebuild/rows/build.h"
+#include "sagebuild/rows/preflight.h"
 #include "sagebuild/toolchain/host.h"
 #include "sagebuild/toolchain/provision.h"
 

@@ -7,6 +7,8 @@
 
 #include "sagebuild/common/text.h"
 #include "sagebuild/rows/build.h"
+#include "sagebuild/rows/doctor.h"
+#include "sagebuild/rows/preflight.h"
 
 namespace sb::rows {
 

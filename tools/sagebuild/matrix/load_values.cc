@@ -1,0 +1,69 @@
+#include "sagebuild/matrix/load_values.h"
+
+#include "sagebuild/common/text.h"
+#include "sagebuild/matrix/lookup.h"
+#include "sagebuild/matrix/suggest.h"
+#include "sagebuild/matrix/version.h"
+
+namespace sb::matrix {
+
+void check_known(const Located& value, const std::vector<std::string>& choices, std::string_view noun,
+                 std::string_view hint) {
+  if (contains(choices, value.text)) return;
+  throw ConfigError(value.where, "unknown " + std::string(noun) + " '" + value.text + "'" +
+                                     did_you_mean(value.text, choices) + "; valid: " + join(choices) +
+                                     std::string(hint));
+}
+
+std::string version_text(const Located& value, std::string_view noun) {
+  if (!DottedVersion::parse(value.text))
+    throw ConfigError(value.where, "'" + value.text + "' is not a " + std::string(noun) +
+                                       " version; write digits and dots, like \"12.8\"");
+  return value.text;
+}
+
+std::vector<std::string> known_list(const YamlMap& map, std::string_view key, const std::vector<std::string>& choices,
+                                    std::string_view noun, std::vector<Located>* located, std::string_view hint) {
+  std::vector<std::string> out;
+  auto value = map.get(key);
+  if (!value) return out;
+  for (const Located& item : value->scalar_list()) {
+    check_known(item, choices, noun, hint);
+    out.push_back(item.text);
+    if (located) located->push_back(item);
+  }
+  return out;
+}
+
+std::string optional_scalar(const YamlMap& map, std::string_view key) {
+  auto value = map.get(key);
+  return value ? value->scalar().text : std::string();
+}
+
+bool optional_bool(const YamlMap& map, std::string_view key) {
+  auto value = map.get(key);
+  return value && value->boolean();
+}
+
+std::vector<std::string> torch_versions(const Matrix& m) {
+  std::vector<std::string> out;
+  for (const auto& t : m.torch) out.push_back(t.version);
+  return out;
+}
+std::vector<std::string> cuda_versions(const Matrix& m) {
+  std::vector<std::string> out;
+  for (const auto& c : m.cuda) out.push_back(c.version);
+  return out;
+}
+std::vector<std::string> platform_tags(const Matrix& m) {
+  std::vector<std::string> out;
+  for (const auto& p : m.platforms) out.push_back(p.tag);
+  return out;
+}
+std::vector<std::string> package_names(const Matrix& m) {
+  std::vector<std::string> out;
+  for (const auto& p : m.packages) out.push_back(p.name);
+  return out;
+}
+
+}  // namespace sb::matrix
