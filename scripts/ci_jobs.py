@@ -133,13 +133,15 @@ class Room:
         if shared.is_dir():
             (self.base / "shared").symlink_to(shared.resolve())
         script = self.ws / "scripts/cleanroom.sh"
-        if not script.exists():
-            # Not committed in this tree yet: the room of the given script,
-            # copied in (it makes the room around the checkout it lies in).
-            if not cleanroom or not pathlib.Path(cleanroom).is_file():
-                raise SystemExit("ci_jobs.py: the commit has no scripts/cleanroom.sh; pass --cleanroom PATH")
+        if cleanroom:
+            # The room given (--cleanroom), put in the clone in place of the
+            # commit's (it makes the room around the checkout it lies in).
+            if not pathlib.Path(cleanroom).is_file():
+                raise SystemExit(f"ci_jobs.py: --cleanroom {cleanroom}: no such file")
             shutil.copy(cleanroom, script)
-            say(f"{label}: scripts/cleanroom.sh copied from {cleanroom} (not in commit {sha[:12]})")
+            say(f"{label}: scripts/cleanroom.sh is {cleanroom} (--cleanroom)")
+        elif not script.exists():
+            raise SystemExit(f"ci_jobs.py: commit {sha[:12]} has no scripts/cleanroom.sh; pass --cleanroom PATH")
         self.d = self.ws / ".ci-jobs"
         self.d.mkdir()
         with open(self.ws / ".git/info/exclude", "a") as f:
@@ -458,7 +460,8 @@ def main():
     parser.add_argument("--workdir", default=str(ROOT / "build/ci-jobs"),
                         help="clones, logs, artifacts and the cache (default build/ci-jobs)")
     parser.add_argument("--cleanroom", default=os.environ.get("SAGE_CLEANROOM_SCRIPT"),
-                        help="scripts/cleanroom.sh to copy into the clone when the commit has none")
+                        help="the room to run each job in, copied into the clone in place of the commit's "
+                             "scripts/cleanroom.sh (default: the commit's own)")
     parser.add_argument("--compile", action="append", type=lambda s: tuple(s.split("=", 1)) if "=" in s else (s, ""),
                         metavar="ROW[=ARCH]", help="build this row for real (for ARCH only: --archs ARCH appended); "
                         "every other Linux row stops after its preflight")
