@@ -40,15 +40,40 @@ class Run:
         self.returncode, self.stdout, self.stderr, self.seconds, self.rss_kib = rc, out, err, seconds, rss_kib
 
 
+# Linux keeps a process's peak RSS across exec (the kernel's signal->maxrss),
+# so a child forked from this pytest (hundreds of MiB once torch is imported)
+# would report pytest's size.  The command runs as the grandchild of a small
+# fresh Python instead: forked from that helper's own small image, its wait4
+# peak is the command's (within the helper's ~10 MiB), as /usr/bin/time would
+# report it.  The helper writes the peak to RSS_FILE and exits as the command.
+MEASURE = r"""
+import os, sys
+rss_file, argv = sys.argv[1], [os.fsencode(a) for a in sys.argv[2:]]
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execv(argv[0], argv)
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+with open(rss_file, "w") as f:
+    f.write(str(usage.ru_maxrss))
+code = os.waitstatus_to_exitcode(status)
+sys.exit(code if code >= 0 else 128 - code)
+"""
+
+
 def bounded(argv, cwd=ROOT, env=None):
     """Runs argv (bytes items): exit code, output, wall time and its own peak
-    RSS in KiB (wait4 on this child alone, as /usr/bin/time -v reports it)."""
+    RSS in KiB (wait4 on the command alone, as /usr/bin/time -v reports it)."""
+    rss_file = pathlib.Path(os.environ.get("TMPDIR", "/tmp")) / f"sb-rss-{os.getpid()}-{time.monotonic_ns()}"
+    argv = [os.fsencode(sys.executable), b"-c", MEASURE.encode(), os.fsencode(rss_file)] + list(argv)
     start = time.monotonic()
     with open(os.devnull, "rb") as devnull:
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         pid = os.fork()
-        if pid == 0:  # the child: exec the command with its output into the pipes
+        if pid == 0:  # the child: exec the helper with its output into the pipes
             os.dup2(devnull.fileno(), 0)
             os.dup2(out_w, 1)
             os.dup2(err_w, 2)
@@ -73,12 +98,16 @@ def bounded(argv, cwd=ROOT, env=None):
                     sel.unregister(key.fd)
                     open_fds.discard(key.fd)
                     os.close(key.fd)
-        _, status, usage = os.wait4(pid, 0)
+        _, status, _ = os.wait4(pid, 0)
     seconds = time.monotonic() - start
     rc = os.waitstatus_to_exitcode(status)
-    r = Run(rc, b"".join(chunks[out_r]).decode("utf-8", "replace"), b"".join(chunks[err_r]).decode("utf-8", "replace"),
-            seconds, usage.ru_maxrss)
-    return r
+    try:
+        rss_kib = int(rss_file.read_text())
+        rss_file.unlink()
+    except (OSError, ValueError):
+        rss_kib = None  # the helper did not get to write it: the exit code says why
+    return Run(rc, b"".join(chunks[out_r]).decode("utf-8", "replace"), b"".join(chunks[err_r]).decode("utf-8", "replace"),
+               seconds, rss_kib)
 
 
 def sb(*args, cwd=ROOT, env=None):
@@ -94,7 +123,7 @@ def assert_clear_error(r, *says, code=2):
     for s in says:
         assert s in r.stderr, (s, r.stderr)
     assert r.seconds < MAX_SECONDS, r.seconds
-    assert r.rss_kib is None or r.rss_kib < MAX_RSS_KIB, r.rss_kib
+    assert r.rss_kib is not None and r.rss_kib < MAX_RSS_KIB, r.rss_kib
 
 
 def one_line(text):
