@@ -112,7 +112,8 @@ if [ "${1:-}" = "--inside-namespace" ]; then
   # The checkout may belong to another user than the room's root (a CI
   # clone): git would refuse it as of "dubious ownership", as a runner's
   # actions/checkout declares it safe, so does the room.
-  printf '[safe]\n\tdirectory = %s\n' "$checkout" >>"$etc/gitconfig"
+  # (its .git too: a clone from it checks that path)
+  printf '[safe]\n\tdirectory = %s\n\tdirectory = %s/.git\n' "$checkout" "$checkout" >>"$etc/gitconfig"
 
   # Download caches: the host's, read through an overlay; writes stay here.
   cache_overlay() { # HOST_DIR PATH_INSIDE NAME
