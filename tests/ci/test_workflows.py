@@ -601,7 +601,8 @@ def test_the_tests_job_runs_the_readmes_test_command():
     assert "safe.directory" in steps[1]["run"]
     assert "apt-get install" in steps[0]["run"] and " git " in steps[0]["run"] + " "
     assert "bash scripts/test.sh" in (ROOT / "README.md").read_text()
-    assert "exec bash scripts/test.sh" in (ROOT / ".ci/run").read_text()
+    ci_run = (ROOT / ".ci/run").read_text()
+    assert "bash scripts/main-job.sh 2>&1" in ci_run and "bash scripts/test.sh 2>&1" in ci_run
     on = workflow()[True]
     assert jobs["tests"]["if"] == "github.event_name == 'pull_request' || github.event_name == 'push'"
     assert set(on) >= {"pull_request", "push"}
