@@ -320,9 +320,12 @@ def test_recomputed_gradients_equal_sdpas(layout, causal, mask):
     got = _autograd.sdpa_grads(tq, tk, tv, m, c, grad_o if layout == "HND" else grad_o.transpose(1, 2))
     assert got[1] is None and got[2] is None  # k and v do not require grad here
     dq = got[0] if layout == "HND" else got[0].transpose(1, 2)
-    torch.testing.assert_close(dq, want[0], rtol=1e-5, atol=1e-6)
+    # fp32 on the CPU: SDPA's math path and the recomputation sum in different
+    # orders (and with the CPU's own SIMD width): agreement to 1e-4 relative;
+    # a wrong gradient is off by its own size.
+    torch.testing.assert_close(dq, want[0], rtol=1e-4, atol=1e-5)
     if mask == "additive_grad":
-        torch.testing.assert_close(got[3], want[3], rtol=1e-5, atol=1e-6)
+        torch.testing.assert_close(got[3], want[3], rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.parametrize("case", sorted(EMPTY) + ["no_heads"])
