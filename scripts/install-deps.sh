@@ -13,6 +13,7 @@ APT_PACKAGES=(
   cmake ninja-build g++ pkg-config ccache git
   python3-dev python3-pip python3-venv  # Python.h for builds; venvs: the smoke test's, the main job's torch
   jq             # .github/scripts/plan.sh and check-version.sh
+  curl           # sagebuild reads a torch wheel's version.py from the index with HTTP ranges (else it downloads the wheel)
   dpkg-dev       # apt-get source: the static tool build's libraries (scripts/build-sagebuild-static.sh)
   libcli11-dev libyaml-cpp-dev nlohmann-json3-dev
   libzip-dev zipcmp zipmerge ziptool   # libzip's CMake config names its tools
