@@ -743,7 +743,7 @@ def test_sageattn3_rows_check_out_upstream_at_the_pinned_commit_and_build_from_i
         # After the project's own checkout (the workspace's root), before the build.
         assert steps[0].uses.startswith("actions/checkout") and not steps[0].with_
         assert 0 < steps.index(checkouts[0]) < steps.index(build)
-        assert build.run.startswith(f"{row['command']} --source-dir {UPSTREAM_DIR}"), build.run
+        assert build.run.startswith(row["command"]) and f" --source-dir {UPSTREAM_DIR} " in build.run + " ", build.run
     # Named as its build specification says.
     assert sorted(row["wheel"] for row, _ in sage3) == sorted(
         f"sageattn3-1.0.0+{cuda}torch2.9.0-cp312-cp312-{platform}.whl"

@@ -9,7 +9,7 @@ Where it comes from, in this order:
    temporary site directory (what users get; e.g. the coordinator's dist/).
 2. ``python/sageattention/_C*.so`` in the tree (``kernels/tools/build_ext.py``).
 3. ``SAGE_TEST_BUILD=1``: sagebuild builds the default row's wheel for one arch
-   (8.0) first; this compiles CUDA kernels (minutes; the cache makes reruns
+   (9.0: every kernel family) first; this compiles CUDA kernels (minutes; the cache makes reruns
    quick).  A failed build stops the run with its output.
 4. None of these: the tree without the extension (``needs_ext`` tests skip with
    the reason and these options), or, in a copy of the tests without the tree,
@@ -45,7 +45,7 @@ def _build_wheel() -> pathlib.Path:
                                 "scripts/build-sagebuild.sh)")
     out = pathlib.Path(tempfile.mkdtemp(prefix="sa-wheel-"))
     sys.stderr.write(f"tests/python: building the extension with {sagebuild} (SAGE_TEST_BUILD=1) ...\n")
-    r = subprocess.run([str(sagebuild), "--source-dir", str(ROOT), "--archs", "8.0", "--out", str(out),
+    r = subprocess.run([str(sagebuild), "--source-dir", str(ROOT), "--archs", "9.0", "--out", str(out),
                         "--no-smoke-test"], capture_output=True, text=True, cwd=ROOT, timeout=1200)
     wheels = glob.glob(str(out / "*.whl"))
     if r.returncode != 0 or not wheels:
