@@ -67,7 +67,8 @@ if [ "${SAGE_CLEANROOM:-0}" = 1 ]; then
   # One more, named: sageattn3 serves Python >= 3.12 and Debian 12's is 3.11;
   # no registry this machine reaches ships another CPython
   # (tests/build/test_upstream_tree.py, SAGEBUILD_SAGEATTN3_PYTHON).
-  gpu_reason="$gpu_reason|SAGEBUILD_SAGEATTN3_PYTHON to a Python >= 3.12"
+  gpu_reason="$gpu_reason|SAGEBUILD_SAGEATTN3_PYTHON to a Python >= 3.12|no CPython >= 3.12 with its headers here: sageattn3"
+  gpu_reason="$gpu_reason|not planned here: sageattn3-[^ ]*: no Python 3.12 here"
   # And a known gap, named by its test (tests/build/test_upstream_tree.py):
   # upstream's fused.cu needs cuSPARSE/cuBLAS headers that the CUDA sagebuild
   # provisions from PyPI lacks, until upstream-sageattention.yaml declares
