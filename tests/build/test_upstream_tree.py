@@ -14,7 +14,6 @@ import json
 import re
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -37,21 +36,16 @@ def torch_211():
     return torch.__version__.split("+")[0] == "2.11.0"
 
 
-def cuda_library_headers():
-    """Whether the CUDA the build takes (CUDA_HOME, else /usr/local/cuda, else nvcc on PATH) or the
-    system include path has cuSPARSE's header: upstream's csrc/fused/fused.cu includes
+def cuda_library_headers(cuda_home):
+    """Whether the CUDA the build takes (cuda_13_home(): CUDA_HOME, /usr/local/cuda or nvcc's on
+    PATH) or the system include path has cuSPARSE's header: upstream's csrc/fused/fused.cu includes
     <ATen/cuda/CUDAContext.h>, which includes cusparse.h, cublas_v2.h and cusolverDn.h. A full
     toolkit has them; the CUDA sagebuild assembles from PyPI does not, and
     matrix/sources/upstream-sageattention.yaml does not declare `cuda_libraries` yet (sageattn3's
     does): its CUDA 12.4/12.6 rows have no pins to provision them from."""
-    roots = [pathlib.Path(p) for p in (os.environ.get("CUDA_HOME", ""), "/usr/local/cuda") if p]
-    nvcc = shutil.which("nvcc")
-    if nvcc:
-        roots.append(pathlib.Path(nvcc).resolve().parent.parent)
-    root = next((r for r in roots if (r / "bin/nvcc").exists()), None)
-    dirs = [pathlib.Path("/usr/include"), pathlib.Path("/usr/local/include")]
-    if root is not None:
-        dirs += [root / "include", *root.glob("targets/*/include")]
+    root = pathlib.Path(cuda_home)
+    dirs = [pathlib.Path("/usr/include"), pathlib.Path("/usr/local/include"), root / "include",
+            *root.glob("targets/*/include")]
     return any((d / "cusparse.h").exists() for d in dirs)
 
 
@@ -59,9 +53,10 @@ def cuda_library_headers():
 def built(tmp_path_factory):
     if not UPSTREAM.is_dir():
         pytest.skip(f"{UPSTREAM} is absent (../shared holds upstream's tree)")
-    if cuda_13_home() is None:
+    cuda_home = cuda_13_home()
+    if cuda_home is None:
         pytest.skip("no CUDA 13.0 nvcc here")
-    if not cuda_library_headers():
+    if not cuda_library_headers(cuda_home):
         pytest.skip("known gap: the CUDA here has no cuSPARSE/cuBLAS headers, which upstream's fused.cu "
                     "includes through ATen/cuda/CUDAContext.h, and upstream-sageattention.yaml does not "
                     "provision them (cuda_libraries) yet")
