@@ -11,7 +11,6 @@ made here."""
 import base64
 import hashlib
 import json
-import selectors
 import os
 import pathlib
 import shutil
@@ -69,44 +68,15 @@ def bounded(argv, cwd=ROOT, env=None):
     rss_file = pathlib.Path(os.environ.get("TMPDIR", "/tmp")) / f"sb-rss-{os.getpid()}-{time.monotonic_ns()}"
     argv = [os.fsencode(sys.executable), b"-c", MEASURE.encode(), os.fsencode(rss_file)] + list(argv)
     start = time.monotonic()
-    with open(os.devnull, "rb") as devnull:
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: exec the helper with its output into the pipes
-            os.dup2(devnull.fileno(), 0)
-            os.dup2(out_w, 1)
-            os.dup2(err_w, 2)
-            for fd in (out_r, out_w, err_r, err_w):
-                os.close(fd)
-            if cwd:
-                os.chdir(cwd)
-            os.execve(argv[0], argv, {**os.environ, **(env or {})})
-        os.close(out_w)
-        os.close(err_w)
-        chunks = {out_r: [], err_r: []}
-        sel = selectors.DefaultSelector()
-        for fd in chunks:
-            sel.register(fd, selectors.EVENT_READ)
-        open_fds = set(chunks)
-        while open_fds:
-            for key, _ in sel.select(timeout=60):
-                data = os.read(key.fd, 1 << 16)
-                if data:
-                    chunks[key.fd].append(data)
-                else:
-                    sel.unregister(key.fd)
-                    open_fds.discard(key.fd)
-                    os.close(key.fd)
-        _, status, _ = os.wait4(pid, 0)
+    done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, cwd=cwd or None,
+                          env={**os.environ, **(env or {})})
     seconds = time.monotonic() - start
-    rc = os.waitstatus_to_exitcode(status)
     try:
         rss_kib = int(rss_file.read_text())
         rss_file.unlink()
     except (OSError, ValueError):
         rss_kib = None  # the helper did not get to write it: the exit code says why
-    return Run(rc, b"".join(chunks[out_r]).decode("utf-8", "replace"), b"".join(chunks[err_r]).decode("utf-8", "replace"),
+    return Run(done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace"),
                seconds, rss_kib)
 
 
