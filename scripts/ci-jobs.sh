@@ -19,7 +19,8 @@
 # (actions/cache) build/ci-jobs/cache/, kept between runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-trigger="${1:?usage: bash scripts/ci-jobs.sh {pull_request|push|tag} [options]}"
+usage="usage: bash scripts/ci-jobs.sh {pull_request|push|tag} [scripts/ci_jobs.py options]"
+trigger="${1:?$usage}"
 shift
 case "$trigger" in
   pull_request) defaults=(--compile-profile default) ;;

@@ -85,3 +85,15 @@ def test_the_jobs_it_runs_are_the_workflows_linux_jobs():
     assert any(s.get("uses", "").startswith("actions/cache") for s in jobs["plan"]["steps"])
     r = subprocess.run(["bash", str(ROOT / "scripts/ci-jobs.sh"), "nightly"], capture_output=True, text=True)
     assert r.returncode == 2 and "expected pull_request, push or tag" in r.stderr
+
+
+def test_the_script_passes_each_trigger_on_unchanged():
+    """Each trigger reaches ci_jobs.py as given, with the options after it
+    (the usage message once swallowed the argument into a brace)."""
+    for trigger in ("pull_request", "push", "tag"):
+        r = subprocess.run(["bash", str(ROOT / "scripts/ci-jobs.sh"), trigger, "--help"], capture_output=True,
+                           text=True)
+        assert r.returncode == 0, (trigger, r.stderr)
+        assert "The release workflow's Linux jobs" in r.stdout
+    r = subprocess.run(["bash", str(ROOT / "scripts/ci-jobs.sh")], capture_output=True, text=True)
+    assert r.returncode != 0 and "usage: bash scripts/ci-jobs.sh" in r.stderr
