@@ -196,6 +196,46 @@ class Room:
             self.log.close()
 
 
+# What the room cannot reach: NVIDIA's repositories (CUDA 12 on Linux) and
+# PyTorch's own index (every torch variant but the one PyPI serves).
+UNREACHABLE_NOTE = ("Name or service not known", "Failed to establish a new connection",
+                    "Temporary failure in name resolution")
+PYPI = ("https://pypi.org", "https://files.pythonhosted.org")
+
+
+def unreachable_only(text, row):
+    """The items of a failed preflight's "the toolchain is incomplete" list
+    when each names something this machine cannot reach (row `cuda_provision:
+    install`: the CUDA toolkit NVIDIA's repository would have installed; a
+    torch from an index other than PyPI that could not be reached by name,
+    such as download.pytorch.org), else None: any other missing piece, or
+    none listed, is a real failure."""
+    head = text.find("the toolchain is incomplete:")
+    if head < 0:
+        return None
+    block = text[head:].split("\n")[1:]
+    items = []
+    for line in block:
+        m = re.match(r"^  (CUDA [0-9.]+|torch [0-9.]+|[A-Za-z][^:]*): (.*)$", line)
+        if m and not m.group(1).startswith("fix"):
+            items.append((m.group(1), m.group(2)))
+        elif line.strip().startswith("summary:"):
+            break
+    if not items:
+        return None
+    named = []
+    for what, why in items:
+        if what == f"CUDA {row['cuda']}" and row.get("cuda_provision") == "install" and \
+                f"no nvcc at /usr/local/cuda-{row['cuda']}/bin/nvcc" in why:
+            named.append(f"CUDA {row['cuda']}'s toolkit (NVIDIA's repository, unreachable here)")
+        elif what.startswith("torch ") and (index := re.search(r" from (https?://[^/\s]+)", why)) and \
+                index.group(1) not in PYPI and any(note in text for note in UNREACHABLE_NOTE):
+            named.append(f"{what}+cu{row['cuda'].replace('.', '')} ({index.group(1)}, unreachable here)")
+        else:
+            return None
+    return named
+
+
 class Run:
     def __init__(self, args):
         self.args = args
@@ -422,36 +462,36 @@ class Run:
         how = compile_rows.get(row["id"])
         if how is None:
             result = self.job("build", label, row, prepare, stop_before="Build the wheel", edit=edit)
-            if row["cuda_provision"] == "install" and result["result"] == "failure":
-                self.judge_missing_toolkit(label, row)
+            if result["result"] == "failure":
+                self.judge_unreachable(label, row)
             return
         if how:
             edit["Build the wheel"] = lambda run: f"{run} --archs {how}"
         self.job("build", label, row, prepare, edit=edit)
 
-    def judge_missing_toolkit(self, label, row):
-        """A CUDA 12 row's preflight, run without NVIDIA's toolkit: it passes
-        here when it fails naming that toolkit's nvcc and nothing else."""
+    def judge_unreachable(self, label, row):
+        """A row's preflight that failed here only for what this machine cannot
+        reach: it counts as run to that point, with what was missing named."""
         entry = self.report[-1]
         if not entry[3].startswith("Preflight"):
             return
         room = self.dir / re.sub(r"[^A-Za-z0-9._-]", "_", label)
         logs = sorted((room / "checkout/.ci-jobs").glob("*.log"), key=lambda p: int(p.stem))
-        text = logs[-1].read_text() if logs else ""
-        home = f"/usr/local/cuda-{row['cuda']}"
-        missing = [line for line in text.splitlines() if "missing" in line.lower() or "not found" in line.lower()]
-        named = [line for line in missing if home in line]
-        if named and len(named) == len(missing):
-            self.report[-1] = (label, "success (preflight without the toolkit)", entry[2],
-                               f"names only {home}/bin/nvcc as missing (NVIDIA's repository is not reachable here)")
+        missing = unreachable_only(logs[-1].read_text() if logs else "", row)
+        if missing:
+            self.report[-1] = (label, "preflight to what is reachable", entry[2],
+                               "the toolchain up to " + "; ".join(missing))
 
     def summary(self):
         say("summary:")
-        bad = 0
+        counts = {}
         for label, result, seconds, note in self.report:
             print(f"  {result:40} {seconds:7.0f} s  {label}" + (f"  ({note})" if note else ""), flush=True)
-            bad += not result.startswith("success")
-        return 1 if bad else 0
+            kind = result.split(" (")[0]
+            counts[kind] = counts.get(kind, 0) + 1
+        say(", ".join(f"{n} {kind}" for kind, n in counts.items()) +
+            "; only a failure fails the run (what is not run or only preflighted is named above, and why)")
+        return 1 if counts.get("failure") else 0
 
 
 def main():

@@ -5,6 +5,7 @@ with the agent run on this host instead of in the clean room (the room is
 scripts/cleanroom.sh's, tested with it).  What it reads of wheels.yml is
 checked against the workflow itself."""
 import argparse
+import os
 import pathlib
 import subprocess
 import sys
@@ -97,3 +98,39 @@ def test_the_script_passes_each_trigger_on_unchanged():
         assert "The release workflow's Linux jobs" in r.stdout
     r = subprocess.run(["bash", str(ROOT / "scripts/ci-jobs.sh")], capture_output=True, text=True)
     assert r.returncode != 0 and "usage: bash scripts/ci-jobs.sh" in r.stderr
+
+
+def sagebuild_or_skip():
+    for p in (os.environ.get("SAGEBUILD", ""), ROOT / "build/tools/sagebuild/cli/sagebuild"):
+        if p and pathlib.Path(p).exists():
+            return str(p)
+    pytest.skip("sagebuild is not built (scripts/test.sh builds it first; or set $SAGEBUILD)")
+
+
+CU126 = {"id": "sageattention-2.2.0-torch2.10.0-cu126-abi3-linux_x86_64", "cuda": "12.6", "cuda_provision": "install"}
+
+
+def test_a_preflight_missing_only_what_the_room_cannot_reach_is_told_apart(tmp_path):
+    """sagebuild's own preflight output for a CUDA 12 row, as the room gets it:
+    no toolkit where install-cuda.sh would have put it, and torch's index not
+    resolvable by name (an .invalid host stands in for download.pytorch.org).
+    Those two are named; anything else missing, or a CUDA missing on a row
+    whose CUDA comes from PyPI, is a failure."""
+    env = {k: v for k, v in os.environ.items() if k not in ("CUDA_PATH", "CUDACXX")}
+    env["CUDA_HOME"] = "/usr/local/cuda-12.6"
+    assert not pathlib.Path("/usr/local/cuda-12.6/bin/nvcc").exists()
+    r = subprocess.run([sagebuild_or_skip(), "doctor", "--row", CU126["id"], "--preprocess", "--cache-dir",
+                        str(tmp_path / "cache"), "--torch-index", "https://download.pytorch.org.invalid/whl/cu126"],
+                       capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+    out = r.stdout + r.stderr
+    assert r.returncode == 1, out
+    named = ci_jobs.unreachable_only(out, CU126)
+    assert named == ["CUDA 12.6's toolkit (NVIDIA's repository, unreachable here)",
+                     "torch 2.10.0+cu126 (https://download.pytorch.org.invalid, unreachable here)"], out
+    assert ci_jobs.unreachable_only(out, dict(CU126, cuda_provision="pypi")) is None
+    head, tail = out.split("the toolchain is incomplete:\n", 1)
+    other = head + "the toolchain is incomplete:\n  host compiler: no g++ that CUDA 12.6 accepts\n" + tail
+    assert ci_jobs.unreachable_only(other, CU126) is None
+    resolved = out.replace("Name or service not known", "404").replace("Failed to establish a new connection", "")
+    assert ci_jobs.unreachable_only(resolved, CU126) is None
+    assert ci_jobs.unreachable_only("✗ row: verify failed", CU126) is None
