@@ -216,7 +216,7 @@ def unreachable_only(text, row):
     block = text[head:].split("\n")[1:]
     items = []
     for line in block:
-        m = re.match(r"^  (CUDA [0-9.]+|torch [0-9.]+|[A-Za-z][^:]*): (.*)$", line)
+        m = re.match(r"^  ([A-Za-z][^:]*): (.*)$", line)  # "  CUDA 12.6: ...", "  torch 2.10.0: ..."
         if m and not m.group(1).startswith("fix"):
             items.append((m.group(1), m.group(2)))
         elif line.strip().startswith("summary:"):

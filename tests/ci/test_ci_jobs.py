@@ -16,6 +16,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 import ci_jobs  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "tests/build"))
+from test_build_e2e import sagebuild_binary  # noqa: E402
+
 
 @pytest.fixture
 def run(tmp_path):
@@ -100,13 +103,6 @@ def test_the_script_passes_each_trigger_on_unchanged():
     assert r.returncode != 0 and "usage: bash scripts/ci-jobs.sh" in r.stderr
 
 
-def sagebuild_or_skip():
-    for p in (os.environ.get("SAGEBUILD", ""), ROOT / "build/tools/sagebuild/cli/sagebuild"):
-        if p and pathlib.Path(p).exists():
-            return str(p)
-    pytest.skip("sagebuild is not built (scripts/test.sh builds it first; or set $SAGEBUILD)")
-
-
 CU126 = {"id": "sageattention-2.2.0-torch2.10.0-cu126-abi3-linux_x86_64", "cuda": "12.6", "cuda_provision": "install"}
 
 
@@ -119,7 +115,7 @@ def test_a_preflight_missing_only_what_the_room_cannot_reach_is_told_apart(tmp_p
     env = {k: v for k, v in os.environ.items() if k not in ("CUDA_PATH", "CUDACXX")}
     env["CUDA_HOME"] = "/usr/local/cuda-12.6"
     assert not pathlib.Path("/usr/local/cuda-12.6/bin/nvcc").exists()
-    r = subprocess.run([sagebuild_or_skip(), "doctor", "--row", CU126["id"], "--preprocess", "--cache-dir",
+    r = subprocess.run([str(sagebuild_binary()), "doctor", "--row", CU126["id"], "--preprocess", "--cache-dir",
                         str(tmp_path / "cache"), "--torch-index", "https://download.pytorch.org.invalid/whl/cu126"],
                        capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
     out = r.stdout + r.stderr
