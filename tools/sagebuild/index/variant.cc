@@ -28,13 +28,13 @@ std::string variant_name(std::string_view torch_version, std::string_view cuda_v
   wheel::Version torch = release_version(torch_version, "torch");
   wheel::Version cuda = release_version(cuda_version, "CUDA");
   std::string why;
-  auto code = wheel::encode_cuda_code(cuda.base_version(), &why);
-  if (!code) {
+  auto tag = wheel::encode_cuda_tag(cuda.base_version(), &why);
+  if (!tag) {
     throw UsageError("CUDA version '" + std::string(cuda_version) + "' has no CUDA code (" + why +
                      "); expected e.g. 12.9");
   }
   std::uint64_t minor = torch.release.size() > 1 ? torch.release[1] : 0;
-  return "torch" + std::to_string(torch.release[0]) + "." + std::to_string(minor) + "-cu" + *code;
+  return "torch" + std::to_string(torch.release[0]) + "." + std::to_string(minor) + "-" + *tag;
 }
 
 std::vector<VariantGroup> group_by_variant(std::vector<IndexedWheel> wheels) {

@@ -21,6 +21,27 @@ TEST_CASE("dotted versions parse strictly and compare numerically") {
   CHECK(version_digits("3.12") == "312");
 }
 
+TEST_CASE("CUDA versions: a release is major.minor; code and tag as wheel names write them") {
+  CHECK(CudaVersion::parse_release("12.8") == CudaVersion{12, 8, 0});
+  CHECK(CudaVersion::parse_release("12.10") == CudaVersion{12, 10, 0});
+  for (const char* bad : {"", "12", "12.8.1", "12.08", "v12.8", "12.8 ", "12.x"})
+    CHECK_FALSE(CudaVersion::parse_release(bad));
+  CudaVersion nvcc{13, 0, 88};
+  CHECK(nvcc.release_str() == "13.0");
+  CHECK(nvcc.full_str() == "13.0.88");
+  CHECK(nvcc.release() == CudaVersion{13, 0, 0});
+  CHECK(nvcc != nvcc.release());
+  CHECK(CudaVersion{12, 9, 0} < CudaVersion{12, 10, 0});
+  CHECK(CudaVersion{12, 9, 0} < CudaVersion{13, 0, 0});
+  CHECK(CudaVersion{12, 8, 0}.code() == "128");
+  CHECK(CudaVersion{12, 10, 0}.code() == "1210");
+  CHECK(CudaVersion{13, 0, 88}.tag() == "cu130");
+  std::string why;
+  CHECK_FALSE(CudaVersion{9, 2, 0}.code(&why));
+  CHECK(why == "CUDA 9.2: expected major 10..99 and minor 0..99");
+  CHECK_THROWS_AS((CudaVersion{9, 2, 0}.tag()), std::logic_error);
+}
+
 TEST_CASE("suggestions only for plausible typos") {
   std::vector<std::string> keys{"version", "kernels", "abi", "naming", "archs"};
   CHECK(closest("verison", keys) == "version");

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "sagebuild/wheel/build_tag.h"
+
 namespace sb::matrix {
 
 std::optional<DottedVersion> DottedVersion::parse(std::string_view text) {
@@ -31,6 +33,36 @@ std::strong_ordering DottedVersion::operator<=>(const DottedVersion& other) cons
     if (a != b) return a <=> b;
   }
   return std::strong_ordering::equal;
+}
+
+std::optional<CudaVersion> CudaVersion::parse_release(std::string_view text) {
+  auto v = DottedVersion::parse(text);
+  if (!v || v->parts.size() != 2) return std::nullopt;
+  return CudaVersion{v->parts[0], v->parts[1], 0};
+}
+
+std::string CudaVersion::release_str() const { return std::to_string(major) + "." + std::to_string(minor); }
+
+std::string CudaVersion::full_str() const { return release_str() + "." + std::to_string(patch); }
+
+namespace {
+
+wheel::Version wheel_release(const CudaVersion& v) {
+  wheel::Version w;
+  w.release = {static_cast<std::uint64_t>(v.major), static_cast<std::uint64_t>(v.minor)};
+  return w;
+}
+
+}  // namespace
+
+std::optional<std::string> CudaVersion::code(std::string* why) const {
+  return wheel::encode_cuda_code(wheel_release(*this), why);
+}
+
+std::string CudaVersion::tag() const {
+  auto tag = wheel::encode_cuda_tag(wheel_release(*this));
+  if (!tag) throw std::logic_error("CudaVersion::tag: unchecked CUDA version " + release_str());
+  return *tag;
 }
 
 std::strong_ordering compare_versions(std::string_view a, std::string_view b) {

@@ -32,9 +32,9 @@ std::optional<std::string> cuda_code(std::string_view cuda, std::string* why) {
 }
 
 std::string cuda_tag(std::string_view cuda) {
-  auto code = cuda_code(cuda);
-  if (!code) throw std::logic_error("cuda_tag: unchecked CUDA version " + std::string(cuda));
-  return "cu" + *code;
+  auto tag = wheel::encode_cuda_tag(version(cuda));
+  if (!tag) throw std::logic_error("cuda_tag: unchecked CUDA version " + std::string(cuda));
+  return *tag;
 }
 
 std::string wheel_filename(std::string_view project, std::string_view wheel_version, std::string_view build_tag,

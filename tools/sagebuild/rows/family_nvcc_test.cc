@@ -83,9 +83,9 @@ TEST_CASE("an archs family built by the real nvcc carries sm_90a SASS only, and 
   fs::path repo = SAGEBUILD_SOURCE_DIR;
   auto manifest = parse_kernel_manifest(kManifest, "probe families.json");
   sb::toolchain::RowToolchain tc;
-  tc.host =
-      std::make_shared<sb::toolchain::GnuToolchain>(sb::toolchain::GnuTools{nvcc, version.str(), *gxx, {"gcc", "12"}});
-  tc.nvcc_version = version.str();
+  tc.host = std::make_shared<sb::toolchain::GnuToolchain>(
+      sb::toolchain::GnuTools{nvcc, version.full_str(), *gxx, {"gcc", "12"}});
+  tc.nvcc_version = version.full_str();
   tc.torch.version = "none";
   tc.row_torch_cuda = "13.0";
   tc.python_version = "3.12";

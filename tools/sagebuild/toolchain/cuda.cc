@@ -8,15 +8,12 @@ namespace sb::toolchain {
 
 namespace fs = std::filesystem;
 
-std::string NvccVersion::short_str() const { return std::to_string(major) + "." + std::to_string(minor); }
-std::string NvccVersion::str() const { return short_str() + "." + std::to_string(patch); }
-
-std::optional<NvccVersion> parse_nvcc_version(std::string_view text) {
+std::optional<CudaVersion> parse_nvcc_version(std::string_view text) {
   // "Cuda compilation tools, release 13.0, V13.0.88"
   static const std::regex re(R"(release (\d+)\.(\d+), V(\d+)\.(\d+)\.(\d+))");
   std::match_results<std::string_view::const_iterator> m;
   if (!std::regex_search(text.begin(), text.end(), m, re)) return std::nullopt;
-  NvccVersion v;
+  CudaVersion v;
   v.major = std::stoi(m[3].str());
   v.minor = std::stoi(m[4].str());
   v.patch = std::stoi(m[5].str());
@@ -31,7 +28,7 @@ fs::path CudaToolkit::lib_dir() const {
   return home / "lib64";
 }
 
-NvccVersion query_nvcc(ProcessRunner& runner, const fs::path& nvcc) {
+CudaVersion query_nvcc(ProcessRunner& runner, const fs::path& nvcc) {
   Result r = runner.run(Command{{nvcc.string(), "--version"}});
   if (!r.ok())
     throw UsageError(nvcc.string() + " --version failed (exit " + std::to_string(r.exit_code) + "): " + r.err);
@@ -56,7 +53,8 @@ CudaFound find_cuda(ProcessRunner& runner, const CudaSearch& search, const std::
     } else {
       try {
         c.version = query_nvcc(runner, nvcc);
-        if (c.version->short_str() != want) c.problem = "nvcc " + c.version->str() + ", the row needs CUDA " + want;
+        if (c.version->release_str() != want)
+          c.problem = "nvcc " + c.version->full_str() + ", the row needs CUDA " + want;
       } catch (const UsageError& e) {
         c.problem = e.what();
       }

@@ -9,27 +9,24 @@
 #include <string_view>
 #include <vector>
 
+#include "sagebuild/matrix/version.h"
 #include "sagebuild/run/process.h"
 
 namespace sb::toolchain {
 
+using matrix::CudaVersion;
 using run::Command;
 using run::ProcessRunner;
 using run::Result;
 
-struct NvccVersion {
-  int major = 0, minor = 0, patch = 0;  // "release 13.0, V13.0.88" -> 13, 0, 88
-  std::string short_str() const;        // "13.0"
-  std::string str() const;              // "13.0.88"
-};
-
-// Parses the text of `nvcc --version`; nullopt when no "release X.Y, VX.Y.Z" line.
-std::optional<NvccVersion> parse_nvcc_version(std::string_view text);
+// Parses the text of `nvcc --version` ("release 13.0, V13.0.88" -> 13.0.88);
+// nullopt when no "release X.Y, VX.Y.Z" line.
+std::optional<CudaVersion> parse_nvcc_version(std::string_view text);
 
 struct CudaToolkit {
   std::filesystem::path home;  // contains bin/nvcc, include/, lib64/ (or lib/)
   std::filesystem::path nvcc;
-  NvccVersion version;
+  CudaVersion version;                    // what its nvcc reports ("13.0.88")
   std::string origin;                     // "--cuda-home", "CUDA_HOME", "PATH", "cache (PyPI wheels)"
   std::filesystem::path lib_dir() const;  // where libcudart.so is
 };
@@ -44,7 +41,7 @@ struct CudaSearch {
 struct CudaCandidate {
   std::string origin;
   std::filesystem::path nvcc;
-  std::optional<NvccVersion> version;  // nullopt: missing or unreadable
+  std::optional<CudaVersion> version;  // nullopt: missing or unreadable
   std::string problem;                 // why it was not used
 };
 
@@ -57,7 +54,7 @@ struct CudaFound {
 CudaFound find_cuda(ProcessRunner& runner, const CudaSearch& search, const std::string& want);
 
 // Asks one nvcc; throws UsageError when it does not run or answer.
-NvccVersion query_nvcc(ProcessRunner& runner, const std::filesystem::path& nvcc);
+CudaVersion query_nvcc(ProcessRunner& runner, const std::filesystem::path& nvcc);
 
 // Why CUDA `want` ("12.8") cannot be provisioned from NVIDIA's PyPI wheels, or ""
 // when it can (13.x: nvidia-cuda-nvcc carries the whole compiler, on Linux

@@ -76,12 +76,12 @@ void GnuResolver::find_cuda(const matrix::Row& row, bool provision, Found& f) {
   if (found.toolkit) {
     f.cuda = found.toolkit;
     f.checks.push_back({true, "CUDA " + row.cuda,
-                        f.cuda->nvcc.string() + " " + f.cuda->version.str() + " (" + f.cuda->origin + ")", ""});
+                        f.cuda->nvcc.string() + " " + f.cuda->version.full_str() + " (" + f.cuda->origin + ")", ""});
   } else if (!opt_.cuda_home && fs::exists(cached)) {
     auto v = query_nvcc(runner_, cached);
     f.cuda = CudaToolkit{cached.parent_path().parent_path(), cached, v, "cache (PyPI wheels)"};
     f.checks.push_back(
-        {v.short_str() == row.cuda, "CUDA " + row.cuda, cached.string() + " " + v.str() + " (cache)", ""});
+        {v.release_str() == row.cuda, "CUDA " + row.cuda, cached.string() + " " + v.full_str() + " (cache)", ""});
   } else {
     std::string tried;
     for (const auto& c : found.candidates) tried += (tried.empty() ? "" : "; ") + c.origin + ": " + c.problem;
@@ -100,16 +100,16 @@ void GnuResolver::provision_or_plan_cuda(const matrix::Row& row, bool provision,
   } else if (provision && !opt_.cuda_home && f.pip_python) {
     fs::path home = provision_cuda(runner_, opt_, *f.pip_python, row.cuda, row.platform);
     auto v = query_nvcc(runner_, home / "bin/nvcc");
-    if (v.short_str() != row.cuda) {
-      f.fail({false, what, "provisioned nvcc reports " + v.str(), "pass --cuda-home with CUDA " + row.cuda});
+    if (v.release_str() != row.cuda) {
+      f.fail({false, what, "provisioned nvcc reports " + v.full_str(), "pass --cuda-home with CUDA " + row.cuda});
       return;
     }
     f.cuda = CudaToolkit{home, home / "bin/nvcc", v, "cache (PyPI wheels)"};
-    f.checks.push_back({true, what, f.cuda->nvcc.string() + " " + v.str() + " (provisioned)", ""});
+    f.checks.push_back({true, what, f.cuda->nvcc.string() + " " + v.full_str() + " (provisioned)", ""});
   } else if (opt_.plan_only && !opt_.cuda_home) {
     fs::path home = cuda_cache_entry(opt_.cache_dir, row.cuda);
-    auto v = parse_nvcc_version("release " + row.cuda + ", V" + row.cuda + ".0");
-    f.cuda = CudaToolkit{home, home / "bin/nvcc", v.value_or(NvccVersion{}), "to be provisioned from PyPI"};
+    f.cuda = CudaToolkit{home, home / "bin/nvcc", CudaVersion::parse_release(row.cuda).value_or(CudaVersion{}),
+                         "to be provisioned from PyPI"};
     f.checks.push_back(
         {true, what,
          f.cuda->nvcc.string() + " (dry run: " + tried + "; `build` provisions it from NVIDIA's PyPI wheels)", ""});
@@ -129,8 +129,8 @@ void GnuResolver::provision_or_plan_cuda(const matrix::Row& row, bool provision,
 // missing and how to get it.
 void GnuResolver::plan_missing_cuda(const matrix::Row& row, const std::string& why, Found& f) {
   fs::path home = opt_.cuda_home ? *opt_.cuda_home : fs::path("<CUDA_HOME of CUDA " + row.cuda + ">");
-  auto v = parse_nvcc_version("release " + row.cuda + ", V" + row.cuda + ".0");
-  f.cuda = CudaToolkit{home, home / "bin/nvcc", v.value_or(NvccVersion{}), "missing here"};
+  f.cuda = CudaToolkit{home, home / "bin/nvcc", CudaVersion::parse_release(row.cuda).value_or(CudaVersion{}),
+                       "missing here"};
   f.checks.push_back(
       {false, "CUDA " + row.cuda, why,
        "a real build needs it: install the CUDA " + row.cuda + " toolkit" +
@@ -379,8 +379,8 @@ GnuResolver::Found GnuResolver::discover(const matrix::Row& row, bool provision,
 RowToolchain GnuResolver::toolchain_of(Found& f) const {
   RowToolchain t;
   t.host = std::make_shared<GnuToolchain>(
-      GnuTools{f.cuda->nvcc, f.cuda->version.str(), f.host_cxx, {f.host->id, f.host->version()}});
-  t.nvcc_version = f.cuda->version.str();
+      GnuTools{f.cuda->nvcc, f.cuda->version.full_str(), f.host_cxx, {f.host->id, f.host->version()}});
+  t.nvcc_version = f.cuda->version.full_str();
   t.cuda_include = f.cuda->home / "include";
   t.cuda_lib = f.cuda->lib_dir();
   t.torch = TorchHeaders{f.torch->root, f.torch->version, f.torch->cxx11_abi};

@@ -96,7 +96,7 @@ void find_windows_cuda(ProcessRunner& runner, WindowsToolchainFacts& f, const ma
   std::string per_version = "CUDA_PATH_V" + row.cuda;
   std::replace(per_version.begin(), per_version.end(), '.', '_');
   const std::string cuda_path = f.cuda_path;  // %CUDA_PATH%, "" when unset
-  std::optional<NvccVersion> v;
+  std::optional<CudaVersion> v;
   if (cuda_home) {
     use_cuda(f, *cuda_home, "--cuda-home");
   } else if (auto it = f.env.find(per_version); it != f.env.end() && !it->second.empty()) {
@@ -109,7 +109,7 @@ void find_windows_cuda(ProcessRunner& runner, WindowsToolchainFacts& f, const ma
         } catch (const UsageError&) {  // no nvcc that answers there: PyPI's serves
         }
     }
-    if (provision && (!v || v->short_str() != row.cuda)) {
+    if (provision && (!v || v->release_str() != row.cuda)) {
       // Installed is another release, or none: as on Linux, NVIDIA's wheels.
       use_cuda(f, provision(row.cuda), "cache (PyPI wheels)");
       v.reset();
@@ -120,10 +120,10 @@ void find_windows_cuda(ProcessRunner& runner, WindowsToolchainFacts& f, const ma
     }
   }
   if (!v) v = query_nvcc(runner, f.nvcc);
-  if (v->short_str() != row.cuda)
-    throw UsageError(f.nvcc + " is CUDA " + v->str() + "; row " + row.id + " needs CUDA " + row.cuda +
+  if (v->release_str() != row.cuda)
+    throw UsageError(f.nvcc + " is CUDA " + v->full_str() + "; row " + row.id + " needs CUDA " + row.cuda +
                      ": install it (" + per_version + " then names it) or set CUDA_PATH to it");
-  f.nvcc_version = v->str();
+  f.nvcc_version = v->full_str();
 }
 
 WindowsToolchainFacts discover_windows_row(ProcessRunner& runner, WindowsToolchainFacts f, const matrix::Row& row,

@@ -248,7 +248,7 @@ TEST_CASE("CUDA 13.0 for win_amd64 from NVIDIA's PyPI wheels: every file nvcc.ex
   REQUIRE(version.ok());
   auto v = parse_nvcc_version(version.out);
   REQUIRE(v);
-  CHECK(v->short_str() == "13.0");
+  CHECK(v->release_str() == "13.0");
   Result ptxas = under_wine(runner, *wine, prefix, work,
                             {(home / "bin/ptxas.exe").string(), "-arch=sm_90", "probe.ptx", "-o", "probe.cubin"});
   INFO(ptxas.out + ptxas.err);
@@ -293,7 +293,7 @@ TEST_CASE("CUDA 13.0 for linux_x86_64 from NVIDIA's PyPI wheels: the home nvcc c
     CHECK(fs::exists(home / f));
   }
   check_cache_is_clean(cache.path, home);
-  CHECK(query_nvcc(runner, home / "bin/nvcc").short_str() == "13.0");
+  CHECK(query_nvcc(runner, home / "bin/nvcc").release_str() == "13.0");
   // nvcc finds cicc, ptxas, fatbinary, the runtime's and CCCL's headers
   // through nvcc.profile and the links provision_cuda made.
   const fs::path work = cache.path / "probe";

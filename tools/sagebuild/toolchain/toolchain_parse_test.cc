@@ -34,11 +34,13 @@ static const char* kNvcc128 =
 TEST_CASE("nvcc --version text is parsed") {
   auto v = parse_nvcc_version(kNvcc130);
   REQUIRE(v);
-  CHECK(v->str() == "13.0.88");
-  CHECK(v->short_str() == "13.0");
+  CHECK(v->full_str() == "13.0.88");
+  CHECK(v->release_str() == "13.0");
+  CHECK(*v == CudaVersion{13, 0, 88});
+  CHECK(v->release() == CudaVersion{13, 0, 0});
   auto w = parse_nvcc_version(kNvcc128);
   REQUIRE(w);
-  CHECK(w->str() == "12.8.93");
+  CHECK(w->full_str() == "12.8.93");
   CHECK_FALSE(parse_nvcc_version("gcc (Debian 12.2.0) 12.2.0"));
   CHECK_FALSE(parse_nvcc_version("Cuda compilation tools, release 13.0, V12.8.93"));  // inconsistent
 }
@@ -54,7 +56,7 @@ TEST_CASE("the real nvcc answers with its version", "[posix]") {
   CHECK(v.major >= 12);
   CudaSearch s;
   s.cuda_home_flag = std::filesystem::path("/usr/local/cuda");
-  auto found = find_cuda(r, s, v.short_str());
+  auto found = find_cuda(r, s, v.release_str());
   REQUIRE(found.toolkit);
   CHECK(found.toolkit->origin == "--cuda-home");
   auto wrong = find_cuda(r, s, "11.8");
@@ -283,7 +285,7 @@ TEST_CASE("the toolkit's own host_config.h gives the enforced maximum", "[posix]
     sb::run::HostProcessRunner runner;
     auto v = query_nvcc(runner, "/usr/local/cuda/bin/nvcc");
     for (const char* id : {"gcc", "clang"}) {
-      auto range = supported_range(v.short_str(), id);
+      auto range = supported_range(v.release_str(), id);
       if (range) CHECK(max_major_from_host_config(sb::read_file(real), id) == range->max_major);
     }
   }

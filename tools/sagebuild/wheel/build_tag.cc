@@ -109,6 +109,12 @@ std::optional<std::string> encode_cuda_code(const Version& cuda, std::string* wh
   return std::to_string(r[0]) + (r[1] < 10 ? std::to_string(r[1]) : pad2(r[1]));
 }
 
+std::optional<std::string> encode_cuda_tag(const Version& cuda, std::string* why) {
+  auto c = encode_cuda_code(cuda, why);
+  if (!c) return std::nullopt;
+  return "cu" + *c;
+}
+
 std::optional<Version> decode_cuda_code(std::string_view code, std::string* why) {
   std::string c(code);
   if (!all_digits(code) || code.front() == '0' || (code.size() != 3 && code.size() != 4))
@@ -140,9 +146,9 @@ std::optional<TorchCudaVersions> decode_build_tag(std::string_view tag, std::str
 }
 
 std::optional<std::string> encode_local_version(const Version& cuda, const Version& torch, std::string* why) {
-  auto c = encode_cuda_code(cuda, why);
+  auto c = encode_cuda_tag(cuda, why);
   if (!c || !plain_release(torch, 3, "torch", why)) return std::nullopt;
-  return "cu" + *c + "torch" + release_version(padded(torch, 3)).str();
+  return *c + "torch" + release_version(padded(torch, 3)).str();
 }
 
 std::optional<TorchCudaVersions> decode_local_version(std::string_view local, std::string* why) {

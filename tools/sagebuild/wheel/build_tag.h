@@ -73,4 +73,9 @@ std::optional<TorchCudaVersions> decode_local_version(std::string_view local, st
 std::optional<std::string> encode_cuda_code(const Version& cuda, std::string* why = nullptr);
 std::optional<Version> decode_cuda_code(std::string_view code, std::string* why = nullptr);
 
+// "cu129": the CUDA code with the "cu" that local versions, PyTorch's index
+// URLs, row ids and index variants write before it (the one place that
+// writes it); nullopt as encode_cuda_code.
+std::optional<std::string> encode_cuda_tag(const Version& cuda, std::string* why = nullptr);
+
 }  // namespace sb::wheel

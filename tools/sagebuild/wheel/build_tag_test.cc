@@ -89,6 +89,7 @@ TEST_CASE("build tag: exhaustive round trip and one code per version") {
       auto code = encode_cuda_code(cuda);
       REQUIRE(code);
       CHECK(code->size() == (minor <= 9 ? 3u : 4u));
+      CHECK(encode_cuda_tag(cuda) == "cu" + *code);
       auto back = decode_cuda_code(*code);
       REQUIRE(back);
       CHECK(back->str() == cuda.str());

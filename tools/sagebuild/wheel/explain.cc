@@ -60,8 +60,7 @@ void add_local_version(Explained& e, std::string_view label) {
     e.problems.push_back("local version '+" + written + "': " + why + "; expected " + kLocalForm);
     return;
   }
-  auto cuda_code = encode_cuda_code(v->cuda);
-  torch_cuda_parts(e, *v, "torch" + v->torch.str(), "cu" + cuda_code.value_or("?"), "(local version)");
+  torch_cuda_parts(e, *v, "torch" + v->torch.str(), encode_cuda_tag(v->cuda).value_or("cu?"), "(local version)");
 }
 
 }  // namespace
