@@ -80,7 +80,7 @@ nlohmann::json row_json(const Row& row) {
           {"python_tag", row.python_tag},
           {"abi_tag", row.abi_tag},
           {"torch", row.torch},
-          {"cuda", row.cuda},
+          {"cuda", row.cuda.release_str()},
           {"cuda_tag", row.cuda_tag},
           {"platform", row.platform},
           {"runner_os", row.runner_os},
@@ -107,8 +107,8 @@ namespace {
 std::vector<Line> table_lines(const Plan& plan) {
   std::vector<Line> lines{{"ID", "PYTHON", "TORCH", "CUDA", "PLATFORM", "ARCHS", "TORCH FROM", "WHEEL"}};
   for (const Row& row : plan.rows)
-    lines.push_back({row.id, python_span(row), row.torch, row.cuda, row.platform, arch_names(row), torch_source(row),
-                     row.wheel_filename});
+    lines.push_back({row.id, python_span(row), row.torch, row.cuda.release_str(), row.platform, arch_names(row),
+                     torch_source(row), row.wheel_filename});
   return lines;
 }
 
@@ -153,7 +153,7 @@ std::string format_github(const Plan& plan, const CudaFromPypi& cuda_from_pypi) 
                        {"command", "sagebuild --row " + row.id + " --out dist"},
                        {"package", row.package},
                        {"torch", row.torch},
-                       {"cuda", row.cuda},
+                       {"cuda", row.cuda.release_str()},
                        {"cuda_provision", cuda_from_pypi(row.cuda, row.platform) ? "pypi" : "install"},
                        {"torch_index", torch_index_json(row)},
                        {"python", row.build_python},
@@ -221,7 +221,7 @@ std::string format_bake(const Plan& plan, const CudaFromPypi& cuda_from_pypi) {
     targets += "  args = {\n";
     targets += "    ROW            = " + hcl_string(row.id) + "\n";
     targets += "    PYTHON         = " + hcl_string(row.build_python) + "\n";
-    targets += "    CUDA           = " + hcl_string(row.cuda) + "\n";
+    targets += "    CUDA           = " + hcl_string(row.cuda.release_str()) + "\n";
     targets += "    CUDA_PROVISION = " + hcl_string(cuda_from_pypi(row.cuda, row.platform) ? "pypi" : "install") + "\n";
     targets += "    TORCH_INDEX    = " + hcl_string(row.torch_index) + "\n";
     targets += "  }\n";

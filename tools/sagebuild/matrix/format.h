@@ -29,7 +29,7 @@ std::string format_json(const Plan& plan);
 // on a `platform` ("linux_x86_64") host.
 // The rule belongs to the toolchain (toolchain/cuda.h: cuda_provisioned_from_pypi),
 // which depends on this unit; the CLI hands it in.
-using CudaFromPypi = std::function<bool(const std::string& cuda, const std::string& platform)>;
+using CudaFromPypi = std::function<bool(const CudaVersion& cuda, const std::string& platform)>;
 
 // {"include":[{"id","os","command","package","torch","cuda","cuda_provision","torch_index","python","wheel",
 //              "artifact","upstream_repository","upstream_commit"}, ...]}

@@ -24,8 +24,8 @@ const Matrix& real() {
 // A stand-in for the toolchain's rule (toolchain/cuda.h), which this unit does
 // not link: here CUDA 13 comes from PyPI on Linux and nothing else does (the
 // Windows build only finds a toolkit, as the real rule says).
-bool only_13(const std::string& cuda, const std::string& platform) {
-  return platform.rfind("linux_", 0) == 0 && cuda.rfind("13.", 0) == 0;
+bool only_13(const CudaVersion& cuda, const std::string& platform) {
+  return platform.rfind("linux_", 0) == 0 && cuda.major == 13;
 }
 }  // namespace
 
@@ -44,7 +44,7 @@ TEST_CASE("github format: one line of JSON, one include entry per row") {
       CHECK(entry["command"] == "sagebuild --row " + row.id + " --out dist");
       CHECK(entry["package"] == row.package);
       CHECK(entry["torch"] == row.torch);
-      CHECK(entry["cuda"] == row.cuda);
+      CHECK(entry["cuda"] == row.cuda.release_str());
       CHECK(entry["cuda_provision"] == (only_13(row.cuda, row.platform) ? "pypi" : "install"));
       if (row.pypi_buildable)
         CHECK(entry["torch_index"].is_null());
@@ -69,10 +69,10 @@ TEST_CASE("github format: one line of JSON, one include entry per row") {
 TEST_CASE("github format: cuda_provision asks the rule it is given, per row's CUDA and platform") {
   Plan plan = expand(real(), "sage2-all");
   std::set<std::string> asked, platforms;
-  auto rule = [&](const std::string& cuda, const std::string& platform) {
-    asked.insert(cuda);
+  auto rule = [&](const CudaVersion& cuda, const std::string& platform) {
+    asked.insert(cuda.release_str());
     platforms.insert(platform);
-    return cuda == "12.8" && platform == "linux_x86_64";
+    return cuda == CudaVersion{12, 8} && platform == "linux_x86_64";
   };
   auto json = nlohmann::json::parse(format_github(plan, rule));
   std::set<std::string> pypi, install;
@@ -210,12 +210,13 @@ TEST_CASE("matrix --list-profiles prints every profile name, one a line, in file
 
 TEST_CASE("bake: target names as the seeds name them") {
   Plan plan = expand(real(), "pytorch211");
-  const Row& linux_row = *std::find_if(plan.rows.begin(), plan.rows.end(),
-                                       [](const Row& r) { return r.platform == "linux_x86_64" && r.cuda == "13.0"; });
+  const Row& linux_row = *std::find_if(plan.rows.begin(), plan.rows.end(), [](const Row& r) {
+    return r.platform == "linux_x86_64" && r.cuda == CudaVersion{13, 0};
+  });
   CHECK(bake_target_name(linux_row) == "linux-pytorch211-cu130-abi3");
   Plan sage3 = expand(real(), "sage3-all");
   for (const Row& r : sage3.rows)
-    if (r.platform == "linux_x86_64" && r.torch == "2.9.0" && r.cuda == "12.8" && r.build_python == "3.12")
+    if (r.platform == "linux_x86_64" && r.torch == "2.9.0" && r.cuda == CudaVersion{12, 8} && r.build_python == "3.12")
       CHECK(bake_target_name(r) == "sageattn3-linux-pytorch29-cu128-python312");
 }
 

@@ -76,23 +76,23 @@ void parse_platforms(const YamlValue& node, Matrix& m) {
 
 void parse_cuda(const YamlValue& node, Matrix& m) {
   for (const auto& [version, value] : node.named_entries("CUDA version")) {
-    CudaRelease cuda{version_text(version, "CUDA"), {}, version.where};
+    CudaRelease cuda{cuda_version(version), {}, version.where};
     std::string why;
-    if (!cuda_code(cuda.version, &why))
-      throw ConfigError(version.where, "CUDA " + cuda.version + " cannot be written in a wheel's name: " + why);
+    if (!cuda.version.code(&why))
+      throw ConfigError(version.where,
+                        "CUDA " + cuda.version.release_str() + " cannot be written in a wheel's name: " + why);
     for (const Located& arch : value.map({"archs"}).required("archs").scalar_list())
       cuda.archs.push_back(parse_arch_at(arch.text, arch.where));
     m.cuda.push_back(std::move(cuda));
   }
-  std::sort(m.cuda.begin(), m.cuda.end(),
-            [](const auto& a, const auto& b) { return version_less(a.version, b.version); });
+  std::sort(m.cuda.begin(), m.cuda.end(), [](const auto& a, const auto& b) { return a.version < b.version; });
 }
 
 TorchVariant parse_variant(const YamlValue& node, const Matrix& m) {
   YamlMap map = node.map({"cuda", "pypi"});
   Located cuda = map.required("cuda").scalar();
   check_known(cuda, cuda_versions(m), "CUDA version", " (a new one goes under `cuda:` first)");
-  return TorchVariant{cuda.text, optional_bool(map, "pypi"), cuda.where};
+  return TorchVariant{cuda_version(cuda), optional_bool(map, "pypi"), cuda.where};
 }
 
 std::vector<TorchVariant> parse_variants(const YamlValue& node, const Matrix& m, const std::string& torch) {
@@ -100,15 +100,15 @@ std::vector<TorchVariant> parse_variants(const YamlValue& node, const Matrix& m,
   for (const YamlValue& item : node.list()) {
     TorchVariant v = parse_variant(item, m);
     for (const auto& seen : variants) {
-      if (seen.cuda == v.cuda) throw ConfigError(v.where, "torch " + torch + " lists CUDA " + v.cuda + " twice");
+      if (seen.cuda == v.cuda)
+        throw ConfigError(v.where, "torch " + torch + " lists CUDA " + v.cuda.release_str() + " twice");
       if (seen.pypi && v.pypi)
-        throw ConfigError(v.where, "torch " + torch + " marks both CUDA " + seen.cuda + " and " + v.cuda +
-                                       " as PyPI's variant; PyPI serves one");
+        throw ConfigError(v.where, "torch " + torch + " marks both CUDA " + seen.cuda.release_str() + " and " +
+                                       v.cuda.release_str() + " as PyPI's variant; PyPI serves one");
     }
     variants.push_back(v);
   }
-  std::sort(variants.begin(), variants.end(),
-            [](const auto& a, const auto& b) { return version_less(a.cuda, b.cuda); });
+  std::sort(variants.begin(), variants.end(), [](const auto& a, const auto& b) { return a.cuda < b.cuda; });
   return variants;
 }
 
@@ -135,7 +135,7 @@ void parse_exclusions(const YamlValue& node, Matrix& m) {
     e.where = item.where();
     e.packages = known_list(map, "packages", package_names(m), "package");
     e.torch = known_list(map, "torch", torch_versions(m), "torch release");
-    e.cuda = known_list(map, "cuda", cuda_versions(m), "CUDA version");
+    e.cuda = known_cuda_list(map, "cuda", m);
     e.pythons = known_list(map, "pythons", m.pythons, "Python");
     e.platforms = known_list(map, "platforms", platform_tags(m), "platform");
     // An exclusion without its reason is a rule nobody can later undo safely.
@@ -177,7 +177,7 @@ std::pair<Profile, ProfileSource> parse_profile(const Located& name, const YamlV
   p.description = optional_scalar(map, "description");
   p.packages = known_list(map, "packages", package_names(m), "package", &s.packages);
   p.torch = known_list(map, "torch", torch_versions(m), "torch release", &s.torch);
-  p.cuda = known_list(map, "cuda", cuda_versions(m), "CUDA version", &s.cuda);
+  p.cuda = known_cuda_list(map, "cuda", m, &s.cuda);
   p.pythons = known_list(map, "pythons", m.pythons, "Python", &s.pythons);
   p.platforms = known_list(map, "platforms", platform_tags(m), "platform", &s.platforms);
   p.archs = arch_list(map, s.archs);

@@ -232,6 +232,23 @@ TEST_CASE("a CUDA version that no wheel name can carry is refused") {
                                                "wheel's name: "));
 }
 
+TEST_CASE("a CUDA version is major.minor, as nvcc reports its release") {
+  std::string file;
+  for (const char* written : {"13", "12.8.1"}) {
+    INFO(written);
+    auto message =
+        load_error("cuda_parts.yaml", replace_line(5, "  \"" + std::string(written) + "\": {archs: [\"8.0\"]}"), &file);
+    CHECK(message == expect(file, "5:3: error: CUDA version '" + std::string(written) +
+                                      "' is not <major>.<minor>; write it like \"12.8\""));
+  }
+  auto message = load_error("min_cuda.yaml",
+                            replace_line(19,
+                                         "    archs: [\"8.0\"]\n"
+                                         "    min_cuda: \"13\""),
+                            &file);
+  CHECK_THAT(message, Catch::Contains("error: CUDA version '13' is not <major>.<minor>"));
+}
+
 TEST_CASE("an empty document, or one that is not a mapping, says what the top level holds") {
   CHECK_THROWS_WITH(parse_matrix("", "m.yaml"),
                     "m.yaml:1:1: error: expected a mapping for the build matrix, got nothing");

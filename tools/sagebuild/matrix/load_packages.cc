@@ -153,7 +153,7 @@ Package parse_package(const Located& name, const YamlValue& node, const Matrix& 
   p.optional_archs = package_archs(m, map, "optional_archs", nullptr);
   p.min_python = optional_version(map, "min_python", "Python");
   p.min_torch = optional_version(map, "min_torch", "torch");
-  p.min_cuda = optional_version(map, "min_cuda", "CUDA");
+  if (auto min_cuda = map.get("min_cuda")) p.min_cuda = cuda_version(min_cuda->scalar());
   p.platforms = known_list(map, "platforms", platform_tags(m), "platform");
   if (auto stable = map.get("stable_abi")) {
     YamlMap s = stable->map({"min_torch", "target_version"});

@@ -22,6 +22,14 @@ std::string version_text(const Located& value, std::string_view noun) {
   return value.text;
 }
 
+CudaVersion cuda_version(const Located& value) {
+  version_text(value, "CUDA");
+  auto v = CudaVersion::parse_release(value.text);
+  if (!v)
+    throw ConfigError(value.where, "CUDA version '" + value.text + "' is not <major>.<minor>; write it like \"12.8\"");
+  return *v;
+}
+
 std::vector<std::string> known_list(const YamlMap& map, std::string_view key, const std::vector<std::string>& choices,
                                     std::string_view noun, std::vector<Located>* located, std::string_view hint) {
   std::vector<std::string> out;
@@ -32,6 +40,14 @@ std::vector<std::string> known_list(const YamlMap& map, std::string_view key, co
     out.push_back(item.text);
     if (located) located->push_back(item);
   }
+  return out;
+}
+
+std::vector<CudaVersion> known_cuda_list(const YamlMap& map, std::string_view key, const Matrix& m,
+                                         std::vector<Located>* located) {
+  std::vector<CudaVersion> out;
+  for (const auto& text : known_list(map, key, cuda_versions(m), "CUDA version", located))
+    out.push_back(*CudaVersion::parse_release(text));  // one of `cuda:`'s, which parse
   return out;
 }
 
@@ -52,7 +68,7 @@ std::vector<std::string> torch_versions(const Matrix& m) {
 }
 std::vector<std::string> cuda_versions(const Matrix& m) {
   std::vector<std::string> out;
-  for (const auto& c : m.cuda) out.push_back(c.version);
+  for (const auto& c : m.cuda) out.push_back(c.version.release_str());
   return out;
 }
 std::vector<std::string> platform_tags(const Matrix& m) {

@@ -22,11 +22,18 @@ void check_known(const Located& value, const std::vector<std::string>& choices, 
 // The value itself when it is a version (digits and dots), else ConfigError.
 std::string version_text(const Located& value, std::string_view noun);
 
+// The value as a CUDA release ("12.8": major.minor), else ConfigError.
+CudaVersion cuda_version(const Located& value);
+
 // The list under `key` (empty when absent), each item checked with
 // check_known; `located` collects where each sits.
 std::vector<std::string> known_list(const YamlMap& map, std::string_view key, const std::vector<std::string>& choices,
                                     std::string_view noun, std::vector<Located>* located = nullptr,
                                     std::string_view hint = {});
+
+// known_list of the CUDA versions the matrix's `cuda:` lists.
+std::vector<CudaVersion> known_cuda_list(const YamlMap& map, std::string_view key, const Matrix& m,
+                                         std::vector<Located>* located = nullptr);
 
 std::string optional_scalar(const YamlMap& map, std::string_view key);  // "" when absent
 bool optional_bool(const YamlMap& map, std::string_view key);           // false when absent

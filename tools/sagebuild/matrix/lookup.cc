@@ -8,8 +8,8 @@
 namespace sb::matrix {
 namespace {
 
-template <typename T, typename Key>
-const T* find_by(const std::vector<T>& items, Key key, std::string_view wanted) {
+template <typename T, typename Key, typename Wanted>
+const T* find_by(const std::vector<T>& items, Key key, const Wanted& wanted) {
   for (const auto& item : items)
     if (item.*key == wanted) return &item;
   return nullptr;
@@ -17,7 +17,7 @@ const T* find_by(const std::vector<T>& items, Key key, std::string_view wanted) 
 
 }  // namespace
 
-const CudaRelease* find_cuda(const Matrix& m, std::string_view version) {
+const CudaRelease* find_cuda(const Matrix& m, const CudaVersion& version) {
   return find_by(m.cuda, &CudaRelease::version, version);
 }
 const TorchRelease* find_torch(const Matrix& m, std::string_view version) {
@@ -43,7 +43,7 @@ std::string cuda_requirement(const Matrix& m, const Arch& arch) {
   std::size_t first = m.cuda.size(), last = 0;
   for (std::size_t i = 0; i < m.cuda.size(); ++i) {
     if (!cuda_builds(m.cuda[i], arch)) continue;
-    builders.push_back(m.cuda[i].version);
+    builders.push_back(m.cuda[i].version.release_str());
     first = std::min(first, i);
     last = i;
   }
@@ -56,7 +56,7 @@ std::string cuda_requirement(const Matrix& m, const Arch& arch) {
 
 std::string variant_list(const TorchRelease& torch) {
   std::vector<std::string> cudas;
-  for (const auto& v : torch.variants) cudas.push_back(v.cuda);
+  for (const auto& v : torch.variants) cudas.push_back(v.cuda.release_str());
   return join(cudas);
 }
 

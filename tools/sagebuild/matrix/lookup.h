@@ -10,7 +10,7 @@
 
 namespace sb::matrix {
 
-const CudaRelease* find_cuda(const Matrix& m, std::string_view version);
+const CudaRelease* find_cuda(const Matrix& m, const CudaVersion& version);
 const TorchRelease* find_torch(const Matrix& m, std::string_view version);
 const Package* find_package(const Matrix& m, std::string_view name);
 const Platform* find_platform(const Matrix& m, std::string_view tag);

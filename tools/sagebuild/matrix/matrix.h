@@ -15,6 +15,7 @@
 
 #include "sagebuild/common/arch.h"
 #include "sagebuild/common/error.h"
+#include "sagebuild/matrix/version.h"
 #include "sagebuild/wheel/tags.h"
 #include "sagebuild/wheel/torch_requirement.h"
 
@@ -49,8 +50,8 @@ struct Row {
   std::string python_tag;        // "cp310"
   std::string abi_tag;           // "abi3" or "cp312"
   std::string torch;             // "2.11.0"
-  std::string cuda;              // "13.0"
-  std::string cuda_tag;          // "cu130"
+  CudaVersion cuda;              // 13.0
+  std::string cuda_tag;          // "cu130" (cuda.tag())
   std::string platform;          // platform tag: "linux_x86_64", "win_amd64"
   std::string runner_os;         // CI runner image: "ubuntu-22.04", "windows-2022"
   std::vector<Arch> archs;       // ascending; what the wheel's kernels are compiled for
@@ -94,13 +95,13 @@ struct Plan {
 // A CUDA release as the matrix knows it (toolchain/cuda.h's CudaToolkit is an
 // installed one).
 struct CudaRelease {
-  std::string version;      // "12.8"
+  CudaVersion version;      // 12.8
   std::vector<Arch> archs;  // every arch this nvcc can compile
   SourceLocation where;
 };
 
 struct TorchVariant {
-  std::string cuda;   // "12.8"
+  CudaVersion cuda;   // 12.8
   bool pypi = false;  // the variant PyPI serves (Linux); the others need PyTorch's index
   SourceLocation where;
 };
@@ -144,10 +145,11 @@ struct Package {
   std::string kernels;              // our tree's manifest path, repository-relative; empty for an upstream source
   AbiMode abi_mode = AbiMode::abi3;
   NamingScheme naming = NamingScheme::build_tag;
-  std::vector<Arch> archs;                      // always built; every row's CUDA must build them
-  std::vector<SourceLocation> arch_where;       // where each of `archs` is written
-  std::vector<Arch> optional_archs;             // built where the row's CUDA can
-  std::string min_python, min_torch, min_cuda;  // empty = no minimum
+  std::vector<Arch> archs;                 // always built; every row's CUDA must build them
+  std::vector<SourceLocation> arch_where;  // where each of `archs` is written
+  std::vector<Arch> optional_archs;        // built where the row's CUDA can
+  std::string min_python, min_torch;       // empty = no minimum
+  std::optional<CudaVersion> min_cuda;
   // Rows on torch >= stable_abi_min_torch build the binding against the
   // PyTorch stable ABI of torch stable_abi_target (kernels/families.json,
   // binding.stable_abi); empty: every row uses the classic binding.
@@ -158,7 +160,8 @@ struct Package {
 
 // A combination not built, and why. Empty lists match everything.
 struct Exclusion {
-  std::vector<std::string> packages, torch, cuda, pythons, platforms;
+  std::vector<std::string> packages, torch, pythons, platforms;
+  std::vector<CudaVersion> cuda;
   std::string reason;
   SourceLocation where;
 };
@@ -167,7 +170,8 @@ struct Exclusion {
 struct Profile {
   std::string name;
   std::string description;
-  std::vector<std::string> packages, torch, cuda, pythons, platforms;
+  std::vector<std::string> packages, torch, pythons, platforms;
+  std::vector<CudaVersion> cuda;
   // Narrows each row's archs, for quick local builds (empty = the package's).
   // The row keeps its id: `sagebuild --row ID` builds the full row.
   std::vector<std::string> archs;

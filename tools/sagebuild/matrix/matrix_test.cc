@@ -25,7 +25,7 @@ const Matrix& real() {
 }
 
 bool at_least(const std::string& version, const char* minimum) { return compare_versions(version, minimum) >= 0; }
-bool cuda_at_least(const Row& r, const char* v) { return at_least(r.cuda, v); }
+bool cuda_at_least(const Row& r, const CudaVersion& v) { return r.cuda >= v; }
 
 }  // namespace
 
@@ -50,7 +50,7 @@ TEST_CASE("the default profile is one row: torch 2.11.0 + CUDA 13.0 on Linux, se
   const Row& r = plan.rows[0];
   CHECK(r.id == "sageattention-2.2.0-torch2.11.0-cu130-abi3-linux_x86_64");
   CHECK(r.torch == "2.11.0");
-  CHECK(r.cuda == "13.0");
+  CHECK(r.cuda == CudaVersion{13, 0});
   CHECK(r.platform == "linux_x86_64");
   CHECK(r.runner_os == "ubuntu-22.04");
   CHECK(contains(r.pythons, "3.12"));
@@ -81,7 +81,8 @@ TEST_CASE("abi3 rows collapse the Pythons of a torch release into one wheel") {
   // No two sageattention rows differ only in Python.
   std::set<std::string> combos;
   for (const Row& row : m.rows)
-    if (row.package == "sageattention") CHECK(combos.insert(row.torch + "/" + row.cuda + "/" + row.platform).second);
+    if (row.package == "sageattention")
+      CHECK(combos.insert(row.torch + "/" + row.cuda.release_str() + "/" + row.platform).second);
   // The python312 profile returns the same abi3 wheel, not a 3.12-only one.
   Plan py312 = expand(m, "python312");
   CHECK(std::any_of(py312.rows.begin(), py312.rows.end(),
@@ -99,7 +100,7 @@ TEST_CASE("sageattn3 rows are per-interpreter and within its minimums") {
     REQUIRE(r.pythons.size() == 1);
     CHECK(r.abi_tag == r.python_tag);
     CHECK(r.id.find("-" + r.python_tag + "-") != std::string::npos);
-    CHECK(cuda_at_least(r, "12.8"));
+    CHECK(cuda_at_least(r, {12, 8}));
     CHECK(at_least(r.torch, "2.9"));
     CHECK(at_least(r.pythons[0], "3.12"));
     CHECK(r.naming == NamingScheme::local_version);
@@ -150,8 +151,8 @@ TEST_CASE("rows carry only archs their CUDA builds") {
   for (const Row& r : real().rows) {
     INFO(r.id);
     for (const Arch& a : r.archs) {
-      if (cuda_at_least(r, "13.0")) CHECK(a.sm >= 75);
-      if (a.sm == 120) CHECK(cuda_at_least(r, "12.8"));
+      if (cuda_at_least(r, {13, 0})) CHECK(a.sm >= 75);
+      if (a.sm == 120) CHECK(cuda_at_least(r, {12, 8}));
       CHECK(cuda_builds(*find_cuda(real(), r.cuda), a));
     }
     CHECK(std::is_sorted(r.archs.begin(), r.archs.end()));
@@ -215,7 +216,7 @@ TEST_CASE("exclusions and package minimums remove rows") {
   CHECK(find_row(m, "sageattention-2.2.0-torch2.6.0-cu124-abi3-linux_x86_64"));
   CHECK_FALSE(find_row(m, "sageattention-2.2.0-torch2.6.0-cu124-abi3-win_amd64"));
   // sageattention needs CUDA 12.4: no cu118 rows.
-  for (const Row& r : m.rows) CHECK(r.cuda != "11.8");
+  for (const Row& r : m.rows) CHECK(r.cuda != CudaVersion{11, 8});
   Plan p26 = expand(m, "pytorch26");
   for (const Row& r : p26.rows) CHECK(r.torch == "2.6.0");
 }

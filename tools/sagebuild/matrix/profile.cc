@@ -19,7 +19,8 @@ bool any_of_in(const std::vector<std::string>& filter, const std::vector<std::st
 }
 
 bool passes_filters(const Profile& p, const Row& row) {
-  return any_of_in(p.packages, {row.package}) && any_of_in(p.torch, {row.torch}) && any_of_in(p.cuda, {row.cuda}) &&
+  bool cuda = p.cuda.empty() || std::find(p.cuda.begin(), p.cuda.end(), row.cuda) != p.cuda.end();
+  return any_of_in(p.packages, {row.package}) && any_of_in(p.torch, {row.torch}) && cuda &&
          any_of_in(p.platforms, {row.platform}) && any_of_in(p.pythons, row.pythons) &&
          (!p.pypi_only || row.pypi_buildable) && (!p.default_cuda || row.pypi_variant);
 }
@@ -50,7 +51,7 @@ void prefer_pinned_python(const Profile& p, Row& row) {
 // Per-interpreter rows of one package x torch x CUDA x platform differ only
 // in Python; keep the newest. (An abi3 row already serves the newest.)
 std::vector<Row> newest_python_only(std::vector<Row> rows) {
-  std::map<std::tuple<std::string, std::string, std::string, std::string>, std::size_t> newest;
+  std::map<std::tuple<std::string, std::string, CudaVersion, std::string>, std::size_t> newest;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     auto key = std::make_tuple(rows[i].package, rows[i].torch, rows[i].cuda, rows[i].platform);
     auto [it, inserted] = newest.emplace(key, i);
@@ -91,10 +92,11 @@ std::string torch_list(const std::vector<const TorchRelease*>& torch) {
 void check_cuda(const Matrix& m, const Profile& p, const ProfileSource& s) {
   if (p.torch.empty()) return;
   auto torch = pinned_torch(m, p);
-  for (const Located& cuda : s.cuda) {
+  for (std::size_t i = 0; i < s.cuda.size(); ++i) {
+    const Located& cuda = s.cuda[i];  // where p.cuda[i] is written
     bool shipped = std::any_of(torch.begin(), torch.end(), [&](const TorchRelease* t) {
       return std::any_of(t->variants.begin(), t->variants.end(),
-                         [&](const TorchVariant& v) { return v.cuda == cuda.text; });
+                         [&](const TorchVariant& v) { return v.cuda == p.cuda[i]; });
     });
     if (shipped) continue;
     if (torch.size() == 1)
@@ -138,10 +140,10 @@ void check_archs(const Matrix& m, const Profile& p, const ProfileSource& s) {
   for (const Located& written : s.archs) {
     Arch arch = *parse_arch(written.text);  // the loader checked the syntax
     check_arch_packages(m, p, written, arch);
-    for (const Located& cuda : s.cuda)
-      if (!cuda_builds(*find_cuda(m, cuda.text), arch))
+    for (const CudaVersion& cuda : p.cuda)
+      if (!cuda_builds(*find_cuda(m, cuda), arch))
         throw ConfigError(written.where, "arch " + arch.name() + " " + cuda_requirement(m, arch) + ", but profile '" +
-                                             p.name + "' pins CUDA " + cuda.text);
+                                             p.name + "' pins CUDA " + cuda.release_str());
   }
 }
 

@@ -179,7 +179,7 @@ TEST_CASE("profile filters default_cuda and newest_torch, and what they refuse")
                                                            "  newest:\n    newest_torch: 1\n"));
   auto pypi = expand(m, "pypi_cuda").rows;
   REQUIRE(pypi.size() == 1);
-  CHECK(pypi[0].cuda == "12.8");
+  CHECK(pypi[0].cuda == CudaVersion{12, 8});
   CHECK(expand(m, "newest").rows.size() == 2);  // one torch release in kBase: both its rows
   std::string file;
   auto zero = load_error("newest0.yaml", base + "  none:\n    newest_torch: 0\n", &file);

@@ -18,6 +18,10 @@ bool at_least(std::string_view version, const std::string& minimum) {
   return minimum.empty() || compare_versions(version, minimum) >= 0;
 }
 
+bool at_least(const CudaVersion& version, const std::optional<CudaVersion>& minimum) {
+  return !minimum || version >= *minimum;
+}
+
 // The combination a row is built for, before the ABI mode splits or merges
 // Pythons.
 struct Combo {
@@ -36,9 +40,9 @@ std::vector<Arch> archs_for(const Matrix& m, const Combo& c) {
     const Arch& arch = c.package.archs[i];
     if (!cuda_builds(cuda, arch))
       throw ConfigError(c.package.arch_where.at(i), "package '" + c.package.name + "' needs arch " + arch.name() +
-                                                        ", but CUDA " + cuda.version + " (torch " + c.torch.version +
-                                                        ") cannot build it: arch " + arch.name() + " " +
-                                                        cuda_requirement(m, arch) +
+                                                        ", but CUDA " + cuda.version.release_str() + " (torch " +
+                                                        c.torch.version + ") cannot build it: arch " + arch.name() +
+                                                        " " + cuda_requirement(m, arch) +
                                                         ". Raise the package's min_cuda, move the arch to "
                                                         "optional_archs, or exclude the combination");
     archs.push_back(arch);
@@ -67,7 +71,7 @@ std::string encoded(std::optional<std::string> value, const std::string& why, co
   if (value) return *value;
   throw ConfigError(c.torch.where, "package '" + c.package.name + "' names its wheels by " + std::string(scheme) +
                                        ", which cannot encode torch " + c.torch.version + " with CUDA " +
-                                       c.variant.cuda + ": " + why);
+                                       c.variant.cuda.release_str() + ": " + why);
 }
 
 void name_wheel(Row& row, const Combo& c) {
@@ -102,7 +106,7 @@ Row make_row(const Combo& c, const std::optional<UpstreamTree>& upstream, std::v
   row.abi_tag = row.abi_mode == AbiMode::abi3 ? "abi3" : row.python_tag;
   row.torch = c.torch.version;
   row.cuda = c.variant.cuda;
-  row.cuda_tag = cuda_tag(row.cuda);
+  row.cuda_tag = row.cuda.tag();
   row.platform = c.platform.tag;
   row.runner_os = c.platform.runner;
   set_archs(row, std::move(archs));
@@ -177,16 +181,17 @@ std::string torch_index_url(const Platform& platform, const std::string& cuda_ta
   return url;
 }
 
-bool excludes(const Exclusion& e, std::string_view package, std::string_view torch, std::string_view cuda,
+bool excludes(const Exclusion& e, std::string_view package, std::string_view torch, const CudaVersion& cuda,
               std::string_view platform, std::string_view python) {
-  return matches(e.packages, package) && matches(e.torch, torch) && matches(e.cuda, cuda) &&
-         matches(e.platforms, platform) && matches(e.pythons, python);
+  bool cuda_matches = e.cuda.empty() || std::find(e.cuda.begin(), e.cuda.end(), cuda) != e.cuda.end();
+  return matches(e.packages, package) && matches(e.torch, torch) && cuda_matches && matches(e.platforms, platform) &&
+         matches(e.pythons, python);
 }
 
 bool row_less(const Row& a, const Row& b) {
   if (a.package != b.package) return a.package < b.package;
   if (auto c = compare_versions(a.torch, b.torch); c != 0) return c < 0;
-  if (auto c = compare_versions(a.cuda, b.cuda); c != 0) return c < 0;
+  if (auto c = a.cuda <=> b.cuda; c != 0) return c < 0;
   if (auto c = compare_versions(a.build_python, b.build_python); c != 0) return c < 0;
   return a.platform < b.platform;
 }

@@ -21,7 +21,7 @@ constexpr std::uint64_t kMaxRows = 10'000;
 // be more than kMaxRows.
 std::vector<Row> compute_rows(const Matrix& m);
 
-bool excludes(const Exclusion& e, std::string_view package, std::string_view torch, std::string_view cuda,
+bool excludes(const Exclusion& e, std::string_view package, std::string_view torch, const CudaVersion& cuda,
               std::string_view platform, std::string_view python);
 
 // Plan order, by content only: stable whatever the order of the YAML file.

@@ -21,7 +21,7 @@ TEST_CASE("dotted versions parse strictly and compare numerically") {
   CHECK(version_digits("3.12") == "312");
 }
 
-TEST_CASE("CUDA versions: a release is major.minor; code and tag as wheel names write them") {
+TEST_CASE("CUDA versions parse as major.minor and give the code and tag wheel names carry") {
   CHECK(CudaVersion::parse_release("12.8") == CudaVersion{12, 8, 0});
   CHECK(CudaVersion::parse_release("12.10") == CudaVersion{12, 10, 0});
   for (const char* bad : {"", "12", "12.8.1", "12.08", "v12.8", "12.8 ", "12.x"})
@@ -36,6 +36,7 @@ TEST_CASE("CUDA versions: a release is major.minor; code and tag as wheel names 
   CHECK(CudaVersion{12, 8, 0}.code() == "128");
   CHECK(CudaVersion{12, 10, 0}.code() == "1210");
   CHECK(CudaVersion{13, 0, 88}.tag() == "cu130");
+  CHECK(CudaVersion{12, 10, 0}.tag() == "cu1210");
   std::string why;
   CHECK_FALSE(CudaVersion{9, 2, 0}.code(&why));
   CHECK(why == "CUDA 9.2: expected major 10..99 and minor 0..99");
@@ -57,16 +58,14 @@ TEST_CASE("suggestions only for plausible typos") {
 // The adapter onto wheel/build_tag.h and wheel/filename.h, on that header's
 // own examples.
 TEST_CASE("build tags and local versions come from wheel/build_tag.h") {
-  CHECK(build_tag("2.8.0", "12.9") == "280.129");
-  CHECK(build_tag("2.10.0", "13.0") == "21000.130");
-  CHECK(build_tag("2.11.1", "12.8") == "21101.128");
-  CHECK(build_tag("2.6.0", "12.4") == "260.124");
+  CHECK(build_tag("2.8.0", {12, 9}) == "280.129");
+  CHECK(build_tag("2.10.0", {13, 0}) == "21000.130");
+  CHECK(build_tag("2.11.1", {12, 8}) == "21101.128");
+  CHECK(build_tag("2.6.0", {12, 4}) == "260.124");
   std::string why;
-  CHECK_FALSE(build_tag("2.9.10", "12.8", &why));
+  CHECK_FALSE(build_tag("2.9.10", {12, 8}, &why));
   CHECK_FALSE(why.empty());
-  CHECK(cuda_tag("12.10") == "cu1210");
-  CHECK_FALSE(cuda_code("9.2"));
-  CHECK(local_version("12.8", "2.9.0") == "cu128torch2.9.0");
+  CHECK(local_version({12, 8}, "2.9.0") == "cu128torch2.9.0");
   CHECK(wheel_filename("sageattn3", "1.0.0+cu128torch2.9.0", "", "cp312", "cp312", "linux_x86_64") ==
         "sageattn3-1.0.0+cu128torch2.9.0-cp312-cp312-linux_x86_64.whl");
   CHECK(wheel_filename("sage-attn.x", "1.0", "280.129", "cp39", "abi3", "win_amd64") ==

@@ -45,22 +45,18 @@ std::string CudaVersion::release_str() const { return std::to_string(major) + ".
 
 std::string CudaVersion::full_str() const { return release_str() + "." + std::to_string(patch); }
 
-namespace {
-
-wheel::Version wheel_release(const CudaVersion& v) {
+wheel::Version CudaVersion::wheel_release() const {
   wheel::Version w;
-  w.release = {static_cast<std::uint64_t>(v.major), static_cast<std::uint64_t>(v.minor)};
+  w.release = {static_cast<std::uint64_t>(major), static_cast<std::uint64_t>(minor)};
   return w;
 }
 
-}  // namespace
-
 std::optional<std::string> CudaVersion::code(std::string* why) const {
-  return wheel::encode_cuda_code(wheel_release(*this), why);
+  return wheel::encode_cuda_code(wheel_release(), why);
 }
 
 std::string CudaVersion::tag() const {
-  auto tag = wheel::encode_cuda_tag(wheel_release(*this));
+  auto tag = wheel::encode_cuda_tag(wheel_release());
   if (!tag) throw std::logic_error("CudaVersion::tag: unchecked CUDA version " + release_str());
   return *tag;
 }

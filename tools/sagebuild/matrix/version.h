@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sagebuild/wheel/pep440.h"
+
 namespace sb::matrix {
 
 struct DottedVersion {
@@ -43,6 +45,8 @@ struct CudaVersion {
   // "cu130": the code as PyTorch's index, row ids and local versions write
   // it.  Only for a version code() accepts (the loader checks every row's).
   std::string tag() const;
+  // The release as PEP 440 sees it (wheel/build_tag.h encodes that): 13.0.
+  wheel::Version wheel_release() const;
 
   std::strong_ordering operator<=>(const CudaVersion& other) const = default;
 };

@@ -19,22 +19,12 @@ wheel::Version version(std::string_view text) {
 
 }  // namespace
 
-std::optional<std::string> build_tag(std::string_view torch, std::string_view cuda, std::string* why) {
-  return wheel::encode_build_tag(version(torch), version(cuda), why);
+std::optional<std::string> build_tag(std::string_view torch, const CudaVersion& cuda, std::string* why) {
+  return wheel::encode_build_tag(version(torch), cuda.wheel_release(), why);
 }
 
-std::optional<std::string> local_version(std::string_view cuda, std::string_view torch, std::string* why) {
-  return wheel::encode_local_version(version(cuda), version(torch), why);
-}
-
-std::optional<std::string> cuda_code(std::string_view cuda, std::string* why) {
-  return wheel::encode_cuda_code(version(cuda), why);
-}
-
-std::string cuda_tag(std::string_view cuda) {
-  auto tag = wheel::encode_cuda_tag(version(cuda));
-  if (!tag) throw std::logic_error("cuda_tag: unchecked CUDA version " + std::string(cuda));
-  return *tag;
+std::optional<std::string> local_version(const CudaVersion& cuda, std::string_view torch, std::string* why) {
+  return wheel::encode_local_version(cuda.wheel_release(), version(torch), why);
 }
 
 std::string wheel_filename(std::string_view project, std::string_view wheel_version, std::string_view build_tag,

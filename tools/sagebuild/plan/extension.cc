@@ -221,7 +221,7 @@ RowSpec extension_from_families(const KernelManifest& m, const matrix::Row& row)
   spec.package = row.project;
   spec.package_dir = fs::path("python") / row.project;
   spec.summary = "SageAttention: quantized attention kernels for PyTorch (built for torch " + row.torch + ", CUDA " +
-                 row.cuda + ")";
+                 row.cuda.release_str() + ")";
   spec.license_expression = "MIT";
   spec.license_file = "LICENSE";
   return spec;

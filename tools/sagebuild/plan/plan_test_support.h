@@ -96,7 +96,7 @@ inline sb::matrix::Row row(Kind kind, const std::string& torch,
   r.pythons = {"3.10", "3.11", "3.12"};
   r.build_python = "3.10";
   r.torch = torch;
-  r.cuda = "13.0";
+  r.cuda = {13, 0};
   r.archs = std::move(archs);
   r.ptx_arch = A("8.9");
   return r;

@@ -58,7 +58,7 @@ sb::matrix::Row row(std::vector<Arch> archs) {
   r.pythons = {"3.12"};
   r.build_python = "3.12";
   r.torch = "2.11.0";
-  r.cuda = "13.0";
+  r.cuda = {13, 0};
   r.archs = std::move(archs);
   r.ptx_arch = r.archs.back();
   return r;
@@ -211,14 +211,14 @@ TEST_CASE("cuda_libraries: the CUDA library headers a tree includes, for each ro
   CHECK(spec.headers[1].requirement() == "nvidia-cusparse==12.6.3.3");
   // CUDA 12: the -cu12 wheels, one directory per library.
   auto r128 = row({A("8.0")});
-  r128.cuda = "12.8";
+  r128.cuda = {12, 8};
   auto spec128 = extensions_from_source(m, r128);
   REQUIRE(spec128.headers.size() == 2);
   CHECK(spec128.headers[0].requirement() == "nvidia-cublas-cu12==12.8.5.5");
   CHECK(spec128.headers[1].include_dirs == std::vector<std::string>{"nvidia/cusparse/include"});
   // A CUDA without pins is refused, saying where they come from.
   auto r124 = row({A("8.0")});
-  r124.cuda = "12.4";
+  r124.cuda = {12, 4};
   CHECK_THROWS_WITH(extensions_from_source(m, r124), Catch::Contains("cuda-toolkit==12.4.*"));
   // The repository's sageattn3 manifest declares what torch's CUDAContext.h includes.
   auto sage3 = load_source_manifest(fs::path(SAGEBUILD_SOURCE_DIR) / "matrix/sources/upstream-sageattn3.yaml");

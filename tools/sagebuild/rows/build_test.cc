@@ -140,14 +140,15 @@ TEST_CASE("doctor --preprocess reads the missing header out of each compiler's w
 }
 
 TEST_CASE("what provides a missing header, for the row's CUDA") {
+  using sb::matrix::CudaVersion;
   using sb::toolchain::header_provider;
-  CHECK(header_provider("cublas_v2.h", "13.0") ==
+  CHECK(header_provider("cublas_v2.h", CudaVersion{13, 0}) ==
         "provided by the nvidia-cublas wheel (CUDA 13.0; `cuda_libraries: [cublas]` in the tree's source manifest "
         "provisions its headers) / a full CUDA toolkit's libcublas-dev-13-0");
-  CHECK(header_provider("cusolverDn.h", "12.8").find("nvidia-cusolver-cu12 wheel") != std::string::npos);
-  CHECK(header_provider("cutlass/cutlass.h", "13.0").find("nvidia-cutlass") != std::string::npos);
-  CHECK(header_provider("Python.h", "13.0").find("python3-dev") != std::string::npos);
-  CHECK(header_provider("ATen/ATen.h", "13.0").find("torch wheel") != std::string::npos);
-  CHECK(header_provider("cuda_fp8.h", "12.8").find("CUDA 12.8 toolkit") != std::string::npos);
-  CHECK(header_provider("my_own.h", "13.0").empty());
+  CHECK(header_provider("cusolverDn.h", CudaVersion{12, 8}).find("nvidia-cusolver-cu12 wheel") != std::string::npos);
+  CHECK(header_provider("cutlass/cutlass.h", CudaVersion{13, 0}).find("nvidia-cutlass") != std::string::npos);
+  CHECK(header_provider("Python.h", CudaVersion{13, 0}).find("python3-dev") != std::string::npos);
+  CHECK(header_provider("ATen/ATen.h", CudaVersion{13, 0}).find("torch wheel") != std::string::npos);
+  CHECK(header_provider("cuda_fp8.h", CudaVersion{12, 8}).find("CUDA 12.8 toolkit") != std::string::npos);
+  CHECK(header_provider("my_own.h", CudaVersion{13, 0}).empty());
 }

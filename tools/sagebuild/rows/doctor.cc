@@ -33,7 +33,8 @@ int run_doctor(BuildOptions o, run::ProcessRunner& runner, std::ostream& out) {
   for (const auto& row : s.rows) {
     std::string archs;
     for (const auto& a : row.archs) archs += (archs.empty() ? "" : " ") + a.name();
-    out << "\n" << row.id << " (torch " << row.torch << ", CUDA " << row.cuda << ", archs " << archs << ")\n";
+    out << "\n"
+        << row.id << " (torch " << row.torch << ", CUDA " << row.cuda.release_str() << ", archs " << archs << ")\n";
     std::vector<toolchain::Check> checks;
     try {
       checks = resolvers.for_row(row).diagnose(row);

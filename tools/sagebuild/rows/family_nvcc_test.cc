@@ -59,7 +59,7 @@ sb::matrix::Row row(std::vector<Arch> archs) {
   r.torch = "2.11.0";
   r.pythons = {"3.12"};
   r.build_python = "3.12";
-  r.cuda = "13.0";
+  r.cuda = {13, 0};
   r.archs = std::move(archs);
   r.ptx_arch = r.archs.back();
   return r;

@@ -22,8 +22,8 @@ matrix::Row row_for_environment(const matrix::Matrix& m, const toolchain::Python
   std::vector<std::string> near;  // what the matrix builds of this torch release here
   for (const auto& r : m.rows) {
     if (r.source != matrix::kOurSource || r.platform != platform || r.torch != release) continue;
-    if (r.cuda != py.torch->cuda) {
-      near.push_back("CUDA " + r.cuda);
+    if (r.cuda.release_str() != py.torch->cuda) {
+      near.push_back("CUDA " + r.cuda.release_str());
       continue;
     }
     if (std::find(r.pythons.begin(), r.pythons.end(), py.version()) != r.pythons.end()) return r;

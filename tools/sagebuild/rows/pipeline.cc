@@ -82,12 +82,13 @@ void smoke(const plan::RowInput& in, const plan::RowGraph& rg, const fs::path& w
     if (auto own = s.smoke_python(in.row.id)) {
       python = own;
       const auto& t = own->torch;
-      importable = t && t->version.substr(0, t->version.find('+')) == in.row.torch && t->cuda == in.row.cuda;
+      importable =
+          t && t->version.substr(0, t->version.find('+')) == in.row.torch && t->cuda == in.row.cuda.release_str();
       if (!importable)
         throw UsageError("smoke test: " + own->executable.string() + " (--provision-torch) imports " +
                          (t ? "torch " + t->version + " for CUDA " + (t->cuda.empty() ? "none" : t->cuda)
                             : std::string("no torch")) +
-                         ", the row needs torch " + in.row.torch + " for CUDA " + in.row.cuda);
+                         ", the row needs torch " + in.row.torch + " for CUDA " + in.row.cuda.release_str());
     }
   if (!python) {
     res.smoke = "not run: no Python here to install the wheel with";

@@ -58,7 +58,7 @@ struct Fixture {
     tc.cuda_include = dir / "cuda/include";
     tc.cuda_lib = dir / "cuda/lib";
     tc.torch = {dir / "torch", row->torch + "+" + row->cuda_tag, true};
-    tc.row_torch_cuda = row->cuda;
+    tc.row_torch_cuda = row->cuda.release_str();
     tc.python_include = dir / "py/include";
     tc.python_lib_dir = dir / "py/libs";
     tc.python_version = "3.12";

@@ -50,7 +50,7 @@ std::string last_lines(const std::string& text, std::size_t n) {
   return text.substr(pos + 1);
 }
 
-UnitRun preprocess_unit(run::ProcessRunner& runner, const graph::Edge& e, const std::string& cuda) {
+UnitRun preprocess_unit(run::ProcessRunner& runner, const graph::Edge& e, const matrix::CudaVersion& cuda) {
   UnitRun u;
   std::error_code ec;
   fs::create_directories(e.temp.parent_path(), ec);

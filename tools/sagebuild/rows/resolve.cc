@@ -45,8 +45,8 @@ RowResolver& Resolvers::for_row(const matrix::Row& row) {
                      " is for win_amd64: building it needs a Windows host with Visual Studio "
                      "(the C++ x64 tools) and " +
                      (toolchain::cuda_provisioned_from_pypi(row.cuda, row.platform)
-                          ? "pip (CUDA " + row.cuda + " comes from NVIDIA's win_amd64 wheels on PyPI)"
-                          : "the CUDA " + row.cuda + " toolkit") +
+                          ? "pip (CUDA " + row.cuda.release_str() + " comes from NVIDIA's win_amd64 wheels on PyPI)"
+                          : "the CUDA " + row.cuda.release_str() + " toolkit") +
                      "; this host builds " + host +
                      " rows (`--dry-run` prints the row's Windows plan here; its CI job runs on a windows runner: "
                      "`sagebuild matrix --format github` names it)");

@@ -178,7 +178,7 @@ Session open_session(BuildOptions o, run::ProcessRunner& runner, std::ostream& o
     const matrix::Row& row = s.rows[i];
     s.results[i].row_id = row.id;
     s.results[i].torch = row.torch;
-    s.results[i].cuda = row.cuda;
+    s.results[i].cuda = row.cuda.release_str();
     s.results[i].python =
         row.pythons.size() == 1 ? row.pythons.front() : row.pythons.front() + "-" + row.pythons.back();
     s.results[i].platform = row.platform;
@@ -248,14 +248,14 @@ void check_archs(Session& s, const matrix::Matrix& m, const matrix::Row& row, co
     if (matrix::cuda_builds(*cuda, a)) continue;
     std::string list;
     for (const Arch& b : cuda->archs) list += (list.empty() ? "" : ", ") + b.name();
-    std::string why =
-        matrix::any_cuda_builds(m, a)
-            ? "CUDA " + row.cuda + " does not compile it (" + a.name() + " " + matrix::cuda_requirement(m, a) + ")"
-            : "no CUDA release in the matrix compiles it: it is not a GPU architecture NVIDIA ships, "
-              "nor one CUDA " +
-                  row.cuda + " supports";
-    throw UsageError("--archs " + a.name() + ": row " + row.id + ": " + why + "; CUDA " + row.cuda + " compiles " +
-                     list + "; fix: pass archs from that list");
+    std::string why = matrix::any_cuda_builds(m, a)
+                          ? "CUDA " + row.cuda.release_str() + " does not compile it (" + a.name() + " " +
+                                matrix::cuda_requirement(m, a) + ")"
+                          : "no CUDA release in the matrix compiles it: it is not a GPU architecture NVIDIA ships, "
+                            "nor one CUDA " +
+                                row.cuda.release_str() + " supports";
+    throw UsageError("--archs " + a.name() + ": row " + row.id + ": " + why + "; CUDA " + row.cuda.release_str() +
+                     " compiles " + list + "; fix: pass archs from that list");
   }
 }
 

@@ -30,7 +30,7 @@ distinfo::BuildInfo make_build_info(const matrix::Row& row, const toolchain::Row
   b.torch.version = row.torch;
   b.torch.cxx11_abi = tc.torch.cxx11_abi;
   b.torch.cuda = tc.row_torch_cuda;
-  b.cuda.version = row.cuda;
+  b.cuda.version = row.cuda.release_str();
   b.cuda.nvcc = tc.nvcc_version;
   // build_info.json writes compute capabilities ("9.0"); the 'a' of an
   // arch-specific target is a compile option, not a different capability.

@@ -35,7 +35,7 @@ sb::matrix::Row row(std::vector<Arch> archs) {
   r.pythons = {"3.10"};
   r.build_python = "3.10";
   r.torch = "2.11.0";
-  r.cuda = "13.0";
+  r.cuda = {13, 0};
   r.archs = std::move(archs);
   r.ptx_arch = r.archs.back();
   return r;

@@ -39,7 +39,7 @@ CudaVersion query_nvcc(ProcessRunner& runner, const fs::path& nvcc) {
   return *v;
 }
 
-CudaFound find_cuda(ProcessRunner& runner, const CudaSearch& search, const std::string& want) {
+CudaFound find_cuda(ProcessRunner& runner, const CudaSearch& search, const CudaVersion& want) {
   CudaFound found;
   std::vector<std::pair<std::string, fs::path>> places;
   if (search.cuda_home_flag) places.emplace_back("--cuda-home", *search.cuda_home_flag / "bin/nvcc");
@@ -53,8 +53,8 @@ CudaFound find_cuda(ProcessRunner& runner, const CudaSearch& search, const std::
     } else {
       try {
         c.version = query_nvcc(runner, nvcc);
-        if (c.version->release_str() != want)
-          c.problem = "nvcc " + c.version->full_str() + ", the row needs CUDA " + want;
+        if (c.version->release() != want.release())
+          c.problem = "nvcc " + c.version->full_str() + ", the row needs CUDA " + want.release_str();
       } catch (const UsageError& e) {
         c.problem = e.what();
       }
@@ -73,18 +73,17 @@ CudaFound find_cuda(ProcessRunner& runner, const CudaSearch& search, const std::
   return found;
 }
 
-std::string cuda_provision_blocker(const std::string& want) {
-  const std::string major = want.substr(0, want.find('.'));
-  if (major == "13") return "";
-  if (major == "12")
+std::string cuda_provision_blocker(const CudaVersion& want) {
+  if (want.major == 13) return "";
+  if (want.major == 12)
     // Read off the wheels themselves (2026-11-23; win_amd64 2026-11-27): nvidia-cuda-nvcc-cu12
     // 12.8.93 and 12.9.86 hold bin/ptxas (ptxas.exe), libNVVM (nvvm64_40_0.dll) and
     // libdevice, but no nvcc driver and no cicc, and there is no nvidia-nvvm-cu12;
     // nvidia-cuda-runtime-cu12 has no libcudart_static.a.
-    return "PyPI has no nvcc for CUDA " + want +
+    return "PyPI has no nvcc for CUDA " + want.release_str() +
            ": NVIDIA's CUDA 12 wheels (nvidia-cuda-nvcc-cu12) carry "
            "ptxas and libNVVM only, not the nvcc driver or cicc";
-  return "only CUDA 13.x can be provisioned from PyPI, not CUDA " + want;
+  return "only CUDA 13.x can be provisioned from PyPI, not CUDA " + want.release_str();
 }
 
 std::vector<std::string> cuda_home_files(const std::string& platform) {
@@ -124,26 +123,25 @@ std::vector<std::string> cuda_home_files(const std::string& platform) {
   return files;
 }
 
-bool cuda_provisioned_from_pypi(const std::string& want, const std::string& platform) {
+bool cuda_provisioned_from_pypi(const CudaVersion& want, const std::string& platform) {
   return !cuda_home_files(platform).empty() && cuda_provision_blocker(want).empty();
 }
 
-std::vector<std::string> cuda_wheel_names(const std::string& want) {
+std::vector<std::string> cuda_wheel_names(const CudaVersion& want) {
   const std::string blocker = cuda_provision_blocker(want);
   if (!blocker.empty())
-    throw UsageError("cannot provision CUDA " + want + " from PyPI: " + blocker + "; install the CUDA " + want +
-                     " toolkit and pass --cuda-home (or set CUDA_HOME)");
-  const std::string major = want.substr(0, want.find('.'));
-  if (major == "13")
+    throw UsageError("cannot provision CUDA " + want.release_str() + " from PyPI: " + blocker + "; install the CUDA " +
+                     want.release_str() + " toolkit and pass --cuda-home (or set CUDA_HOME)");
+  if (want.major == 13)
     return {"nvidia-cuda-nvcc", "nvidia-cuda-runtime", "nvidia-cuda-cccl", "nvidia-cuda-crt", "nvidia-nvvm"};
-  throw UsageError("cannot provision CUDA " + want +
+  throw UsageError("cannot provision CUDA " + want.release_str() +
                    " from PyPI: only CUDA 12.x and 13.x wheels are known; install it and pass "
                    "--cuda-home");
 }
 
-std::vector<std::string> cuda_wheel_requirements(const std::string& want) {
+std::vector<std::string> cuda_wheel_requirements(const CudaVersion& want) {
   std::vector<std::string> reqs;
-  for (const auto& n : cuda_wheel_names(want)) reqs.push_back(n + "==" + want + ".*");
+  for (const auto& n : cuda_wheel_names(want)) reqs.push_back(n + "==" + want.release_str() + ".*");
   return reqs;
 }
 

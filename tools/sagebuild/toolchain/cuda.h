@@ -51,7 +51,7 @@ struct CudaFound {
 };
 
 // Asks each candidate nvcc for its version and picks the first matching `want` ("13.0").
-CudaFound find_cuda(ProcessRunner& runner, const CudaSearch& search, const std::string& want);
+CudaFound find_cuda(ProcessRunner& runner, const CudaSearch& search, const CudaVersion& want);
 
 // Asks one nvcc; throws UsageError when it does not run or answer.
 CudaVersion query_nvcc(ProcessRunner& runner, const std::filesystem::path& nvcc);
@@ -59,7 +59,7 @@ CudaVersion query_nvcc(ProcessRunner& runner, const std::filesystem::path& nvcc)
 // Why CUDA `want` ("12.8") cannot be provisioned from NVIDIA's PyPI wheels, or ""
 // when it can (13.x: nvidia-cuda-nvcc carries the whole compiler, on Linux
 // and on Windows alike).
-std::string cuda_provision_blocker(const std::string& want);
+std::string cuda_provision_blocker(const CudaVersion& want);
 
 // Every file of a CUDA home that nvcc (its nvcc.profile, the tools it runs,
 // the headers it includes) and the extension's link look for, relative to the
@@ -74,16 +74,16 @@ std::vector<std::string> cuda_home_files(const std::string& platform);
 // row of `platform`: a platform cuda_home_files() knows and no blocker above.
 // `sagebuild matrix --format github` tells the workflow so per row, and the
 // workflow installs the toolkit of the rows where it cannot (CUDA 12).
-bool cuda_provisioned_from_pypi(const std::string& want, const std::string& platform);
+bool cuda_provisioned_from_pypi(const CudaVersion& want, const std::string& platform);
 
 // The PyPI distributions that make up a CUDA home for `want` ("13.0" -> the
 // CUDA 13 names, the same for every platform); throws UsageError (with
 // cuda_provision_blocker's reason and the fix) for a CUDA that PyPI cannot provide.
-std::vector<std::string> cuda_wheel_names(const std::string& want);
+std::vector<std::string> cuda_wheel_names(const CudaVersion& want);
 
 // What pip downloads for `want`: each of cuda_wheel_names() pinned to the
 // row's release, "nvidia-cuda-nvcc==13.0.*" (pip takes each one's newest
 // 13.0.x for the platform asked for).  Throws as cuda_wheel_names().
-std::vector<std::string> cuda_wheel_requirements(const std::string& want);
+std::vector<std::string> cuda_wheel_requirements(const CudaVersion& want);
 
 }  // namespace sb::toolchain

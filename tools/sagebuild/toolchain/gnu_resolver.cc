@@ -75,13 +75,13 @@ void GnuResolver::find_cuda(const matrix::Row& row, bool provision, Found& f) {
   fs::path cached = cuda_cache_entry(opt_.cache_dir, row.cuda) / "bin/nvcc";
   if (found.toolkit) {
     f.cuda = found.toolkit;
-    f.checks.push_back({true, "CUDA " + row.cuda,
+    f.checks.push_back({true, "CUDA " + row.cuda.release_str(),
                         f.cuda->nvcc.string() + " " + f.cuda->version.full_str() + " (" + f.cuda->origin + ")", ""});
   } else if (!opt_.cuda_home && fs::exists(cached)) {
     auto v = query_nvcc(runner_, cached);
     f.cuda = CudaToolkit{cached.parent_path().parent_path(), cached, v, "cache (PyPI wheels)"};
-    f.checks.push_back(
-        {v.release_str() == row.cuda, "CUDA " + row.cuda, cached.string() + " " + v.full_str() + " (cache)", ""});
+    f.checks.push_back({v.release() == row.cuda, "CUDA " + row.cuda.release_str(),
+                        cached.string() + " " + v.full_str() + " (cache)", ""});
   } else {
     std::string tried;
     for (const auto& c : found.candidates) tried += (tried.empty() ? "" : "; ") + c.origin + ": " + c.problem;
@@ -90,33 +90,33 @@ void GnuResolver::find_cuda(const matrix::Row& row, bool provision, Found& f) {
 }
 
 void GnuResolver::provision_or_plan_cuda(const matrix::Row& row, bool provision, const std::string& tried, Found& f) {
-  const std::string what = "CUDA " + row.cuda;
+  const std::string what = "CUDA " + row.cuda.release_str();
   const std::string blocker = cuda_provision_blocker(row.cuda);
   if (opt_.plan_only && (opt_.cuda_home || !blocker.empty())) {
     plan_missing_cuda(row, opt_.cuda_home || blocker.empty() ? tried : tried + "; " + blocker, f);
   } else if (!opt_.cuda_home && !blocker.empty()) {  // dry run or not: this row needs a local CUDA
     f.fail({false, what, tried + "; " + blocker,
-            "install the CUDA " + row.cuda + " toolkit and pass --cuda-home (or set CUDA_HOME)"});
+            "install the CUDA " + row.cuda.release_str() + " toolkit and pass --cuda-home (or set CUDA_HOME)"});
   } else if (provision && !opt_.cuda_home && f.pip_python) {
     fs::path home = provision_cuda(runner_, opt_, *f.pip_python, row.cuda, row.platform);
     auto v = query_nvcc(runner_, home / "bin/nvcc");
-    if (v.release_str() != row.cuda) {
-      f.fail({false, what, "provisioned nvcc reports " + v.full_str(), "pass --cuda-home with CUDA " + row.cuda});
+    if (v.release() != row.cuda) {
+      f.fail({false, what, "provisioned nvcc reports " + v.full_str(),
+              "pass --cuda-home with CUDA " + row.cuda.release_str()});
       return;
     }
     f.cuda = CudaToolkit{home, home / "bin/nvcc", v, "cache (PyPI wheels)"};
     f.checks.push_back({true, what, f.cuda->nvcc.string() + " " + v.full_str() + " (provisioned)", ""});
   } else if (opt_.plan_only && !opt_.cuda_home) {
     fs::path home = cuda_cache_entry(opt_.cache_dir, row.cuda);
-    f.cuda = CudaToolkit{home, home / "bin/nvcc", CudaVersion::parse_release(row.cuda).value_or(CudaVersion{}),
-                         "to be provisioned from PyPI"};
+    f.cuda = CudaToolkit{home, home / "bin/nvcc", row.cuda, "to be provisioned from PyPI"};
     f.checks.push_back(
         {true, what,
          f.cuda->nvcc.string() + " (dry run: " + tried + "; `build` provisions it from NVIDIA's PyPI wheels)", ""});
   } else {
     f.fail({false, what, tried,
-            opt_.cuda_home ? "point --cuda-home at a CUDA " + row.cuda + " toolkit"
-                           : "install CUDA " + row.cuda +
+            opt_.cuda_home ? "point --cuda-home at a CUDA " + row.cuda.release_str() + " toolkit"
+                           : "install CUDA " + row.cuda.release_str() +
                                  " and pass --cuda-home, or let `sagebuild build` provision "
                                  "it from PyPI into " +
                                  cuda_cache_entry(opt_.cache_dir, row.cuda).string()});
@@ -128,12 +128,11 @@ void GnuResolver::provision_or_plan_cuda(const matrix::Row& row, bool provision,
 // --cuda-home says, else a labelled placeholder, and the check says what is
 // missing and how to get it.
 void GnuResolver::plan_missing_cuda(const matrix::Row& row, const std::string& why, Found& f) {
-  fs::path home = opt_.cuda_home ? *opt_.cuda_home : fs::path("<CUDA_HOME of CUDA " + row.cuda + ">");
-  f.cuda = CudaToolkit{home, home / "bin/nvcc", CudaVersion::parse_release(row.cuda).value_or(CudaVersion{}),
-                       "missing here"};
+  fs::path home = opt_.cuda_home ? *opt_.cuda_home : fs::path("<CUDA_HOME of CUDA " + row.cuda.release_str() + ">");
+  f.cuda = CudaToolkit{home, home / "bin/nvcc", row.cuda, "missing here"};
   f.checks.push_back(
-      {false, "CUDA " + row.cuda, why,
-       "a real build needs it: install the CUDA " + row.cuda + " toolkit" +
+      {false, "CUDA " + row.cuda.release_str(), why,
+       "a real build needs it: install the CUDA " + row.cuda.release_str() + " toolkit" +
            (opt_.cuda_home ? " into " + opt_.cuda_home->string() : " and pass --cuda-home DIR (or set CUDA_HOME)")});
 }
 
@@ -146,7 +145,7 @@ void GnuResolver::find_torch(const matrix::Row& row, bool provision, const std::
                              Found& f) {
   const std::optional<PythonTorch> py_torch = f.pip_python ? f.pip_python->torch : std::nullopt;
   bool same_release = py_torch && py_torch->version.substr(0, py_torch->version.find('+')) == row.torch;
-  bool python_has_it = same_release && py_torch->cuda == row.cuda;
+  bool python_has_it = same_release && py_torch->cuda == row.cuda.release_str();
   auto cached = cached_torch(opt_.cache_dir, row);
   std::optional<TorchInstall> stable;
   if (stable_min_torch && !python_has_it && !cached)
@@ -168,7 +167,7 @@ void GnuResolver::find_torch(const matrix::Row& row, bool provision, const std::
     TorchInstall t;
     t.root = opt_.cache_dir / "torch" / (row.torch + "-" + row.cuda_tag + "-<wheel sha>") / "torch";
     t.version = row.torch;
-    t.cuda = row.cuda;
+    t.cuda = row.cuda.release_str();
     t.abi_source = "dry run: read from the torch build once downloaded";
     t.origin =
         "to be provisioned: pip download --no-deps torch==" + row.torch + " --index-url " + torch_index_for(opt_, row);
@@ -177,8 +176,9 @@ void GnuResolver::find_torch(const matrix::Row& row, bool provision, const std::
     std::string other;
     if (same_release)
       other = "; the Python has torch " + py_torch->version + " built for CUDA " +
-              (py_torch->cuda.empty() ? "none (CPU)" : py_torch->cuda) + ", the row needs CUDA " + row.cuda;
-    f.fail({false, "torch " + row.torch + " (CUDA " + row.cuda + ")",
+              (py_torch->cuda.empty() ? "none (CPU)" : py_torch->cuda) + ", the row needs CUDA " +
+              row.cuda.release_str();
+    f.fail({false, "torch " + row.torch + " (CUDA " + row.cuda.release_str() + ")",
             "not importable from the Python and not in the cache" + other,
             "`sagebuild build` downloads it (pip download torch==" + row.torch +
                 "); or pass --python with a Python "
@@ -191,7 +191,7 @@ void GnuResolver::find_torch(const matrix::Row& row, bool provision, const std::
 void GnuResolver::use_stable_abi_torch(const matrix::Row& row, bool provision, TorchInstall headers, Found& f) {
   f.torch = headers;
   if (!provision) {  // dry run: no network; `build` reads it
-    f.row_torch_cuda = row.cuda;
+    f.row_torch_cuda = row.cuda.release_str();
     f.row_torch_check = "dry run: `build` reads torch/version.py of the torch " + row.torch + " wheel on " +
                         torch_index_for(opt_, row) + " with HTTP ranges";
     return;
@@ -215,10 +215,11 @@ void GnuResolver::use_stable_abi_torch(const matrix::Row& row, bool provision, T
 void GnuResolver::use_torch(const matrix::Row& row, TorchInstall t, Found& f) {
   if (t.public_version() != row.torch) {
     f.fail({false, "torch " + row.torch, t.root.string() + " is torch " + t.version, "use torch " + row.torch});
-  } else if (t.cuda != row.cuda) {
-    f.fail({false, "torch " + row.torch + " for CUDA " + row.cuda,
+  } else if (t.cuda != row.cuda.release_str()) {
+    f.fail({false, "torch " + row.torch + " for CUDA " + row.cuda.release_str(),
             t.root.string() + " is torch " + t.version + " built for CUDA " + (t.cuda.empty() ? "none (CPU)" : t.cuda),
-            "use the torch " + row.torch + " build for CUDA " + row.cuda + " (--torch-wheel FILE or --python)"});
+            "use the torch " + row.torch + " build for CUDA " + row.cuda.release_str() +
+                " (--torch-wheel FILE or --python)"});
   } else {
     f.torch = std::move(t);
   }
@@ -282,7 +283,7 @@ void GnuResolver::find_host_compiler(const matrix::Row& row, Found& f) {
         range = SupportedRange{0, *max, host_config.string()};
     return range;
   };
-  const std::string what = "host compiler for CUDA " + row.cuda;
+  const std::string what = "host compiler for CUDA " + row.cuda.release_str();
   std::optional<SupportedRange> gcc_range = range_for("gcc");
   auto accepted = [&](const HostCandidate& c) {
     auto r = range_for(c.id.id);
@@ -303,8 +304,8 @@ void GnuResolver::find_host_compiler(const matrix::Row& row, Found& f) {
     } else {
       std::string want = std::to_string(gcc_range->max_major);
       f.fail({false, what,
-              (first ? refused + "outside CUDA " + row.cuda + "'s " + range_text("gcc", *gcc_range) + " (per " +
-                           gcc_range->source + ")"
+              (first ? refused + "outside CUDA " + row.cuda.release_str() + "'s " + range_text("gcc", *gcc_range) +
+                           " (per " + gcc_range->source + ")"
                      : std::string("no c++, g++ or clang++ on PATH")) +
                   "; no g++-N on PATH nor " + (opt_.gcc_toolset_root / "gcc-toolset-N").string() + " it accepts",
               "install gcc " + want + ": `dnf install gcc-toolset-" + want +
@@ -324,9 +325,10 @@ void GnuResolver::find_host_compiler(const matrix::Row& row, Found& f) {
   f.host_cxx = first->path;
   std::optional<SupportedRange> range = range_for(f.host->id);
   std::string found = f.host_cxx.string() + " (" + f.host->id + " " + f.host->version() + ")";
-  if (!refused.empty()) found += "; " + refused + "which CUDA " + row.cuda + " refuses";
+  if (!refused.empty()) found += "; " + refused + "which CUDA " + row.cuda.release_str() + " refuses";
   if (!range)
-    f.checks.push_back({true, what, found + "; no known range for CUDA " + row.cuda + ", nvcc will check", ""});
+    f.checks.push_back(
+        {true, what, found + "; no known range for CUDA " + row.cuda.release_str() + ", nvcc will check", ""});
   else if (auto msg = check_range(*f.host, *range, row.cuda); !msg.empty())
     f.fail({false, what, found, msg});
   else
@@ -352,7 +354,7 @@ GnuResolver::Found GnuResolver::discover(const matrix::Row& row, bool provision,
   if (row.abi_mode == wheel::AbiMode::per_interpreter && f.torch_python &&
       f.torch_python->version() != row.build_python) {
     const auto& own = f.python;
-    bool has_it = own && own->torch && own->torch->cuda == row.cuda &&
+    bool has_it = own && own->torch && own->torch->cuda == row.cuda.release_str() &&
                   own->torch->version.substr(0, own->torch->version.find('+')) == row.torch;
     f.torch_python = has_it ? own : std::nullopt;
   }
@@ -363,10 +365,10 @@ GnuResolver::Found GnuResolver::discover(const matrix::Row& row, bool provision,
   if (f.torch) {
     bool other_release = f.torch->public_version() != row.torch;
     if (other_release)
-      f.checks.push_back({true, "torch " + row.torch + " for CUDA " + row.cuda, f.row_torch_check, ""});
+      f.checks.push_back({true, "torch " + row.torch + " for CUDA " + row.cuda.release_str(), f.row_torch_check, ""});
     f.checks.push_back({true,
                         std::string(other_release ? "stable-ABI headers: " : "") + "torch " +
-                            f.torch->public_version() + " for CUDA " + row.cuda,
+                            f.torch->public_version() + " for CUDA " + row.cuda.release_str(),
                         f.torch->root.string() + " " + f.torch->version + ", cxx11 abi " +
                             (f.torch->cxx11_abi ? "1" : "0") + " (" + f.torch->abi_source + "; " + f.torch->origin +
                             ")",

@@ -95,7 +95,7 @@ sb::matrix::Row row() {
   r.id = "sageattention-2.2.0-torch2.11.0-cu130-abi3-linux_x86_64";
   r.abi_mode = sb::matrix::AbiMode::abi3;
   r.torch = "2.11.0";
-  r.cuda = "13.0";
+  r.cuda = {13, 0};
   r.pythons = {"3.10", "3.11"};
   r.build_python = "3.10";
   r.platform = "linux_x86_64";
@@ -160,7 +160,7 @@ namespace {
 sb::matrix::Row row_126() {
   auto r = row();
   r.id = "sageattention-2.2.0-torch2.11.0-cu126-abi3-linux_x86_64";
-  r.cuda = "12.6";
+  r.cuda = {12, 6};
   return r;
 }
 

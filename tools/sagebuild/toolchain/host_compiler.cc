@@ -28,7 +28,7 @@ std::optional<CompilerId> parse_compiler_version(std::string_view text) {
   return c;
 }
 
-std::optional<SupportedRange> supported_range(const std::string& cuda, const std::string& id) {
+std::optional<SupportedRange> supported_range(const matrix::CudaVersion& cuda, const std::string& id) {
   // What each release's crt/host_config.h enforces (nvcc #errors outside it
   // unless -allow-unsupported-compiler), read from NVIDIA's wheels on PyPI:
   //   CUDA  wheel (crt/host_config.h)          gcc                clang
@@ -62,7 +62,7 @@ std::optional<SupportedRange> supported_range(const std::string& cuda, const std
       {{"13.2", "gcc"}, {0, 15, "crt/host_config.h of nvidia-cuda-crt 13.2.86"}},
       {{"13.2", "clang"}, {3, 21, "crt/host_config.h of nvidia-cuda-crt 13.2.86"}},
   };
-  auto it = table.find({cuda, id});
+  auto it = table.find({cuda.release_str(), id});
   if (it == table.end()) return std::nullopt;
   return it->second;
 }
@@ -83,12 +83,12 @@ std::optional<int> max_major_from_host_config(std::string_view text, const std::
   return std::nullopt;
 }
 
-std::string check_range(const CompilerId& c, const SupportedRange& r, const std::string& cuda) {
+std::string check_range(const CompilerId& c, const SupportedRange& r, const matrix::CudaVersion& cuda) {
   if (c.major >= r.min_major && c.major <= r.max_major) return {};
   std::string range = r.min_major > 0 ? std::to_string(r.min_major) + " to " + std::to_string(r.max_major)
                                       : "up to " + std::to_string(r.max_major);
-  return c.id + " " + c.version() + " is not supported by CUDA " + cuda + " (supported: " + c.id + " " + range +
-         ", per " + r.source + "); install a supported one and pass --host-compiler PATH";
+  return c.id + " " + c.version() + " is not supported by CUDA " + cuda.release_str() + " (supported: " + c.id + " " +
+         range + ", per " + r.source + "); install a supported one and pass --host-compiler PATH";
 }
 
 }  // namespace sb::toolchain

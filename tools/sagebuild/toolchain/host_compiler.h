@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "sagebuild/matrix/version.h"
+
 namespace sb::toolchain {
 
 struct CompilerId {
@@ -24,8 +26,8 @@ struct SupportedRange {
   std::string source;                // the header (and wheel) it was read from
 };
 
-// From the table for a CUDA "X.Y"; nullopt when the release is not in it.
-std::optional<SupportedRange> supported_range(const std::string& cuda, const std::string& compiler_id);
+// From the table for a CUDA release; nullopt when the release is not in it.
+std::optional<SupportedRange> supported_range(const matrix::CudaVersion& cuda, const std::string& compiler_id);
 
 // The maximum the toolkit itself enforces, read from <cuda>/include/crt/host_config.h
 // ("#if __GNUC__ > 15"; for clang the generic check's "__clang_major__ >= 21",
@@ -33,6 +35,6 @@ std::optional<SupportedRange> supported_range(const std::string& cuda, const std
 std::optional<int> max_major_from_host_config(std::string_view text, const std::string& compiler_id);
 
 // Empty when `c` is inside `range`; otherwise what is wrong and how to fix it.
-std::string check_range(const CompilerId& c, const SupportedRange& range, const std::string& cuda);
+std::string check_range(const CompilerId& c, const SupportedRange& range, const matrix::CudaVersion& cuda);
 
 }  // namespace sb::toolchain

@@ -93,8 +93,7 @@ void find_windows_cuda(ProcessRunner& runner, WindowsToolchainFacts& f, const ma
                        const std::optional<std::string>& cuda_home, const WindowsCudaProvisioner& provision) {
   // NVIDIA's installer's variables: CUDA_PATH is the last toolkit installed,
   // CUDA_PATH_V12_8 (say) each one.
-  std::string per_version = "CUDA_PATH_V" + row.cuda;
-  std::replace(per_version.begin(), per_version.end(), '.', '_');
+  const std::string per_version = "CUDA_PATH_V" + std::to_string(row.cuda.major) + "_" + std::to_string(row.cuda.minor);
   const std::string cuda_path = f.cuda_path;  // %CUDA_PATH%, "" when unset
   std::optional<CudaVersion> v;
   if (cuda_home) {
@@ -109,20 +108,21 @@ void find_windows_cuda(ProcessRunner& runner, WindowsToolchainFacts& f, const ma
         } catch (const UsageError&) {  // no nvcc that answers there: PyPI's serves
         }
     }
-    if (provision && (!v || v->release_str() != row.cuda)) {
+    if (provision && (!v || v->release() != row.cuda)) {
       // Installed is another release, or none: as on Linux, NVIDIA's wheels.
       use_cuda(f, provision(row.cuda), "cache (PyPI wheels)");
       v.reset();
     } else if (cuda_path.empty()) {
-      throw UsageError("no CUDA " + row.cuda + " toolkit for row " + row.id + ": neither " + per_version +
-                       " nor CUDA_PATH is set; install the CUDA " + row.cuda +
+      throw UsageError("no CUDA " + row.cuda.release_str() + " toolkit for row " + row.id + ": neither " + per_version +
+                       " nor CUDA_PATH is set; install the CUDA " + row.cuda.release_str() +
                        " toolkit for Windows (its installer sets them) or pass --cuda-home DIR");
     }
   }
   if (!v) v = query_nvcc(runner, f.nvcc);
-  if (v->release_str() != row.cuda)
-    throw UsageError(f.nvcc + " is CUDA " + v->full_str() + "; row " + row.id + " needs CUDA " + row.cuda +
-                     ": install it (" + per_version + " then names it) or set CUDA_PATH to it");
+  if (v->release() != row.cuda)
+    throw UsageError(f.nvcc + " is CUDA " + v->full_str() + "; row " + row.id + " needs CUDA " +
+                     row.cuda.release_str() + ": install it (" + per_version +
+                     " then names it) or set CUDA_PATH to it");
   f.nvcc_version = v->full_str();
 }
 
@@ -222,7 +222,7 @@ WindowsToolchainFacts MsvcResolver::facts_for(const matrix::Row& row, bool stabl
     if (auto home = cuda_home()) {  // the toolkit the job installed, as it names it
       use_cuda(f, *home, "--cuda-home");
     } else if (cuda_from_pypi(row)) {  // unless one is installed, `build` provisions it into its cache
-      use_cuda(f, win_join("<CACHE_DIR>", "cuda\\" + row.cuda), "to be provisioned from PyPI");
+      use_cuda(f, win_join("<CACHE_DIR>", "cuda\\" + row.cuda.release_str()), "to be provisioned from PyPI");
     }
     return f;
   }
@@ -230,18 +230,21 @@ WindowsToolchainFacts MsvcResolver::facts_for(const matrix::Row& row, bool stabl
   WindowsToolchainFacts f = *vs_;
   try {
     find_windows_cuda(*vc_runner_, f, row, cuda_home(), provisioner(row, python));
-    checks.push_back({true, "CUDA " + row.cuda, f.nvcc + " " + f.nvcc_version + " (" + f.cuda_origin + ")", ""});
+    checks.push_back(
+        {true, "CUDA " + row.cuda.release_str(), f.nvcc + " " + f.nvcc_version + " (" + f.cuda_origin + ")", ""});
   } catch (const CudaNotCached& e) {  // a dry run or doctor: nothing is downloaded
     use_cuda(f, e.entry.string(), "to be provisioned from PyPI");
     f.nvcc_version = placeholder_windows_facts().nvcc_version;
-    const std::string how = "`sagebuild build` downloads NVIDIA's win_amd64 wheels of CUDA " + row.cuda + " from PyPI";
+    const std::string how =
+        "`sagebuild build` downloads NVIDIA's win_amd64 wheels of CUDA " + row.cuda.release_str() + " from PyPI";
     if (opt_.plan_only)
-      checks.push_back({true, "CUDA " + row.cuda, f.nvcc + " (dry run: " + e.what() + "; " + how + " into it)", ""});
+      checks.push_back(
+          {true, "CUDA " + row.cuda.release_str(), f.nvcc + " (dry run: " + e.what() + "; " + how + " into it)", ""});
     else
-      checks.push_back({false, "CUDA " + row.cuda, e.what(), how + " into it"});
+      checks.push_back({false, "CUDA " + row.cuda.release_str(), e.what(), how + " into it"});
   } catch (const UsageError& e) {
     if (!opt_.plan_only) throw;
-    checks.push_back({false, "CUDA " + row.cuda, e.what(), "the plan shows <CUDA_PATH> for it"});
+    checks.push_back({false, "CUDA " + row.cuda.release_str(), e.what(), "the plan shows <CUDA_PATH> for it"});
     const WindowsToolchainFacts p = placeholder_windows_facts();
     use_cuda(f, p.cuda_path, "placeholder");
     f.nvcc_version = p.nvcc_version;
@@ -251,8 +254,8 @@ WindowsToolchainFacts MsvcResolver::facts_for(const matrix::Row& row, bool stabl
     find_windows_python(*vc_runner_, f, row, python, stable_abi);
   } catch (const UsageError& e) {
     if (!opt_.plan_only) throw;
-    checks.push_back(
-        {false, "torch " + row.torch + " for CUDA " + row.cuda, e.what(), "the plan shows <placeholders> for it"});
+    checks.push_back({false, "torch " + row.torch + " for CUDA " + row.cuda.release_str(), e.what(),
+                      "the plan shows <placeholders> for it"});
     const WindowsToolchainFacts p = placeholder_windows_facts();
     f.torch_root = p.torch_root;
     f.torch_version = p.torch_version;
@@ -271,12 +274,12 @@ bool MsvcResolver::cuda_from_pypi(const matrix::Row& row) const {
 WindowsCudaProvisioner MsvcResolver::provisioner(const matrix::Row& row, const std::string& python) {
   if (!cuda_from_pypi(row)) return {};
   if (!opt_.provision)
-    return [this](const std::string& cuda) -> std::string {
+    return [this](const matrix::CudaVersion& cuda) -> std::string {
       fs::path entry = cuda_cache_entry(opt_.cache_dir, cuda);
       if (!fs::exists(entry / "bin" / "nvcc.exe")) throw CudaNotCached(entry);
       return entry.string();
     };
-  return [this, python, platform = row.platform](const std::string& cuda) {
+  return [this, python, platform = row.platform](const matrix::CudaVersion& cuda) {
     PythonInfo pip;  // the build Python, whose pip downloads the wheels
     pip.executable = python;
     return provision_cuda(*vc_runner_, opt_, pip, cuda, platform).string();
@@ -297,7 +300,8 @@ RowToolchain MsvcResolver::resolve(const matrix::Row& row, const std::optional<T
   RowToolchain t = msvc_row_toolchain(f, row, opt_.allow_unsupported_compiler);
   if (!f.placeholders) {
     checks.push_back({true, "MSVC " + f.msvc_version, f.cl, ""});
-    checks.push_back({true, "torch " + row.torch + " for CUDA " + row.cuda, f.torch_root + " " + f.torch_version, ""});
+    checks.push_back(
+        {true, "torch " + row.torch + " for CUDA " + row.cuda.release_str(), f.torch_root + " " + f.torch_version, ""});
     checks.push_back({true, "Python headers and import libraries", f.python_include + ", " + f.python_lib_dir, ""});
   }
   t.placeholders = f.placeholders;

@@ -58,7 +58,7 @@ WindowsToolchainFacts discover_windows_toolchain(ProcessRunner& runner, const st
 
 // Puts CUDA `cuda` ("13.0") where a Windows build can use it and returns that
 // home (MsvcResolver: provision_cuda, NVIDIA's win_amd64 wheels into the cache).
-using WindowsCudaProvisioner = std::function<std::string(const std::string& cuda)>;
+using WindowsCudaProvisioner = std::function<std::string(const matrix::CudaVersion& cuda)>;
 
 // The row's CUDA toolkit into `f`: `cuda_home` (--cuda-home: a demand), else
 // %CUDA_PATH_V<x>_<y>%, else %CUDA_PATH% when its nvcc is the row's CUDA, else

@@ -33,9 +33,9 @@ TEST_CASE("windows CUDA of a row: --cuda-home, CUDA_PATH_V<x>_<y>, CUDA_PATH, th
       Result{0, kNvcc128, "", true, 0};
   r.answers[R"(E:\cache\cuda\13.0\bin\nvcc.exe)"] = Result{0, kNvcc130, "", true, 0};
   std::vector<std::string> provisioned;
-  WindowsCudaProvisioner pypi = [&](const std::string& cuda) {
-    provisioned.push_back(cuda);
-    return std::string(R"(E:\cache\cuda\)") + cuda;
+  WindowsCudaProvisioner pypi = [&](const sb::matrix::CudaVersion& cuda) {
+    provisioned.push_back(cuda.release_str());
+    return std::string(R"(E:\cache\cuda\)") + cuda.release_str();
   };
 
   // Only CUDA 12.8 is installed: a CUDA 13.0 row takes PyPI's, once.

@@ -27,7 +27,7 @@ inline sb::matrix::Row win_row() {
   r.pythons = {"3.9", "3.10"};
   r.build_python = "3.10";
   r.torch = "2.7.1";
-  r.cuda = "12.8";
+  r.cuda = {12, 8};
   r.platform = "win_amd64";
   r.archs = {sb::parse_arch_arg("8.0", "test")};
   return r;
@@ -37,7 +37,7 @@ inline sb::matrix::Row win_row_130() {
   sb::matrix::Row r = win_row();
   r.id = "sageattention-2.2.0-torch2.11.0-cu130-abi3-win_amd64";
   r.torch = "2.11.0";
-  r.cuda = "13.0";
+  r.cuda = {13, 0};
   return r;
 }
 

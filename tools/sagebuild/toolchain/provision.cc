@@ -95,10 +95,10 @@ std::string check_version_py(const std::string& vpy, const std::string& what, co
   auto wcuda = parse_version_py(vpy, "cuda");
   if (!wver || wver->substr(0, wver->find('+')) != row.torch)
     throw UsageError(what + " is torch " + wver.value_or("?") + ", the row needs torch " + row.torch);
-  if (wcuda.value_or("") != row.cuda)
+  if (wcuda.value_or("") != row.cuda.release_str())
     throw UsageError(what + " is torch " + *wver + " built for CUDA " + wcuda.value_or("none") + ", but row " + row.id +
-                     " needs CUDA " + row.cuda + "; fix: take torch from PyTorch's index for CUDA " + row.cuda +
-                     " (--torch-index https://download.pytorch.org/whl/" + row.cuda_tag +
+                     " needs CUDA " + row.cuda.release_str() + "; fix: take torch from PyTorch's index for CUDA " +
+                     row.cuda.release_str() + " (--torch-index https://download.pytorch.org/whl/" + row.cuda_tag +
                      "), or pass that build's wheel with --torch-wheel");
   return *wcuda;
 }
@@ -106,10 +106,10 @@ std::string check_version_py(const std::string& vpy, const std::string& what, co
 }  // namespace
 
 std::optional<TorchInstall> stable_abi_torch(const fs::path& cache_dir, const std::optional<PythonInfo>& python,
-                                             const std::string& cuda, const TorchMinor& min) {
+                                             const matrix::CudaVersion& cuda, const TorchMinor& min) {
   auto serves = [&](const std::string& version, const std::string& its_cuda) {
     auto v = parse_torch_minor(version);
-    return v && !(*v < min) && its_cuda == cuda;
+    return v && !(*v < min) && its_cuda == cuda.release_str();
   };
   if (python && python->torch && serves(python->torch->version, python->torch->cuda)) {
     TorchInstall t = read_torch_dir(python->torch->dir);
@@ -188,11 +188,11 @@ TorchInstall provision_torch(ProcessRunner& runner, const ToolchainOptions& opt,
       std::string index = torch_index_for(opt, row);
       Result r = pip_download(runner, py, row, downloads, {"torch==" + row.torch}, pyver, index);
       if (!r.ok())
-        throw UsageError("cannot download torch " + row.torch + " for " + row.platform + " from " + index +
-                         " (pip exit " + std::to_string(r.exit_code) +
-                         "): " + r.err.substr(r.err.size() > 600 ? r.err.size() - 600 : 0) +
-                         "\n  fix: pass --torch-index with an index that serves torch " + row.torch + " for CUDA " +
-                         row.cuda + ", --python with a Python that has it, or --torch-wheel FILE with the wheel");
+        throw UsageError(
+            "cannot download torch " + row.torch + " for " + row.platform + " from " + index + " (pip exit " +
+            std::to_string(r.exit_code) + "): " + r.err.substr(r.err.size() > 600 ? r.err.size() - 600 : 0) +
+            "\n  fix: pass --torch-index with an index that serves torch " + row.torch + " for CUDA " +
+            row.cuda.release_str() + ", --python with a Python that has it, or --torch-wheel FILE with the wheel");
       have = wheels_in(downloads);
     }
     if (have.empty()) throw UsageError("pip reported success but left no torch wheel in " + downloads.string());
@@ -213,11 +213,12 @@ TorchInstall provision_torch(ProcessRunner& runner, const ToolchainOptions& opt,
 }
 
 fs::path provision_cuda(ProcessRunner& runner, const ToolchainOptions& opt, const PythonInfo& py,
-                        const std::string& cuda, const std::string& platform) {
+                        const matrix::CudaVersion& cuda, const std::string& platform) {
+  const std::string release = cuda.release_str();
   const std::vector<std::string> expected = cuda_home_files(platform);
   if (expected.empty())
     throw UsageError("sagebuild assembles a CUDA home from PyPI's wheels for linux_x86_64 and win_amd64, not " +
-                     platform + ": install CUDA " + cuda + " and pass --cuda-home DIR");
+                     platform + ": install CUDA " + release + " and pass --cuda-home DIR");
   const std::vector<std::string> reqs = cuda_wheel_requirements(cuda);  // throws for a CUDA PyPI lacks
   fs::path entry = cuda_cache_entry(opt.cache_dir, cuda);
   fs::create_directories(entry.parent_path());
@@ -228,9 +229,9 @@ fs::path provision_cuda(ProcessRunner& runner, const ToolchainOptions& opt, cons
     row.platform = platform;
     Result r = pip_download(runner, py, row, dl, reqs, "3.12");
     if (!r.ok())
-      throw UsageError("cannot download CUDA " + cuda + " for " + platform + " from PyPI (pip exit " +
+      throw UsageError("cannot download CUDA " + release + " for " + platform + " from PyPI (pip exit " +
                        std::to_string(r.exit_code) + "): " + r.err.substr(r.err.size() > 600 ? r.err.size() - 600 : 0) +
-                       "\n  fix: install CUDA " + cuda + " and pass --cuda-home DIR");
+                       "\n  fix: install CUDA " + release + " and pass --cuda-home DIR");
     // CUDA 13 wheels put everything under nvidia/cu13/, on Linux and Windows:
     // merged, that is the toolkit's tree (bin/, nvvm/, include/, lib/).
     for (const auto& w : wheels_in(dl)) unpack_wheel(w, tmp, {{"nvidia/cu13/", "nvidia/cu13/"}});
@@ -255,13 +256,16 @@ fs::path provision_cuda(ProcessRunner& runner, const ToolchainOptions& opt, cons
     for (const auto& f : expected)
       if (!fs::exists(tmp / f)) missing += (missing.empty() ? "" : ", ") + f;
     if (!missing.empty())
-      throw UsageError("the CUDA " + cuda + " wheels from PyPI (" + platform + ") lack what nvcc and the link need: " +
-                       missing + "\n  fix: install CUDA " + cuda + " and pass --cuda-home DIR");
+      throw UsageError("the CUDA " + release + " wheels from PyPI (" + platform +
+                       ") lack what nvcc and the link need: " + missing + "\n  fix: install CUDA " + release +
+                       " and pass --cuda-home DIR");
   });
   return entry;
 }
 
-fs::path cuda_cache_entry(const fs::path& cache_dir, const std::string& cuda) { return cache_dir / "cuda" / cuda; }
+fs::path cuda_cache_entry(const fs::path& cache_dir, const matrix::CudaVersion& cuda) {
+  return cache_dir / "cuda" / cuda.release_str();
+}
 
 fs::path headers_entry(const fs::path& cache_dir, const HeaderPackage& package) {
   return cache_dir / "headers" /
@@ -273,18 +277,17 @@ const std::vector<std::string>& known_cuda_libraries() {
   return libs;
 }
 
-std::string header_provider(const std::string& header, const std::string& cuda) {
-  const std::string major = cuda.substr(0, cuda.find('.'));
-  std::string dashed = cuda;
-  std::replace(dashed.begin(), dashed.end(), '.', '-');
+std::string header_provider(const std::string& header, const matrix::CudaVersion& cuda) {
+  const std::string major = std::to_string(cuda.major);
+  const std::string dashed = major + "-" + std::to_string(cuda.minor);
   std::string base = header.substr(header.rfind('/') + 1);
   // The CUDA libraries' own headers (a CUDA 13 wheel holds them all in nvidia/cu13/include/).
   static const std::vector<std::pair<std::string, std::string>> library_prefixes = {
       {"cublas", "cublas"}, {"cusparse", "cusparse"}, {"cusolver", "cusolver"}};
   for (const auto& [prefix, lib] : library_prefixes)
     if (base.rfind(prefix, 0) == 0 && header.find('/') == std::string::npos) {
-      std::string wheel = "nvidia-" + lib + (major == "12" ? "-cu12" : "");
-      return "provided by the " + wheel + " wheel (CUDA " + cuda + "; `cuda_libraries: [" + lib +
+      std::string wheel = "nvidia-" + lib + (cuda.major == 12 ? "-cu12" : "");
+      return "provided by the " + wheel + " wheel (CUDA " + cuda.release_str() + "; `cuda_libraries: [" + lib +
              "]` in the tree's source manifest provisions its headers) / a full CUDA toolkit's lib" + lib + "-dev-" +
              dashed;
     }
@@ -296,12 +299,13 @@ std::string header_provider(const std::string& header, const std::string& cuda) 
   for (const char* p : {"cuda", "crt/", "cub/", "thrust/", "nv/", "vector_types.h", "driver_types.h", "library_types.h",
                         "nvtx3/", "curand", "cufft", "nvrtc", "cuComplex.h"})
     if (header.rfind(p, 0) == 0)
-      return "provided by the CUDA " + cuda + " toolkit (NVIDIA's CUDA " + major +
+      return "provided by the CUDA " + cuda.release_str() + " toolkit (NVIDIA's CUDA " + major +
              " wheels on PyPI, or a full install's cuda-libraries-dev-" + dashed + ")";
   return "";
 }
 
-std::vector<HeaderPackage> cuda_library_headers(const std::string& cuda, const std::vector<std::string>& libraries,
+std::vector<HeaderPackage> cuda_library_headers(const matrix::CudaVersion& cuda,
+                                                const std::vector<std::string>& libraries,
                                                 const std::string& platform) {
   // What each CUDA release pins: the Requires-Dist of its extras in the
   // newest cuda-toolkit==X.Y.* on PyPI (its METADATA, read 2026-11-28; the
@@ -321,17 +325,17 @@ std::vector<HeaderPackage> cuda_library_headers(const std::string& cuda, const s
   };
   std::vector<HeaderPackage> out;
   if (libraries.empty()) return out;
-  auto release = pins.find(cuda);
+  auto release = pins.find(cuda.release_str());
   if (release == pins.end()) {
     std::string known;
     for (const auto& [v, _] : pins) known += (known.empty() ? "" : ", ") + v;
-    throw UsageError("CUDA " + cuda + ": sagebuild knows the CUDA library wheels of CUDA " + known +
-                     " only; add CUDA " + cuda +
+    throw UsageError("CUDA " + cuda.release_str() + ": sagebuild knows the CUDA library wheels of CUDA " + known +
+                     " only; add CUDA " + cuda.release_str() +
                      "'s pins to cuda_library_headers (tools/sagebuild/toolchain/"
                      "provision.cc) from the METADATA of cuda-toolkit==" +
-                     cuda + ".* on PyPI");
+                     cuda.release_str() + ".* on PyPI");
   }
-  const std::string major = cuda.substr(0, cuda.find('.'));
+  const std::string major = std::to_string(cuda.major);
   for (const auto& lib : libraries) {
     auto pin = release->second.find(lib);
     if (pin == release->second.end())
@@ -339,9 +343,9 @@ std::vector<HeaderPackage> cuda_library_headers(const std::string& cuda, const s
                        "' is not one sagebuild provisions headers for (known: cublas, "
                        "cusolver, cusparse)");
     HeaderPackage h;
-    h.name = "nvidia-" + lib + (major == "12" ? "-cu12" : "");
+    h.name = "nvidia-" + lib + (cuda.major == 12 ? "-cu12" : "");
     h.version = pin->second;
-    h.include_dirs = {major == "12" ? "nvidia/" + lib + "/include" : "nvidia/cu" + major + "/include"};
+    h.include_dirs = {cuda.major == 12 ? "nvidia/" + lib + "/include" : "nvidia/cu" + major + "/include"};
     h.platform = platform;
     out.push_back(std::move(h));
   }

@@ -32,7 +32,7 @@ std::optional<std::filesystem::path> cached_torch(const std::filesystem::path& c
 // Any torch in the cache or `python`'s, of a release >= `min` built for
 // `cuda`: the headers and libraries a stable-ABI binding can compile against.
 std::optional<TorchInstall> stable_abi_torch(const std::filesystem::path& cache_dir,
-                                             const std::optional<PythonInfo>& python, const std::string& cuda,
+                                             const std::optional<PythonInfo>& python, const matrix::CudaVersion& cuda,
                                              const TorchMinor& min);
 
 // torch/version.py of the row's torch wheel on the index, read with range
@@ -47,10 +47,10 @@ std::string remote_torch_version_py(ProcessRunner& runner, const ToolchainOption
 // cannot get the wheels, when they lack one of those files, or for a
 // platform or CUDA that PyPI's wheels cannot make a home of.
 std::filesystem::path provision_cuda(ProcessRunner& runner, const ToolchainOptions& opt, const PythonInfo& pip_python,
-                                     const std::string& cuda, const std::string& platform);
-// Where provision_cuda puts CUDA `cuda` ("13.0"): one per cache, whose host
-// has one platform.
-std::filesystem::path cuda_cache_entry(const std::filesystem::path& cache_dir, const std::string& cuda);
+                                     const matrix::CudaVersion& cuda, const std::string& platform);
+// Where provision_cuda puts CUDA `cuda` (<cache>/cuda/13.0): one per cache,
+// whose host has one platform.
+std::filesystem::path cuda_cache_entry(const std::filesystem::path& cache_dir, const matrix::CudaVersion& cuda);
 
 // <cache>/headers/<name>-<version>: the package's wheel from PyPI (pip
 // download --no-deps, asked for `platform`, the rows' "linux_x86_64" or
@@ -67,12 +67,12 @@ std::filesystem::path provision_headers(ProcessRunner& runner, const ToolchainOp
 // CUDA release pins (cuda_library_pins), their include/ directory.  Headers
 // only: nothing of them is linked.  Throws UsageError for a library or a CUDA
 // release without pins here, naming where to read them.
-std::vector<HeaderPackage> cuda_library_headers(const std::string& cuda, const std::vector<std::string>& libraries,
-                                                const std::string& platform);
+std::vector<HeaderPackage> cuda_library_headers(const matrix::CudaVersion& cuda,
+                                                const std::vector<std::string>& libraries, const std::string& platform);
 // What provides `header` (as an #include names it: "cublas_v2.h",
 // "cutlass/cutlass.h") for a row of CUDA `cuda`: a sentence naming the wheel
 // and the package of a full install, or empty when it is none sagebuild knows.
-std::string header_provider(const std::string& header, const std::string& cuda);
+std::string header_provider(const std::string& header, const matrix::CudaVersion& cuda);
 
 // The libraries cuda_library_headers knows.
 const std::vector<std::string>& known_cuda_libraries();

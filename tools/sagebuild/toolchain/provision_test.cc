@@ -80,7 +80,7 @@ std::unique_ptr<Provisioned> provision_from_pypi(HostProcessRunner& runner, cons
   auto p = std::make_unique<Provisioned>(platform);
   p->options.cache_dir = p->cache.path;
   p->pip.executable = *py;
-  p->home = provision_cuda(runner, p->options, p->pip, "13.0", platform);
+  p->home = provision_cuda(runner, p->options, p->pip, CudaVersion{13, 0}, platform);
   return p;
 }
 
@@ -228,7 +228,7 @@ TEST_CASE("CUDA 13.0 for win_amd64 from NVIDIA's PyPI wheels: every file nvcc.ex
 
   // Filled once: asked again, nothing runs.
   NoRunner none;
-  CHECK(provision_cuda(none, cuda->options, cuda->pip, "13.0", "win_amd64") == home);
+  CHECK(provision_cuda(none, cuda->options, cuda->pip, CudaVersion{13, 0}, "win_amd64") == home);
   CHECK(none.calls == 0);
 
   // nvcc.exe compiles nothing without cl.exe ("Cannot find compiler 'cl.exe'

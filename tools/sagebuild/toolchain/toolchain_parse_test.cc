@@ -56,22 +56,22 @@ TEST_CASE("the real nvcc answers with its version", "[posix]") {
   CHECK(v.major >= 12);
   CudaSearch s;
   s.cuda_home_flag = std::filesystem::path("/usr/local/cuda");
-  auto found = find_cuda(r, s, v.release_str());
+  auto found = find_cuda(r, s, v.release());
   REQUIRE(found.toolkit);
   CHECK(found.toolkit->origin == "--cuda-home");
-  auto wrong = find_cuda(r, s, "11.8");
+  auto wrong = find_cuda(r, s, CudaVersion{11, 8});
   CHECK_FALSE(wrong.toolkit);
   REQUIRE(wrong.candidates.size() == 1);  // --cuda-home is a demand: nothing else is tried
   CHECK(wrong.candidates[0].problem.find("the row needs CUDA 11.8") != std::string::npos);
 }
 
 TEST_CASE("CUDA wheel names per major") {
-  CHECK(cuda_wheel_names("13.0").front() == "nvidia-cuda-nvcc");
+  CHECK(cuda_wheel_names(CudaVersion{13, 0}).front() == "nvidia-cuda-nvcc");
   // PyPI's CUDA 12 nvcc wheels have ptxas and libNVVM but no nvcc driver: not provisionable.
-  CHECK(cuda_provision_blocker("13.0").empty());
-  CHECK(cuda_provision_blocker("12.8").find("PyPI has no nvcc for CUDA 12.8") != std::string::npos);
-  CHECK_THROWS_WITH(cuda_wheel_names("12.8"), Catch::Contains("pass --cuda-home"));
-  CHECK_THROWS_AS(cuda_wheel_names("11.8"), sb::UsageError);
+  CHECK(cuda_provision_blocker(CudaVersion{13, 0}).empty());
+  CHECK(cuda_provision_blocker(CudaVersion{12, 8}).find("PyPI has no nvcc for CUDA 12.8") != std::string::npos);
+  CHECK_THROWS_WITH((cuda_wheel_names(CudaVersion{12, 8})), Catch::Contains("pass --cuda-home"));
+  CHECK_THROWS_AS((cuda_wheel_names(CudaVersion{11, 8})), sb::UsageError);
 }
 
 TEST_CASE("the CUDA wheels pip downloads: the five CUDA 13 distributions, each pinned to the row's release") {
@@ -79,11 +79,11 @@ TEST_CASE("the CUDA wheels pip downloads: the five CUDA 13 distributions, each p
   // (win_amd64 13.0 wheels: nvidia-cuda-nvcc 13.0.88 with nvcc.exe, nvidia-nvvm
   // with cicc.exe, nvidia-cuda-crt, nvidia-cuda-runtime 13.0.96 with cudart.lib,
   // nvidia-cuda-cccl 13.0.85), so a row's toolkit is the same release on both.
-  CHECK(cuda_wheel_requirements("13.0") ==
+  CHECK(cuda_wheel_requirements(CudaVersion{13, 0}) ==
         std::vector<std::string>{"nvidia-cuda-nvcc==13.0.*", "nvidia-cuda-runtime==13.0.*", "nvidia-cuda-cccl==13.0.*",
                                  "nvidia-cuda-crt==13.0.*", "nvidia-nvvm==13.0.*"});
-  CHECK(cuda_wheel_requirements("13.2").back() == "nvidia-nvvm==13.2.*");
-  CHECK_THROWS_WITH(cuda_wheel_requirements("12.8"), Catch::Contains("PyPI has no nvcc for CUDA 12.8"));
+  CHECK(cuda_wheel_requirements(CudaVersion{13, 2}).back() == "nvidia-nvvm==13.2.*");
+  CHECK_THROWS_WITH((cuda_wheel_requirements(CudaVersion{12, 8})), Catch::Contains("PyPI has no nvcc for CUDA 12.8"));
 }
 
 TEST_CASE("the files of a CUDA home each platform's nvcc and link look for") {
@@ -113,21 +113,23 @@ TEST_CASE("the files of a CUDA home each platform's nvcc and link look for") {
 }
 
 TEST_CASE("which CUDA versions sagebuild provisions from PyPI, as the workflow is told") {
-  CHECK(cuda_provisioned_from_pypi("13.0", "linux_x86_64"));
-  CHECK(cuda_provisioned_from_pypi("13.2", "linux_x86_64"));
-  CHECK_FALSE(cuda_provisioned_from_pypi("12.4", "linux_x86_64"));
-  CHECK_FALSE(cuda_provisioned_from_pypi("12.9", "linux_x86_64"));
-  CHECK_FALSE(cuda_provisioned_from_pypi("11.8", "linux_x86_64"));
+  CHECK(cuda_provisioned_from_pypi(CudaVersion{13, 0}, "linux_x86_64"));
+  CHECK(cuda_provisioned_from_pypi(CudaVersion{13, 2}, "linux_x86_64"));
+  CHECK_FALSE(cuda_provisioned_from_pypi(CudaVersion{12, 4}, "linux_x86_64"));
+  CHECK_FALSE(cuda_provisioned_from_pypi(CudaVersion{12, 9}, "linux_x86_64"));
+  CHECK_FALSE(cuda_provisioned_from_pypi(CudaVersion{11, 8}, "linux_x86_64"));
   // Windows as Linux: CUDA 13 from NVIDIA's win_amd64 wheels; CUDA 12 (PyPI
   // has no nvcc.exe for it) keeps NVIDIA's installer.
-  CHECK(cuda_provisioned_from_pypi("13.0", "win_amd64"));
-  CHECK(cuda_provisioned_from_pypi("13.2", "win_amd64"));
-  for (const char* v : {"12.4", "12.6", "12.8", "12.9"}) CHECK_FALSE(cuda_provisioned_from_pypi(v, "win_amd64"));
+  CHECK(cuda_provisioned_from_pypi(CudaVersion{13, 0}, "win_amd64"));
+  CHECK(cuda_provisioned_from_pypi(CudaVersion{13, 2}, "win_amd64"));
+  for (CudaVersion v : {CudaVersion{12, 4}, CudaVersion{12, 6}, CudaVersion{12, 8}, CudaVersion{12, 9}})
+    CHECK_FALSE(cuda_provisioned_from_pypi(v, "win_amd64"));
   // No CUDA home is laid out for another platform (an aarch64 one would need
   // targets/sbsa-linux): its rows install the toolkit.
-  CHECK_FALSE(cuda_provisioned_from_pypi("13.0", "linux_aarch64"));
+  CHECK_FALSE(cuda_provisioned_from_pypi(CudaVersion{13, 0}, "linux_aarch64"));
   // The same rule as the build's: provisioned exactly where nothing blocks it.
-  for (const char* v : {"11.8", "12.4", "12.6", "12.8", "12.9", "13.0", "13.2"})
+  for (CudaVersion v : {CudaVersion{11, 8}, CudaVersion{12, 4}, CudaVersion{12, 6}, CudaVersion{12, 8},
+                        CudaVersion{12, 9}, CudaVersion{13, 0}, CudaVersion{13, 2}})
     for (const char* platform : {"linux_x86_64", "win_amd64"})
       CHECK(cuda_provisioned_from_pypi(v, platform) == cuda_provision_blocker(v).empty());
 }
@@ -202,20 +204,25 @@ TEST_CASE("host compiler versions") {
 }
 
 TEST_CASE("host compiler ranges per CUDA") {
-  auto r = supported_range("13.0", "gcc");
+  auto r = supported_range(CudaVersion{13, 0}, "gcc");
   REQUIRE(r);
-  CHECK(check_range(CompilerId{"gcc", 12, 2, 0}, *r, "13.0").empty());
-  CHECK(check_range(CompilerId{"gcc", 15, 1, 0}, *r, "13.0").empty());
-  auto msg = check_range(CompilerId{"gcc", 16, 0, 0}, *r, "13.0");
+  CHECK(check_range(CompilerId{"gcc", 12, 2, 0}, *r, CudaVersion{13, 0}).empty());
+  CHECK(check_range(CompilerId{"gcc", 15, 1, 0}, *r, CudaVersion{13, 0}).empty());
+  auto msg = check_range(CompilerId{"gcc", 16, 0, 0}, *r, CudaVersion{13, 0});
   CHECK(msg.find("not supported by CUDA 13.0") != std::string::npos);
   CHECK(msg.find("(supported: gcc up to 15, per crt/host_config.h of nvidia-cuda-crt 13.0.88)") != std::string::npos);
   CHECK(msg.find("--host-compiler") != std::string::npos);
-  CHECK_FALSE(check_range(CompilerId{"gcc", 14, 0, 0}, *supported_range("12.6", "gcc"), "12.6").empty());
-  CHECK(check_range(CompilerId{"clang", 20, 0, 0}, *supported_range("13.0", "clang"), "13.0").empty());
-  CHECK_FALSE(check_range(CompilerId{"clang", 21, 0, 0}, *supported_range("13.0", "clang"), "13.0").empty());
-  auto old_clang = check_range(CompilerId{"clang", 2, 9, 0}, *supported_range("13.0", "clang"), "13.0");
+  CHECK_FALSE(check_range(CompilerId{"gcc", 14, 0, 0}, *supported_range(CudaVersion{12, 6}, "gcc"), CudaVersion{12, 6})
+                  .empty());
+  CHECK(check_range(CompilerId{"clang", 20, 0, 0}, *supported_range(CudaVersion{13, 0}, "clang"), CudaVersion{13, 0})
+            .empty());
+  CHECK_FALSE(
+      check_range(CompilerId{"clang", 21, 0, 0}, *supported_range(CudaVersion{13, 0}, "clang"), CudaVersion{13, 0})
+          .empty());
+  auto old_clang =
+      check_range(CompilerId{"clang", 2, 9, 0}, *supported_range(CudaVersion{13, 0}, "clang"), CudaVersion{13, 0});
   CHECK(old_clang.find("(supported: clang 3 to 20,") != std::string::npos);
-  CHECK_FALSE(supported_range("9.2", "gcc"));
+  CHECK_FALSE(supported_range(CudaVersion{9, 2}, "gcc"));
 }
 
 TEST_CASE("host compiler ranges are what each release's host_config.h enforces") {
@@ -223,12 +230,12 @@ TEST_CASE("host compiler ranges are what each release's host_config.h enforces")
   // wheels named in host_compiler.cc.  No release checks a gcc minimum; all
   // reject clang before 3.3.
   struct Want {
-    const char* cuda;
+    CudaVersion cuda;
     int gcc_max, clang_max;
   };
-  for (const Want& w : {Want{"11.8", 11, 14}, Want{"12.4", 13, 17}, Want{"12.6", 13, 18}, Want{"12.8", 14, 19},
-                        Want{"12.9", 14, 19}, Want{"13.0", 15, 20}, Want{"13.2", 15, 21}}) {
-    INFO("CUDA " << w.cuda);
+  for (const Want& w : {Want{{11, 8}, 11, 14}, Want{{12, 4}, 13, 17}, Want{{12, 6}, 13, 18}, Want{{12, 8}, 14, 19},
+                        Want{{12, 9}, 14, 19}, Want{{13, 0}, 15, 20}, Want{{13, 2}, 15, 21}}) {
+    INFO("CUDA " << w.cuda.release_str());
     auto gcc = supported_range(w.cuda, "gcc");
     auto clang = supported_range(w.cuda, "clang");
     REQUIRE(gcc);
@@ -238,21 +245,21 @@ TEST_CASE("host compiler ranges are what each release's host_config.h enforces")
     CHECK(clang->max_major == w.clang_max);
     CHECK(clang->min_major == 3);
     CHECK(gcc->source.find("crt/host_config.h of nvidia-cuda-") == 0);
-    CHECK(gcc->source.find(std::string(" ") + w.cuda + ".") != std::string::npos);  // the wheel's version
+    CHECK(gcc->source.find(std::string(" ") + w.cuda.release_str() + ".") != std::string::npos);  // the wheel's version
     CHECK(check_range(CompilerId{"gcc", w.gcc_max, 9, 0}, *gcc, w.cuda).empty());
     CHECK_FALSE(check_range(CompilerId{"gcc", w.gcc_max + 1, 0, 0}, *gcc, w.cuda).empty());
     CHECK(check_range(CompilerId{"gcc", 5, 4, 0}, *gcc, w.cuda).empty());
     CHECK(check_range(CompilerId{"clang", w.clang_max, 0, 0}, *clang, w.cuda).empty());
     CHECK_FALSE(check_range(CompilerId{"clang", w.clang_max + 1, 0, 0}, *clang, w.cuda).empty());
   }
-  CHECK_FALSE(supported_range("13.0", "msvc"));  // MSVC's range is not this table's (see host_compiler.cc)
+  CHECK_FALSE(supported_range(CudaVersion{13, 0}, "msvc"));  // MSVC's range is not this table's (see host_compiler.cc)
 }
 
 TEST_CASE("every CUDA of the build matrix has a host compiler range") {
   auto m = sb::matrix::load_matrix(std::filesystem::path(SAGEBUILD_SOURCE_DIR) / "matrix/build-matrix.yaml");
   REQUIRE_FALSE(m.cuda.empty());
   for (const auto& c : m.cuda) {
-    INFO("CUDA " << c.version << " (matrix/build-matrix.yaml)");
+    INFO("CUDA " << c.version.release_str() << " (matrix/build-matrix.yaml)");
     CHECK(supported_range(c.version, "gcc"));
     CHECK(supported_range(c.version, "clang"));
   }
@@ -285,7 +292,7 @@ TEST_CASE("the toolkit's own host_config.h gives the enforced maximum", "[posix]
     sb::run::HostProcessRunner runner;
     auto v = query_nvcc(runner, "/usr/local/cuda/bin/nvcc");
     for (const char* id : {"gcc", "clang"}) {
-      auto range = supported_range(v.release_str(), id);
+      auto range = supported_range(v.release(), id);
       if (range) CHECK(max_major_from_host_config(sb::read_file(real), id) == range->max_major);
     }
   }

@@ -111,8 +111,8 @@ void check_windows_python(const WindowsPythonFacts& f, const sb::matrix::Row& ro
                        " (the import library the extension links; "
                        "python.org's installer and actions/setup-python put it there)");
   if (!f.torch) {
-    problems.push_back(py + " has no torch package: install torch " + row.torch + ", its CUDA " + row.cuda +
-                       " build, into it (or pass --python with the interpreter that has it)");
+    problems.push_back(py + " has no torch package: install torch " + row.torch + ", its CUDA " +
+                       row.cuda.release_str() + " build, into it (or pass --python with the interpreter that has it)");
   } else {
     const auto& t = *f.torch;
     if (t.version.empty())
@@ -121,10 +121,10 @@ void check_windows_python(const WindowsPythonFacts& f, const sb::matrix::Row& ro
       problems.push_back("torch in " + t.root + " is " + t.version + "; row " + row.id + " needs torch " + row.torch);
     if (t.cuda.empty())
       problems.push_back("torch " + t.version + " in " + t.root + " is a CPU build; row " + row.id +
-                         " needs its CUDA " + row.cuda + " build");
-    else if (t.cuda != row.cuda)
+                         " needs its CUDA " + row.cuda.release_str() + " build");
+    else if (t.cuda != row.cuda.release_str())
       problems.push_back("torch " + t.version + " in " + t.root + " is built for CUDA " + t.cuda + "; row " + row.id +
-                         " needs its CUDA " + row.cuda + " build");
+                         " needs its CUDA " + row.cuda.release_str() + " build");
     if (t.include_dirs.size() < 2)
       problems.push_back(t.root + " lacks include\\ or include\\torch\\csrc\\api\\include (torch's C++ headers)");
     std::string missing;

@@ -42,7 +42,7 @@ sb::matrix::Row row(sb::matrix::AbiMode abi = sb::matrix::AbiMode::abi3) {
   r.id = "sageattention-2.2.0-torch2.7.1-cu128-abi3-win_amd64";
   r.abi_mode = abi;
   r.torch = "2.7.1";
-  r.cuda = "12.8";
+  r.cuda = {12, 8};
   r.build_python = "3.12";
   r.platform = "win_amd64";
   return r;
