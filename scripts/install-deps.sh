@@ -22,6 +22,9 @@ APT_PACKAGES=(
   # The fuzz step (scripts/fuzz.sh): clang, and libFuzzer with the sanitizer
   # runtimes (Debian 12: libclang-rt-dev -> libclang-rt-14-dev).
   clang libclang-rt-dev
+  # The Linux aarch64 rows are cross-compiled here (issue 40): nvcc's host
+  # compiler for the target, and the binding's compiler and linker.
+  g++-aarch64-linux-gnu
 )
 
 # Sets `missing` to those of the named packages that are not installed.
@@ -57,6 +60,22 @@ if [ "${SAGE_WITH_WINE:-0}" = 1 ]; then
     if ! { $SUDO apt-get update -qq &&
            DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }; then
       echo "warning: could not install ${missing[*]}; the Windows (wine) tests will be skipped"
+    fi
+  fi
+fi
+
+# The aarch64 smoke test under emulation (scripts/aarch64-smoke.sh; asked for
+# with SAGE_WITH_AARCH64_SMOKE=1): debootstrap makes a Debian 12 arm64 root,
+# qemu-user-static with binfmt-support runs its programs.  Not fatal either:
+# without them the script says what is missing.
+AARCH64_SMOKE_PACKAGES=(qemu-user-static binfmt-support debootstrap)
+if [ "${SAGE_WITH_AARCH64_SMOKE:-0}" = 1 ]; then
+  find_missing "${AARCH64_SMOKE_PACKAGES[@]}"
+  if [ "${#missing[@]}" -gt 0 ]; then
+    echo "==> apt-get install --no-install-recommends ${missing[*]}"
+    if ! { $SUDO apt-get update -qq &&
+           DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }; then
+      echo "warning: could not install ${missing[*]}; the aarch64 smoke test cannot run"
     fi
   fi
 fi
