@@ -9,7 +9,8 @@
 # The build job checks upstream's tree out (the matrix's `upstream:` commit)
 # for the rows built from it, so sage3 and sage3-all build on a manual run.
 # upstream and upstream-all (upstream SageAttention 2.2's own wheels, which
-# this project does not publish) are refused.
+# this project does not publish) are refused, and so are default-aarch64 and
+# aarch64 (no ARM runner jobs yet: they are cross-built locally).
 # Usage: profiles.sh EVENT_NAME REF [DISPATCH_PROFILE]
 set -euo pipefail
 event="${1:?usage: profiles.sh EVENT_NAME REF [DISPATCH_PROFILE]}"
@@ -31,6 +32,9 @@ case "$event" in
       upstream*) echo "profiles.sh: profile '$dispatch_profile' holds upstream SageAttention 2.2's own wheels," \
                    "which this workflow neither builds nor publishes; build them where a checkout of it is:" \
                    "sagebuild --source-dir <checkout> --profile $dispatch_profile" >&2; exit 2 ;;
+      *aarch64) echo "profiles.sh: profile '$dispatch_profile' holds Linux aarch64 rows, which the workflow" \
+                  "has no ARM jobs for yet (issue 40); cross-build them on an x86_64 Linux machine:" \
+                  "sagebuild --profile $dispatch_profile" >&2; exit 2 ;;
     esac
     echo "$dispatch_profile" ;;
   *) echo "profiles.sh: unexpected event '$event'; expected pull_request, push or workflow_dispatch" >&2; exit 2 ;;

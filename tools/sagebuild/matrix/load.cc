@@ -64,13 +64,14 @@ void check_word(const Located& value, std::string_view extra, const std::string&
 
 void parse_platforms(const YamlValue& node, Matrix& m) {
   for (const auto& [tag, value] : node.named_entries("platform")) {
-    YamlMap map = value.map({"runner", "pypi_torch_has_cuda", "torch_index"});
+    YamlMap map = value.map({"runner", "pypi_torch_has_cuda", "torch_index", "opt_in"});
     check_word(tag, "", "platform tag", "linux_x86_64 or win_amd64 (lowercase letters, digits, '_')");
     check_word(map.required("runner").scalar(), "ABCDEFGHIJKLMNOPQRSTUVWXYZ-.", "runner",
                "ubuntu-24.04 (letters, digits, '-', '_', '.')");
     m.platforms.push_back(Platform{tag.text, map.required("runner").scalar().text,
                                    map.required("pypi_torch_has_cuda").boolean(),
-                                   torch_index_template(map.required("torch_index")), tag.where});
+                                   torch_index_template(map.required("torch_index")), false, tag.where});
+    if (auto opt_in = map.get("opt_in")) m.platforms.back().opt_in = opt_in->boolean();
   }
 }
 

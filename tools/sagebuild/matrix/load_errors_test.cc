@@ -53,7 +53,7 @@ TEST_CASE("an unknown key lists the allowed keys and the closest one") {
                             "17:5: error: unknown key 'abbi' in package 'sageattention' "
                             "(did you mean 'abi'?); allowed keys: version, source, project, kernels, abi, "
                             "naming, archs, optional_archs, min_python, min_torch, "
-                            "min_cuda, platforms, stable_abi"));
+                            "min_cuda, platforms, stable_abi, platform_archs"));
   }
   SECTION("at the top level") {
     auto message = load_error("key_top.yaml", std::string(kBase) + "exlude: []\n", &file);

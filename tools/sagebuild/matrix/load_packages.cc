@@ -128,9 +128,27 @@ void parse_source(const YamlMap& map, Package& p) {
   }
 }
 
+// `platform_archs: {<platform>: {archs: [...], optional_archs: [...]}}`.
+void parse_platform_archs(const YamlValue& node, const Matrix& m, Package& p) {
+  const std::vector<std::string> known = platform_tags(m);
+  for (const auto& [tag, value] : node.named_entries("platform")) {
+    if (!contains(known, tag.text))
+      throw ConfigError(tag.where, "platform_archs names platform '" + clip(tag.text, 64) +
+                                       "', which is not in `platforms:`" + did_you_mean(tag.text, known) +
+                                       "; valid: " + join(known));
+    YamlMap map = value.map({"archs", "optional_archs"});
+    Package::PlatformArchs archs;
+    archs.archs = package_archs(m, map, "archs", &archs.arch_where);
+    if (archs.archs.empty())
+      map.self().fail("platform_archs." + tag.text + " of package '" + p.name + "' needs at least one arch in `archs`");
+    archs.optional_archs = package_archs(m, map, "optional_archs", nullptr);
+    p.platform_archs[tag.text] = std::move(archs);
+  }
+}
+
 Package parse_package(const Located& name, const YamlValue& node, const Matrix& m) {
   YamlMap map = node.map({"version", "source", "project", "kernels", "abi", "naming", "archs", "optional_archs",
-                          "min_python", "min_torch", "min_cuda", "platforms", "stable_abi"});
+                          "min_python", "min_torch", "min_cuda", "platforms", "stable_abi", "platform_archs"});
   Package p;
   p.name = name.text;
   p.project = name.text;
@@ -155,6 +173,7 @@ Package parse_package(const Located& name, const YamlValue& node, const Matrix& 
   p.min_torch = optional_version(map, "min_torch", "torch");
   if (auto min_cuda = map.get("min_cuda")) p.min_cuda = cuda_version(min_cuda->scalar());
   p.platforms = known_list(map, "platforms", platform_tags(m), "platform");
+  if (auto per_platform = map.get("platform_archs")) parse_platform_archs(*per_platform, m, p);
   if (auto stable = map.get("stable_abi")) {
     YamlMap s = stable->map({"min_torch", "target_version"});
     p.stable_abi_min_torch = version_text(s.required("min_torch").scalar(), "torch");

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -54,6 +55,7 @@ struct Row {
   std::string cuda_tag;          // "cu130" (cuda.tag())
   std::string platform;          // platform tag: "linux_x86_64", "win_amd64"
   std::string runner_os;         // CI runner image: "ubuntu-22.04", "windows-2022"
+  bool platform_opt_in = false;  // the platform's rows are only in profiles that name it
   std::vector<Arch> archs;       // ascending; what the wheel's kernels are compiled for
   std::optional<Arch> ptx_arch;  // the newest non-arch-specific arch, also embedded as PTX
   NamingScheme naming = NamingScheme::build_tag;
@@ -120,6 +122,10 @@ struct Platform {
   // The index with the CUDA builds PyPI does not serve, with "{cuda_tag}"
   // for the variant: "https://download.pytorch.org/whl/{cuda_tag}".
   std::string torch_index;
+  // `opt_in: true`: its rows are only in profiles whose `platforms:` names it
+  // (or that list their row ids), so a new platform adds no row to the
+  // profiles written before it.
+  bool opt_in = false;
   SourceLocation where;
 };
 
@@ -155,6 +161,15 @@ struct Package {
   // binding.stable_abi); empty: every row uses the classic binding.
   std::string stable_abi_min_torch, stable_abi_target;
   std::vector<std::string> platforms;  // empty = every platform
+  // `platform_archs: {linux_aarch64: {archs: [...], optional_archs: [...]}}`:
+  // on that platform these replace archs / optional_archs (the GPUs behind
+  // that CPU are others: GH200, GB200, DGX Spark behind ARM).
+  struct PlatformArchs {
+    std::vector<Arch> archs;
+    std::vector<SourceLocation> arch_where;
+    std::vector<Arch> optional_archs;
+  };
+  std::map<std::string, PlatformArchs> platform_archs;
   SourceLocation where;
 };
 

@@ -19,6 +19,7 @@ bool any_of_in(const std::vector<std::string>& filter, const std::vector<std::st
 }
 
 bool passes_filters(const Profile& p, const Row& row) {
+  if (row.platform_opt_in && !contains(p.platforms, row.platform)) return false;
   bool cuda = p.cuda.empty() || std::find(p.cuda.begin(), p.cuda.end(), row.cuda) != p.cuda.end();
   return any_of_in(p.packages, {row.package}) && any_of_in(p.torch, {row.torch}) && cuda &&
          any_of_in(p.platforms, {row.platform}) && any_of_in(p.pythons, row.pythons) &&

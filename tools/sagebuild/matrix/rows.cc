@@ -35,19 +35,23 @@ struct Combo {
 // CUDA cannot compile, since that row could never be built.
 std::vector<Arch> archs_for(const Matrix& m, const Combo& c) {
   const CudaRelease& cuda = *find_cuda(m, c.variant.cuda);
+  auto own = c.package.platform_archs.find(c.platform.tag);
+  const bool per_platform = own != c.package.platform_archs.end();
+  const std::vector<Arch>& required = per_platform ? own->second.archs : c.package.archs;
+  const std::vector<SourceLocation>& where = per_platform ? own->second.arch_where : c.package.arch_where;
+  const std::vector<Arch>& optional = per_platform ? own->second.optional_archs : c.package.optional_archs;
   std::vector<Arch> archs;
-  for (std::size_t i = 0; i < c.package.archs.size(); ++i) {
-    const Arch& arch = c.package.archs[i];
+  for (std::size_t i = 0; i < required.size(); ++i) {
+    const Arch& arch = required[i];
     if (!cuda_builds(cuda, arch))
-      throw ConfigError(c.package.arch_where.at(i), "package '" + c.package.name + "' needs arch " + arch.name() +
-                                                        ", but CUDA " + cuda.version.release_str() + " (torch " +
-                                                        c.torch.version + ") cannot build it: arch " + arch.name() +
-                                                        " " + cuda_requirement(m, arch) +
-                                                        ". Raise the package's min_cuda, move the arch to "
-                                                        "optional_archs, or exclude the combination");
+      throw ConfigError(where.at(i), "package '" + c.package.name + "' needs arch " + arch.name() + ", but CUDA " +
+                                         cuda.version.release_str() + " (torch " + c.torch.version +
+                                         ") cannot build it: arch " + arch.name() + " " + cuda_requirement(m, arch) +
+                                         ". Raise the package's min_cuda, move the arch to "
+                                         "optional_archs, or exclude the combination");
     archs.push_back(arch);
   }
-  for (const Arch& arch : c.package.optional_archs)
+  for (const Arch& arch : optional)
     if (cuda_builds(cuda, arch)) archs.push_back(arch);
   std::sort(archs.begin(), archs.end());
   return archs;
@@ -109,6 +113,7 @@ Row make_row(const Combo& c, const std::optional<UpstreamTree>& upstream, std::v
   row.cuda_tag = row.cuda.tag();
   row.platform = c.platform.tag;
   row.runner_os = c.platform.runner;
+  row.platform_opt_in = c.platform.opt_in;
   set_archs(row, std::move(archs));
   row.naming = c.package.naming;
   name_wheel(row, c);
