@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "sagebuild/common/error.h"
+#include "sagebuild/toolchain/cross_resolver.h"
 #include "sagebuild/toolchain/cuda.h"
 #include "sagebuild/toolchain/host.h"
 #include "sagebuild/toolchain/msvc_resolver.h"
@@ -36,6 +37,11 @@ RowResolver& Resolvers::for_row(const matrix::Row& row) {
     if (!host_) host_ = toolchain::host_resolver(runner_, s_.o.toolchain);
     return *host_;
   }
+  // linux_aarch64 on an x86_64 Linux host: cross-compiled (cross_resolver.h).
+  if (row.platform == "linux_aarch64" && host == "linux_x86_64") {
+    if (!cross_) cross_ = std::make_unique<toolchain::CrossResolver>(runner_, s_.o.toolchain);
+    return *cross_;
+  }
   if (row.platform == "win_amd64" && s_.o.dry_run) {
     if (!windows_) windows_ = std::make_unique<toolchain::MsvcResolver>(runner_, s_.o.toolchain, std::nullopt);
     return *windows_;
@@ -61,7 +67,8 @@ namespace {
 // Where a row's commands run: here, or for another platform's row (a dry
 // run) its placeholders.
 plan::BuildSite site_for(const Session& s, const matrix::Row& row, const std::vector<std::string>& launcher) {
-  if (row.platform == toolchain::host_platform_tag())
+  const std::string host = toolchain::host_platform_tag();
+  if (row.platform == host || (row.platform == "linux_aarch64" && host == "linux_x86_64"))
     return {s.source, s.o.cache_dir / "objects", s.o.cache_dir / "extensions", s.work, launcher};
   return {
       "<SOURCE_DIR>", fs::path("<CACHE_DIR>") / "objects", fs::path("<CACHE_DIR>") / "extensions", "<BUILD_DIR>", {}};

@@ -35,7 +35,7 @@ class Resolvers {
  private:
   const Session& s_;
   run::ProcessRunner& runner_;
-  std::unique_ptr<toolchain::RowResolver> host_, windows_;
+  std::unique_ptr<toolchain::RowResolver> host_, windows_, cross_;
 };
 
 struct Resolved {

@@ -26,7 +26,10 @@ std::vector<std::string> with_pic(std::vector<std::string> flags) {
 }  // namespace
 
 std::string GnuToolchain::identity() const {
-  return "nvcc " + tools_.nvcc_version + " / " + tools_.compiler.id + " " + tools_.compiler.version;
+  // A cross compiler's objects are another machine's: the target enters the
+  // key (x86_64's keys stay as they were).
+  return "nvcc " + tools_.nvcc_version + " / " + tools_.compiler.id + " " + tools_.compiler.version +
+         (tools_.arch == "x86_64" ? "" : " / " + tools_.arch);
 }
 
 std::vector<std::string> GnuToolchain::compile_command(const CompileJob& job) const {

@@ -73,8 +73,14 @@ std::string torch_index_for(const ToolchainOptions& opt, const matrix::Row& row)
   return u;
 }
 
+// Another platform's torch (an aarch64 wheel, cross-compiled here) has its
+// own folders: the same release and CUDA tag name both builds.
+fs::path torch_cache_root(const fs::path& cache_dir, const matrix::Row& row) {
+  return cache_dir / (row.platform == "linux_aarch64" ? "torch-linux_aarch64" : "torch");
+}
+
 std::optional<fs::path> cached_torch(const fs::path& cache_dir, const matrix::Row& row) {
-  fs::path dir = cache_dir / "torch";
+  fs::path dir = torch_cache_root(cache_dir, row);
   if (!fs::exists(dir)) return std::nullopt;
   std::string prefix = row.torch + "-" + row.cuda_tag + "-";
   for (const auto& e : fs::directory_iterator(dir)) {
@@ -174,7 +180,9 @@ TorchInstall provision_torch(ProcessRunner& runner, const ToolchainOptions& opt,
     }
   }
   // One folder per build (a cu126 and a cu130 wheel of one release differ).
-  fs::path downloads = opt.cache_dir / "downloads" / ("torch-" + row.torch + "-" + row.cuda_tag);
+  fs::path downloads =
+      opt.cache_dir / "downloads" /
+      ("torch-" + row.torch + "-" + row.cuda_tag + (row.platform == "linux_aarch64" ? "-linux_aarch64" : ""));
   if (wheel.empty()) {
     fs::create_directories(downloads);
     FileLock lock(downloads.string() + ".lock");
@@ -199,7 +207,7 @@ TorchInstall provision_torch(ProcessRunner& runner, const ToolchainOptions& opt,
     wheel = have.front();
   }
   std::string sha = hex(sha256_file(wheel)).substr(0, 16);
-  fs::path entry = opt.cache_dir / "torch" / (row.torch + "-" + row.cuda_tag + "-" + sha);
+  fs::path entry = torch_cache_root(opt.cache_dir, row) / (row.torch + "-" + row.cuda_tag + "-" + sha);
   // Check the wheel is the build the row needs before unpacking 4 GB of it.
   check_version_py(read_wheel_member(wheel, "torch/version.py"), wheel.string(), row);
   fs::create_directories(entry.parent_path());

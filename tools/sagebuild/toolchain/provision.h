@@ -26,6 +26,8 @@ std::string torch_index_for(const ToolchainOptions& opt, const matrix::Row& row)
 // --torch-wheel matches.
 TorchInstall provision_torch(ProcessRunner& runner, const ToolchainOptions& opt, const PythonInfo& pip_python,
                              const matrix::Row& row);
+// <cache>/torch, or <cache>/torch-linux_aarch64 for a linux_aarch64 row.
+std::filesystem::path torch_cache_root(const std::filesystem::path& cache_dir, const matrix::Row& row);
 // An already provisioned torch for the row, if any.
 std::optional<std::filesystem::path> cached_torch(const std::filesystem::path& cache_dir, const matrix::Row& row);
 
