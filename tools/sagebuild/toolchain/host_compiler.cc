@@ -15,7 +15,8 @@ std::optional<CompilerId> parse_compiler_version(std::string_view text) {
   std::smatch m;
   CompilerId c;
   static const std::regex clang_re(R"(clang version (\d+)\.(\d+)(?:\.(\d+))?)");
-  static const std::regex gcc_re(R"(^(?:g\+\+|c\+\+|gcc|(?:x86_64|aarch64)[\w-]*g\+\+)(?:-\d+)? \(.*\) (\d+)\.(\d+)(?:\.(\d+))?)");
+  static const std::regex gcc_re(
+      R"(^(?:g\+\+|c\+\+|gcc|(?:x86_64|aarch64)[\w-]*g\+\+)(?:-\d+)? \(.*\) (\d+)\.(\d+)(?:\.(\d+))?)");
   if (std::regex_search(first, m, clang_re))
     c.id = "clang";
   else if (std::regex_search(first, m, gcc_re))
