@@ -47,7 +47,7 @@ TEST_CASE("an opt-in platform's rows are only in the profiles that name it", "[m
     CHECK(r.runner_os == "ubuntu-24.04-arm");
     CHECK(r.wheel_filename.find("-linux_aarch64.whl") != std::string::npos);
     // platform_archs, not the package's 8.0 / 9.0a; 12.0 where the CUDA builds it.
-    CHECK(row_archs(r) == (r.cuda == "12.8" ? "9.0,12.0" : "9.0"));
+    CHECK(row_archs(r) == (r.cuda.release_str() == "12.8" ? "9.0,12.0" : "9.0"));
   }
 }
 
