@@ -60,6 +60,10 @@ __device__ __forceinline__ int quant_group(int r) {
     return (r & 7) >> 1;
   }
 }
+// The granularity K's kernels are instantiated for: per-warp K has the
+// per-block groups (one scale per 64-key tile, quant_group), so it runs the
+// per-block instance, whose machine code per-warp's own would repeat exactly.
+constexpr int k_gran(int g) { return g == SA_GRAN_PER_WARP ? SA_GRAN_PER_BLOCK : g; }
 
 __device__ __forceinline__ void atomic_max_float(float* addr, float v) {
   int* ai = reinterpret_cast<int*>(addr);
@@ -271,7 +275,8 @@ struct StatsSmem {
 };
 // The column layout the statistics pass uses for padded head dim DP: a power
 // of two, so that its threads tile the rows exactly (192 runs as 256, the
-// columns past the head dim idle).
+// columns past the head dim idle): channel_stats_kernel is instantiated for
+// it, so head dim 192 runs the 256 instance (the same machine code).
 constexpr int stats_dp(int dp) { return dp == 192 ? 256 : dp; }
 
 // Per-channel sum (and, when MINMAX, max/min) over kStatRows rows (chunk
@@ -616,7 +621,7 @@ extern "C" sa_status sa_quant_qkv(const sa_quant_qkv_params* p, cudaStream_t str
         if (st != SA_OK) return st;
         qkv_stats_q_kernel<T, G, D><<<(unsigned)n1, cfg::kQuantThreads, smem, stream>>>(a);
         SA_LAUNCH_CHECK("qkv_stats_q");
-        return launch_after_previous("qkv_quant_kv", qkv_quant_kv_kernel<T, G, D>, dim3((unsigned)n2),
+        return launch_after_previous("qkv_quant_kv", qkv_quant_kv_kernel<T, k_gran(G), D>, dim3((unsigned)n2),
                                      dim3(cfg::kQuantThreads), 0, stream, a);
       });
     });
@@ -671,10 +676,10 @@ sa_status sa_channel_stats(const sa_channel_stats_params* p, cudaStream_t stream
     using T = typename DType<decltype(dt)::value>::T;
     return dispatch_head_dim(dp, [&](auto d) {
       if (p->max != nullptr || p->min != nullptr) {
-        channel_stats_kernel<T, decltype(d)::value, true>
+        channel_stats_kernel<T, stats_dp(decltype(d)::value), true>
             <<<grid, cfg::kQuantThreads, 0, stream>>>(p->x, p->sum, p->max, p->min);
       } else {
-        channel_stats_kernel<T, decltype(d)::value, false>
+        channel_stats_kernel<T, stats_dp(decltype(d)::value), false>
             <<<grid, cfg::kQuantThreads, 0, stream>>>(p->x, p->sum, nullptr, nullptr);
       }
       SA_LAUNCH_CHECK("channel_stats");
@@ -695,7 +700,7 @@ sa_status sa_quant_k(const sa_quant_k_params* p, cudaStream_t stream) {
     using T = typename DType<decltype(dt)::value>::T;
     return dispatch_gran(p->granularity, [&](auto g) {
       return dispatch_head_dim(dp, [&](auto d) {
-        quant_qk_kernel<T, false, decltype(g)::value, decltype(d)::value>
+        quant_qk_kernel<T, false, k_gran(decltype(g)::value), decltype(d)::value>
             <<<grid, cfg::kQuantThreads, 0, stream>>>(p->k, p->k_sum, p->k_int8, p->k_scale, n_pad);
         SA_LAUNCH_CHECK("quant_k");
         return SA_OK;
