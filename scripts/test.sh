@@ -10,7 +10,7 @@ SAGE_WITH_WINE=1 bash scripts/install-deps.sh || exit 1
 bash scripts/build-sagebuild.sh || exit 1
 export SAGEBUILD="$ROOT/build/tools/sagebuild/cli/sagebuild"
 # The Linux tool wheel (a static sagebuild, dist-tool/): tests/pep517 installs
-# it with pip, the workflow's simulated plan job builds it again (up to date).
+# it with pip, and so does the workflow's release job that tests/ci runs.
 bash scripts/build-sagebuild-static.sh linux || exit 1
 
 # nvcc 13.0, the default profile's CUDA, for the tests that compile for real

