@@ -16,17 +16,17 @@ namespace fs = std::filesystem;
 using run::Command;
 using run::Result;
 
-std::vector<std::string> sbsa_wheel_requirements(const std::string& cuda) {
-  if (!cuda_provision_blocker(cuda).empty() || cuda.rfind("13.", 0) != 0)
+std::vector<std::string> sbsa_wheel_requirements(const matrix::CudaVersion& cuda) {
+  if (!cuda_provision_blocker(cuda).empty() || cuda.major != 13)
     throw UsageError(
         "a cross build for linux_aarch64 takes CUDA's aarch64 headers and libraries from NVIDIA's CUDA 13 "
         "wheels on PyPI, not CUDA " +
-        cuda + "; build this row on an aarch64 machine");
+        cuda.release_str() + "; build this row on an aarch64 machine");
   std::vector<std::string> reqs;
   // nvidia-cuda-nvcc for its include/fatbinary_section.h (the stub nvcc
   // writes includes it); its aarch64 binaries are not unpacked.
   for (const char* n : {"nvidia-cuda-runtime", "nvidia-cuda-cccl", "nvidia-cuda-crt", "nvidia-cuda-nvcc"})
-    reqs.push_back(std::string(n) + "==" + cuda + ".*");
+    reqs.push_back(std::string(n) + "==" + cuda.release_str() + ".*");
   return reqs;
 }
 
@@ -39,8 +39,8 @@ std::vector<std::string> sbsa_target_files() {
   return files;
 }
 
-fs::path cross_cuda_cache_entry(const fs::path& cache_dir, const std::string& cuda) {
-  return cache_dir / "cuda" / (cuda + "-sbsa-linux");
+fs::path cross_cuda_cache_entry(const fs::path& cache_dir, const matrix::CudaVersion& cuda) {
+  return cache_dir / "cuda" / (cuda.release_str() + "-sbsa-linux");
 }
 
 namespace {
@@ -63,7 +63,7 @@ void link_or_copy_tree(const fs::path& from, const fs::path& to) {
 }  // namespace
 
 fs::path provision_cross_cuda(ProcessRunner& runner, const ToolchainOptions& opt, const PythonInfo& py,
-                              const fs::path& host_cuda_home, const std::string& cuda) {
+                              const fs::path& host_cuda_home, const matrix::CudaVersion& cuda) {
   const std::vector<std::string> reqs = sbsa_wheel_requirements(cuda);
   fs::path entry = cross_cuda_cache_entry(opt.cache_dir, cuda);
   fs::create_directories(entry.parent_path());
@@ -80,7 +80,7 @@ fs::path provision_cross_cuda(ProcessRunner& runner, const ToolchainOptions& opt
     c.stream_output = true;
     Result r = runner.run(c);
     if (!r.ok())
-      throw UsageError("cannot download CUDA " + cuda + "'s aarch64 wheels from PyPI (pip exit " +
+      throw UsageError("cannot download CUDA " + cuda.release_str() + "'s aarch64 wheels from PyPI (pip exit " +
                        std::to_string(r.exit_code) + "): " + r.err.substr(r.err.size() > 600 ? r.err.size() - 600 : 0) +
                        "\n  fix: check the network to PyPI, or build the row on an aarch64 machine");
     const fs::path target = tmp / kSbsaTargetDir;
@@ -99,9 +99,9 @@ fs::path provision_cross_cuda(ProcessRunner& runner, const ToolchainOptions& opt
     for (const char* f : {"bin/nvcc", "bin/nvcc.profile", "nvvm/bin/cicc"})
       if (!fs::exists(tmp / f)) missing += (missing.empty() ? "" : ", ") + std::string(f);
     if (!missing.empty())
-      throw UsageError("the CUDA " + cuda + " cross home (host nvcc " + host_cuda_home.string() +
+      throw UsageError("the CUDA " + cuda.release_str() + " cross home (host nvcc " + host_cuda_home.string() +
                        ", aarch64 wheels from PyPI) lacks " + missing + "\n  fix: pass --cuda-home with a full CUDA " +
-                       cuda + " toolkit for this host");
+                       cuda.release_str() + " toolkit for this host");
   });
   return entry;
 }
@@ -159,8 +159,9 @@ void CrossResolver::discover(const matrix::Row& row, bool provision, Found& f) {
     fs::path home = provision_cuda(runner_, opt_, *f.python, row.cuda, "linux_x86_64");
     f.host_cuda = CudaToolkit{home, home / "bin/nvcc", query_nvcc(runner_, home / "bin/nvcc"), "provisioned"};
   } else {
-    f.fail({false, "CUDA " + row.cuda + " (host nvcc)", "no nvcc " + row.cuda + " in --cuda-home, CUDA_HOME or PATH",
-            "install CUDA " + row.cuda + " or let `sagebuild build` provision it from PyPI"});
+    f.fail({false, "CUDA " + row.cuda.release_str() + " (host nvcc)",
+            "no nvcc " + row.cuda.release_str() + " in --cuda-home, CUDA_HOME or PATH",
+            "install CUDA " + row.cuda.release_str() + " or let `sagebuild build` provision it from PyPI"});
     return;
   }
   f.cross_home = cross_cuda_cache_entry(opt_.cache_dir, row.cuda);
@@ -168,8 +169,8 @@ void CrossResolver::discover(const matrix::Row& row, bool provision, Found& f) {
     f.cross_home = provision_cross_cuda(runner_, opt_, *f.python, f.host_cuda->home, row.cuda);
   bool have_cross = fs::exists(f.cross_home / "bin/nvcc");
   if (!have_cross) f.placeholders = true;
-  f.checks.push_back({true, "CUDA " + row.cuda + " for aarch64",
-                      f.host_cuda->nvcc.string() + " " + f.host_cuda->version.str() + " (" + f.host_cuda->origin +
+  f.checks.push_back({true, "CUDA " + row.cuda.release_str() + " for aarch64",
+                      f.host_cuda->nvcc.string() + " " + f.host_cuda->version.full_str() + " (" + f.host_cuda->origin +
                           "), " + kSbsaTargetDir + " in " + f.cross_home.string() +
                           (have_cross ? "" : " (to be provisioned from NVIDIA's aarch64 wheels)"),
                       ""});
@@ -184,19 +185,19 @@ void CrossResolver::discover(const matrix::Row& row, bool provision, Found& f) {
     TorchInstall t;
     t.root = torch_cache_root(opt_.cache_dir, row) / (row.torch + "-" + row.cuda_tag + "-<wheel sha>") / "torch";
     t.version = row.torch;
-    t.cuda = row.cuda;
+    t.cuda = row.cuda.release_str();
     t.cxx11_abi = true;
     t.origin = "to be provisioned: pip download --no-deps --platform manylinux_2_28_aarch64 torch==" + row.torch;
     f.torch = t;
     f.placeholders = true;
   }
-  if (f.torch->public_version() != row.torch || f.torch->cuda != row.cuda) {
-    f.fail({false, "torch " + row.torch + " for CUDA " + row.cuda + " (aarch64)",
+  if (f.torch->public_version() != row.torch || f.torch->cuda != row.cuda.release_str()) {
+    f.fail({false, "torch " + row.torch + " for CUDA " + row.cuda.release_str() + " (aarch64)",
             f.torch->root.string() + " is torch " + f.torch->version + " for CUDA " + f.torch->cuda,
             "remove it from the cache, or pass --torch-wheel with torch " + row.torch + "'s aarch64 CUDA wheel"});
     return;
   }
-  f.checks.push_back({true, "torch " + row.torch + " for CUDA " + row.cuda + " (aarch64)",
+  f.checks.push_back({true, "torch " + row.torch + " for CUDA " + row.cuda.release_str() + " (aarch64)",
                       f.torch->root.string() + " (" + f.torch->origin + ")", ""});
   // The target's compiler: --host-compiler, else aarch64-linux-gnu-g++.
   std::string cxx = opt_.host_compiler ? opt_.host_compiler->string() : "aarch64-linux-gnu-g++";
@@ -228,9 +229,12 @@ RowToolchain CrossResolver::resolve(const matrix::Row& row, const std::optional<
   }
   RowToolchain t;
   const fs::path target = f.cross_home / kSbsaTargetDir;
-  t.host = std::make_shared<GnuToolchain>(GnuTools{
-      f.cross_home / "bin/nvcc", f.host_cuda->version.str(), f.cxx, {f.cxx_id->id, f.cxx_id->version()}, "aarch64"});
-  t.nvcc_version = f.host_cuda->version.str();
+  t.host = std::make_shared<GnuToolchain>(GnuTools{f.cross_home / "bin/nvcc",
+                                                   f.host_cuda->version.full_str(),
+                                                   f.cxx,
+                                                   {f.cxx_id->id, f.cxx_id->version()},
+                                                   "aarch64"});
+  t.nvcc_version = f.host_cuda->version.full_str();
   t.cuda_include = target / "include";
   t.cuda_lib = target / "lib";
   t.torch = TorchHeaders{f.torch->root, f.torch->version, f.torch->cxx11_abi};

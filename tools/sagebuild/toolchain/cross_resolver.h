@@ -21,7 +21,7 @@ namespace sb::toolchain {
 inline constexpr const char* kSbsaTargetDir = "targets/sbsa-linux";
 
 // The wheels whose nvidia/cu13/include and lib make targets/sbsa-linux.
-std::vector<std::string> sbsa_wheel_requirements(const std::string& cuda);
+std::vector<std::string> sbsa_wheel_requirements(const matrix::CudaVersion& cuda);
 
 // What a cross home must hold besides the host nvcc's own files.
 std::vector<std::string> sbsa_target_files();
@@ -34,8 +34,8 @@ std::vector<std::string> sbsa_target_files();
 // missing.
 std::filesystem::path provision_cross_cuda(ProcessRunner& runner, const ToolchainOptions& opt,
                                            const PythonInfo& pip_python, const std::filesystem::path& host_cuda_home,
-                                           const std::string& cuda);
-std::filesystem::path cross_cuda_cache_entry(const std::filesystem::path& cache_dir, const std::string& cuda);
+                                           const matrix::CudaVersion& cuda);
+std::filesystem::path cross_cuda_cache_entry(const std::filesystem::path& cache_dir, const matrix::CudaVersion& cuda);
 
 class CrossResolver final : public RowResolver {
  public:

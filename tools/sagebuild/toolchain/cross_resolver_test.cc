@@ -47,7 +47,7 @@ sb::matrix::Row aarch64_row() {
   row.id = "sageattention-2.2.0-torch2.11.0-cu130-abi3-linux_aarch64";
   row.platform = "linux_aarch64";
   row.torch = "2.11.0";
-  row.cuda = "13.0";
+  row.cuda = *sb::matrix::CudaVersion::parse_release("13.0");
   row.cuda_tag = "cu130";
   row.abi_mode = sb::wheel::AbiMode::abi3;
   row.pythons = {"3.10", "3.11", "3.12", "3.13", "3.14"};
@@ -86,7 +86,7 @@ struct Machine {
   ~Machine() { fs::remove_all(root); }
   // What a filled cache holds: the cross home and the aarch64 torch.
   void fill_cache() {
-    fs::path home = cross_cuda_cache_entry(opt.cache_dir, "13.0");
+    fs::path home = cross_cuda_cache_entry(opt.cache_dir, *sb::matrix::CudaVersion::parse_release("13.0"));
     touch(home / "bin/nvcc", "#!/bin/sh\n");
     for (const auto& f : sbsa_target_files()) touch(home / f);
     sb::matrix::Row row = aarch64_row();
@@ -100,12 +100,14 @@ struct Machine {
 }  // namespace
 
 TEST_CASE("cross: aarch64 CUDA comes from CUDA 13's aarch64 wheels, beside the host's nvcc", "[toolchain][cross]") {
-  auto reqs = sbsa_wheel_requirements("13.0");
+  auto reqs = sbsa_wheel_requirements(*sb::matrix::CudaVersion::parse_release("13.0"));
   CHECK(reqs == std::vector<std::string>{"nvidia-cuda-runtime==13.0.*", "nvidia-cuda-cccl==13.0.*",
                                          "nvidia-cuda-crt==13.0.*", "nvidia-cuda-nvcc==13.0.*"});
-  CHECK_THROWS_WITH(sbsa_wheel_requirements("12.8"), Catch::Contains("not CUDA 12.8"));
+  CHECK_THROWS_WITH(sbsa_wheel_requirements(*sb::matrix::CudaVersion::parse_release("12.8")),
+                    Catch::Contains("not CUDA 12.8"));
   for (const auto& f : sbsa_target_files()) CHECK(f.rfind("targets/sbsa-linux/", 0) == 0);
-  CHECK(cross_cuda_cache_entry("/c", "13.0") == fs::path("/c/cuda/13.0-sbsa-linux"));
+  CHECK(cross_cuda_cache_entry("/c", *sb::matrix::CudaVersion::parse_release("13.0")) ==
+        fs::path("/c/cuda/13.0-sbsa-linux"));
   // aarch64 torch has its own cache folder: the same release and CUDA tag name both builds.
   sb::matrix::Row row = aarch64_row();
   CHECK(torch_cache_root("/c", row) == fs::path("/c/torch-linux_aarch64"));
@@ -133,7 +135,7 @@ TEST_CASE("cross: a filled cache resolves to the cross home, aarch64 torch and a
   m.fill_cache();
   CrossResolver r(m.runner, m.opt);
   RowToolchain t = r.resolve(aarch64_row(), std::nullopt);
-  fs::path home = cross_cuda_cache_entry(m.opt.cache_dir, "13.0");
+  fs::path home = cross_cuda_cache_entry(m.opt.cache_dir, *sb::matrix::CudaVersion::parse_release("13.0"));
   CHECK(t.host->platform_tag() == "linux_aarch64");
   CHECK(t.cuda_include == home / "targets/sbsa-linux/include");
   CHECK(t.cuda_lib == home / "targets/sbsa-linux/lib");
