@@ -89,6 +89,10 @@ class Planner {
       PlannedExtension pe;
       pe.module = ext.module;
       for (const auto& unit : ext.kernels) pe.kernels.push_back(add_kernel(in, unit));
+      if (st_.kernels_only) {  // no binding, no link: the kernel objects are the row's outputs
+        rg.extensions.push_back(std::move(pe));
+        continue;
+      }
       for (const auto& b : ext.bindings) pe.bindings.push_back(add_binding(in, b));
       pe.stable_abi_target = ext.stable_abi_target();
       add_link(in, ext, pe);
@@ -160,6 +164,12 @@ class Planner {
     std::string key = object_key(ObjectKeyInput{st_.repo_root / unit.source, st_.repo_root, key_include_dirs(in),
                                                 in.toolchain.host->identity(), flags, extra},
                                  st_.read);
+    if (st_.kernels_only && unit.torch_headers)
+      throw UsageError("row " + in.row.id + ": kernel unit " + unit.source.generic_string() +
+                       " includes torch's headers, so its object is per torch build, not torch-free; "
+                       "--kernels-only hands over torch-free kernels only (this repository's rows): build this "
+                       "row without --kernels-only");
+    if (st_.handed) return handed_kernel(in, unit, job.source, key);
     std::size_t before = g_.edges.size();
     PlannedObject obj =
         object(in, job, unit.family, key,
@@ -172,6 +182,19 @@ class Planner {
           static_cast<double>(std::max<std::size_t>(
               1, std::min<std::size_t>(static_cast<std::size_t>(std::max(1, st_.nvcc_threads)), unit.gencode.size())));
     return obj;
+  }
+
+  // A kernel object from --kernel-objects DIR, its key checked: never an edge.
+  PlannedObject handed_kernel(const RowInput& in, const KernelUnit& unit, const fs::path& source,
+                              const std::string& key) {
+    WantedObject w{unit.family, unit.source.generic_string(), {}, key, in.row.id};
+    for (const auto& a : unit.targets) w.targets.push_back(a.name());
+    fs::path path = handed_object(*st_.handed, st_.handed_dir, w, st_.read);
+    if (planned_.insert(path).second) {
+      cached_[path] = true;
+      g_.kernels_cached++;
+    }
+    return PlannedObject{unit.family, source, key, path, true};
   }
 
   // The binding compiles against torch's and Python's headers, which are

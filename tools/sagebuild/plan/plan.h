@@ -25,6 +25,7 @@
 #include "sagebuild/common/graph.h"
 #include "sagebuild/matrix/matrix.h"
 #include "sagebuild/plan/extension.h"
+#include "sagebuild/plan/kernel_objects.h"
 #include "sagebuild/plan/object_key.h"
 #include "sagebuild/toolchain/resolver.h"
 
@@ -67,6 +68,16 @@ struct PlanSettings {
   // doctor --preprocess`): every unit gets an edge, cached or not, writing
   // <work>/preprocess/<key>.ii; no link.
   bool preprocess = false;
+  // --kernels-only: each row's kernel objects alone (no binding, no link);
+  // a unit that includes torch's headers is refused (UsageError): its object
+  // is not torch-free.
+  bool kernels_only = false;
+  // --kernel-objects DIR (not --kernels-only): every kernel object is taken
+  // from DIR (kernel_objects.h), none compiled; a unit whose key DIR does not
+  // list, or whose file there is not the listed one, is refused
+  // (HandedObjectError) before anything runs.
+  const KernelObjects* handed = nullptr;
+  std::filesystem::path handed_dir;
 };
 
 struct PlannedObject {

@@ -10,6 +10,7 @@
 #include "sagebuild/common/fs.h"
 #include "sagebuild/common/os.h"
 #include "sagebuild/plan/plan.h"
+#include "sagebuild/rows/kernel_objects.h"
 #include "sagebuild/rows/pipeline.h"
 #include "sagebuild/rows/planning.h"
 #include "sagebuild/rows/resolve.h"
@@ -97,7 +98,10 @@ int run_build(BuildOptions o, run::ProcessRunner& runner, std::ostream& out) {
   Resolved r = resolve_rows(s, resolvers, out);
   plan::CompileGraph graph = plan_rows(s, r, out);
   if (s.o.dry_run) return print_plan(s, r, graph, out);
-  run_pipeline(s, r, graph, resolvers, runner, out);
+  if (s.o.kernels_only)
+    build_kernel_objects(s, r, graph, resolvers.build_runner(), out);
+  else
+    run_pipeline(s, r, graph, resolvers, runner, out);
   return report(s, out);
 }
 

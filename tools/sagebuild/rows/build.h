@@ -54,6 +54,13 @@ struct BuildOptions {
   // venv in the cache (toolchain/torch_env.h), installed in the background
   // while ninja compiles; the smoke test's Python.
   bool provision_torch = false;
+  // --kernel-objects DIR: with --kernels-only, compile each row's torch-free
+  // kernel objects alone (no torch needed, no binding, no link, no wheel)
+  // and put them into DIR with kernel-objects.json (plan/kernel_objects.h);
+  // without it, take every kernel object from DIR, refusing one whose key
+  // does not match, and compile only the binding and link.
+  std::filesystem::path kernel_objects;
+  bool kernels_only = false;
   toolchain::ToolchainOptions toolchain;  // cache_dir and path_env are filled in by run_build
 };
 

@@ -152,3 +152,31 @@ TEST_CASE("what provides a missing header, for the row's CUDA") {
   CHECK(header_provider("cuda_fp8.h", CudaVersion{12, 8}).find("CUDA 12.8 toolkit") != std::string::npos);
   CHECK(header_provider("my_own.h", CudaVersion{13, 0}).empty());
 }
+
+TEST_CASE("--kernels-only needs --kernel-objects; a --kernel-objects without a manifest is refused before compiling") {
+  fs::path cache = fs::temp_directory_path() / ("sb-kobj-" + std::to_string(sb::process_id()));
+  NoRunner r;
+  std::ostringstream out;
+  BuildOptions o = win_options(true, cache);
+  o.kernels_only = true;
+  CHECK_THROWS_WITH(run_build(o, r, out), Catch::Contains("--kernels-only: expected --kernel-objects DIR too"));
+  CHECK(r.calls == 0);
+  if (sb::toolchain::host_platform_tag() == "win_amd64") return;  // the rest plans a win_amd64 row with placeholders
+  o = win_options(true, cache);
+  o.kernel_objects = cache / "no-such-dir";
+  CHECK_THROWS_WITH(run_build(o, r, out),
+                    Catch::Contains("--kernel-objects " + (cache / "no-such-dir").string() + ": no such directory") &&
+                        Catch::Contains("--kernels-only --kernel-objects"));
+  // Planned kernels-only: the kernel units, no binding, no link.
+  o.kernels_only = true;
+  std::ostringstream plan;
+  CHECK(run_build(o, r, plan) == 0);
+  std::string s = plan.str();
+  INFO(s);
+  CHECK(s.find("bindings: 0 cached, 0 to compile; links: 0") != std::string::npos);
+  CHECK(s.find("nvcc.exe") != std::string::npos);
+  CHECK(s.find("cl.exe\" /nologo /c") == std::string::npos);
+  CHECK(s.find("its kernel objects into " + (cache / "no-such-dir").string()) != std::string::npos);
+  CHECK(r.calls == 0);
+  fs::remove_all(cache);
+}

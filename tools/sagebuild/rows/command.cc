@@ -110,6 +110,13 @@ void add_build_options(CLI::App* app, CliState& s) {
                 "smoke-test with the row's torch and its dependencies installed into a private venv in the cache "
                 "(<cache>/torch-env/, made once, reused; from --python, else python3 / the row's python3.X), "
                 "installed while the kernels compile; the same on Linux and Windows");
+  app->add_option("--kernel-objects", s.opt.kernel_objects,
+                  "a directory of kernel objects compiled once per CUDA release, archs and platform: with "
+                  "--kernels-only, where they go; else the build takes every kernel object from it (refusing one "
+                  "whose key does not match) and compiles only the binding");
+  app->add_flag("--kernels-only", s.opt.kernels_only,
+                "compile the rows' torch-free kernel objects alone into --kernel-objects DIR, with its manifest "
+                "(no torch, no binding, no link, no wheel)");
   app->add_flag("--allow-unsupported-compiler", s.opt.toolchain.allow_unsupported_compiler,
                 "win_amd64 rows: let nvcc accept an MSVC newer than the row's CUDA supports");
 }

@@ -26,16 +26,20 @@ using Clock = std::chrono::steady_clock;
 
 bool failed(const RowResult& r) { return !r.ok && !r.stage.empty(); }
 
-// build.ninja for the graph, and ninja run for the rows still alive; a row
-// whose target ninja did not finish fails at "compile".
-void compile(const plan::CompileGraph& graph, const std::vector<RowResult*>& results, const PipelineSettings& s,
-             run::ProcessRunner& build_runner, std::ostream& out) {
+}  // namespace
+
+void compile_rows(const plan::CompileGraph& graph, const std::vector<RowResult*>& results, const PipelineSettings& s,
+                  run::ProcessRunner& build_runner, std::ostream& out) {
   std::vector<graph::Target> targets;
   std::vector<std::string> names;
   for (std::size_t k = 0; k < graph.rows.size(); ++k) {
     if (failed(*results[k])) continue;
     graph::Target t{graph.rows[k].row_id, {}};
-    for (const auto& e : graph.rows[k].extensions) t.outputs.push_back(e.path);
+    for (const auto& e : graph.rows[k].extensions)
+      if (!e.path.empty())
+        t.outputs.push_back(e.path);
+      else  // planned kernels-only: no link, the kernel objects are the row's outputs
+        for (const auto& obj : e.kernels) t.outputs.push_back(obj.object);
     targets.push_back(std::move(t));
     names.push_back(graph.rows[k].row_id);
   }
@@ -72,6 +76,8 @@ void compile(const plan::CompileGraph& graph, const std::vector<RowResult*>& res
       results[k]->error = "compile or link failed (see the ninja output above; build dir " + s.work_dir.string() + ")";
     }
 }
+
+namespace {
 
 void smoke(const plan::RowInput& in, const plan::RowGraph& rg, const fs::path& wheel, const fs::path& row_dir,
            const PipelineSettings& s, run::ProcessRunner& runner, RowResult& res) {
@@ -159,7 +165,7 @@ void run_rows(const plan::CompileGraph& graph, const std::vector<plan::RowInput>
               run::ProcessRunner& runner, std::ostream& out) {
   auto t0 = Clock::now();
   for (std::size_t k = 0; k < graph.rows.size(); ++k) results[k]->families = graph.rows[k].families;
-  compile(graph, results, s, build_runner, out);
+  compile_rows(graph, results, s, build_runner, out);
   bool stop = false;
   for (std::size_t k = 0; k < graph.rows.size(); ++k) {
     RowResult& res = *results[k];

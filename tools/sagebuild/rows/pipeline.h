@@ -39,6 +39,13 @@ struct PipelineSettings {
 // `s` with every character but [A-Za-z0-9._+-] as '_': a directory name.
 std::string safe_dir_name(std::string s);
 
+// build.ninja for the graph, and ninja run for the rows whose result is not
+// a failure yet, each row's target its extensions (a row planned
+// kernels-only: its kernel objects); a row whose target ninja did not finish
+// fails at "compile".  Throws UsageError when ninja cannot be started.
+void compile_rows(const plan::CompileGraph& graph, const std::vector<RowResult*>& results,
+                  const PipelineSettings& settings, run::ProcessRunner& build_runner, std::ostream& out);
+
 // Builds graph.rows[k] for inputs[k] and records the outcome in *results[k]
 // (rows whose result is already a failure are left as they are).
 // `build_runner` runs ninja (on Windows: in vcvars64's environment), `runner`

@@ -10,11 +10,22 @@ namespace sb::rows {
 plan::CompileGraph plan_rows(Session& s, const Resolved& r, std::ostream& out) {
   plan::CompileGraph g;
   if (r.inputs.empty() || s.stopped()) return g;
+  plan::PlanSettings settings;
+  settings.repo_root = s.source;
+  settings.nvcc_threads = s.o.nvcc_threads;
+  settings.kernels_only = s.o.kernels_only;
+  // --kernel-objects without --kernels-only: every kernel from there, its
+  // key checked; a directory that does not serve the rows stops the build.
+  plan::KernelObjects handed;
+  if (!s.o.kernel_objects.empty() && !s.o.kernels_only) {
+    handed = plan::load_kernel_objects(s.o.kernel_objects);
+    settings.handed = &handed;
+    settings.handed_dir = s.o.kernel_objects;
+  }
   try {
-    plan::PlanSettings settings;
-    settings.repo_root = s.source;
-    settings.nvcc_threads = s.o.nvcc_threads;
     g = plan::plan_compile(r.inputs, settings);
+  } catch (const plan::HandedObjectError&) {
+    throw;
   } catch (const UsageError& e) {
     for (auto i : r.row_of) s.fail(i, "plan", e.what());
     return {};
@@ -22,6 +33,9 @@ plan::CompileGraph plan_rows(Session& s, const Resolved& r, std::ostream& out) {
   out << "kernels: " << g.kernels_cached << " objects cached, " << g.kernels_to_compile
       << " to compile; bindings: " << g.bindings_cached << " cached, " << g.bindings_to_compile
       << " to compile; links: " << g.links << " (" << g.links_cached << " shared extensions cached)\n";
+  if (settings.handed)
+    out << "kernel objects: " << g.kernels_cached << " taken from " << s.o.kernel_objects.string()
+        << " (--kernel-objects; keys checked, none compiled)\n";
   for (const auto& rg : g.rows) {
     out << "  " << rg.row_id << ": families " << (rg.families.empty() ? "none" : "");
     for (const auto& f : rg.families) out << f << " ";
@@ -29,7 +43,7 @@ plan::CompileGraph plan_rows(Session& s, const Resolved& r, std::ostream& out) {
       out << (k ? "; " : "(skipped: ") << rg.skipped_families[k].name << ", " << rg.skipped_families[k].why
           << (k + 1 == rg.skipped_families.size() ? ")" : "");
     out << "->";
-    for (const auto& e : rg.extensions) out << " " << e.filename;
+    for (const auto& e : rg.extensions) out << " " << (e.filename.empty() ? "kernel objects" : e.filename);
     out << "\n";
   }
   return g;
@@ -44,8 +58,12 @@ int print_plan(const Session& s, const Resolved& r, const plan::CompileGraph& g,
            "build Python), <SOURCE_DIR>, <CACHE_DIR>, <BUILD_DIR>\n";
   for (const auto& e : g.edges) out << "# " << e.description << "\n" << e.command << "\n";
   for (std::size_t k = 0; k < g.rows.size(); ++k)
-    out << "# " << r.inputs[k].row.id << ": stage, pack " << r.inputs[k].row.wheel_filename << " into "
-        << s.o.out_dir.string() << ", verify, smoke test\n";
+    if (s.o.kernels_only)
+      out << "# " << r.inputs[k].row.id << ": its kernel objects into " << s.o.kernel_objects.string()
+          << ", listed in kernel-objects.json\n";
+    else
+      out << "# " << r.inputs[k].row.id << ": stage, pack " << r.inputs[k].row.wheel_filename << " into "
+          << s.o.out_dir.string() << ", verify, smoke test\n";
   // What this machine lacks that a real build of a planned row needs: the
   // plan printed anyway (a dry run is not a check that the build can run).
   bool header = false;

@@ -58,6 +58,15 @@ void prepare_options(BuildOptions& o) {
         throw UsageError(std::string(option) + " " + printable(path.string()) +
                          ": the name is not UTF-8, and --json writes it into JSON (UTF-8); expected a path "
                          "whose name is UTF-8");
+  if (o.kernels_only && o.kernel_objects.empty())
+    throw UsageError(
+        "--kernels-only: expected --kernel-objects DIR too (where the kernel objects and their manifest "
+        "go), e.g. --kernels-only --kernel-objects kernel-objects/");
+  if (!o.kernel_objects.empty()) {
+    check_no_line_break(o.kernel_objects, "--kernel-objects");
+    o.kernel_objects = fs::absolute(o.kernel_objects);
+  }
+  if (o.kernels_only) o.toolchain.without_torch = true;  // the kernels are torch-free
   o.out_dir = fs::absolute(o.out_dir);
   o.toolchain.cache_dir = o.cache_dir;
   if (o.toolchain.path_env.empty()) o.toolchain.path_env = toolchain::path_env();

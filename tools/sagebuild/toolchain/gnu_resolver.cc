@@ -342,13 +342,17 @@ GnuResolver::Found GnuResolver::discover(const matrix::Row& row, bool provision,
   Found f;
   find_python(row, f);
   find_cuda(row, provision, f);
-  try {
-    find_torch(row, provision, stable_min_torch, f);
-  } catch (const UsageError& e) {
-    f.fail({false, "torch " + row.torch, e.what(), "see above"});
-  } catch (const IoError& e) {
-    f.fail({false, "torch " + row.torch, e.what(), "check the cache directory " + opt_.cache_dir.string()});
-  }
+  if (opt_.without_torch)
+    f.checks.push_back(
+        {true, "torch " + row.torch, "not needed: --kernels-only compiles the torch-free kernels alone", ""});
+  else
+    try {
+      find_torch(row, provision, stable_min_torch, f);
+    } catch (const UsageError& e) {
+      f.fail({false, "torch " + row.torch, e.what(), "see above"});
+    } catch (const IoError& e) {
+      f.fail({false, "torch " + row.torch, e.what(), "check the cache directory " + opt_.cache_dir.string()});
+    }
   // A per-interpreter wheel installs only into its own Python: the smoke test
   // imports it there, where that Python has the row's torch too.
   if (row.abi_mode == wheel::AbiMode::per_interpreter && f.torch_python &&
@@ -385,7 +389,7 @@ RowToolchain GnuResolver::toolchain_of(Found& f) const {
   t.nvcc_version = f.cuda->version.full_str();
   t.cuda_include = f.cuda->home / "include";
   t.cuda_lib = f.cuda->lib_dir();
-  t.torch = TorchHeaders{f.torch->root, f.torch->version, f.torch->cxx11_abi};
+  if (f.torch) t.torch = TorchHeaders{f.torch->root, f.torch->version, f.torch->cxx11_abi};
   t.row_torch_cuda = f.row_torch_cuda;
   t.python_include = f.python->include_dir;
   t.python_version = f.python->version();

@@ -48,6 +48,10 @@ struct ToolchainOptions {
   // nvcc with -allow-unsupported-compiler (an MSVC newer than the row's CUDA
   // knows).  Off unless asked (--allow-unsupported-compiler).
   bool allow_unsupported_compiler = false;
+  // --kernels-only: the torch-free kernels alone are compiled, so the row's
+  // torch is neither found nor downloaded (GnuResolver; RowToolchain::torch
+  // stays empty).  The MSVC resolver still finds it.
+  bool without_torch = false;
 };
 
 // One line of the toolchain's log and of `sagebuild doctor`.
