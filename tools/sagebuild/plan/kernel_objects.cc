@@ -141,8 +141,9 @@ fs::path handed_object(const KernelObjects& set, const fs::path& dir, const Want
                             " is missing" + fix);
   std::string sum = hex(sha256(*bytes));
   if (sum != found->sha256)
-    throw HandedObjectError(head + ": key " + w.key + " is listed, but its object " + path.string() + " has sha256 " +
-                            sum + " where the manifest says " + found->sha256 + " (altered after it was made)" + fix);
+    throw HandedObjectError(head + ": expected key " + w.key + ", found it listed, but its object " + path.string() +
+                            " has sha256 " + sum + " where the manifest says " + found->sha256 +
+                            " (altered after it was made)" + fix);
   return path;
 }
 
