@@ -1,4 +1,4 @@
-"""The Linux aarch64 default row cross-built on this x86_64 host (issue 40):
+"""The Linux aarch64 default row cross-built on this x86_64 host:
 `sagebuild --profile default-aarch64 --archs 9.0` with the host's nvcc 13.0,
 aarch64-linux-gnu-g++ (Debian's g++-aarch64-linux-gnu, which
 scripts/install-deps.sh installs), CUDA's aarch64 headers and libcudart_static

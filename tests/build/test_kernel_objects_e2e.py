@@ -1,4 +1,4 @@
-"""Kernels once per CUDA release, for real (issue 38): `sagebuild build --row
+"""Kernels once per CUDA release, for real: `sagebuild build --row
 A --kernels-only --kernel-objects DIR` compiles row A's torch-free kernel
 objects alone (no torch found or downloaded) into DIR with kernel-objects.json;
 the default row, another row of the same CUDA release (13.0), built with

@@ -92,7 +92,7 @@ def doctor(setup, matrix):
 @pytest.mark.slow
 def test_without_the_cuda_library_headers_the_preflight_fails_naming_them(setup):
     # The repository's matrix and manifests, less the declaration of the
-    # CUDA libraries: what the release workflow had before F4's fix.
+    # CUDA libraries: what the release workflow had before the manifests declared them.
     matrix = setup["tmp"] / "matrix"
     shutil.copytree(ROOT / "matrix", matrix, dirs_exist_ok=True)
     manifest = matrix / "sources" / "upstream-sageattn3.yaml"

@@ -1,6 +1,6 @@
 // A platform with `opt_in: true` (linux_aarch64) adds rows only to the
 // profiles that name it, and a package's `platform_archs` replaces its archs
-// on that platform (issue 40).
+// on that platform.
 #include <catch2/catch.hpp>
 
 #include <string>

@@ -1,4 +1,4 @@
-// A linux_aarch64 row built on a linux_x86_64 host (issue 40): the host's
+// A linux_aarch64 row built on a linux_x86_64 host: the host's
 // nvcc with aarch64-linux-gnu-g++ as its host compiler, in a CUDA home whose
 // targets/sbsa-linux tree (headers, libcudart_static.a) comes from NVIDIA's
 // aarch64 wheels on PyPI; the row's torch from its aarch64 wheel, unpacked,

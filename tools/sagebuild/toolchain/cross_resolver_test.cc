@@ -1,4 +1,4 @@
-// The linux_aarch64 cross resolver (issue 40) with a fake runner ([posix]):
+// The linux_aarch64 cross resolver with a fake runner ([posix]):
 // the tools' answers are scripted, the files it looks at are real (a
 // temporary directory standing for the cache, the host CUDA and torch's
 // unpacked aarch64 wheel); nothing is downloaded.
