@@ -153,7 +153,7 @@ TEST_CASE("what provides a missing header, for the row's CUDA") {
   CHECK(header_provider("my_own.h", CudaVersion{13, 0}).empty());
 }
 
-TEST_CASE("--kernels-only needs --kernel-objects; a --kernel-objects without a manifest is refused before compiling") {
+TEST_CASE("kernels-only mode needs a kernel-objects directory, and one without a manifest is refused") {
   fs::path cache = fs::temp_directory_path() / ("sb-kobj-" + std::to_string(sb::process_id()));
   NoRunner r;
   std::ostringstream out;
