@@ -34,6 +34,26 @@ def elf_machine(data):
     return struct.unpack_from("<H", data, 18)[0]
 
 
+def aarch64_pyconfig_missing():
+    """Why the binding cannot compile for aarch64 with python3's headers, or "".
+    Debian's python3-dev ships a multiarch pyconfig.h that includes
+    <aarch64-linux-gnu/python3.X/pyconfig.h> when the compiler targets aarch64;
+    only libpython3.X-dev:arm64 (dpkg --add-architecture arm64) installs that file.
+    A Python with one pyconfig.h (pyenv's, python.org's) needs nothing more."""
+    r = subprocess.run(["python3", "-c", "import sysconfig; print(sysconfig.get_paths()['include'])"],
+                       capture_output=True, text=True)
+    include = pathlib.Path(r.stdout.strip())
+    pyconfig = include / "pyconfig.h"
+    if r.returncode != 0 or not pyconfig.exists():
+        return ""
+    m = re.search(r"include <(aarch64-linux-gnu/python[0-9.]+/pyconfig\.h)>", pyconfig.read_text(errors="replace"))
+    if not m or (include.parent / m.group(1)).exists():
+        return ""
+    return (f"{pyconfig} is Debian's multiarch header and {include.parent / m.group(1)} is missing: "
+            f"the aarch64 binding cannot include Python.h (install libpython3-dev:arm64 after "
+            f"dpkg --add-architecture arm64, or put a Python with one pyconfig.h, e.g. pyenv's, first on PATH)")
+
+
 @pytest.fixture(scope="module")
 def cross_wheel(tmp_path_factory):
     if shutil.which("aarch64-linux-gnu-g++") is None:
@@ -42,6 +62,9 @@ def cross_wheel(tmp_path_factory):
     home = cuda_13_home()
     if home is None:
         pytest.skip("no CUDA 13.0 nvcc here ($CUDA_HOME, /usr/local/cuda or PATH)")
+    missing = aarch64_pyconfig_missing()
+    if missing:
+        pytest.skip(missing)
     exe = sagebuild_binary()
     tmp = tmp_path_factory.mktemp("aarch64")
     out = tmp / "dist"
