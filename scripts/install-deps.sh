@@ -64,6 +64,28 @@ if [ "${SAGE_WITH_WINE:-0}" = 1 ]; then
   fi
 fi
 
+# The aarch64 cross build's Python headers (scripts/test.sh asks for them with
+# SAGE_WITH_AARCH64=1: tests/build/test_aarch64_cross.py).  Debian's python3-dev
+# ships a multiarch pyconfig.h that, compiled for aarch64, includes
+# <aarch64-linux-gnu/python3.X/pyconfig.h>: only libpython3-dev:arm64 installs
+# it, after dpkg --add-architecture arm64 (Multi-Arch: same, beside the amd64
+# one).  A failure here is not fatal: sagebuild's cross preflight then names
+# the package, and the test says why it skipped.
+if [ "${SAGE_WITH_AARCH64:-0}" = 1 ] && [ "$(dpkg --print-architecture)" = amd64 ]; then
+  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    echo "==> dpkg --add-architecture arm64 (the aarch64 cross build's Python headers)"
+    $SUDO dpkg --add-architecture arm64
+  fi
+  find_missing libpython3-dev:arm64
+  if [ "${#missing[@]}" -gt 0 ]; then
+    echo "==> apt-get install --no-install-recommends ${missing[*]}"
+    if ! { $SUDO apt-get update -qq &&
+           DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }; then
+      echo "warning: could not install ${missing[*]}; the aarch64 cross build cannot include Python.h"
+    fi
+  fi
+fi
+
 # The aarch64 smoke test under emulation (scripts/aarch64-smoke.sh; asked for
 # with SAGE_WITH_AARCH64_SMOKE=1): debootstrap makes a Debian 12 arm64 root,
 # qemu-user-static with binfmt-support runs its programs.  Not fatal either:

@@ -6,7 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
-SAGE_WITH_WINE=1 bash scripts/install-deps.sh || exit 1
+SAGE_WITH_WINE=1 SAGE_WITH_AARCH64=1 bash scripts/install-deps.sh || exit 1
 bash scripts/build-sagebuild.sh || exit 1
 export SAGEBUILD="$ROOT/build/tools/sagebuild/cli/sagebuild"
 # The Linux tool wheel (a static sagebuild, dist-tool/): tests/pep517 installs

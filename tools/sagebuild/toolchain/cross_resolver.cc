@@ -1,8 +1,10 @@
 #include "sagebuild/toolchain/cross_resolver.h"
 
 #include <algorithm>
+#include <regex>
 
 #include "sagebuild/common/error.h"
+#include "sagebuild/common/fs.h"
 #include "sagebuild/toolchain/cache.h"
 #include "sagebuild/toolchain/cuda.h"
 #include "sagebuild/toolchain/gnu_toolchain.h"
@@ -106,6 +108,27 @@ fs::path provision_cross_cuda(ProcessRunner& runner, const ToolchainOptions& opt
   return entry;
 }
 
+namespace {
+
+// Debian's python3-dev installs a multiarch pyconfig.h that dispatches on the
+// target: compiled for aarch64 it includes
+// <aarch64-linux-gnu/python3.X/pyconfig.h>, which only libpython3.X-dev:arm64
+// installs.  The missing file, or empty where the headers have one
+// pyconfig.h (pyenv's, python.org's) or the aarch64 one is there.
+std::string missing_aarch64_pyconfig(const fs::path& include_dir) {
+  std::error_code ec;
+  fs::path wrapper = include_dir / "pyconfig.h";
+  if (!fs::is_regular_file(wrapper, ec)) return "";
+  std::string text = read_file(wrapper);
+  static const std::regex kTarget(R"(#\s*include\s*<(aarch64-linux-gnu/python[0-9.]+/pyconfig\.h)>)");
+  std::smatch m;
+  if (!std::regex_search(text, m, kTarget)) return "";
+  fs::path target = include_dir.parent_path() / m[1].str();
+  return fs::exists(target, ec) ? "" : target.string();
+}
+
+}  // namespace
+
 struct CrossResolver::Found {
   std::optional<PythonInfo> python;
   std::optional<CudaToolkit> host_cuda;
@@ -144,6 +167,16 @@ void CrossResolver::discover(const matrix::Row& row, bool provision, Found& f) {
   if (!f.python || !f.python->has_headers || f.python->major != 3 || f.python->minor < 9) {
     f.fail({false, "Python headers (abi3)", f.python ? f.python->executable.string() + " without Python.h" : exe,
             "install python3-dev, or pass --python with a CPython >= 3.9 that has its headers"});
+    return;
+  }
+  if (std::string missing = missing_aarch64_pyconfig(f.python->include_dir); !missing.empty()) {
+    std::string ver = std::to_string(f.python->major) + "." + std::to_string(f.python->minor);
+    f.fail({false, "Python headers (abi3) for aarch64",
+            (f.python->include_dir / "pyconfig.h").string() + " is Debian's multiarch header and " + missing +
+                " is missing, so Python.h cannot compile for aarch64",
+            "sudo dpkg --add-architecture arm64 && sudo apt-get update && sudo apt-get install libpython" + ver +
+                "-dev:arm64 (scripts/install-deps.sh with SAGE_WITH_AARCH64=1), or pass --python with a CPython "
+                "whose headers have one pyconfig.h (pyenv's, python.org's)"});
     return;
   }
   f.checks.push_back({true, "Python headers (abi3)", f.python->executable.string() + " " + f.python->version(), ""});

@@ -71,9 +71,12 @@ struct Machine {
       return ok("aarch64-linux-gnu-g++ (Debian 12.2.0-14) 12.2.0\n");
     };
     // The host Python: x86_64, with an x86_64 CPU torch that must not be used.
-    runner.answers["python3"] = [](const Command&) {
+    // Its headers: one pyconfig.h, as pyenv's (tests turn it into Debian's
+    // multiarch wrapper).
+    touch(root / "include/python3.11/pyconfig.h", "#define HAVE_UNISTD_H 1\n");
+    runner.answers["python3"] = [include = (root / "include/python3.11").string()](const Command&) {
       return ok(
-          "{\"version\": [3, 11], \"include\": \"/usr/include/python3.11\", \"has_headers\": true, "
+          "{\"version\": [3, 11], \"include\": \"" + include + "\", \"has_headers\": true, "
           "\"ext_suffix\": \".cpython-311-x86_64-linux-gnu.so\", \"torch\": {\"version\": \"2.11.0+cu130\", "
           "\"cuda\": \"13.0\", \"cxx11_abi\": true, \"dir\": \"/nonexistent/torch\"}}\n");
     };
@@ -163,6 +166,24 @@ TEST_CASE("cross: what is missing is named with its fix", "[toolchain][cross][po
     sb::matrix::Row row = aarch64_row();
     row.abi_mode = sb::wheel::AbiMode::per_interpreter;
     CHECK_THROWS_WITH(r.resolve(row, std::nullopt), Catch::Contains("abi3 rows only"));
+  }
+  SECTION("Debian's multiarch pyconfig.h without libpython3.11-dev:arm64") {
+    Machine m;
+    m.fill_cache();
+    touch(m.root / "include/python3.11/pyconfig.h",
+          "#if defined(__x86_64__) && defined(__LP64__)\n# include <x86_64-linux-gnu/python3.11/pyconfig.h>\n"
+          "#elif defined(__aarch64__) && defined(__AARCH64EL__)\n# include <aarch64-linux-gnu/python3.11/pyconfig.h>\n"
+          "#endif\n");
+    CrossResolver r(m.runner, m.opt);
+    CHECK_THROWS_WITH(r.resolve(aarch64_row(), std::nullopt),
+                      Catch::Contains("aarch64-linux-gnu/python3.11/pyconfig.h is missing") &&
+                          Catch::Contains("libpython3.11-dev:arm64") && Catch::Contains("dpkg --add-architecture arm64"));
+    // With the aarch64 header beside it, the headers pass.
+    touch(m.root / "include/aarch64-linux-gnu/python3.11/pyconfig.h", "#define HAVE_UNISTD_H 1\n");
+    bool python_ok = false;
+    for (const auto& c : r.diagnose(aarch64_row()))
+      if (c.what == "Python headers (abi3)" && c.ok) python_ok = true;
+    CHECK(python_ok);
   }
   SECTION("a dry run plans the downloads instead") {
     Machine m;
