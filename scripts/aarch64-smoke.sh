@@ -137,14 +137,14 @@ PY
 step "pip install torch's aarch64 wheel with its dependencies (${torch_wheel:+$(basename "$torch_wheel"), }$torch_req), under qemu"
 in_root python3 -m venv /venv
 if [ -n "$torch_wheel" ]; then
-  in_root pip install -q --disable-pip-version-check "/in/$(basename "$torch_wheel")" pytest
+  in_root pip install -q --disable-pip-version-check --no-compile "/in/$(basename "$torch_wheel")" pytest
 else
-  in_root pip install -q --disable-pip-version-check "$torch_req" pytest
+  in_root pip install -q --disable-pip-version-check --no-compile "$torch_req" pytest
 fi
 took
 
 step "pip install $(basename "$wheel") (its torch is there: pip must not replace it)"
-in_root pip install -q --disable-pip-version-check --no-deps "/in/$(basename "$wheel")"
+in_root pip install -q --disable-pip-version-check --no-compile --no-deps "/in/$(basename "$wheel")"
 took
 
 step "import sageattention and load its extension, under qemu"

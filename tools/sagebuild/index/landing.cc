@@ -1,6 +1,10 @@
 #include "sagebuild/index/landing.h"
 
+#include <algorithm>
+
 #include "sagebuild/index/html.h"
+#include "sagebuild/wheel/filename.h"
+#include "sagebuild/wheel/platform.h"
 
 namespace sb::index {
 
@@ -21,10 +25,42 @@ std::string commands(const VariantGroup& g, std::string_view base_url) {
   return out;
 }
 
+// What a user calls a wheel's platform tag: "Linux x86_64", "Linux aarch64",
+// "Windows x64"; the tag itself for anything else.
+std::string platform_label(std::string_view tag) {
+  wheel::PlatformInfo p = wheel::classify_platform(tag);
+  switch (p.family) {
+    case wheel::PlatformFamily::Linux:
+    case wheel::PlatformFamily::Manylinux:
+      return "Linux " + p.arch;
+    case wheel::PlatformFamily::Windows:
+      return tag == "win_amd64" ? "Windows x64" : tag == "win_arm64" ? "Windows ARM64" : std::string(tag);
+    default:
+      return std::string(tag);
+  }
+}
+
+// The platforms a variant's wheels serve, each once, in the order first seen
+// in a sorted list (Linux before Windows).
+std::string platforms_of(const VariantGroup& g) {
+  std::vector<std::string> labels;
+  for (const auto& w : g.wheels) {
+    auto parsed = wheel::parse_wheel_filename(w.filename);
+    if (!parsed.filename) continue;
+    for (const auto& tag : parsed.filename->platform_tags) labels.push_back(platform_label(tag));
+  }
+  std::sort(labels.begin(), labels.end());
+  labels.erase(std::unique(labels.begin(), labels.end()), labels.end());
+  std::string out;
+  for (const auto& l : labels) out += (out.empty() ? "" : ", ") + l;
+  return out;
+}
+
 std::string variant_row(const VariantGroup& g, std::string_view base_url) {
   return "<tr><td><a href=\"" + html_escape(g.name) + "/simple/\">" + html_escape(g.name) + "</a></td><td>" +
          html_escape(g.torch_minor) + "</td><td>" + html_escape(g.cuda_version) + "</td><td>" +
-         std::to_string(g.wheels.size()) + "</td><td>" + commands(g, base_url) + "</td></tr>\n";
+         html_escape(platforms_of(g)) + "</td><td>" + std::to_string(g.wheels.size()) + "</td><td>" +
+         commands(g, base_url) + "</td></tr>\n";
 }
 
 }  // namespace
@@ -76,7 +112,7 @@ std::string render_landing_page(const std::vector<VariantGroup>& groups, std::st
       "extension serves every torch of a CUDA version: if your torch's index is not listed, the "
       "newest listed index of your CUDA serves it. For an older torch, only its own index "
       "does.</p>\n"
-      "<table>\n<tr><th>Variant</th><th>torch</th><th>CUDA</th><th>Wheels</th>"
+      "<table>\n<tr><th>Variant</th><th>torch</th><th>CUDA</th><th>Platforms</th><th>Wheels</th>"
       "<th>Install</th></tr>\n";
   for (const auto& g : groups) page += variant_row(g, base_url);
   page +=

@@ -31,11 +31,15 @@ TEST_CASE("the landing page: how to find your index, then one row per variant wi
   auto groups = group_by_variant({
       wheel("sageattention-2.2.0-280.129-cp39-abi3-linux_x86_64.whl", "torch2.8-cu129", "2.8.0", "12.9"),
       wheel("sageattention-2.2.0-290.130-cp39-abi3-linux_x86_64.whl", "torch2.9-cu130", "2.9.0", "13.0"),
+      wheel("sageattention-2.2.0-290.130-cp39-abi3-manylinux_2_34_aarch64.whl", "torch2.9-cu130", "2.9.0", "13.0"),
+      wheel("sageattention-2.2.0-290.130-cp39-abi3-win_amd64.whl", "torch2.9-cu130", "2.9.0", "13.0"),
   });
   std::string page = render_landing_page(groups, "https://x.io/s");
   CHECK(page.find(html_escape(index_url_command("https://x.io/s"))) != std::string::npos);
   CHECK(page.find("<td><a href=\"torch2.8-cu129/simple/\">torch2.8-cu129</a></td><td>2.8</td>"
-                  "<td>12.9</td><td>1</td>") != std::string::npos);
+                  "<td>12.9</td><td>Linux x86_64</td><td>1</td>") != std::string::npos);
+  // Each variant names the platforms its wheels serve, each once.
+  CHECK(page.find("<td>13.0</td><td>Linux aarch64, Linux x86_64, Windows x64</td><td>3</td>") != std::string::npos);
   CHECK(page.find("<code>pip install sageattention --extra-index-url "
                   "https://x.io/s/torch2.9-cu130/simple/</code>") != std::string::npos);
   CHECK(page.find("<code>uv pip install sageattention --extra-index-url "

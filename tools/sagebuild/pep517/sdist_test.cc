@@ -1,6 +1,6 @@
 // The sdist writer's name (PEP 625) and its tree walk: the link rule, the
 // size bounds, streaming.  The full `sagebuild sdist` of a copy of
-// this checkout is tests/cli/test_hostile_round3.py's.
+// this checkout is tests/cli/test_hostile_cli.py's.
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
