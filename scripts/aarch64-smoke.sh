@@ -110,7 +110,7 @@ for v in PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_TRUSTED_HOST PIP_CERT PIP_DEFAULT
   PIP_PROXY http_proxy https_proxy no_proxy HTTP_PROXY HTTPS_PROXY NO_PROXY; do
   [ -z "${!v:-}" ] || net_env+=("$v=${!v}")
 done
-for d in proc dev; do
+for d in proc dev sys; do
   mkdir -p "$ROOT/$d"
   mount --rbind "/$d" "$ROOT/$d" && mounted+=("$ROOT/$d")
 done
@@ -150,12 +150,15 @@ took
 step "import sageattention and load its extension, under qemu"
 t0=$(date +%s%N)
 in_root python3 -c '
-import platform, time
+import importlib.metadata, platform, time
 t = time.time(); import torch; t_torch = time.time() - t
 t = time.time(); import sageattention, sageattention._C; t_sa = time.time() - t
 assert platform.machine() == "aarch64", platform.machine()
-print(f"   {platform.machine()}: torch {torch.__version__} imported in {t_torch:.1f} s; sageattention {sageattention.__version__} and its extension in {t_sa:.1f} s")
-print("   ops:", ", ".join(sorted(n for n in dir(torch.ops.sageattention) if not n.startswith("_"))[:8]), "...")
+sa_version = importlib.metadata.version("sageattention")
+print(f"   {platform.machine()}: torch {torch.__version__} imported in {t_torch:.1f} s; sageattention {sa_version} and its extension in {t_sa:.1f} s")
+ops = sorted(n.split("::", 1)[1] for n in torch._C._dispatch_get_all_op_names() if n.startswith("sageattention::"))
+assert "attn_pv_fp16" in ops, ops
+print(f"   {len(ops)} ops registered:", ", ".join(ops))
 '
 import_s=$(( ($(date +%s%N) - t0) / 1000000 ))
 took
