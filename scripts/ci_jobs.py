@@ -9,8 +9,12 @@ runs, for the trigger, what GitHub would run on Linux:
   plan   its steps: install-deps, both tool wheels (Linux static, Windows
          mingw-w64 under wine), the tool wheel installed by pip, the version
          check, the profiles, the plan; its outputs feed the build legs;
+  kernels each Linux group of the plan's `kernels` output, before the build
+         legs: the kernels job's steps, the tool wheel installed by pip, the
+         host compiler, `--kernels-only`, the upload of kernel-objects-<group>;
   build  each Linux row of the plan: the build job's steps in order, from the
-         checkout through the tool wheel installed by pip, the host compiler,
+         checkout through the tool wheel installed by pip, the kernel objects
+         of its group (downloaded, as the tool wheel is), the host compiler,
          the preflight (`sagebuild doctor --preprocess`), then the build.
 
 Each job runs in a fresh clean room (scripts/cleanroom.sh: a debootstrap'd
@@ -41,7 +45,10 @@ Where the room is not the job's machine, it says so in the log, and does this:
   - compiles are expensive on a small machine: by default the rows given by
     --compile are built for real (the build step exactly; --archs A appends
     `--archs A` to it, said in the log), every other row stops after its
-    preflight.
+    preflight.  A kernels leg compiles only when a row of its group is
+    compiled (with that row's --archs); otherwise it stops before compiling,
+    and its rows' download of kernel-objects-<group>, which it never
+    uploaded, is reported as not done (they stop before the build anyway).
 Exit status: 0 when every job and row passed as described, 1 otherwise.
 """
 import argparse
@@ -258,6 +265,7 @@ class Run:
                        "server_url": "https://github.com", "event": {"repository": {"name": "sageattention"}}}
         self.results = {}
         self.report = []
+        self.not_compiled = set()  # kernel-objects-<group> artifacts a kernels leg did not make
 
     def context(self, name, **extra):
         needs = {n: self.results.get(n, {"result": "skipped", "outputs": {}})
@@ -291,6 +299,9 @@ class Run:
             return True, {}, f"uploaded {[pathlib.Path(f).name for f in files]} as {with_['name']}"
         if uses == "actions/download-artifact":
             store = self.artifacts / with_["name"]
+            if not store.is_dir() and with_["name"] in self.not_compiled:
+                return True, {}, (f"not downloaded: {with_['name']}'s kernels job stopped before compiling "
+                                  "(no row of its group is compiled here)")
             if not store.is_dir():
                 return False, {}, f"artifact {with_['name']} not found"
             shutil.copytree(store, ws / with_.get("path", "."), dirs_exist_ok=True)
@@ -338,7 +349,8 @@ class Run:
                                 status={"success": ok, "failure": not ok, "always": True, "cancelled": False})
                 step_name = render(raw.get("name", raw.get("uses", "")), step_ctx)
                 if stop_before and step_name.startswith(stop_before):
-                    say(f"{label}: stops before '{step_name}' (not compiled here: the preflight above is its proof)")
+                    proof = "the preflight above is its proof" if name == "build" else "no row of its group is"
+                    say(f"{label}: stops before '{step_name}' (not compiled here: {proof})")
                     break
                 if not condition_holds(raw.get("if"), step_ctx):
                     say(f"{label}: skipped (if: {raw.get('if')}): {step_name}")
@@ -420,9 +432,55 @@ class Run:
                 raise SystemExit(f"ci_jobs.py: --compile {rid}: not a Linux row of this trigger's plan")
         say("compiled for real: " + (", ".join(f"{k}" + (f" (--archs {v})" if v else "") for k, v in
                                             compile_rows.items()) or "none") + "; every other row: to its preflight")
+        groups = [g for g in json.loads(plan["outputs"].get("kernels") or '{"include":[]}')["include"]
+                  if not g["os"].startswith("windows")]
+        kernels_ctx = self.context("kernels")
+        if groups and condition_holds(self.wf["jobs"]["kernels"].get("if"), kernels_ctx):
+            results = [self.kernels_leg(group, linux, compile_rows) for group in groups]
+            self.results["kernels"] = {"result": "failure" if "failure" in results else "success", "outputs": {}}
+        else:
+            self.results["kernels"] = {"result": "skipped", "outputs": {}}
+        if not condition_holds(self.wf["jobs"]["build"].get("if"), self.context("build")):
+            say(f"build: not run (its if: {self.wf['jobs']['build'].get('if')})")
+            return self.summary()
         for row in linux:
             self.build_leg(row, compile_rows)
         return self.summary()
+
+    def kernels_leg(self, group, linux, compile_rows):
+        """The kernels job for `group`: compiled when a row of the group is
+        compiled here (with its --archs, which every such row must share),
+        else run to the step before the compile."""
+        label = f"kernels {group['group']}"
+        members = [r["id"] for r in linux if r.get("kernel_group") == group["group"]]
+        archs = {compile_rows[rid] for rid in members if rid in compile_rows}
+        if len(archs) > 1:
+            raise SystemExit(f"ci_jobs.py: --compile: rows of kernel group {group['group']} ask for different "
+                             f"--archs ({', '.join(sorted(a or 'all' for a in archs))}); their kernel objects are "
+                             "compiled once for the group: give them the same")
+        prepare = self.python_stand_in(group["python"])
+        edit = {}
+        if group["cuda_provision"] == "install":
+            edit["Install CUDA"] = lambda run: f"DRY_RUN=1 {run}"
+        if not archs:
+            self.not_compiled.add(f"kernel-objects-{group['group']}")
+            return self.job("kernels", label, group, prepare, stop_before="Compile the kernel objects",
+                            edit=edit)["result"]
+        (how,) = archs
+        if how:
+            edit["Compile the kernel objects"] = lambda run: f"{run} --archs {how}"
+        return self.job("kernels", label, group, prepare, edit=edit)["result"]
+
+    @staticmethod
+    def python_stand_in(python):
+        """The manylinux image's /opt/python/cpXY-cpXY, stood in for by a venv
+        of Debian 12's Python 3.11 (with git and a compiler)."""
+        tag = "cp" + python.replace(".", "")
+        return [("the manylinux image's Python, git and compiler, stood in for by Debian 12's "
+                 f"(python3 3.11 as /opt/python/{tag}-{tag})",
+                 "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "
+                 "--no-install-recommends ca-certificates git g++ python3-dev python3-venv >/dev/null && "
+                 f"python3 -m venv /opt/python/{tag}-{tag} && /opt/python/{tag}-{tag}/bin/python --version")]
 
     def profile_rows(self, profile):
         """A profile's rows, from the plan job's own tool wheel (its static
@@ -448,12 +506,7 @@ class Run:
                                                      "manylinux image has it at /opt/python)"))
             say(f"== {label}: not run: it needs CPython {python}, which Debian 12 lacks")
             return
-        tag = "cp" + python.replace(".", "")
-        prepare = [("the manylinux image's Python, git and compiler, stood in for by Debian 12's "
-                    f"(python3 3.11 as /opt/python/{tag}-{tag})",
-                    "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "
-                    "--no-install-recommends ca-certificates git g++ python3-dev python3-venv >/dev/null && "
-                    f"python3 -m venv /opt/python/{tag}-{tag} && /opt/python/{tag}-{tag}/bin/python --version")]
+        prepare = self.python_stand_in(python)
         edit = {}
         if row["cuda_provision"] == "install":
             # NVIDIA's repository is not reachable here: the step prints its

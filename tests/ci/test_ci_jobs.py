@@ -5,12 +5,14 @@ with the agent run on this host instead of in the clean room (the room is
 scripts/cleanroom.sh's, tested with it).  What it reads of wheels.yml is
 checked against the workflow itself."""
 import argparse
+import json
 import os
 import pathlib
 import subprocess
 import sys
 
 import pytest
+import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -87,6 +89,9 @@ def test_the_jobs_it_runs_are_the_workflows_linux_jobs():
     for prefix in ("Build the wheel", "Install CUDA", "Preflight"):
         assert any(n.startswith(prefix) for n in build_names), prefix
     assert any(s.get("uses", "").startswith("actions/cache") for s in jobs["plan"]["steps"])
+    kernels_names = [s.get("name", "") for s in jobs["kernels"]["steps"]]
+    for prefix in ("Compile the kernel objects", "Install CUDA"):
+        assert any(n.startswith(prefix) for n in kernels_names), prefix
     r = subprocess.run(["bash", str(ROOT / "scripts/ci-jobs.sh"), "nightly"], capture_output=True, text=True)
     assert r.returncode == 2 and "expected pull_request, push or tag" in r.stderr
 
@@ -130,3 +135,70 @@ def test_a_preflight_missing_only_what_the_room_cannot_reach_is_told_apart(tmp_p
     resolved = out.replace("Name or service not known", "404").replace("Failed to establish a new connection", "")
     assert ci_jobs.unreachable_only(resolved, CU126) is None
     assert ci_jobs.unreachable_only("✗ row: verify failed", CU126) is None
+
+
+def kernels_plan():
+    """A plan's outputs with one Linux kernel group of two rows (g1), a Linux
+    row alone, and a Windows group the clean room does not run."""
+    def row(rid, group, os_="ubuntu-22.04"):
+        return {"id": rid, "os": os_, "cuda": "13.0", "cuda_provision": "pypi", "python": "3.12",
+                "torch_index": None, "upstream_commit": None, "kernel_group": group}
+    rows = [row("a-abi3-linux", "g1"), row("b-abi3-linux", "g1"), row("c-abi3-linux", ""),
+            row("d-abi3-win", "g2", "windows-2022"), row("e-abi3-win", "g2", "windows-2022")]
+    kernels = [{"group": "g1", "row": "a-abi3-linux", "os": "ubuntu-22.04", "cuda": "13.0", "cuda_provision": "pypi",
+                "python": "3.12", "rows": ["a-abi3-linux", "b-abi3-linux"]},
+               {"group": "g2", "row": "d-abi3-win", "os": "windows-2022", "cuda": "13.0", "cuda_provision": "pypi",
+                "python": "3.12", "rows": ["d-abi3-win", "e-abi3-win"]}]
+    return {"matrix": json.dumps({"include": rows}), "rows": str(len(rows)),
+            "kernels": json.dumps({"include": kernels}), "kernel_groups": str(len(kernels))}
+
+
+def record_jobs(run, monkeypatch, outputs):
+    """run.job replaced by a recorder: (job, label, stop_before, the compile
+    step's edit applied to "CMD")."""
+    calls = []
+
+    def job(name, label, row=None, prepare=(), stop_before=None, edit=None):
+        edits = {k: fn("CMD") for k, fn in (edit or {}).items()}
+        calls.append((name, label, stop_before, edits.get("Compile the kernel objects", edits.get("Build the wheel"))))
+        return {"result": "success", "outputs": outputs if name == "plan" else {}}
+
+    monkeypatch.setattr(run, "job", job)
+    run.wf = yaml.safe_load((ROOT / ".github/workflows/wheels.yml").read_text())
+    run.args.skip = ["tests"]
+    return calls
+
+
+def test_kernels_legs_run_before_the_build_legs_and_compile_only_for_a_compiled_row(run, monkeypatch):
+    calls = record_jobs(run, monkeypatch, kernels_plan())
+    run.args.compile = [("b-abi3-linux", "8.0")]
+    assert run.main() == 0
+    assert calls == [("plan", "plan", None, None),
+                     ("kernels", "kernels g1", None, "CMD --archs 8.0"),
+                     ("build", "build a-abi3-linux", "Build the wheel", None),
+                     ("build", "build b-abi3-linux", None, "CMD --archs 8.0"),
+                     ("build", "build c-abi3-linux", "Build the wheel", None)]
+    assert run.not_compiled == set()
+
+
+def test_a_kernels_leg_no_compiled_row_needs_stops_before_compiling(run, monkeypatch, tmp_path):
+    calls = record_jobs(run, monkeypatch, kernels_plan())
+    assert run.main() == 0
+    assert calls[1] == ("kernels", "kernels g1", "Compile the kernel objects", None)
+    assert [c[0] for c in calls] == ["plan", "kernels", "build", "build", "build"]
+    assert run.not_compiled == {"kernel-objects-g1"}
+    # Its rows' download of the artifact it never made is reported, not failed;
+    # any other artifact missing still fails the step.
+    room = argparse.Namespace(ws=tmp_path)
+    raw = {"uses": "actions/download-artifact@v4"}
+    ok, _, what = run.action(room, raw, {"name": "kernel-objects-g1", "path": "kernel-objects"}, "build a")
+    assert ok and "not downloaded: kernel-objects-g1's kernels job stopped before compiling" in what
+    ok, _, what = run.action(room, raw, {"name": "kernel-objects-g9", "path": "kernel-objects"}, "build a")
+    assert not ok and what == "artifact kernel-objects-g9 not found"
+
+
+def test_rows_of_one_kernel_group_compiled_for_different_archs_are_refused(run, monkeypatch):
+    record_jobs(run, monkeypatch, kernels_plan())
+    run.args.compile = [("a-abi3-linux", "8.0"), ("b-abi3-linux", "9.0")]
+    with pytest.raises(SystemExit, match="rows of kernel group g1 ask for different --archs"):
+        run.main()

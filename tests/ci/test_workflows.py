@@ -98,7 +98,7 @@ def test_the_manual_runs_choices_are_the_profiles_it_builds():
 def test_artifacts_of_pull_requests_and_pushes_are_kept_7_days():
     uploads = [(name, step) for name, job in workflow()["jobs"].items() for step in job["steps"]
                if step.get("uses", "").startswith("actions/upload-artifact")]
-    assert {name for name, _ in uploads} == {"plan", "build"}
+    assert {name for name, _ in uploads} == {"plan", "kernels", "build"}
     for name, step in uploads:
         expr = re.fullmatch(r"\$\{\{(.*)\}\}", str(step["with"]["retention-days"])).group(1)
         for trigger, (event, ref, _) in TRIGGERS.items():
@@ -142,8 +142,8 @@ def test_profiles_refuses_what_it_does_not_know(args, why):
 
 def test_workflow_uses_the_scripts_it_is_tested_through():
     text = WORKFLOW.read_text()
-    for script in ("profiles.sh", "plan.sh", "install-cuda.sh", "release_notes.py", "smoke_test.py",
-                   "check-version.sh", "install-host-compiler.sh"):
+    for script in ("profiles.sh", "plan.sh", "kernel-groups.sh", "install-cuda.sh", "release_notes.py",
+                   "smoke_test.py", "check-version.sh", "install-host-compiler.sh"):
         assert f".github/scripts/{script}" in text, script
 
 
@@ -162,6 +162,52 @@ def test_plan_merges_profiles_without_duplicate_rows():
     assert set(both) == set(plan("default")) | set(plan("default-windows")) | set(plan("stable"))
     assert plan("release", "release") == plan("release")
     assert len(plan("release")) <= 256, "GitHub allows at most 256 jobs per matrix"
+
+
+def fake_sagebuild(tmp_path, rows):
+    """A stand-in for `sagebuild matrix --format github` printing `rows`."""
+    exe = tmp_path / "sagebuild"
+    exe.write_text("#!/bin/sh\ncat <<'JSON'\n" + json.dumps({"include": rows}) + "\nJSON\n")
+    exe.chmod(0o755)
+    return exe
+
+
+def plan_row(rid, group, os_="ubuntu-22.04", provision="pypi"):
+    return {"id": rid, "os": os_, "cuda": "13.0", "cuda_provision": provision, "python": "3.12",
+            "kernel_group": group}
+
+
+@pytest.mark.skipif(not shutil.which("jq"), reason="jq not on PATH (GitHub's Ubuntu runners have it)")
+def test_plan_keeps_kernel_groups_of_two_rows_or_more_and_derives_the_kernels_matrix(tmp_path):
+    rows = [plan_row("b-cp310-x", "g1"), plan_row("a-abi3-x", "g1"), plan_row("c-abi3-y", "g2"),
+            plan_row("sageattn3-z", ""), plan_row("d-cp312-x", "g1")]
+    out = subprocess.run(["bash", str(SCRIPTS / "plan.sh"), str(fake_sagebuild(tmp_path, rows)), "p"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    groups = {r["id"]: r["kernel_group"] for r in json.loads(out.stdout)["include"]}
+    # g2 has one row: it compiles its own kernels.
+    assert groups == {"a-abi3-x": "g1", "b-cp310-x": "g1", "c-abi3-y": "", "d-cp312-x": "g1", "sageattn3-z": ""}
+    kernels = subprocess.run(["bash", str(SCRIPTS / "kernel-groups.sh")], input=out.stdout, capture_output=True,
+                             text=True)
+    assert kernels.returncode == 0, kernels.stderr
+    assert kernels.stdout.count("\n") == 1  # GITHUB_OUTPUT takes one line
+    # One entry per group; its kernels compiled for its abi3 row.
+    assert json.loads(kernels.stdout) == {"include": [
+        {"group": "g1", "row": "a-abi3-x", "os": "ubuntu-22.04", "cuda": "13.0", "cuda_provision": "pypi",
+         "python": "3.12", "rows": ["a-abi3-x", "b-cp310-x", "d-cp312-x"]}]}
+    none = subprocess.run(["bash", str(SCRIPTS / "kernel-groups.sh")], input='{"include":[]}', capture_output=True,
+                          text=True)
+    assert none.returncode == 0 and json.loads(none.stdout) == {"include": []}
+
+
+@pytest.mark.skipif(not shutil.which("jq"), reason="jq not on PATH (GitHub's Ubuntu runners have it)")
+@pytest.mark.parametrize("other", [dict(os_="windows-2022"), dict(provision="install")])
+def test_plan_refuses_a_kernel_group_whose_rows_differ_in_runner_or_cuda(tmp_path, other):
+    rows = [plan_row("a", "g1"), plan_row("b", "g1", **other)]
+    out = subprocess.run(["bash", str(SCRIPTS / "plan.sh"), str(fake_sagebuild(tmp_path, rows)), "p"],
+                         capture_output=True, text=True)
+    assert out.returncode == 1 and out.stdout == ""
+    assert "kernel group(s) whose rows differ in os or cuda_provision: g1;" in out.stderr
 
 
 # --- GitHub's expression syntax: scripts/workflow_expr.py ----------------------
@@ -425,7 +471,7 @@ class Simulation:
             # A failing row's build fails at its build step, and its test leg
             # at the download of the wheel that was never uploaded.
             fails_at = None
-            if row["id"] in self.failing:
+            if row.get("id") in self.failing:
                 fails_at = "Build the wheel" if name == "build" else "actions/download-artifact"
             steps = self.steps(job, leg, fails_at)
             self.legs[name].append((row, steps))
@@ -528,11 +574,14 @@ SAGE3_ROWS = [f"sageattn3-1.0.0-torch2.9.0-{cuda}-cp312-{platform}"
 
 def test_each_trigger_runs_the_jobs_github_would(simulations):
     ran = {t: sorted(n for n in s.results if s.ran(n)) for t, s in simulations.items()}
+    # kernels: where two rows or more share their kernel objects (main's
+    # stable profile and a tag; not a pull request's one row per platform,
+    # pytorch211's one row per CUDA and platform, nor sageattn3's).
     assert ran["pull_request"] == ["build", "plan", "test", "tests"]
-    assert ran["push main"] == ["build", "plan", "test", "tests"]
+    assert ran["push main"] == ["build", "kernels", "plan", "test", "tests"]
     assert ran["workflow_dispatch"] == ["build", "plan", "test"]
     assert ran["workflow_dispatch sage3"] == ["build", "plan", "test"]
-    assert ran["push tag"] == ["build", "pages", "plan", "release", "release-open", "test", "tests"]
+    assert ran["push tag"] == ["build", "kernels", "pages", "plan", "release", "release-open", "test", "tests"]
     # The rows: one per platform on a pull request, the stable profile on
     # main, every sageattention row and sageattn3's four on a tag; sageattn3
     # only on a tag or a manual run that asks for it.
@@ -549,6 +598,102 @@ def test_each_trigger_runs_the_jobs_github_would(simulations):
         if trigger not in ("push tag", "workflow_dispatch sage3"):
             assert all(r["package"] == "sageattention" for r in s.rows()), trigger
         assert len(s.legs["build"]) == len(s.legs["test"]) == len(s.rows())
+
+
+def kernels_of(s):
+    """The plan's kernels matrix, and each kernel_group's rows."""
+    kernels = json.loads(s.results["plan"]["outputs"]["kernels"])["include"]
+    groups = {}
+    for row in s.rows():
+        if row["kernel_group"]:
+            groups.setdefault(row["kernel_group"], []).append(row["id"])
+    return kernels, groups
+
+
+KERNELS_STEP = "Compile the kernel objects"
+
+
+def test_the_kernels_job_compiles_each_shared_group_once_and_the_build_legs_take_its_objects(simulations):
+    """One kernels leg per group of two rows or more (our tree's, one platform,
+    CUDA release and arch set); it compiles the group's kernels for one of its
+    rows and uploads them; each build leg of the group downloads that artifact
+    before its build, whose command then takes every kernel from it.  A row
+    alone in its group, and every row built from upstream's tree, compiles its
+    own (no group, no download, no --kernel-objects)."""
+    for trigger, s in simulations.items():
+        kernels, groups = kernels_of(s)
+        outputs = s.results["plan"]["outputs"]
+        assert outputs["kernel_groups"] == str(len(kernels)) == str(len(groups)), trigger
+        assert sorted(k["group"] for k in kernels) == sorted(groups), trigger
+        assert all(len(members) >= 2 for members in groups.values()), (trigger, groups)
+        for row in s.rows():
+            if row["upstream_commit"]:
+                assert row["kernel_group"] == "", (trigger, row["id"])
+        assert s.ran("kernels") == bool(groups), trigger
+        uploaded = {}
+        for entry, steps in s.legs.get("kernels", []):
+            where = f"{trigger}/kernels {entry['group']}"
+            members = [r for r in s.rows() if r["kernel_group"] == entry["group"]]
+            assert entry["rows"] == sorted(r["id"] for r in members) and entry["row"] in entry["rows"], where
+            assert {(r["os"], r["cuda"], r["cuda_provision"]) for r in members} == \
+                {(entry["os"], entry["cuda"], entry["cuda_provision"])}, where
+            assert entry["group"].startswith("kernels-" + ("win_amd64" if entry["os"].startswith("windows")
+                                                           else "linux_x86_64") + "-cu"), where
+            (compile_,) = [st for st in steps if st.name.startswith(KERNELS_STEP)]
+            expected = f"sagebuild --row {entry['row']} --kernels-only --kernel-objects kernel-objects"
+            installs = install_steps(steps)
+            if entry["cuda_provision"] == "install":
+                assert len(installs) == 1 and installs[0].env["CUDA_VERSION"] == entry["cuda"], where
+                assert steps.index(installs[0]) < steps.index(compile_), where
+                expected += ' --cuda-home "$CUDA_HOME"'
+            else:
+                assert not installs, where
+            assert compile_.run == expected, where
+            names = [st.name for st in steps]
+            tool = names.index("Install sagebuild (the tool wheel the plan job built)")
+            assert names.index("actions/download-artifact@v4") < tool < names.index(compile_.name), where
+            (upload,) = [st for st in steps if st.uses.startswith("actions/upload-artifact")]
+            assert steps.index(compile_) < steps.index(upload), where
+            assert upload.with_["path"] == "kernel-objects/*" and upload.with_["if-no-files-found"] == "error"
+            uploaded[upload.with_["name"]] = entry["group"]
+        assert sorted(uploaded.values()) == sorted(groups), trigger
+        for row, steps in s.legs["build"]:
+            where = f"{trigger}/{row['id']}"
+            downloads = [st for st in steps if st.uses.startswith("actions/download-artifact")
+                         and st.with_["name"].startswith("kernel-objects-")]
+            build = build_step(steps)
+            if row["kernel_group"]:
+                (download,) = downloads
+                assert uploaded.get(download.with_["name"]) == row["kernel_group"], where
+                assert download.with_["path"] == "kernel-objects", where
+                assert steps.index(download) < steps.index(build), where
+                assert build.run.endswith(" --kernel-objects kernel-objects"), where
+            else:
+                assert not downloads and "--kernel-objects" not in build.run, where
+    # A tag compiles our kernels once per group and for each row alone in
+    # its group: far fewer times than it has rows of our tree.
+    kernels, groups = kernels_of(simulations["push tag"])
+    ours = [r for r in simulations["push tag"].rows() if not r["upstream_commit"]]
+    alone = [r for r in ours if not r["kernel_group"]]
+    assert len(kernels) >= 4 and len(kernels) + len(alone) <= len(ours) // 3, (len(kernels), len(alone), len(ours))
+
+
+def test_the_build_job_runs_whether_the_kernels_job_ran_or_was_skipped(simulations):
+    jobs = workflow()["jobs"]
+    assert as_list(jobs["build"]["needs"]) == ["plan", "kernels"]
+    assert as_list(jobs["kernels"]["needs"]) == ["plan"]
+    s = simulations["push main"]
+    base = s.context("build")
+    # A failed group fails its own rows at the download; the others build.
+    for kernels, runs in (("success", True), ("skipped", True), ("failure", True)):
+        ctx = dict(base, needs=dict(base["needs"], kernels={"result": kernels, "outputs": {}}),
+                   status=dict(base["status"], success=kernels in ("success", "skipped"),
+                               failure=kernels == "failure"))
+        assert condition_holds(jobs["build"]["if"], ctx) == runs, kernels
+    ctx = dict(base, needs=dict(base["needs"], plan={"result": "success", "outputs": {"rows": "0"}}))
+    assert not condition_holds(jobs["build"]["if"], ctx)
+    # Both build on the same image (the objects are linked there).
+    assert jobs["kernels"]["container"] == jobs["build"]["container"]
 
 
 def test_the_release_job_runs_here_step_by_step(simulations):
@@ -900,6 +1045,8 @@ def test_build_jobs_get_the_cuda_and_torch_their_row_needs(simulations):
                 assert not torch_steps, where
                 if row["torch_index"]:
                     expected += ' --torch-index "$TORCH_INDEX"'
+            if row["kernel_group"]:
+                expected += " --kernel-objects kernel-objects"  # the group's objects (test_the_kernels_job...)
             assert command == expected, f"{where}: {command}"
             assert build_step(steps).env["TORCH_INDEX"] == (row["torch_index"] or ""), where
 
@@ -1046,8 +1193,42 @@ def runs_in_the_clean_room(row):
 def dry_run_steps(steps):
     """What a build leg's dry run runs: its upstream checkout, CUDA install
     step and build step, rendered."""
-    return [(st.uses, st.with_, st.run, st.env) for st in upstream_checkouts(steps) + install_steps(steps)
-            + [build_step(steps)]]
+    return [(st.uses, st.with_, st.run.removesuffix(" --kernel-objects kernel-objects"), st.env)
+            for st in upstream_checkouts(steps) + install_steps(steps) + [build_step(steps)]]
+
+
+OBJECT_KEY = re.compile(r"objects[/\\\\]([0-9a-f]{64})\.(?:o|obj)\b")
+
+
+@needs_sagebuild
+def test_each_kernel_group_plans_the_same_kernel_objects_for_every_row(simulations, tmp_path):
+    """A tag's kernels legs, Linux and Windows: the leg's compile step (its
+    CUDA install step run as a dry run first) plus --dry-run prints the plan
+    of the group's kernel objects, each named by its object key; the same
+    command for every other row of the group plans the very same keys, so
+    the one set the leg uploads serves each of them (a build refuses a key
+    it does not find, exit 2: tests/build/test_kernel_objects_e2e.py)."""
+    s = simulations["push tag"]
+    legs = s.legs["kernels"]
+    assert {entry["os"] for entry, _ in legs} == {"ubuntu-22.04", "windows-2022"}
+    path = f"{SAGEBUILD.parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    for entry, steps in legs:
+        runner_os = "Windows" if entry["os"].startswith("windows") else "Linux"
+        env = {**os.environ, "PATH": path, "XDG_CACHE_HOME": str(tmp_path / "xdg-cache")}
+        for step in install_steps(steps):
+            env.update(run_install_step(step, runner_os, tmp_path)[0])
+        (compile_,) = [st for st in steps if st.name.startswith(KERNELS_STEP)]
+        keys = {}
+        for rid in entry["rows"]:
+            command = compile_.run.replace(f"--row {entry['row']} ", f"--row {rid} ")
+            result = dry_run(command, env)
+            where = f"{entry['group']}: `{command} --dry-run` exited {result.returncode}"
+            tail = result.stdout[-2000:] + result.stderr[-2000:]
+            assert result.returncode == 0, f"{where}\n{tail}"
+            assert f"{rid}: its kernel objects into " in result.stdout, f"{where}\n{tail}"
+            keys[rid] = frozenset(OBJECT_KEY.findall(result.stdout))
+            assert keys[rid], f"{where}: no object key in the plan\n{tail}"
+        assert len(set(keys.values())) == 1, (entry["group"], {k: sorted(v) for k, v in keys.items()})
 
 
 @needs_sagebuild
@@ -1058,7 +1239,9 @@ def test_the_build_rows_the_clean_room_cannot_run_pass_dry_run(simulations, tmp_
     with sagebuild on PATH.  Every row's plan prints here (exit 0); what this
     machine lacks that the job installs is named as missing, and nothing else
     is.  The tag's legs hold every row of every trigger, rendered alike (the
-    steps do not depend on the trigger), so its legs stand for all."""
+    steps do not depend on the trigger, but for --kernel-objects: a row takes
+    its group's objects where its trigger's plan shares them), so its legs
+    stand for all."""
     tag = {row["id"]: steps for row, steps in simulations["push tag"].legs["build"]}
     for trigger, s in simulations.items():
         for row, steps in s.legs["build"]:
@@ -1088,7 +1271,12 @@ def test_the_build_rows_the_clean_room_cannot_run_pass_dry_run(simulations, tmp_
         build = build_step(steps)
         env.update(build.env)
         assert shlex.split(build.run)[0] == "sagebuild", build.run
-        result = dry_run(build.run, env, cwd)
+        # The group's kernel objects come from its kernels job, which cannot
+        # compile here: the row is planned compiling them itself (that the
+        # kernels job's objects are the ones it plans: test_each_kernel_group...).
+        command = build.run.removesuffix(" --kernel-objects kernel-objects")
+        assert (command != build.run) == bool(row["kernel_group"]), build.run
+        result = dry_run(command, env, cwd)
         where = f"{row['id']}: `{build.run} --dry-run` exited {result.returncode}"
         tail = result.stdout[-2000:] + result.stderr[-2000:]
         if runner_os == "Windows":

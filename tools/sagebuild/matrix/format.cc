@@ -145,6 +145,13 @@ std::string format_json(const Plan& plan) {
 
 std::string artifact_name(const Row& row) { return row.source == kOurSource ? "wheel-" + row.id : row.id; }
 
+std::string kernel_group(const Row& row) {
+  if (row.source != kOurSource) return "";
+  std::vector<std::string> names;
+  for (const auto& arch : row.archs) names.push_back(arch.name());
+  return "kernels-" + row.platform + "-" + row.cuda_tag + "-" + join(names, "_");
+}
+
 std::string format_github(const Plan& plan, const CudaFromPypi& cuda_from_pypi) {
   nlohmann::json include = nlohmann::json::array();
   for (const Row& row : plan.rows)
@@ -160,7 +167,8 @@ std::string format_github(const Plan& plan, const CudaFromPypi& cuda_from_pypi) 
                        {"wheel", row.wheel_filename},
                        {"artifact", artifact_name(row)},
                        {"upstream_repository", null_if_empty(row.upstream_repository)},
-                       {"upstream_commit", null_if_empty(row.upstream_commit)}});
+                       {"upstream_commit", null_if_empty(row.upstream_commit)},
+                       {"kernel_group", kernel_group(row)}});
   // dump() without indent writes no newline at all, inside strings included.
   return nlohmann::json{{"include", include}}.dump();
 }

@@ -32,7 +32,7 @@ std::string format_json(const Plan& plan);
 using CudaFromPypi = std::function<bool(const CudaVersion& cuda, const std::string& platform)>;
 
 // {"include":[{"id","os","command","package","torch","cuda","cuda_provision","torch_index","python","wheel",
-//              "artifact","upstream_repository","upstream_commit"}, ...]}
+//              "artifact","upstream_repository","upstream_commit","kernel_group"}, ...]}
 // on one line and without a trailing newline, so that
 // `echo "matrix=$(sagebuild matrix --format github)" >> $GITHUB_OUTPUT` works.
 // cuda_provision: "pypi" where the command provisions the row's CUDA itself
@@ -43,6 +43,7 @@ using CudaFromPypi = std::function<bool(const CudaVersion& cuda, const std::stri
 // artifact: the name its wheel is uploaded as (artifact_name).
 // upstream_repository, upstream_commit: for a row built from upstream's
 // tree, the checkout the job passes as --source-dir; null for ours.
+// kernel_group: kernel_group(row).
 std::string format_github(const Plan& plan, const CudaFromPypi& cuda_from_pypi);
 
 // The workflow artifact a row's wheel is uploaded as: "wheel-<id>" for our
@@ -50,6 +51,15 @@ std::string format_github(const Plan& plan, const CudaFromPypi& cuda_from_pypi);
 // its package ("sageattn3-1.0.0-torch2.9.0-cu128-cp312-linux_x86_64"), so
 // those artifacts sort apart and can be fetched by that prefix.
 std::string artifact_name(const Row& row);
+
+// The rows that can share one set of kernel objects (`--kernels-only`,
+// `--kernel-objects`): our tree's rows of one platform, CUDA release and arch
+// set, named "kernels-<platform>-<cuda tag>-<archs joined by _>"
+// ("kernels-linux_x86_64-cu130-8.0_9.0a"), usable as an artifact name.  Empty
+// for a row built from an upstream tree (its kernels include torch's headers).
+// The runner and how CUDA is provisioned follow from the platform and CUDA
+// release; .github/scripts/plan.sh checks that a group's rows agree on them.
+std::string kernel_group(const Row& row);
 
 // The name Docker Bake calls a Linux row by, as the fork's seeds name them:
 // "linux-pytorch28-cu129-python312", "linux-pytorch211-cu130-abi3" for an

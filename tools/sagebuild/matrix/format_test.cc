@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -56,12 +57,16 @@ TEST_CASE("github format: one line of JSON, one include entry per row") {
         CHECK(entry["artifact"] == "wheel-" + row.id);
         CHECK(entry["upstream_repository"].is_null());
         CHECK(entry["upstream_commit"].is_null());
+        CHECK(entry["kernel_group"] == kernel_group(row));
+        CHECK(entry["kernel_group"].get<std::string>().rfind("kernels-" + row.platform + "-" + row.cuda_tag + "-", 0) ==
+              0);
       } else {
         CHECK(entry["artifact"] == row.id);
         CHECK(entry["upstream_repository"] == row.upstream_repository);
         CHECK(entry["upstream_commit"] == row.upstream_commit);
+        CHECK(entry["kernel_group"] == "");
       }
-      CHECK(entry.size() == 13);
+      CHECK(entry.size() == 14);
     }
   }
 }
@@ -97,6 +102,24 @@ TEST_CASE("github format: sageattn3's artifacts are prefixed sageattn3-, and nam
   }
   auto ours = nlohmann::json::parse(format_github(expand(real(), "default"), only_13));
   CHECK(ours["include"][0]["artifact"] == "wheel-sageattention-2.2.0-torch2.11.0-cu130-abi3-linux_x86_64");
+}
+
+TEST_CASE("github format: kernel_group names our rows by platform, CUDA and archs; upstream rows have none") {
+  Plan plan = expand(real(), "sage2-all");
+  std::map<std::string, std::set<std::string>> keys;  // group -> "platform cuda archs"
+  for (const Row& row : plan.rows) {
+    std::string archs;
+    for (const auto& arch : row.archs) archs += arch.name() + " ";
+    keys[kernel_group(row)].insert(row.platform + " " + row.cuda.release_str() + " " + archs);
+  }
+  CHECK(keys.size() > 1);
+  for (const auto& [group, members] : keys) CHECK(members.size() == 1);
+  Row row = plan.rows.front();
+  row.platform = "linux_x86_64";
+  row.cuda_tag = "cu130";
+  row.archs = {sb::Arch{80, false}, sb::Arch{90, true}};
+  CHECK(kernel_group(row) == "kernels-linux_x86_64-cu130-8.0_9.0a");
+  for (const Row& r : expand(real(), "sage3").rows) CHECK(kernel_group(r).empty());
 }
 
 TEST_CASE("github format: the default row builds with the profile's Python") {
