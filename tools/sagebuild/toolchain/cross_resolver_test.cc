@@ -75,10 +75,10 @@ struct Machine {
     // multiarch wrapper).
     touch(root / "include/python3.11/pyconfig.h", "#define HAVE_UNISTD_H 1\n");
     runner.answers["python3"] = [include = (root / "include/python3.11").string()](const Command&) {
-      return ok(
-          "{\"version\": [3, 11], \"include\": \"" + include + "\", \"has_headers\": true, "
-          "\"ext_suffix\": \".cpython-311-x86_64-linux-gnu.so\", \"torch\": {\"version\": \"2.11.0+cu130\", "
-          "\"cuda\": \"13.0\", \"cxx11_abi\": true, \"dir\": \"/nonexistent/torch\"}}\n");
+      return ok("{\"version\": [3, 11], \"include\": \"" + include +
+                "\", \"has_headers\": true, "
+                "\"ext_suffix\": \".cpython-311-x86_64-linux-gnu.so\", \"torch\": {\"version\": \"2.11.0+cu130\", "
+                "\"cuda\": \"13.0\", \"cxx11_abi\": true, \"dir\": \"/nonexistent/torch\"}}\n");
     };
     opt.cuda_home = root / "cuda";
     opt.python = root / "bin/python3";
@@ -177,7 +177,8 @@ TEST_CASE("cross: what is missing is named with its fix", "[toolchain][cross][po
     CrossResolver r(m.runner, m.opt);
     CHECK_THROWS_WITH(r.resolve(aarch64_row(), std::nullopt),
                       Catch::Contains("aarch64-linux-gnu/python3.11/pyconfig.h is missing") &&
-                          Catch::Contains("libpython3.11-dev:arm64") && Catch::Contains("dpkg --add-architecture arm64"));
+                          Catch::Contains("libpython3.11-dev:arm64") &&
+                          Catch::Contains("dpkg --add-architecture arm64"));
     // With the aarch64 header beside it, the headers pass.
     touch(m.root / "include/aarch64-linux-gnu/python3.11/pyconfig.h", "#define HAVE_UNISTD_H 1\n");
     bool python_ok = false;
