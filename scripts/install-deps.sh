@@ -35,6 +35,21 @@ find_missing() {
   done
 }
 
+# Installs those of the named packages that are missing, without recommends;
+# a failure is not fatal: it prints "warning: could not install ...; $1".
+install_optional() {
+  local consequence="$1"
+  shift
+  find_missing "$@"
+  if [ "${#missing[@]}" -gt 0 ]; then
+    echo "==> apt-get install --no-install-recommends ${missing[*]}"
+    if ! { $SUDO apt-get update -qq &&
+           DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }; then
+      echo "warning: could not install ${missing[*]}; $consequence"
+    fi
+  fi
+}
+
 find_missing "${APT_PACKAGES[@]}"
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "==> apt-get install ${missing[*]}"
@@ -54,14 +69,7 @@ fi
 # fatal: the tests then say they were skipped.
 WINE_PACKAGES=(g++-mingw-w64-x86-64 libz-mingw-w64-dev dpkg-dev wine64)
 if [ "${SAGE_WITH_WINE:-0}" = 1 ]; then
-  find_missing "${WINE_PACKAGES[@]}"
-  if [ "${#missing[@]}" -gt 0 ]; then
-    echo "==> apt-get install --no-install-recommends ${missing[*]}"
-    if ! { $SUDO apt-get update -qq &&
-           DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }; then
-      echo "warning: could not install ${missing[*]}; the Windows (wine) tests will be skipped"
-    fi
-  fi
+  install_optional "the Windows (wine) tests will be skipped" "${WINE_PACKAGES[@]}"
 fi
 
 # The aarch64 cross build's Python headers (scripts/test.sh asks for them with
@@ -76,14 +84,7 @@ if [ "${SAGE_WITH_AARCH64:-0}" = 1 ] && [ "$(dpkg --print-architecture)" = amd64
     echo "==> dpkg --add-architecture arm64 (the aarch64 cross build's Python headers)"
     $SUDO dpkg --add-architecture arm64
   fi
-  find_missing libpython3-dev:arm64
-  if [ "${#missing[@]}" -gt 0 ]; then
-    echo "==> apt-get install --no-install-recommends ${missing[*]}"
-    if ! { $SUDO apt-get update -qq &&
-           DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }; then
-      echo "warning: could not install ${missing[*]}; the aarch64 cross build cannot include Python.h"
-    fi
-  fi
+  install_optional "the aarch64 cross build cannot include Python.h" libpython3-dev:arm64
 fi
 
 # The aarch64 smoke test under emulation (scripts/aarch64-smoke.sh; asked for
@@ -92,14 +93,7 @@ fi
 # without them the script says what is missing.
 AARCH64_SMOKE_PACKAGES=(qemu-user-static binfmt-support debootstrap)
 if [ "${SAGE_WITH_AARCH64_SMOKE:-0}" = 1 ]; then
-  find_missing "${AARCH64_SMOKE_PACKAGES[@]}"
-  if [ "${#missing[@]}" -gt 0 ]; then
-    echo "==> apt-get install --no-install-recommends ${missing[*]}"
-    if ! { $SUDO apt-get update -qq &&
-           DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }; then
-      echo "warning: could not install ${missing[*]}; the aarch64 smoke test cannot run"
-    fi
-  fi
+  install_optional "the aarch64 smoke test cannot run" "${AARCH64_SMOKE_PACKAGES[@]}"
 fi
 
 if [ "${SAGE_SYSTEM_ONLY:-0}" = 1 ]; then
