@@ -12,7 +12,9 @@ runs, for the trigger, what GitHub would run on Linux:
   kernels each Linux group of the plan's `kernels` output, before the build
          legs: the kernels job's steps, the tool wheel installed by pip, the
          host compiler, `--kernels-only`, the upload of kernel-objects-<group>;
-  build  each Linux row of the plan: the build job's steps in order, from the
+  build  each Linux x86_64 row of the plan (a tag's Linux aarch64 rows, and
+         the tool-aarch64 job, run on GitHub's ARM runners: not here): the
+         build job's steps in order, from the
          checkout through the tool wheel installed by pip, the kernel objects
          of its group (downloaded, as the tool wheel is), the host compiler,
          the preflight (`sagebuild doctor --preprocess`), then the build.
@@ -72,6 +74,12 @@ from workflow_expr import condition_holds, evaluate, render  # noqa: E402
 WORKFLOW = ROOT / ".github/workflows/wheels.yml"
 INSIDE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 UPSTREAM_COPY = ROOT.parent / "shared/anchors/upstream-sageattention/src"
+
+def runs_here(leg):
+    """A leg of GitHub's x86_64 Linux runners (not Windows, not ARM): the
+    clean room is an x86_64 Debian root."""
+    return leg["os"].startswith("ubuntu") and not leg["os"].endswith("-arm")
+
 
 AGENT = r"""#!/bin/bash
 # Written by scripts/ci_jobs.py: runs, inside the clean room, the steps the
@@ -417,23 +425,27 @@ class Run:
         if plan["result"] != "success" or "build" in skip:
             return self.summary()
         rows = json.loads(plan["outputs"]["matrix"])["include"]
-        linux = [r for r in rows if not r["os"].startswith("windows")]
-        say(f"plan: {len(rows)} row(s), {len(linux)} on Linux")
+        linux = [r for r in rows if runs_here(r)]
+        arm = [r for r in rows if r["os"].endswith("-arm")]
+        say(f"plan: {len(rows)} row(s), {len(linux)} on Linux x86_64"
+            + (f"; {len(arm)} on GitHub's ARM runners (tool-aarch64 and their legs): not run here, an x86_64 "
+               "room (scripts/aarch64-smoke.sh and tests/build/test_aarch64_cross.py check those wheels)"
+               if arm else ""))
         compile_rows = dict(self.args.compile or [])
         for spec in self.args.compile_profile:
             profile, _, arch = spec.partition("=")
-            ids = [r["id"] for r in self.profile_rows(profile) if not r["os"].startswith("windows")]
+            ids = [r["id"] for r in self.profile_rows(profile) if runs_here(r)]
             if not ids:
-                raise SystemExit(f"ci_jobs.py: --compile-profile {spec}: the profile has no Linux row")
+                raise SystemExit(f"ci_jobs.py: --compile-profile {spec}: the profile has no Linux x86_64 row")
             for rid in ids[:1] if arch else ids:
                 compile_rows.setdefault(rid, arch)
         for rid in compile_rows:
             if rid not in {r["id"] for r in linux}:
-                raise SystemExit(f"ci_jobs.py: --compile {rid}: not a Linux row of this trigger's plan")
+                raise SystemExit(f"ci_jobs.py: --compile {rid}: not a Linux x86_64 row of this trigger's plan")
         say("compiled for real: " + (", ".join(f"{k}" + (f" (--archs {v})" if v else "") for k, v in
                                             compile_rows.items()) or "none") + "; every other row: to its preflight")
         groups = [g for g in json.loads(plan["outputs"].get("kernels") or '{"include":[]}')["include"]
-                  if not g["os"].startswith("windows")]
+                  if runs_here(g)]
         kernels_ctx = self.context("kernels")
         if groups and condition_holds(self.wf["jobs"]["kernels"].get("if"), kernels_ctx):
             results = [self.kernels_leg(group, linux, compile_rows) for group in groups]

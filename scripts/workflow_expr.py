@@ -80,6 +80,8 @@ def evaluate(expr, ctx):
             return ctx["status"][name]
         if name == "startsWith":
             return _text(args[0]).casefold().startswith(_text(args[1]).casefold())
+        if name == "endsWith":
+            return _text(args[0]).casefold().endswith(_text(args[1]).casefold())
         if name == "contains":
             return _text(args[1]).casefold() in _text(args[0]).casefold()
         if name == "fromJSON":

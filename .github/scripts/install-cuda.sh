@@ -43,11 +43,17 @@ install_linux() {
   # OS_RELEASE: another os-release file (tests/ci checks the dnf path so).
   # shellcheck disable=SC1090,SC1091  # the machine's own file
   . "${OS_RELEASE:-/etc/os-release}"
+  # The repository's machine directory: x86_64, or sbsa for 64-bit ARM
+  # servers (GitHub's ARM runners; the Linux aarch64 rows, whose CUDA 13
+  # sagebuild does not take from PyPI). UNAME_M: another machine (tests/ci).
   local arch
-  arch="$(uname -m)"
-  if [ "$arch" != x86_64 ]; then
-    echo "install-cuda.sh: no repository chosen for $arch; the Linux rows are linux_x86_64" >&2; exit 2
-  fi
+  arch="${UNAME_M:-$(uname -m)}"
+  case "$arch" in
+    x86_64) ;;
+    aarch64) arch=sbsa ;;
+    *) echo "install-cuda.sh: no NVIDIA repository chosen for machine $arch; the Linux rows are" \
+            "x86_64 or aarch64" >&2; exit 2 ;;
+  esac
   local sudo=()
   if [ "$(id -u)" != 0 ]; then sudo=(sudo); fi
   case " ${ID:-} ${ID_LIKE:-} " in

@@ -139,16 +139,20 @@ def test_a_preflight_missing_only_what_the_room_cannot_reach_is_told_apart(tmp_p
 
 def kernels_plan():
     """A plan's outputs with one Linux kernel group of two rows (g1), a Linux
-    row alone, and a Windows group the clean room does not run."""
+    row alone, and a Windows group and a Linux aarch64 group (GitHub's ARM
+    runners) the clean room does not run."""
     def row(rid, group, os_="ubuntu-22.04"):
         return {"id": rid, "os": os_, "cuda": "13.0", "cuda_provision": "pypi", "python": "3.12",
                 "torch_index": None, "upstream_commit": None, "kernel_group": group}
     rows = [row("a-abi3-linux", "g1"), row("b-abi3-linux", "g1"), row("c-abi3-linux", ""),
-            row("d-abi3-win", "g2", "windows-2022"), row("e-abi3-win", "g2", "windows-2022")]
+            row("d-abi3-win", "g2", "windows-2022"), row("e-abi3-win", "g2", "windows-2022"),
+            row("f-abi3-aarch64", "g3", "ubuntu-24.04-arm"), row("g-abi3-aarch64", "g3", "ubuntu-24.04-arm")]
     kernels = [{"group": "g1", "row": "a-abi3-linux", "os": "ubuntu-22.04", "cuda": "13.0", "cuda_provision": "pypi",
                 "python": "3.12", "rows": ["a-abi3-linux", "b-abi3-linux"]},
                {"group": "g2", "row": "d-abi3-win", "os": "windows-2022", "cuda": "13.0", "cuda_provision": "pypi",
-                "python": "3.12", "rows": ["d-abi3-win", "e-abi3-win"]}]
+                "python": "3.12", "rows": ["d-abi3-win", "e-abi3-win"]},
+               {"group": "g3", "row": "f-abi3-aarch64", "os": "ubuntu-24.04-arm", "cuda": "13.0",
+                "cuda_provision": "install", "python": "3.12", "rows": ["f-abi3-aarch64", "g-abi3-aarch64"]}]
     return {"matrix": json.dumps({"include": rows}), "rows": str(len(rows)),
             "kernels": json.dumps({"include": kernels}), "kernel_groups": str(len(kernels))}
 
@@ -195,6 +199,13 @@ def test_a_kernels_leg_no_compiled_row_needs_stops_before_compiling(run, monkeyp
     assert ok and "not downloaded: kernel-objects-g1's kernels job stopped before compiling" in what
     ok, _, what = run.action(room, raw, {"name": "kernel-objects-g9", "path": "kernel-objects"}, "build a")
     assert not ok and what == "artifact kernel-objects-g9 not found"
+
+
+def test_an_arm_runners_row_is_refused_for_a_compile_here(run, monkeypatch):
+    record_jobs(run, monkeypatch, kernels_plan())
+    run.args.compile = [("f-abi3-aarch64", "")]
+    with pytest.raises(SystemExit, match="not a Linux x86_64 row of this trigger's plan"):
+        run.main()
 
 
 def test_rows_of_one_kernel_group_compiled_for_different_archs_are_refused(run, monkeypatch):

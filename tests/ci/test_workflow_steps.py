@@ -323,23 +323,25 @@ IMAGE_REF = re.compile(r"quay\.io/pypa/manylinux[\w.-]*(?:[:@][\w.:-]*)?")
 
 def test_the_manylinux_image_is_pinned_by_one_digest():
     """Every reference to the build image, in the workflow and in the scripts
-    that run its jobs here, names it by digest; one digest throughout."""
+    that run its jobs here, names it by digest; one digest per machine."""
     refs = []
     sources = [WORKFLOW, *sorted((ROOT / "scripts").glob("*")), *sorted(SCRIPTS.glob("*"))]
     for path in sources:
         if path.is_file():
             refs += [(path.name, m.group(0)) for m in IMAGE_REF.finditer(path.read_text(errors="replace"))]
     assert any(name == WORKFLOW.name for name, _ in refs), "the workflow names no manylinux image"
-    digests = set()
+    digests = {}
     for name, ref in refs:
-        m = re.fullmatch(r"quay\.io/pypa/manylinux_2_28_x86_64@sha256:([0-9a-f]{64})", ref)
+        m = re.fullmatch(r"quay\.io/pypa/manylinux_2_28_(x86_64|aarch64)@sha256:([0-9a-f]{64})", ref)
         assert m, f"{name}: {ref} is not pinned by digest"
-        digests.add(m.group(1))
-    assert len(digests) == 1, digests
-    # The container expression renders to the pinned image for Linux rows only.
+        digests.setdefault(m.group(1), set()).add(m.group(2))
+    assert set(digests) == {"x86_64", "aarch64"} and all(len(d) == 1 for d in digests.values()), digests
+    # The container expression renders to the pinned image for Linux rows
+    # only, the aarch64 one on GitHub's ARM runners.
     container = workflow()["jobs"]["build"]["container"]
-    (digest,) = digests
-    assert render(container, {"matrix": {"os": "ubuntu-22.04"}}) == f"quay.io/pypa/manylinux_2_28_x86_64@sha256:{digest}"
+    for os_, machine in (("ubuntu-22.04", "x86_64"), ("ubuntu-24.04-arm", "aarch64")):
+        (digest,) = digests[machine]
+        assert render(container, {"matrix": {"os": os_}}) == f"quay.io/pypa/manylinux_2_28_{machine}@sha256:{digest}"
     assert render(container, {"matrix": {"os": "windows-2022"}}) == ""
 
 

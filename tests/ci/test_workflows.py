@@ -44,6 +44,7 @@ TRIGGERS = {
     "push tag": ("push", "refs/tags/v2.2.0", ""),
     "workflow_dispatch": ("workflow_dispatch", "refs/heads/main", "pytorch211"),
     "workflow_dispatch sage3": ("workflow_dispatch", "refs/heads/main", "sage3"),
+    "workflow_dispatch aarch64": ("workflow_dispatch", "refs/heads/main", "default-aarch64"),
 }
 
 needs_sagebuild = pytest.mark.skipif(
@@ -98,7 +99,7 @@ def test_the_manual_runs_choices_are_the_profiles_it_builds():
 def test_artifacts_of_pull_requests_and_pushes_are_kept_7_days():
     uploads = [(name, step) for name, job in workflow()["jobs"].items() for step in job["steps"]
                if step.get("uses", "").startswith("actions/upload-artifact")]
-    assert {name for name, _ in uploads} == {"plan", "kernels", "build"}
+    assert {name for name, _ in uploads} == {"plan", "tool-aarch64", "kernels", "build"}
     for name, step in uploads:
         expr = re.fullmatch(r"\$\{\{(.*)\}\}", str(step["with"]["retention-days"])).group(1)
         for trigger, (event, ref, _) in TRIGGERS.items():
@@ -121,7 +122,9 @@ def test_a_tag_must_carry_the_matrix_version(ref, ok):
 def test_profiles_per_trigger():
     assert profiles_for(*TRIGGERS["pull_request"]) == ["default", "default-windows"]
     assert profiles_for(*TRIGGERS["push main"]) == ["stable"]
-    assert profiles_for(*TRIGGERS["push tag"]) == ["release", "sage3"]
+    # A tag: every wheel, Linux aarch64's (built on ARM runners) with the others.
+    assert profiles_for(*TRIGGERS["push tag"]) == ["release", "sage3", "aarch64"]
+    assert profiles_for(*TRIGGERS["workflow_dispatch aarch64"]) == ["default-aarch64"]
     assert profiles_for("workflow_dispatch", "refs/heads/x", "python312") == ["python312"]
     # The build job checks upstream's tree out for sageattn3's rows.
     assert profiles_for(*TRIGGERS["workflow_dispatch sage3"]) == ["sage3"]
@@ -281,7 +284,7 @@ class Step:
 
 # --- The release job, run here; the plan job's outputs ---------------------------
 #
-# The jobs that run in debian:12 are tests, plan and release.  The clean room
+# The x86_64 jobs that run in debian:12 are tests, plan and release.  The clean room
 # runs tests and plan for real (scripts/ci_jobs.py, each in a fresh Debian 12
 # root); release it does not (it needs a tag's release on GitHub), so its
 # steps run here, in order, as GitHub's runner would run them (bash -eo
@@ -482,15 +485,18 @@ class Simulation:
 
     def steps(self, job, ctx, fails_at=None):
         """The steps that run, in order: each step's `if:`, where success()
-        and failure() speak of this job's earlier steps; the step whose name
-        or action starts with `fails_at` fails."""
-        ran, ok = [], True
+        and failure() speak of this job's earlier steps (and a cache step
+        misses); the step whose name or action starts with `fails_at` fails."""
+        ran, ok, outputs = [], True, {}
         for raw in job["steps"]:
-            step_ctx = dict(ctx, status={"success": ok, "failure": not ok, "always": True, "cancelled": False})
+            step_ctx = dict(ctx, steps=outputs,
+                            status={"success": ok, "failure": not ok, "always": True, "cancelled": False})
             if not condition_holds(raw.get("if"), step_ctx):
                 continue
             step = Step(raw, step_ctx)
             ran.append(step)
+            if step.uses.startswith("actions/cache@") and step.id:
+                outputs[step.id] = {"outputs": {"cache-hit": "false"}}  # a first run: nothing cached
             if fails_at and (step.name.startswith(fails_at) or step.uses.startswith(fails_at)):
                 ok = False
         return ran
@@ -581,7 +587,10 @@ def test_each_trigger_runs_the_jobs_github_would(simulations):
     assert ran["push main"] == ["build", "kernels", "plan", "test", "tests"]
     assert ran["workflow_dispatch"] == ["build", "plan", "test"]
     assert ran["workflow_dispatch sage3"] == ["build", "plan", "test"]
-    assert ran["push tag"] == ["build", "kernels", "pages", "plan", "release", "release-open", "test", "tests"]
+    # tool-aarch64: where the plan holds Linux aarch64 rows.
+    assert ran["workflow_dispatch aarch64"] == ["build", "plan", "test", "tool-aarch64"]
+    assert ran["push tag"] == ["build", "kernels", "pages", "plan", "release", "release-open", "test", "tests",
+                               "tool-aarch64"]
     # The rows: one per platform on a pull request, the stable profile on
     # main, every sageattention row and sageattn3's four on a tag; sageattn3
     # only on a tag or a manual run that asks for it.
@@ -591,13 +600,63 @@ def test_each_trigger_runs_the_jobs_github_would(simulations):
     assert len(simulations["push main"].rows()) == 6
     assert len(simulations["workflow_dispatch"].rows()) == 6  # pytorch211
     tag = simulations["push tag"].rows()
-    assert len([r for r in tag if r["package"] == "sageattention"]) == 48
+    assert len([r for r in tag if r["package"] == "sageattention"]) == 53
+    assert len([r for r in tag if r["os"] == "ubuntu-24.04-arm"]) == 5
     assert ids(r for r in tag if r["package"] == "sageattn3") == SAGE3_ROWS
     assert ids(simulations["workflow_dispatch sage3"].rows()) == SAGE3_ROWS
     for trigger, s in simulations.items():
         if trigger not in ("push tag", "workflow_dispatch sage3"):
             assert all(r["package"] == "sageattention" for r in s.rows()), trigger
         assert len(s.legs["build"]) == len(s.legs["test"]) == len(s.rows())
+
+
+AARCH64_IMAGE = re.compile(r"quay\.io/pypa/manylinux_2_28_aarch64@sha256:[0-9a-f]{64}")
+
+
+def test_linux_aarch64_rows_build_natively_on_arm_runners(simulations):
+    """A tag's and a manual default-aarch64 run's Linux aarch64 rows: the
+    tool-aarch64 job builds the Linux tool wheel on an ARM runner (its cache
+    missed here) and uploads it; each aarch64 row's build leg runs on that
+    runner in manylinux_2_28's aarch64 image, installs that wheel, installs
+    the row's CUDA (NVIDIA's sbsa repository: sagebuild provisions no
+    aarch64 CUDA), builds with the row's command, and its test leg installs
+    the wheel on an ARM runner too.  x86_64 and Windows legs are unchanged."""
+    jobs = workflow()["jobs"]
+    tool_job = jobs["tool-aarch64"]
+    assert tool_job["runs-on"] == "ubuntu-24.04-arm" and tool_job["container"] == DEBIAN
+    for trigger in ("push tag", "workflow_dispatch aarch64"):
+        s = simulations[trigger]
+        arm = [r for r in s.rows() if r["os"] == "ubuntu-24.04-arm"]
+        assert arm and all(r["id"].endswith("-linux_aarch64") for r in arm), trigger
+        assert s.results["plan"]["outputs"]["aarch64_rows"] == str(len(arm)), trigger
+        (tool_steps,) = s.legs["tool-aarch64"]
+        runs = [st.run for st in tool_steps if st.run]
+        assert "bash scripts/build-sagebuild-static.sh linux" in runs, trigger
+        (upload,) = [st for st in tool_steps if st.uses.startswith("actions/upload-artifact")]
+        assert upload.with_["name"] == "sagebuild-tool-aarch64", trigger
+        assert upload.with_["path"].endswith("manylinux_*_aarch64.whl"), trigger
+        for row, steps in s.legs["build"]:
+            where = f"{trigger}/{row['id']}"
+            container = render(jobs["build"]["container"], {"matrix": row})
+            (tool_download,) = [st for st in steps if st.with_.get("name", "").startswith("sagebuild-tool")]
+            if row not in arm:
+                assert not AARCH64_IMAGE.fullmatch(container), where
+                assert tool_download.with_["name"] == "sagebuild-tool", where
+                continue
+            assert AARCH64_IMAGE.fullmatch(container), where
+            assert tool_download.with_["name"] == "sagebuild-tool-aarch64", where
+            install = next(st for st in steps if st.name.startswith("Install sagebuild"))
+            assert 'manylinux_*_"$(uname -m)".whl' in install.run, where
+            (cuda,) = install_steps(steps)
+            assert cuda.env["CUDA_VERSION"] == row["cuda"], where
+            build = build_step(steps)
+            assert build.run.startswith(row["command"] + " --provision-torch"), where
+            assert ' --cuda-home "$CUDA_HOME"' in build.run, where
+        assert {r["os"] for r, _ in s.legs["test"] if r in arm} == {"ubuntu-24.04-arm"}, trigger
+    # Without aarch64 rows, no ARM job runs and the others do not wait for one.
+    for trigger in ("pull_request", "push main", "workflow_dispatch"):
+        assert not simulations[trigger].ran("tool-aarch64"), trigger
+        assert simulations[trigger].ran("build"), trigger
 
 
 def kernels_of(s):
@@ -637,8 +696,9 @@ def test_the_kernels_job_compiles_each_shared_group_once_and_the_build_legs_take
             assert entry["rows"] == sorted(r["id"] for r in members) and entry["row"] in entry["rows"], where
             assert {(r["os"], r["cuda"], r["cuda_provision"]) for r in members} == \
                 {(entry["os"], entry["cuda"], entry["cuda_provision"])}, where
-            assert entry["group"].startswith("kernels-" + ("win_amd64" if entry["os"].startswith("windows")
-                                                           else "linux_x86_64") + "-cu"), where
+            platform = ("win_amd64" if entry["os"].startswith("windows")
+                        else "linux_aarch64" if entry["os"].endswith("-arm") else "linux_x86_64")
+            assert entry["group"].startswith(f"kernels-{platform}-cu"), where
             (compile_,) = [st for st in steps if st.name.startswith(KERNELS_STEP)]
             expected = f"sagebuild --row {entry['row']} --kernels-only --kernel-objects kernel-objects"
             installs = install_steps(steps)
@@ -652,6 +712,10 @@ def test_the_kernels_job_compiles_each_shared_group_once_and_the_build_legs_take
             names = [st.name for st in steps]
             tool = names.index("Install sagebuild (the tool wheel the plan job built)")
             assert names.index("actions/download-artifact@v4") < tool < names.index(compile_.name), where
+            # An aarch64 group's leg runs on an ARM runner, with tool-aarch64's wheel.
+            (tool_download,) = [st for st in steps if st.with_.get("name", "").startswith("sagebuild-tool")]
+            assert tool_download.with_["name"] == ("sagebuild-tool-aarch64" if platform == "linux_aarch64"
+                                                   else "sagebuild-tool"), where
             (upload,) = [st for st in steps if st.uses.startswith("actions/upload-artifact")]
             assert steps.index(compile_) < steps.index(upload), where
             assert upload.with_["path"] == "kernel-objects/*" and upload.with_["if-no-files-found"] == "error"
@@ -680,8 +744,8 @@ def test_the_kernels_job_compiles_each_shared_group_once_and_the_build_legs_take
 
 def test_the_build_job_runs_whether_the_kernels_job_ran_or_was_skipped(simulations):
     jobs = workflow()["jobs"]
-    assert as_list(jobs["build"]["needs"]) == ["plan", "kernels"]
-    assert as_list(jobs["kernels"]["needs"]) == ["plan"]
+    assert as_list(jobs["build"]["needs"]) == ["plan", "tool-aarch64", "kernels"]
+    assert as_list(jobs["kernels"]["needs"]) == ["plan", "tool-aarch64"]
     s = simulations["push main"]
     base = s.context("build")
     # A failed group fails its own rows at the download; the others build.
@@ -697,14 +761,16 @@ def test_the_build_job_runs_whether_the_kernels_job_ran_or_was_skipped(simulatio
 
 
 def test_the_release_job_runs_here_step_by_step(simulations):
-    """The debian:12 jobs are tests, plan and release.  The clean room runs
+    """The x86_64 debian:12 jobs are tests, plan and release.  The clean room runs
     tests and plan for real (scripts/ci_jobs.py; test_ci_jobs.py checks it
     reads those jobs); release, a tag's alone, runs here: every step, in
     order, each one passed.  Of the plan job only the steps its outputs come
     from run here, for every trigger."""
     jobs = workflow()["jobs"]
     debian = {n for n, j in jobs.items() if j.get("container") == DEBIAN}
-    assert debian == {"tests", "plan", "release"}
+    # tool-aarch64 runs the plan job's tool build on an ARM runner; only its
+    # wiring is checked here (test_linux_aarch64_rows_build_natively_on_arm_runners).
+    assert debian == {"tests", "plan", "tool-aarch64", "release"}
     for trigger, s in simulations.items():
         assert [e[0] for e in s.debian_runs["plan"].log] == ["Choose profiles", "Plan"], trigger
         assert s.ran("release") == (trigger == "push tag"), trigger
@@ -755,7 +821,7 @@ def test_the_tags_release_is_published_with_notes_sums_and_index(simulations, re
     assert wheel.name in assets and "SHA256SUMS" in assets
     assert (release / "draft").read_text() == "false"
     notes = (release / "notes.md").read_text()
-    assert wheel.name in notes and "1 of 52 planned wheels" in notes
+    assert wheel.name in notes and "1 of 57 planned wheels" in notes
     site = s.services.root / "pages-artifact"
     manifest = json.loads((site / "manifest.json").read_text())
     assert [w["filename"] for w in manifest["wheels"]] == [wheel.name]
@@ -788,7 +854,7 @@ def test_the_tags_release_is_reachable_when_rows_fail(simulations, release_wheel
             assert st.env["TAG"] == "v2.2.0"
     built = [row["id"] for row, steps in s.legs["build"]
              if any(st.uses.startswith("actions/upload-artifact") for st in steps)]
-    assert len(built) == 50 and not set(built) & set(failing)
+    assert len(built) == 55 and not set(built) & set(failing)
 
 
 def test_only_a_tag_attaches_wheels_and_opens_a_release(simulations):
@@ -917,7 +983,7 @@ def test_the_release_gathers_sageattn3s_wheels_with_sageattentions(simulations):
     # No sageattn3 wheel is built here: the published notes count its rows as
     # planned and name them as missing.
     notes = (s.services.root / "releases/v2.2.0/notes.md").read_text()
-    assert "of 52 planned wheels" in notes
+    assert "of 57 planned wheels" in notes
     for row_id in SAGE3_ROWS:
         assert f"- `{row_id}`" in notes, row_id
 
@@ -1116,20 +1182,31 @@ def test_install_cuda_script_refuses_what_it_cannot_install(runner_os):
 
 @needs_sagebuild
 def test_install_cuda_knows_every_cuda_a_row_installs(tmp_path):
-    # Every CI row is in a tag's profiles (release, sage3): each (runner OS,
-    # CUDA) some job installs must be one the script can install.
-    pairs = set()
+    # Every CI row is in a tag's profiles (release, sage3, aarch64): each
+    # (runner OS, machine, CUDA) some job installs must be one the script can
+    # install.  Linux rows run in the manylinux_2_28 image (AlmaLinux 8: dnf).
+    os_release = tmp_path / "os-release"
+    os_release.write_text('ID="almalinux"\nID_LIKE="rhel centos fedora"\nVERSION_ID="8.10"\n')
+    triples = set()
     for profile in profiles_for(*TRIGGERS["push tag"]):
         out = subprocess.run([str(SAGEBUILD), "matrix", "--profile", profile, "--format", "github"],
                              capture_output=True, text=True, cwd=ROOT)
         assert out.returncode == 0, out.stderr
-        pairs |= {(("Windows" if row["os"].startswith("windows") else "Linux"), row["cuda"])
-                  for row in json.loads(out.stdout)["include"] if row["cuda_provision"] == "install"}
-    assert ("Linux", "12.8") in pairs and ("Windows", "12.8") in pairs
-    assert not any(cuda.startswith("13.") for _, cuda in pairs), pairs  # CUDA 13: NVIDIA's PyPI wheels, by sagebuild
-    for runner_os, cuda in sorted(pairs):
-        env, _ = run_install_step(_Raw(f"bash {INSTALL_CUDA} {cuda}"), runner_os, tmp_path)
+        triples |= {(("Windows" if row["os"].startswith("windows") else "Linux"),
+                     "aarch64" if row["os"].endswith("-arm") else "x86_64", row["cuda"])
+                    for row in json.loads(out.stdout)["include"] if row["cuda_provision"] == "install"}
+    assert {("Linux", "x86_64", "12.8"), ("Windows", "x86_64", "12.8"), ("Linux", "aarch64", "13.0")} <= triples
+    # CUDA 13 on x86_64 and Windows: NVIDIA's PyPI wheels, by sagebuild; on
+    # aarch64 sagebuild provisions none, so the job installs it.
+    assert not any(cuda.startswith("13.") for _, machine, cuda in triples if machine == "x86_64"), triples
+    for runner_os, machine, cuda in sorted(triples):
+        step = _Raw(f"bash {INSTALL_CUDA} {cuda}")
+        step.env = {"UNAME_M": machine, "OS_RELEASE": str(os_release)}
+        env, out = run_install_step(step, runner_os, tmp_path)
         assert env["CUDA_HOME"].endswith(cuda), (runner_os, cuda, env)
+        if runner_os == "Linux":
+            repo = "sbsa" if machine == "aarch64" else "x86_64"  # NVIDIA's name for 64-bit ARM servers
+            assert f"/compute/cuda/repos/rhel8/{repo}/cuda-rhel8.repo" in out, out
 
 
 def missing_here(output):
@@ -1202,7 +1279,7 @@ OBJECT_KEY = re.compile(r"objects[/\\\\]([0-9a-f]{64})\.(?:o|obj)\b")
 
 @needs_sagebuild
 def test_each_kernel_group_plans_the_same_kernel_objects_for_every_row(simulations, tmp_path):
-    """A tag's kernels legs, Linux and Windows: the leg's compile step (its
+    """A tag's kernels legs, Linux (x86_64, aarch64) and Windows: the leg's compile step (its
     CUDA install step run as a dry run first) plus --dry-run prints the plan
     of the group's kernel objects, each named by its object key; the same
     command for every other row of the group plans the very same keys, so
@@ -1210,7 +1287,9 @@ def test_each_kernel_group_plans_the_same_kernel_objects_for_every_row(simulatio
     it does not find, exit 2: tests/build/test_kernel_objects_e2e.py)."""
     s = simulations["push tag"]
     legs = s.legs["kernels"]
-    assert {entry["os"] for entry, _ in legs} == {"ubuntu-22.04", "windows-2022"}
+    # (An aarch64 group's rows plan here as this x86_64 machine would
+    # cross-build them; on the ARM runner the same rows share the native keys.)
+    assert {entry["os"] for entry, _ in legs} == {"ubuntu-22.04", "ubuntu-24.04-arm", "windows-2022"}
     path = f"{SAGEBUILD.parent}{os.pathsep}{os.environ.get('PATH', '')}"
     for entry, steps in legs:
         runner_os = "Windows" if entry["os"].startswith("windows") else "Linux"
