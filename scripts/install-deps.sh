@@ -22,10 +22,14 @@ APT_PACKAGES=(
   # The fuzz step (scripts/fuzz.sh): clang, and libFuzzer with the sanitizer
   # runtimes (Debian 12: libclang-rt-dev -> libclang-rt-14-dev).
   clang libclang-rt-dev
-  # The Linux aarch64 rows are cross-compiled here (issue 40): nvcc's host
-  # compiler for the target, and the binding's compiler and linker.
-  g++-aarch64-linux-gnu
 )
+# On an x86_64 (amd64) machine the Linux aarch64 rows are cross-compiled:
+# nvcc's host compiler for the target, and the binding's compiler and linker.
+# (An arm64 machine, such as the workflow's tool-aarch64 job, compiles them
+# natively with g++, which there only provides that name as a virtual package.)
+if [ "$(dpkg --print-architecture)" = amd64 ]; then
+  APT_PACKAGES+=(g++-aarch64-linux-gnu)
+fi
 
 # Sets `missing` to those of the named packages that are not installed.
 find_missing() {
