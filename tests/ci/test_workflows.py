@@ -624,6 +624,12 @@ def test_linux_aarch64_rows_build_natively_on_arm_runners(simulations):
     jobs = workflow()["jobs"]
     tool_job = jobs["tool-aarch64"]
     assert tool_job["runs-on"] == "ubuntu-24.04-arm" and tool_job["container"] == DEBIAN
+    # Its cache key hashes exactly the plan job's tool sources (a source added
+    # to one list and not the other would serve a stale aarch64 tool).
+    def cache_key(job):
+        (step,) = [st for st in jobs[job]["steps"] if st.get("uses", "").startswith("actions/cache")]
+        return step["with"]["key"]
+    assert cache_key("tool-aarch64") == cache_key("plan").replace("sagebuild-tool-", "sagebuild-tool-aarch64-", 1)
     for trigger in ("push tag", "workflow_dispatch aarch64"):
         s = simulations[trigger]
         arm = [r for r in s.rows() if r["os"] == "ubuntu-24.04-arm"]
