@@ -27,12 +27,6 @@ std::string torch_source(const Row& row) {
   return scheme == std::string::npos ? row.torch_index : row.torch_index.substr(scheme + 3);
 }
 
-// "3.12", or "3.10-3.14" for an abi3 row serving a run of Pythons.
-std::string python_span(const Row& row) {
-  if (row.pythons.size() == 1) return row.pythons.front();
-  return row.pythons.front() + "-" + row.pythons.back();
-}
-
 constexpr std::size_t kColumns = 8;
 using Line = std::array<std::string, kColumns>;
 
@@ -69,17 +63,19 @@ nlohmann::json null_if_empty(const std::string& text) { return text.empty() ? nl
 nlohmann::json row_json(const Row& row) {
   nlohmann::json archs = nlohmann::json::array();
   for (const auto& arch : row.archs) archs.push_back(arch_json(arch));
+  nlohmann::json pythons = nlohmann::json::array();
+  for (const auto& python : row.pythons) pythons.push_back(python.str());
   return {{"id", row.id},
           {"package", row.package},
           {"project", row.project},
           {"source", row.source},
           {"version", row.version},
           {"abi_mode", to_string(row.abi_mode)},
-          {"pythons", row.pythons},
-          {"build_python", row.build_python},
+          {"pythons", pythons},
+          {"build_python", row.build_python.str()},
           {"python_tag", row.python_tag},
           {"abi_tag", row.abi_tag},
-          {"torch", row.torch},
+          {"torch", row.torch.str()},
           {"cuda", row.cuda.release_str()},
           {"cuda_tag", row.cuda_tag},
           {"platform", row.platform},
@@ -107,7 +103,7 @@ namespace {
 std::vector<Line> table_lines(const Plan& plan) {
   std::vector<Line> lines{{"ID", "PYTHON", "TORCH", "CUDA", "PLATFORM", "ARCHS", "TORCH FROM", "WHEEL"}};
   for (const Row& row : plan.rows)
-    lines.push_back({row.id, python_span(row), row.torch, row.cuda.release_str(), row.platform, arch_names(row),
+    lines.push_back({row.id, row.python_span(), row.torch.str(), row.cuda.release_str(), row.platform, arch_names(row),
                      torch_source(row), row.wheel_filename});
   return lines;
 }
@@ -159,11 +155,11 @@ std::string format_github(const Plan& plan, const CudaFromPypi& cuda_from_pypi) 
                        {"os", row.runner_os},
                        {"command", "sagebuild --row " + row.id + " --out dist"},
                        {"package", row.package},
-                       {"torch", row.torch},
+                       {"torch", row.torch.str()},
                        {"cuda", row.cuda.release_str()},
                        {"cuda_provision", cuda_from_pypi(row.cuda, row.platform) ? "pypi" : "install"},
                        {"torch_index", torch_index_json(row)},
-                       {"python", row.build_python},
+                       {"python", row.build_python.str()},
                        {"wheel", row.wheel_filename},
                        {"artifact", artifact_name(row)},
                        {"upstream_repository", null_if_empty(row.upstream_repository)},
@@ -175,16 +171,8 @@ std::string format_github(const Plan& plan, const CudaFromPypi& cuda_from_pypi) 
 
 namespace {
 
-// "2.11.0" -> "211": major and minor digits, as the seeds' "pytorch28".
-std::string torch_code(const std::string& torch) {
-  std::string out;
-  int dots = 0;
-  for (char c : torch) {
-    if (c == '.' && ++dots == 2) break;
-    if (c != '.') out += c;
-  }
-  return out;
-}
+// 2.11.0 -> "211": major and minor digits, as the seeds' "pytorch28".
+std::string torch_code(const TorchVersion& torch) { return std::to_string(torch.major) + std::to_string(torch.minor); }
 
 std::string hcl_string(const std::string& s) {
   std::string out = "\"";
@@ -228,7 +216,7 @@ std::string format_bake(const Plan& plan, const CudaFromPypi& cuda_from_pypi) {
     targets += "  dockerfile = \"docker/Dockerfile\"\n";
     targets += "  args = {\n";
     targets += "    ROW            = " + hcl_string(row.id) + "\n";
-    targets += "    PYTHON         = " + hcl_string(row.build_python) + "\n";
+    targets += "    PYTHON         = " + hcl_string(row.build_python.str()) + "\n";
     targets += "    CUDA           = " + hcl_string(row.cuda.release_str()) + "\n";
     targets += "    CUDA_PROVISION = " + hcl_string(cuda_from_pypi(row.cuda, row.platform) ? "pypi" : "install") + "\n";
     targets += "    TORCH_INDEX    = " + hcl_string(row.torch_index) + "\n";

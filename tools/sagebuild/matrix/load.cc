@@ -26,11 +26,12 @@ namespace {
 
 void parse_pythons(const YamlValue& node, Matrix& m) {
   for (const Located& python : node.scalar_list()) {
-    version_text(python, "Python");
-    if (contains(m.pythons, python.text)) throw ConfigError(python.where, "Python " + python.text + " is listed twice");
-    m.pythons.push_back(python.text);
+    PythonVersion v = python_version(python);
+    if (std::find(m.pythons.begin(), m.pythons.end(), v) != m.pythons.end())
+      throw ConfigError(python.where, "Python " + python.text + " is listed twice");
+    m.pythons.push_back(v);
   }
-  std::sort(m.pythons.begin(), m.pythons.end(), version_less);
+  std::sort(m.pythons.begin(), m.pythons.end());
 }
 
 // "https://download.pytorch.org/whl/{cuda_tag}": where the CUDA builds of
@@ -116,17 +117,20 @@ std::vector<TorchVariant> parse_variants(const YamlValue& node, const Matrix& m,
 void parse_torch(const YamlValue& node, Matrix& m) {
   for (const auto& [version, value] : node.named_entries("torch release")) {
     YamlMap map = value.map({"pythons", "variants"});
-    TorchRelease t{version_text(version, "torch"), {}, {}, version.where};
+    TorchRelease t{torch_version(version), {}, {}, version.where};
+    for (const auto& seen : m.torch)
+      if (seen.version == t.version)
+        throw ConfigError(version.where, "torch " + version.text + " is the release " + seen.version.str() +
+                                             " names already; list each release once");
     t.pythons =
-        known_list(map, "pythons", m.pythons, "Python", nullptr, " (a new one goes in the top-level `pythons:` first)");
-    std::sort(t.pythons.begin(), t.pythons.end(), version_less);
-    if (t.pythons.empty()) map.self().fail("torch " + t.version + " needs at least one Python");
-    t.variants = parse_variants(map.required("variants"), m, t.version);
-    if (t.variants.empty()) map.self().fail("torch " + t.version + " needs at least one variant");
+        known_python_list(map, "pythons", m.pythons, nullptr, " (a new one goes in the top-level `pythons:` first)");
+    std::sort(t.pythons.begin(), t.pythons.end());
+    if (t.pythons.empty()) map.self().fail("torch " + t.version.str() + " needs at least one Python");
+    t.variants = parse_variants(map.required("variants"), m, t.version.str());
+    if (t.variants.empty()) map.self().fail("torch " + t.version.str() + " needs at least one variant");
     m.torch.push_back(std::move(t));
   }
-  std::sort(m.torch.begin(), m.torch.end(),
-            [](const auto& a, const auto& b) { return version_less(a.version, b.version); });
+  std::sort(m.torch.begin(), m.torch.end(), [](const auto& a, const auto& b) { return a.version < b.version; });
 }
 
 void parse_exclusions(const YamlValue& node, Matrix& m) {
@@ -135,9 +139,9 @@ void parse_exclusions(const YamlValue& node, Matrix& m) {
     Exclusion e;
     e.where = item.where();
     e.packages = known_list(map, "packages", package_names(m), "package");
-    e.torch = known_list(map, "torch", torch_versions(m), "torch release");
+    e.torch = known_torch_list(map, "torch", m);
     e.cuda = known_cuda_list(map, "cuda", m);
-    e.pythons = known_list(map, "pythons", m.pythons, "Python");
+    e.pythons = known_python_list(map, "pythons", m.pythons);
     e.platforms = known_list(map, "platforms", platform_tags(m), "platform");
     // An exclusion without its reason is a rule nobody can later undo safely.
     e.reason = map.required("reason").scalar().text;
@@ -177,9 +181,9 @@ std::pair<Profile, ProfileSource> parse_profile(const Located& name, const YamlV
   s.name = name;
   p.description = optional_scalar(map, "description");
   p.packages = known_list(map, "packages", package_names(m), "package", &s.packages);
-  p.torch = known_list(map, "torch", torch_versions(m), "torch release", &s.torch);
+  p.torch = known_torch_list(map, "torch", m, &s.torch);
   p.cuda = known_cuda_list(map, "cuda", m, &s.cuda);
-  p.pythons = known_list(map, "pythons", m.pythons, "Python", &s.pythons);
+  p.pythons = known_python_list(map, "pythons", m.pythons, &s.pythons);
   p.platforms = known_list(map, "platforms", platform_tags(m), "platform", &s.platforms);
   p.archs = arch_list(map, s.archs);
   p.newest_python = optional_bool(map, "newest_python");

@@ -397,3 +397,37 @@ TEST_CASE("platform tags and runners are checked: they reach names, paths and th
 TEST_CASE("the matrix file is read the one way: a FIFO or a device is refused before reading", "[posix]") {
   CHECK_THROWS_WITH(load_matrix("/dev/zero"), Catch::Contains("a character device, not a regular file"));
 }
+
+TEST_CASE("torch and Python versions are read into numbers where the file names them") {
+  std::string file;
+  SECTION("a torch release is major.minor[.patch]") {
+    for (const char* written : {"2", "2.8.0.1"}) {
+      INFO(written);
+      auto message = load_error("torch_parts.yaml", replace_line(8, "  \"" + std::string(written) + "\":"), &file);
+      CHECK(message == expect(file, "8:3: error: torch version '" + std::string(written) +
+                                        "' is not <major>.<minor>[.<patch>]; write it like \"2.11.0\""));
+    }
+  }
+  SECTION("a Python is major.minor") {
+    auto message = load_error("python_parts.yaml", replace_line(1, "pythons: [\"3.10\", \"3\"]"), &file);
+    CHECK(message == expect(file, "1:19: error: Python version '3' is not <major>.<minor>; write it like \"3.12\""));
+  }
+  SECTION("one release written two ways is refused at the second") {
+    auto message = load_error("torch_twice.yaml",
+                              replace_line(12,
+                                           "      - {cuda: \"12.8\", pypi: true}\n"
+                                           "  \"2.8\":\n"
+                                           "    pythons: [\"3.10\"]\n"
+                                           "    variants: [{cuda: \"12.8\"}]"),
+                              &file);
+    CHECK(message == expect(file, "13:3: error: torch 2.8 is the release 2.8.0 names already; list each release once"));
+  }
+  SECTION("a package minimum is checked as well") {
+    auto message = load_error("min_python.yaml",
+                              replace_line(19,
+                                           "    archs: [\"8.0\"]\n"
+                                           "    min_python: \"3.12.1\""),
+                              &file);
+    CHECK_THAT(message, Catch::Contains("error: Python version '3.12.1' is not <major>.<minor>"));
+  }
+}

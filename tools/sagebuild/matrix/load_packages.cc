@@ -84,11 +84,6 @@ std::vector<Arch> package_archs(const Matrix& m, const YamlMap& map, std::string
   return out;
 }
 
-std::string optional_version(const YamlMap& map, std::string_view key, std::string_view noun) {
-  auto value = map.get(key);
-  return value ? version_text(value->scalar(), noun) : std::string();
-}
-
 // A package's name and version go into every wheel name: a project name and
 // a PEP 440 version without a local label (local-version naming adds one).
 void check_package_identity(const Located& name, const Located& version) {
@@ -169,18 +164,18 @@ Package parse_package(const Located& name, const YamlValue& node, const Matrix& 
   p.archs = package_archs(m, map, "archs", &p.arch_where);
   if (p.archs.empty()) map.self().fail("package '" + p.name + "' needs at least one arch in `archs`");
   p.optional_archs = package_archs(m, map, "optional_archs", nullptr);
-  p.min_python = optional_version(map, "min_python", "Python");
-  p.min_torch = optional_version(map, "min_torch", "torch");
+  if (auto min_python = map.get("min_python")) p.min_python = python_version(min_python->scalar());
+  if (auto min_torch = map.get("min_torch")) p.min_torch = torch_version(min_torch->scalar());
   if (auto min_cuda = map.get("min_cuda")) p.min_cuda = cuda_version(min_cuda->scalar());
   p.platforms = known_list(map, "platforms", platform_tags(m), "platform");
   if (auto per_platform = map.get("platform_archs")) parse_platform_archs(*per_platform, m, p);
   if (auto stable = map.get("stable_abi")) {
     YamlMap s = stable->map({"min_torch", "target_version"});
-    p.stable_abi_min_torch = version_text(s.required("min_torch").scalar(), "torch");
-    p.stable_abi_target = version_text(s.required("target_version").scalar(), "torch");
-    if (compare_versions(p.stable_abi_min_torch, p.stable_abi_target) < 0)
-      s.self().fail("stable_abi.min_torch " + p.stable_abi_min_torch + " is older than its target_version " +
-                    p.stable_abi_target + ": an extension loads only in torch >= its target");
+    p.stable_abi_min_torch = torch_version(s.required("min_torch").scalar());
+    p.stable_abi_target = torch_version(s.required("target_version").scalar());
+    if (*p.stable_abi_min_torch < *p.stable_abi_target)
+      s.self().fail("stable_abi.min_torch " + p.stable_abi_min_torch->str() + " is older than its target_version " +
+                    p.stable_abi_target->str() + ": an extension loads only in torch >= its target");
   }
   return p;
 }

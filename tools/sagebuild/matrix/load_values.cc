@@ -22,6 +22,24 @@ std::string version_text(const Located& value, std::string_view noun) {
   return value.text;
 }
 
+TorchVersion torch_version(const Located& value) {
+  version_text(value, "torch");
+  auto v = TorchVersion::parse(value.text);
+  if (!v)
+    throw ConfigError(value.where,
+                      "torch version '" + value.text + "' is not <major>.<minor>[.<patch>]; write it like \"2.11.0\"");
+  return *v;
+}
+
+PythonVersion python_version(const Located& value) {
+  version_text(value, "Python");
+  auto v = PythonVersion::parse(value.text);
+  if (!v)
+    throw ConfigError(value.where,
+                      "Python version '" + value.text + "' is not <major>.<minor>; write it like \"3.12\"");
+  return *v;
+}
+
 CudaVersion cuda_version(const Located& value) {
   version_text(value, "CUDA");
   auto v = CudaVersion::parse_release(value.text);
@@ -51,6 +69,23 @@ std::vector<CudaVersion> known_cuda_list(const YamlMap& map, std::string_view ke
   return out;
 }
 
+std::vector<TorchVersion> known_torch_list(const YamlMap& map, std::string_view key, const Matrix& m,
+                                           std::vector<Located>* located) {
+  std::vector<TorchVersion> out;
+  for (const auto& text : known_list(map, key, torch_versions(m), "torch release", located))
+    out.push_back(*TorchVersion::parse(text));  // one of `torch:`'s, which parse
+  return out;
+}
+
+std::vector<PythonVersion> known_python_list(const YamlMap& map, std::string_view key,
+                                             const std::vector<PythonVersion>& pythons, std::vector<Located>* located,
+                                             std::string_view hint) {
+  std::vector<PythonVersion> out;
+  for (const auto& text : known_list(map, key, python_versions(pythons), "Python", located, hint))
+    out.push_back(*PythonVersion::parse(text));  // one of `pythons:`'s, which parse
+  return out;
+}
+
 std::string optional_scalar(const YamlMap& map, std::string_view key) {
   auto value = map.get(key);
   return value ? value->scalar().text : std::string();
@@ -63,7 +98,12 @@ bool optional_bool(const YamlMap& map, std::string_view key) {
 
 std::vector<std::string> torch_versions(const Matrix& m) {
   std::vector<std::string> out;
-  for (const auto& t : m.torch) out.push_back(t.version);
+  for (const auto& t : m.torch) out.push_back(t.version.str());
+  return out;
+}
+std::vector<std::string> python_versions(const std::vector<PythonVersion>& pythons) {
+  std::vector<std::string> out;
+  for (const auto& p : pythons) out.push_back(p.str());
   return out;
 }
 std::vector<std::string> cuda_versions(const Matrix& m) {

@@ -20,7 +20,7 @@ const T* find_by(const std::vector<T>& items, Key key, const Wanted& wanted) {
 const CudaRelease* find_cuda(const Matrix& m, const CudaVersion& version) {
   return find_by(m.cuda, &CudaRelease::version, version);
 }
-const TorchRelease* find_torch(const Matrix& m, std::string_view version) {
+const TorchRelease* find_torch(const Matrix& m, const TorchVersion& version) {
   return find_by(m.torch, &TorchRelease::version, version);
 }
 const Package* find_package(const Matrix& m, std::string_view name) {

@@ -2,6 +2,7 @@
 // model: find an entry by name, and which CUDA versions build an arch.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,7 +12,7 @@
 namespace sb::matrix {
 
 const CudaRelease* find_cuda(const Matrix& m, const CudaVersion& version);
-const TorchRelease* find_torch(const Matrix& m, std::string_view version);
+const TorchRelease* find_torch(const Matrix& m, const TorchVersion& version);
 const Package* find_package(const Matrix& m, std::string_view name);
 const Platform* find_platform(const Matrix& m, std::string_view tag);
 
@@ -26,5 +27,9 @@ std::string cuda_requirement(const Matrix& m, const Arch& arch);
 std::string variant_list(const TorchRelease& torch);
 
 bool contains(const std::vector<std::string>& list, std::string_view item);
+template <typename V>
+bool contains(const std::vector<V>& list, const V& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
 
 }  // namespace sb::matrix

@@ -9,6 +9,11 @@ std::string_view to_string(NamingScheme scheme) {
   return scheme == NamingScheme::build_tag ? "build-tag" : "local-version";
 }
 
+std::string Row::python_span() const {
+  if (pythons.size() == 1) return pythons.front().str();
+  return pythons.front().str() + "-" + pythons.back().str();
+}
+
 std::vector<std::string> profile_names(const Matrix& matrix) {
   std::vector<std::string> names;
   for (const auto& p : matrix.profiles) names.push_back(p.name);

@@ -44,13 +44,13 @@ struct Row {
   std::string source = "ours";
   std::string version;  // "2.2.0" (the package's release)
   AbiMode abi_mode = AbiMode::abi3;
-  std::vector<std::string> pythons;  // Pythons the wheel serves, ascending ("3.10", ...)
+  std::vector<PythonVersion> pythons;  // Pythons the wheel serves, ascending (3.10, ...)
   // The interpreter to build with. abi3: the newest served Python the profile
   // pins, else the oldest served (the tag fixes the limited API either way).
-  std::string build_python;
+  PythonVersion build_python;
   std::string python_tag;        // "cp310"
   std::string abi_tag;           // "abi3" or "cp312"
-  std::string torch;             // "2.11.0"
+  TorchVersion torch;            // 2.11.0
   CudaVersion cuda;              // 13.0
   std::string cuda_tag;          // "cu130" (cuda.tag())
   std::string platform;          // platform tag: "linux_x86_64", "win_amd64"
@@ -83,6 +83,9 @@ struct Row {
   // for our own tree.
   std::string upstream_repository;  // "thu-ml/SageAttention"
   std::string upstream_commit;      // 40 lower-case hex digits
+
+  // "3.12", or "3.10-3.14" for an abi3 row serving a run of Pythons.
+  std::string python_span() const;
 };
 
 // The rows a profile selects, in a stable order (package, torch, CUDA,
@@ -109,8 +112,8 @@ struct TorchVariant {
 };
 
 struct TorchRelease {
-  std::string version;               // "2.11.0"
-  std::vector<std::string> pythons;  // ascending
+  TorchVersion version;                // 2.11.0
+  std::vector<PythonVersion> pythons;  // ascending
   std::vector<TorchVariant> variants;
   SourceLocation where;
 };
@@ -151,15 +154,16 @@ struct Package {
   std::string kernels;              // our tree's manifest path, repository-relative; empty for an upstream source
   AbiMode abi_mode = AbiMode::abi3;
   NamingScheme naming = NamingScheme::build_tag;
-  std::vector<Arch> archs;                 // always built; every row's CUDA must build them
-  std::vector<SourceLocation> arch_where;  // where each of `archs` is written
-  std::vector<Arch> optional_archs;        // built where the row's CUDA can
-  std::string min_python, min_torch;       // empty = no minimum
+  std::vector<Arch> archs;                  // always built; every row's CUDA must build them
+  std::vector<SourceLocation> arch_where;   // where each of `archs` is written
+  std::vector<Arch> optional_archs;         // built where the row's CUDA can
+  std::optional<PythonVersion> min_python;  // none = no minimum
+  std::optional<TorchVersion> min_torch;
   std::optional<CudaVersion> min_cuda;
   // Rows on torch >= stable_abi_min_torch build the binding against the
   // PyTorch stable ABI of torch stable_abi_target (kernels/families.json,
   // binding.stable_abi); empty: every row uses the classic binding.
-  std::string stable_abi_min_torch, stable_abi_target;
+  std::optional<TorchVersion> stable_abi_min_torch, stable_abi_target;
   std::vector<std::string> platforms;  // empty = every platform
   // `platform_archs: {linux_aarch64: {archs: [...], optional_archs: [...]}}`:
   // on that platform these replace archs / optional_archs (the GPUs behind
@@ -175,7 +179,9 @@ struct Package {
 
 // A combination not built, and why. Empty lists match everything.
 struct Exclusion {
-  std::vector<std::string> packages, torch, pythons, platforms;
+  std::vector<std::string> packages, platforms;
+  std::vector<TorchVersion> torch;
+  std::vector<PythonVersion> pythons;
   std::vector<CudaVersion> cuda;
   std::string reason;
   SourceLocation where;
@@ -185,7 +191,9 @@ struct Exclusion {
 struct Profile {
   std::string name;
   std::string description;
-  std::vector<std::string> packages, torch, pythons, platforms;
+  std::vector<std::string> packages, platforms;
+  std::vector<TorchVersion> torch;
+  std::vector<PythonVersion> pythons;
   std::vector<CudaVersion> cuda;
   // Narrows each row's archs, for quick local builds (empty = the package's).
   // The row keeps its id: `sagebuild --row ID` builds the full row.
@@ -200,7 +208,7 @@ struct Profile {
 
 struct Matrix {
   std::filesystem::path path;  // as given to load_matrix (or parse_matrix's file_name)
-  std::vector<std::string> pythons;
+  std::vector<PythonVersion> pythons;
   std::vector<Platform> platforms;
   std::vector<CudaRelease> cuda;
   std::vector<TorchRelease> torch;

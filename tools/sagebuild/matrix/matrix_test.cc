@@ -24,7 +24,8 @@ const Matrix& real() {
   return m;
 }
 
-bool at_least(const std::string& version, const char* minimum) { return compare_versions(version, minimum) >= 0; }
+bool at_least(const TorchVersion& version, const char* minimum) { return version >= *TorchVersion::parse(minimum); }
+bool at_least(const PythonVersion& version, const char* minimum) { return version >= *PythonVersion::parse(minimum); }
 bool cuda_at_least(const Row& r, const CudaVersion& v) { return r.cuda >= v; }
 
 }  // namespace
@@ -49,16 +50,16 @@ TEST_CASE("the default profile is one row: torch 2.11.0 + CUDA 13.0 on Linux, se
   REQUIRE(plan.rows.size() == 1);
   const Row& r = plan.rows[0];
   CHECK(r.id == "sageattention-2.2.0-torch2.11.0-cu130-abi3-linux_x86_64");
-  CHECK(r.torch == "2.11.0");
+  CHECK(r.torch.str() == "2.11.0");
   CHECK(r.cuda == CudaVersion{13, 0});
   CHECK(r.platform == "linux_x86_64");
   CHECK(r.runner_os == "ubuntu-22.04");
-  CHECK(contains(r.pythons, "3.12"));
+  CHECK(contains(r.pythons, PythonVersion{3, 12}));
   CHECK(r.python_tag == "cp310");
   CHECK(r.abi_tag == "abi3");
   // Built with the profile's Python, the one the target machine has.
-  CHECK(r.build_python == "3.12");
-  CHECK(find_row(real(), r.id)->build_python == "3.10");
+  CHECK(r.build_python.str() == "3.12");
+  CHECK(find_row(real(), r.id)->build_python.str() == "3.10");
   CHECK(r.requires_python == ">=3.10");
   CHECK(r.torch_requirement == "torch>=2.10,<3");  // the stable-ABI extension serves every torch >= 2.10
   CHECK(r.pypi_buildable);
@@ -75,14 +76,14 @@ TEST_CASE("abi3 rows collapse the Pythons of a torch release into one wheel") {
   const Matrix& m = real();
   const Row* r = find_row(m, "sageattention-2.2.0-torch2.8.0-cu128-abi3-linux_x86_64");
   REQUIRE(r != nullptr);
-  CHECK(r->pythons == std::vector<std::string>{"3.9", "3.10", "3.11", "3.12", "3.13"});
+  CHECK(r->pythons == std::vector<PythonVersion>{{3, 9}, {3, 10}, {3, 11}, {3, 12}, {3, 13}});
   CHECK(r->python_tag == "cp39");
-  CHECK(r->build_python == "3.9");
+  CHECK(r->build_python.str() == "3.9");
   // No two sageattention rows differ only in Python.
   std::set<std::string> combos;
   for (const Row& row : m.rows)
     if (row.package == "sageattention")
-      CHECK(combos.insert(row.torch + "/" + row.cuda.release_str() + "/" + row.platform).second);
+      CHECK(combos.insert(row.torch.str() + "/" + row.cuda.release_str() + "/" + row.platform).second);
   // The python312 profile returns the same abi3 wheel, not a 3.12-only one.
   Plan py312 = expand(m, "python312");
   CHECK(std::any_of(py312.rows.begin(), py312.rows.end(),
@@ -141,7 +142,7 @@ TEST_CASE("newest_python keeps one sageattn3 row per torch x CUDA x platform") {
   Plan plan = expand(parse_matrix(text, "build-matrix.yaml"), "sage3-newest");
   REQUIRE(plan.rows.size() == 7);
   for (const Row& r : plan.rows) {
-    CHECK(r.pythons == std::vector<std::string>{"3.14"});
+    CHECK(r.pythons == std::vector<PythonVersion>{{3, 14}});
     CHECK(r.pypi_buildable);
     CHECK(r.platform == "linux_x86_64");
   }
@@ -218,7 +219,7 @@ TEST_CASE("exclusions and package minimums remove rows") {
   // sageattention needs CUDA 12.4: no cu118 rows.
   for (const Row& r : m.rows) CHECK(r.cuda != CudaVersion{11, 8});
   Plan p26 = expand(m, "pytorch26");
-  for (const Row& r : p26.rows) CHECK(r.torch == "2.6.0");
+  for (const Row& r : p26.rows) CHECK(r.torch.str() == "2.6.0");
 }
 
 TEST_CASE("a profile's archs narrow each row's archs") {

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "sagebuild/common/arch.h"
+#include "sagebuild/matrix/load_values.h"
 #include "sagebuild/matrix/lookup.h"
 #include "sagebuild/matrix/rows.h"
 #include "sagebuild/matrix/suggest.h"
@@ -13,15 +14,15 @@
 namespace sb::matrix {
 namespace {
 
-bool any_of_in(const std::vector<std::string>& filter, const std::vector<std::string>& values) {
+template <typename V>
+bool any_of_in(const std::vector<V>& filter, const std::vector<V>& values) {
   if (filter.empty()) return true;
-  return std::any_of(values.begin(), values.end(), [&](const auto& v) { return contains(filter, v); });
+  return std::any_of(values.begin(), values.end(), [&](const V& v) { return contains(filter, v); });
 }
 
 bool passes_filters(const Profile& p, const Row& row) {
   if (row.platform_opt_in && !contains(p.platforms, row.platform)) return false;
-  bool cuda = p.cuda.empty() || std::find(p.cuda.begin(), p.cuda.end(), row.cuda) != p.cuda.end();
-  return any_of_in(p.packages, {row.package}) && any_of_in(p.torch, {row.torch}) && cuda &&
+  return any_of_in(p.packages, {row.package}) && any_of_in(p.torch, {row.torch}) && any_of_in(p.cuda, {row.cuda}) &&
          any_of_in(p.platforms, {row.platform}) && any_of_in(p.pythons, row.pythons) &&
          (!p.pypi_only || row.pypi_buildable) && (!p.default_cuda || row.pypi_variant);
 }
@@ -52,11 +53,11 @@ void prefer_pinned_python(const Profile& p, Row& row) {
 // Per-interpreter rows of one package x torch x CUDA x platform differ only
 // in Python; keep the newest. (An abi3 row already serves the newest.)
 std::vector<Row> newest_python_only(std::vector<Row> rows) {
-  std::map<std::tuple<std::string, std::string, CudaVersion, std::string>, std::size_t> newest;
+  std::map<std::tuple<std::string, TorchVersion, CudaVersion, std::string>, std::size_t> newest;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     auto key = std::make_tuple(rows[i].package, rows[i].torch, rows[i].cuda, rows[i].platform);
     auto [it, inserted] = newest.emplace(key, i);
-    if (!inserted && version_less(rows[it->second].build_python, rows[i].build_python)) it->second = i;
+    if (!inserted && rows[it->second].build_python < rows[i].build_python) it->second = i;
   }
   std::vector<Row> out;
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -68,10 +69,10 @@ std::vector<Row> newest_python_only(std::vector<Row> rows) {
 
 // The rows of the `count` newest torch releases among `rows`.
 std::vector<Row> newest_torch_only(std::vector<Row> rows, int count) {
-  std::vector<std::string> releases;
+  std::vector<TorchVersion> releases;
   for (const Row& row : rows)
     if (!contains(releases, row.torch)) releases.push_back(row.torch);
-  std::sort(releases.begin(), releases.end(), version_less);
+  std::sort(releases.begin(), releases.end());
   if (releases.size() > static_cast<std::size_t>(count)) releases.erase(releases.begin(), releases.end() - count);
   std::erase_if(rows, [&](const Row& row) { return !contains(releases, row.torch); });
   return rows;
@@ -86,7 +87,7 @@ std::vector<const TorchRelease*> pinned_torch(const Matrix& m, const Profile& p)
 
 std::string torch_list(const std::vector<const TorchRelease*>& torch) {
   std::vector<std::string> names;
-  for (const auto* t : torch) names.push_back(t->version);
+  for (const auto* t : torch) names.push_back(t->version.str());
   return join(names);
 }
 
@@ -101,7 +102,7 @@ void check_cuda(const Matrix& m, const Profile& p, const ProfileSource& s) {
     });
     if (shipped) continue;
     if (torch.size() == 1)
-      throw ConfigError(cuda.where, "torch " + torch[0]->version + " was never shipped for CUDA " + cuda.text +
+      throw ConfigError(cuda.where, "torch " + torch[0]->version.str() + " was never shipped for CUDA " + cuda.text +
                                         " (it ships for CUDA " + variant_list(*torch[0]) + "), but profile '" + p.name +
                                         "' pins both");
     throw ConfigError(cuda.where, "none of the torch releases profile '" + p.name + "' pins (" + torch_list(torch) +
@@ -112,14 +113,15 @@ void check_cuda(const Matrix& m, const Profile& p, const ProfileSource& s) {
 void check_pythons(const Matrix& m, const Profile& p, const ProfileSource& s) {
   if (p.torch.empty()) return;
   auto torch = pinned_torch(m, p);
-  for (const Located& python : s.pythons) {
+  for (std::size_t i = 0; i < s.pythons.size(); ++i) {
+    const Located& python = s.pythons[i];  // where p.pythons[i] is written
     bool shipped = std::any_of(torch.begin(), torch.end(),
-                               [&](const TorchRelease* t) { return contains(t->pythons, python.text); });
+                               [&](const TorchRelease* t) { return contains(t->pythons, p.pythons[i]); });
     if (shipped) continue;
     if (torch.size() == 1)
-      throw ConfigError(python.where, "torch " + torch[0]->version + " has no wheels for Python " + python.text +
-                                          " (it ships for Python " + join(torch[0]->pythons) + "), but profile '" +
-                                          p.name + "' pins both");
+      throw ConfigError(python.where, "torch " + torch[0]->version.str() + " has no wheels for Python " + python.text +
+                                          " (it ships for Python " + join(python_versions(torch[0]->pythons)) +
+                                          "), but profile '" + p.name + "' pins both");
     throw ConfigError(python.where, "none of the torch releases profile '" + p.name + "' pins (" + torch_list(torch) +
                                         ") has wheels for Python " + python.text);
   }

@@ -35,15 +35,17 @@ std::set<std::string> ids(const std::vector<Row>& rows) {
 
 // The N newest torch releases the matrix supports.
 std::vector<std::string> newest_torch(std::size_t n) {
-  std::vector<std::string> all;
+  std::vector<TorchVersion> all;
   for (const auto& t : real().torch) all.push_back(t.version);
-  std::sort(all.begin(), all.end(), version_less);
-  return {all.end() - static_cast<std::ptrdiff_t>(n), all.end()};
+  std::sort(all.begin(), all.end());
+  std::vector<std::string> out;
+  for (auto it = all.end() - static_cast<std::ptrdiff_t>(n); it != all.end(); ++it) out.push_back(it->str());
+  return out;
 }
 
 const TorchVariant& pypi_variant_of(const std::string& torch) {
   for (const auto& t : real().torch)
-    if (t.version == torch)
+    if (t.version.str() == torch)
       for (const auto& v : t.variants)
         if (v.pypi) return v;
   FAIL("torch " << torch << " has no PyPI variant");
@@ -70,9 +72,9 @@ TEST_CASE("profiles: stable is the three newest torch releases on PyPI's CUDA, o
   for (const Row& r : rows) {
     INFO(r.id);
     CHECK(r.package == "sageattention");
-    CHECK(r.cuda == pypi_variant_of(r.torch).cuda);
+    CHECK(r.cuda == pypi_variant_of(r.torch.str()).cuda);
     ++per_platform[r.platform];
-    torch.insert(r.torch);
+    torch.insert(r.torch.str());
   }
   CHECK(per_platform == std::map<std::string, int>{{"linux_x86_64", 3}, {"win_amd64", 3}});
   auto newest = newest_torch(3);
@@ -103,18 +105,19 @@ TEST_CASE("profiles: pytorchNN is one torch release, pythonNNN one Python, sagea
     for (const Row& r : real().rows)
       if (r.package == "sageattention" && r.torch == t.version && !r.platform_opt_in) expected.insert(r.id);
     // 2.9.0 is there for sageattn3 alone; sageattention builds 2.9.1.
-    if (t.version == "2.9.0") {
+    if (t.version.str() == "2.9.0") {
       CHECK(expected.empty());
       continue;
     }
-    std::string name = "pytorch" + version_digits(t.version.substr(0, t.version.rfind('.')));
+    std::string name = "pytorch" + t.version.minor_release().str();
+    name.erase(std::remove(name.begin(), name.end(), '.'), name.end());
     INFO(name);
     CHECK(minors.insert(name).second);  // one sageattention release per minor
     CHECK_FALSE(expected.empty());
     CHECK(ids(rows_of(name)) == expected);
   }
   for (const auto& python : real().pythons) {
-    std::string name = "python" + version_digits(python);
+    std::string name = "python" + python.nodot();
     INFO(name);
     std::set<std::string> expected;
     for (const Row& r : real().rows)
@@ -135,9 +138,9 @@ TEST_CASE("profiles: sageattn3 rows, which cannot build yet, are only in the sag
   // as sageattn3's build specification names them.
   std::set<std::string> wheels;
   for (const Row& r : rows_of("sage3")) {
-    CHECK(r.pythons == std::vector<std::string>{"3.12"});
+    CHECK(r.pythons == std::vector<PythonVersion>{{3, 12}});
     CHECK(r.python_tag == "cp312");
-    CHECK(r.torch == "2.9.0");
+    CHECK(r.torch.str() == "2.9.0");
     wheels.insert(r.wheel_filename);
   }
   CHECK(wheels == std::set<std::string>{"sageattn3-1.0.0+cu128torch2.9.0-cp312-cp312-linux_x86_64.whl",
@@ -145,7 +148,7 @@ TEST_CASE("profiles: sageattn3 rows, which cannot build yet, are only in the sag
                                         "sageattn3-1.0.0+cu130torch2.9.0-cp312-cp312-linux_x86_64.whl",
                                         "sageattn3-1.0.0+cu130torch2.9.0-cp312-cp312-win_amd64.whl"});
   // One torch 2.9 release for sageattn3: 2.9.0 (2.9.1 is excluded for it).
-  for (const Row& r : rows_of("sage3-all")) CHECK(r.torch != "2.9.1");
+  for (const Row& r : rows_of("sage3-all")) CHECK(r.torch.str() != "2.9.1");
 }
 
 TEST_CASE("rows: torch from PyPI where PyPI serves the row's CUDA build, else PyTorch's index") {
@@ -155,7 +158,7 @@ TEST_CASE("rows: torch from PyPI where PyPI serves the row's CUDA build, else Py
     if (r.pypi_buildable) {
       CHECK(r.torch_index.empty());
       CHECK(r.platform.rfind("linux_", 0) == 0);
-      CHECK(r.cuda == pypi_variant_of(r.torch).cuda);
+      CHECK(r.cuda == pypi_variant_of(r.torch.str()).cuda);
       ++pypi;
     } else {
       CHECK(r.torch_index == "https://download.pytorch.org/whl/" + r.cuda_tag);
@@ -204,16 +207,16 @@ TEST_CASE("rows: the torch requirement follows the binding, which agrees with ke
     if (p.name == "sageattention") sage2 = &p;
   REQUIRE(sage2);
   // The matrix restates the binding rule the build takes from families.json.
-  CHECK(sage2->stable_abi_min_torch == stable["min_torch"].get<std::string>());
-  CHECK(sage2->stable_abi_target == stable["target_version"].get<std::string>());
+  CHECK(sage2->stable_abi_min_torch->str() == stable["min_torch"].get<std::string>());
+  CHECK(sage2->stable_abi_target->str() == stable["target_version"].get<std::string>());
   for (const Row& r : real().rows) {
     INFO(r.id);
-    bool stable_row = r.package == "sageattention" && compare_versions(r.torch, "2.10") >= 0;
+    bool stable_row = r.package == "sageattention" && r.torch >= TorchVersion{2, 10};
     CHECK((r.torch_binding == sb::wheel::TorchBinding::stable_abi) == stable_row);
     if (stable_row)
       CHECK(r.torch_requirement == "torch>=2.10,<3");
     else
-      CHECK(r.torch_requirement == "torch==" + r.torch.substr(0, r.torch.rfind('.')) + ".*");
+      CHECK(r.torch_requirement == "torch==" + r.torch.minor_release().str() + ".*");
   }
   CHECK(find_row(real(), "sageattention-2.2.0-torch2.8.0-cu128-abi3-linux_x86_64")->torch_requirement ==
         "torch==2.8.*");

@@ -13,12 +13,13 @@ namespace {
 bool matches(const std::vector<std::string>& filter, std::string_view value) {
   return filter.empty() || contains(filter, value);
 }
-
-bool at_least(std::string_view version, const std::string& minimum) {
-  return minimum.empty() || compare_versions(version, minimum) >= 0;
+template <typename V>
+bool matches(const std::vector<V>& filter, const V& value) {
+  return filter.empty() || std::find(filter.begin(), filter.end(), value) != filter.end();
 }
 
-bool at_least(const CudaVersion& version, const std::optional<CudaVersion>& minimum) {
+template <typename V>
+bool at_least(const V& version, const std::optional<V>& minimum) {
   return !minimum || version >= *minimum;
 }
 
@@ -45,7 +46,7 @@ std::vector<Arch> archs_for(const Matrix& m, const Combo& c) {
     const Arch& arch = required[i];
     if (!cuda_builds(cuda, arch))
       throw ConfigError(where.at(i), "package '" + c.package.name + "' needs arch " + arch.name() + ", but CUDA " +
-                                         cuda.version.release_str() + " (torch " + c.torch.version +
+                                         cuda.version.release_str() + " (torch " + c.torch.version.str() +
                                          ") cannot build it: arch " + arch.name() + " " + cuda_requirement(m, arch) +
                                          ". Raise the package's min_cuda, move the arch to "
                                          "optional_archs, or exclude the combination");
@@ -57,8 +58,8 @@ std::vector<Arch> archs_for(const Matrix& m, const Combo& c) {
   return archs;
 }
 
-std::vector<std::string> pythons_for(const Matrix& m, const Combo& c) {
-  std::vector<std::string> out;
+std::vector<PythonVersion> pythons_for(const Matrix& m, const Combo& c) {
+  std::vector<PythonVersion> out;
   for (const auto& python : c.torch.pythons) {
     if (!at_least(python, c.package.min_python)) continue;
     bool excluded = std::any_of(m.exclusions.begin(), m.exclusions.end(), [&](const Exclusion& e) {
@@ -74,7 +75,7 @@ std::vector<std::string> pythons_for(const Matrix& m, const Combo& c) {
 std::string encoded(std::optional<std::string> value, const std::string& why, const Combo& c, std::string_view scheme) {
   if (value) return *value;
   throw ConfigError(c.torch.where, "package '" + c.package.name + "' names its wheels by " + std::string(scheme) +
-                                       ", which cannot encode torch " + c.torch.version + " with CUDA " +
+                                       ", which cannot encode torch " + c.torch.version.str() + " with CUDA " +
                                        c.variant.cuda.release_str() + ": " + why);
 }
 
@@ -93,11 +94,12 @@ void name_wheel(Row& row, const Combo& c) {
 
 std::string make_id(const Row& row) {
   std::string abi = row.abi_mode == AbiMode::abi3 ? "abi3" : row.python_tag;
-  return row.package + "-" + row.version + "-torch" + row.torch + "-" + row.cuda_tag + "-" + abi + "-" + row.platform;
+  return row.package + "-" + row.version + "-torch" + row.torch.str() + "-" + row.cuda_tag + "-" + abi + "-" +
+         row.platform;
 }
 
-Row make_row(const Combo& c, const std::optional<UpstreamTree>& upstream, std::vector<std::string> pythons,
-             std::vector<Arch> archs, const std::string& oldest_python) {
+Row make_row(const Combo& c, const std::optional<UpstreamTree>& upstream, std::vector<PythonVersion> pythons,
+             std::vector<Arch> archs, const PythonVersion& oldest_python) {
   Row row;
   row.package = c.package.name;
   row.project = c.package.project;
@@ -106,7 +108,7 @@ Row make_row(const Combo& c, const std::optional<UpstreamTree>& upstream, std::v
   row.abi_mode = c.package.abi_mode;
   row.pythons = std::move(pythons);
   row.build_python = row.pythons.front();
-  row.python_tag = "cp" + version_digits(row.build_python);
+  row.python_tag = "cp" + row.build_python.nodot();
   row.abi_tag = row.abi_mode == AbiMode::abi3 ? "abi3" : row.python_tag;
   row.torch = c.torch.version;
   row.cuda = c.variant.cuda;
@@ -119,10 +121,12 @@ Row make_row(const Combo& c, const std::optional<UpstreamTree>& upstream, std::v
   name_wheel(row, c);
   // Per-interpreter tags already pin the Python; the floor still says which
   // Pythons the release supports at all, as abi3's does.
-  row.requires_python = ">=" + oldest_python;
-  bool stable = !c.package.stable_abi_min_torch.empty() && at_least(row.torch, c.package.stable_abi_min_torch);
+  row.requires_python = ">=" + oldest_python.str();
+  bool stable = c.package.stable_abi_min_torch && at_least(row.torch, c.package.stable_abi_min_torch);
   row.torch_binding = stable ? wheel::TorchBinding::stable_abi : wheel::TorchBinding::classic;
-  row.torch_requirement = wheel::torch_requirement(row.torch_binding, row.torch, c.package.stable_abi_target);
+  row.torch_requirement =
+      wheel::torch_requirement(row.torch_binding, row.torch.str(),
+                               c.package.stable_abi_target ? c.package.stable_abi_target->str() : std::string());
   row.pypi_buildable = c.variant.pypi && c.platform.pypi_torch_has_cuda;
   row.pypi_variant = c.variant.pypi;
   row.torch_index = row.pypi_buildable ? std::string() : torch_index_url(c.platform, row.cuda_tag);
@@ -136,7 +140,7 @@ Row make_row(const Combo& c, const std::optional<UpstreamTree>& upstream, std::v
 }
 
 void add_rows(const Matrix& m, const Combo& c, std::vector<Row>& rows) {
-  std::vector<std::string> pythons = pythons_for(m, c);
+  std::vector<PythonVersion> pythons = pythons_for(m, c);
   if (pythons.empty()) return;
   std::vector<Arch> archs = archs_for(m, c);
   if (c.package.abi_mode == AbiMode::abi3) {
@@ -186,18 +190,17 @@ std::string torch_index_url(const Platform& platform, const std::string& cuda_ta
   return url;
 }
 
-bool excludes(const Exclusion& e, std::string_view package, std::string_view torch, const CudaVersion& cuda,
-              std::string_view platform, std::string_view python) {
-  bool cuda_matches = e.cuda.empty() || std::find(e.cuda.begin(), e.cuda.end(), cuda) != e.cuda.end();
-  return matches(e.packages, package) && matches(e.torch, torch) && cuda_matches && matches(e.platforms, platform) &&
-         matches(e.pythons, python);
+bool excludes(const Exclusion& e, std::string_view package, const TorchVersion& torch, const CudaVersion& cuda,
+              std::string_view platform, const PythonVersion& python) {
+  return matches(e.packages, package) && matches(e.torch, torch) && matches(e.cuda, cuda) &&
+         matches(e.platforms, platform) && matches(e.pythons, python);
 }
 
 bool row_less(const Row& a, const Row& b) {
   if (a.package != b.package) return a.package < b.package;
-  if (auto c = compare_versions(a.torch, b.torch); c != 0) return c < 0;
+  if (auto c = a.torch <=> b.torch; c != 0) return c < 0;
   if (auto c = a.cuda <=> b.cuda; c != 0) return c < 0;
-  if (auto c = compare_versions(a.build_python, b.build_python); c != 0) return c < 0;
+  if (auto c = a.build_python <=> b.build_python; c != 0) return c < 0;
   return a.platform < b.platform;
 }
 

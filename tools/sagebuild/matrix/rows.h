@@ -21,8 +21,8 @@ constexpr std::uint64_t kMaxRows = 10'000;
 // be more than kMaxRows.
 std::vector<Row> compute_rows(const Matrix& m);
 
-bool excludes(const Exclusion& e, std::string_view package, std::string_view torch, const CudaVersion& cuda,
-              std::string_view platform, std::string_view python);
+bool excludes(const Exclusion& e, std::string_view package, const TorchVersion& torch, const CudaVersion& cuda,
+              std::string_view platform, const PythonVersion& python);
 
 // Plan order, by content only: stable whatever the order of the YAML file.
 bool row_less(const Row& a, const Row& b);

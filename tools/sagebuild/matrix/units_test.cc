@@ -13,12 +13,38 @@ TEST_CASE("dotted versions parse strictly and compare numerically") {
   CHECK(DottedVersion::parse("3.10")->parts == std::vector<int>{3, 10});
   for (const char* bad : {"", "3.", ".3", "3..1", "v3", "3.010", "3.1a", "3.1 "})
     CHECK_FALSE(DottedVersion::parse(bad));
-  CHECK(version_less("3.9", "3.10"));
-  CHECK(version_less("12.8", "12.10"));
+  CHECK(*DottedVersion::parse("3.9") < *DottedVersion::parse("3.10"));
   CHECK(*DottedVersion::parse("12.8") == *DottedVersion::parse("12.8.0"));
-  CHECK(version_less("2.9", "2.9.1"));
-  CHECK_FALSE(version_less("2.10.0", "2.9.1"));
-  CHECK(version_digits("3.12") == "312");
+  CHECK(*DottedVersion::parse("2.9") < *DottedVersion::parse("2.9.1"));
+}
+
+TEST_CASE("torch versions parse as major.minor[.patch], keep how they were written, compare numerically") {
+  auto v = TorchVersion::parse("2.11.0");
+  REQUIRE(v);
+  CHECK(v->major == 2);
+  CHECK(v->minor == 11);
+  CHECK(v->patch == 0);
+  CHECK(v->str() == "2.11.0");
+  CHECK(TorchVersion::parse("2.10")->str() == "2.10");
+  CHECK(*TorchVersion::parse("2.10") == *TorchVersion::parse("2.10.0"));
+  CHECK(*TorchVersion::parse("2.9.1") < *TorchVersion::parse("2.10.0"));  // numeric, not text order
+  CHECK(TorchVersion::parse("2.12.1")->minor_release() == TorchVersion{2, 12});
+  CHECK(TorchVersion::parse("2.12.1")->minor_release().str() == "2.12");
+  for (const char* bad : {"", "2", "2.11.0.1", "2.x", "2.011.0", "2.11.0+cu130", "v2.11"})
+    CHECK_FALSE(TorchVersion::parse(bad));
+  CHECK(TorchVersion::parse_installed("2.12.1+cu130") == TorchVersion{2, 12, 1, true});
+  CHECK(TorchVersion::parse_installed("2.11.0") == TorchVersion{2, 11, 0, true});
+  for (const char* bad : {"2.11.0+", "2.12.0a0+git1234", "two"}) CHECK_FALSE(TorchVersion::parse_installed(bad));
+  CHECK(TorchVersion::parse("2.11.0")->wheel_release().str() == "2.11.0");
+  CHECK(TorchVersion::parse("2.10")->wheel_release().str() == "2.10");
+}
+
+TEST_CASE("Python versions parse as major.minor") {
+  CHECK(PythonVersion::parse("3.12") == PythonVersion{3, 12});
+  CHECK(PythonVersion::parse("3.12")->str() == "3.12");
+  CHECK(PythonVersion::parse("3.12")->nodot() == "312");
+  CHECK(PythonVersion{3, 9} < PythonVersion{3, 10});
+  for (const char* bad : {"", "3", "3.12.1", "3.x", "3.012", "cp312"}) CHECK_FALSE(PythonVersion::parse(bad));
 }
 
 TEST_CASE("CUDA versions parse as major.minor and give the code and tag wheel names carry") {
@@ -58,14 +84,14 @@ TEST_CASE("suggestions only for plausible typos") {
 // The adapter onto wheel/build_tag.h and wheel/filename.h, on that header's
 // own examples.
 TEST_CASE("build tags and local versions come from wheel/build_tag.h") {
-  CHECK(build_tag("2.8.0", {12, 9}) == "280.129");
-  CHECK(build_tag("2.10.0", {13, 0}) == "21000.130");
-  CHECK(build_tag("2.11.1", {12, 8}) == "21101.128");
-  CHECK(build_tag("2.6.0", {12, 4}) == "260.124");
+  CHECK(build_tag(TorchVersion{2, 8, 0, true}, {12, 9}) == "280.129");
+  CHECK(build_tag(TorchVersion{2, 10, 0, true}, {13, 0}) == "21000.130");
+  CHECK(build_tag(TorchVersion{2, 11, 1, true}, {12, 8}) == "21101.128");
+  CHECK(build_tag(TorchVersion{2, 6, 0, true}, {12, 4}) == "260.124");
   std::string why;
-  CHECK_FALSE(build_tag("2.9.10", {12, 8}, &why));
+  CHECK_FALSE(build_tag(TorchVersion{2, 9, 10, true}, {12, 8}, &why));
   CHECK_FALSE(why.empty());
-  CHECK(local_version({12, 8}, "2.9.0") == "cu128torch2.9.0");
+  CHECK(local_version({12, 8}, TorchVersion{2, 9, 0, true}) == "cu128torch2.9.0");
   CHECK(wheel_filename("sageattn3", "1.0.0+cu128torch2.9.0", "", "cp312", "cp312", "linux_x86_64") ==
         "sageattn3-1.0.0+cu128torch2.9.0-cp312-cp312-linux_x86_64.whl");
   CHECK(wheel_filename("sage-attn.x", "1.0", "280.129", "cp39", "abi3", "win_amd64") ==

@@ -61,21 +61,53 @@ std::string CudaVersion::tag() const {
   return *tag;
 }
 
-std::strong_ordering compare_versions(std::string_view a, std::string_view b) {
-  auto va = DottedVersion::parse(a);
-  auto vb = DottedVersion::parse(b);
-  // Callers only compare validated versions; a failure here is a bug.
-  if (!va || !vb) throw std::logic_error("compare_versions: not a dotted version");
-  return *va <=> *vb;
+namespace {
+// A dotted version of `min`..`max` parts, as DottedVersion::parse reads it.
+std::optional<std::vector<int>> parts_of(std::string_view text, std::size_t min, std::size_t max) {
+  auto v = DottedVersion::parse(text);
+  if (!v || v->parts.size() < min || v->parts.size() > max) return std::nullopt;
+  return v->parts;
+}
+}  // namespace
+
+std::optional<TorchVersion> TorchVersion::parse(std::string_view text) {
+  auto p = parts_of(text, 2, 3);
+  if (!p) return std::nullopt;
+  return TorchVersion{(*p)[0], (*p)[1], p->size() == 3 ? (*p)[2] : 0, p->size() == 3};
 }
 
-bool version_less(std::string_view a, std::string_view b) { return compare_versions(a, b) < 0; }
-
-std::string version_digits(std::string_view text) {
-  std::string out;
-  for (char c : text)
-    if (c != '.') out += c;
-  return out;
+std::optional<TorchVersion> TorchVersion::parse_installed(std::string_view text) {
+  const std::size_t plus = text.find('+');
+  if (plus != std::string_view::npos && plus + 1 == text.size()) return std::nullopt;  // "2.11.0+": no label
+  return parse(text.substr(0, plus));
 }
+
+std::string TorchVersion::str() const {
+  std::string s = std::to_string(major) + "." + std::to_string(minor);
+  return has_patch ? s + "." + std::to_string(patch) : s;
+}
+
+wheel::Version TorchVersion::wheel_release() const {
+  wheel::Version w;
+  w.release = {static_cast<std::uint64_t>(major), static_cast<std::uint64_t>(minor)};
+  if (has_patch) w.release.push_back(static_cast<std::uint64_t>(patch));
+  return w;
+}
+
+std::strong_ordering TorchVersion::operator<=>(const TorchVersion& other) const {
+  if (auto c = major <=> other.major; c != 0) return c;
+  if (auto c = minor <=> other.minor; c != 0) return c;
+  return patch <=> other.patch;
+}
+
+std::optional<PythonVersion> PythonVersion::parse(std::string_view text) {
+  auto p = parts_of(text, 2, 2);
+  if (!p) return std::nullopt;
+  return PythonVersion{(*p)[0], (*p)[1]};
+}
+
+std::string PythonVersion::str() const { return std::to_string(major) + "." + std::to_string(minor); }
+
+std::string PythonVersion::nodot() const { return std::to_string(major) + std::to_string(minor); }
 
 }  // namespace sb::matrix

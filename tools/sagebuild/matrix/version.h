@@ -1,5 +1,6 @@
 // Dotted release numbers as the matrix writes them: "3.12", "12.8", "2.11.0",
-// compared numerically, and the CUDA version type built on them.  PEP 440
+// compared numerically, and the version types built on them, one per concept
+// (CUDA, torch, Python), each parsed once where its text enters.  PEP 440
 // proper (wheel names and metadata) lives in wheel/pep440.h.
 #pragma once
 
@@ -51,11 +52,43 @@ struct CudaVersion {
   std::strong_ordering operator<=>(const CudaVersion& other) const = default;
 };
 
-// Compares two texts that must both parse (the loader checked them).
-std::strong_ordering compare_versions(std::string_view a, std::string_view b);
-bool version_less(std::string_view a, std::string_view b);
+// A PyTorch release: as the matrix names it ("2.11.0"; a minimum or a
+// stable-ABI target may stop at the minor, "2.10"), or the public part of an
+// installed torch's version ("2.12.1+cu130" -> 2.12.1).  Read into numbers
+// once where it enters (the matrix's YAML, families.json, torch/version.py)
+// and passed as this afterwards.
+struct TorchVersion {
+  int major = 0, minor = 0, patch = 0;
+  bool has_patch = false;  // written with its patch ("2.11.0") or without ("2.10")
 
-// "3.12" -> "312", "13.0" -> "130": the digits, without dots.
-std::string version_digits(std::string_view text);
+  // "2.11.0" or "2.10", each part as DottedVersion::parse accepts it; nullopt
+  // otherwise ("2", "2.11.0.1", "2.11.0+cu130").
+  static std::optional<TorchVersion> parse(std::string_view text);
+  // torch.__version__: a release as parse() takes it, then an optional local
+  // label ("+cu130"), which is dropped; nullopt otherwise.
+  static std::optional<TorchVersion> parse_installed(std::string_view text);
+
+  TorchVersion minor_release() const { return {major, minor, 0, false}; }  // 2.12.1 -> 2.12
+  std::string str() const;                                                 // as written: "2.11.0", "2.10"
+  // The release as PEP 440 sees it, its parts as written (wheel/build_tag.h).
+  wheel::Version wheel_release() const;
+
+  // A release without its patch is its .0: 2.10 == 2.10.0 < 2.10.1.
+  std::strong_ordering operator<=>(const TorchVersion& other) const;
+  bool operator==(const TorchVersion& other) const { return (*this <=> other) == 0; }
+};
+
+// A Python (CPython) release, major.minor: "3.12".
+struct PythonVersion {
+  int major = 0, minor = 0;
+
+  // "3.12", each part as DottedVersion::parse accepts it; nullopt otherwise.
+  static std::optional<PythonVersion> parse(std::string_view text);
+
+  std::string str() const;    // "3.12"
+  std::string nodot() const;  // "312", as wheel tags write it (cp312)
+
+  std::strong_ordering operator<=>(const PythonVersion& other) const = default;
+};
 
 }  // namespace sb::matrix

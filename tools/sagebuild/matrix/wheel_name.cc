@@ -9,8 +9,8 @@
 namespace sb::matrix {
 namespace {
 
-// The matrix loader only lets dotted versions through, so a parse failure
-// here is a bug, not a user error.
+// The loader checked the package's version (a PEP 440 version), so a parse
+// failure here is a bug, not a user error.
 wheel::Version version(std::string_view text) {
   auto v = wheel::parse_version(text);
   if (!v) throw std::logic_error("wheel_name: not a version: " + std::string(text));
@@ -19,12 +19,12 @@ wheel::Version version(std::string_view text) {
 
 }  // namespace
 
-std::optional<std::string> build_tag(std::string_view torch, const CudaVersion& cuda, std::string* why) {
-  return wheel::encode_build_tag(version(torch), cuda.wheel_release(), why);
+std::optional<std::string> build_tag(const TorchVersion& torch, const CudaVersion& cuda, std::string* why) {
+  return wheel::encode_build_tag(torch.wheel_release(), cuda.wheel_release(), why);
 }
 
-std::optional<std::string> local_version(const CudaVersion& cuda, std::string_view torch, std::string* why) {
-  return wheel::encode_local_version(cuda.wheel_release(), version(torch), why);
+std::optional<std::string> local_version(const CudaVersion& cuda, const TorchVersion& torch, std::string* why) {
+  return wheel::encode_local_version(cuda.wheel_release(), torch.wheel_release(), why);
 }
 
 std::string wheel_filename(std::string_view project, std::string_view wheel_version, std::string_view build_tag,

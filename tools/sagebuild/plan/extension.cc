@@ -141,8 +141,7 @@ std::string skip_reason(const KernelFamily& f) {
   return "the row lists none of " + bases + " (for its archs " + targets + ")";
 }
 
-std::string limited_api_hex(const std::string& python_version) {
-  auto v = toolchain::parse_python_version(python_version, "Py_LIMITED_API");
+std::string limited_api_hex(const matrix::PythonVersion& v) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "0x%02X%02X0000", v.major, v.minor);
   return buf;
@@ -220,8 +219,8 @@ RowSpec extension_from_families(const KernelManifest& m, const matrix::Row& row)
   if (row.ptx_arch) spec.ptx_archs.push_back(*row.ptx_arch);
   spec.package = row.project;
   spec.package_dir = fs::path("python") / row.project;
-  spec.summary = "SageAttention: quantized attention kernels for PyTorch (built for torch " + row.torch + ", CUDA " +
-                 row.cuda.release_str() + ")";
+  spec.summary = "SageAttention: quantized attention kernels for PyTorch (built for torch " + row.torch.str() +
+                 ", CUDA " + row.cuda.release_str() + ")";
   spec.license_expression = "MIT";
   spec.license_file = "LICENSE";
   return spec;

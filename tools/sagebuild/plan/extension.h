@@ -136,7 +136,7 @@ std::vector<std::string> family_gencode(const KernelFamily& family, const std::v
 // Why a family has no target in a row (for the plan and the log).
 std::string skip_reason(const KernelFamily& family);
 
-// "0x030A0000" for "3.10"; throws UsageError on a malformed version.
-std::string limited_api_hex(const std::string& python_version);
+// "0x030A0000" for 3.10.
+std::string limited_api_hex(const matrix::PythonVersion& python);
 
 }  // namespace sb::plan

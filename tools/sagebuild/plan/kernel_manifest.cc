@@ -12,8 +12,6 @@
 
 namespace sb::plan {
 
-using toolchain::parse_torch_minor;
-
 std::string StableAbiBinding::target_version_macro() const {
   // ((major << 56) | (minor << 48)), as TORCH_VERSION_2_10_0 in torch/csrc/stable/version.h.
   char buf[24];
@@ -21,11 +19,9 @@ std::string StableAbiBinding::target_version_macro() const {
   return buf;
 }
 
-const StableAbiBinding* KernelManifest::stable_binding_for(std::string_view torch_version) const {
+const StableAbiBinding* KernelManifest::stable_binding_for(const matrix::TorchVersion& torch) const {
   if (!stable_abi) return nullptr;
-  auto v = parse_torch_minor(torch_version);
-  if (!v) throw UsageError("torch version \"" + std::string(torch_version) + "\" is not <major>.<minor>[.<patch>]");
-  return *v < stable_abi->min_torch ? nullptr : &*stable_abi;
+  return torch.minor_release() < stable_abi->min_torch ? nullptr : &*stable_abi;
 }
 
 namespace {
@@ -82,13 +78,13 @@ void read_targets(const nlohmann::json& fam, const std::string& src, const std::
   }
 }
 
-TorchMinor torch_minor_key(const nlohmann::json& j, const std::string& src, const std::string& key) {
+matrix::TorchVersion torch_minor_key(const nlohmann::json& j, const std::string& src, const std::string& key) {
   const std::string where = "binding.stable_abi." + key;
   if (!j.contains(key) || !j[key].is_string()) bad(src, where, "expected a torch release string such as \"2.10\"");
-  auto v = parse_torch_minor(j[key].get<std::string>());
-  if (!v || j[key].get<std::string>().find('+') != std::string::npos)
+  auto v = matrix::TorchVersion::parse(j[key].get<std::string>());
+  if (!v)
     bad(src, where, "\"" + j[key].get<std::string>() + "\" is not a torch release <major>.<minor>, e.g. \"2.10\"");
-  return *v;
+  return v->minor_release();
 }
 
 StableAbiBinding parse_stable_abi(const nlohmann::json& j, const std::string& src) {
@@ -102,7 +98,7 @@ StableAbiBinding parse_stable_abi(const nlohmann::json& j, const std::string& sr
   if (sources.size() != 1)
     bad(src, "binding.stable_abi.sources", "expected exactly one file, got " + std::to_string(sources.size()));
   StableAbiBinding s{sources.front(), torch_minor_key(j, src, "min_torch"), torch_minor_key(j, src, "target_version")};
-  if (s.target_version < TorchMinor{2, 10})
+  if (s.target_version < matrix::TorchVersion{2, 10})
     bad(src, "binding.stable_abi.target_version",
         s.target_version.str() +
             " is older than 2.10, the first release "

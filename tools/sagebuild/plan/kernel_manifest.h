@@ -22,8 +22,6 @@
 
 namespace sb::plan {
 
-using toolchain::TorchMinor;
-
 struct KernelFamily {
   std::string name;                  // "pv_fp8"
   std::vector<std::string> sources;  // repository-relative .cu files
@@ -37,9 +35,10 @@ struct KernelFamily {
 // -DTORCH_TARGET_VERSION=<target_version>; the object and the extension do
 // not depend on the torch release, so every such row shares them.
 struct StableAbiBinding {
-  std::string source;         // repository-relative
-  TorchMinor min_torch;       // the first release whose rows use it
-  TorchMinor target_version;  // TORCH_TARGET_VERSION; <= min_torch
+  std::string source;  // repository-relative
+  // Minor releases ("2.10"): a patch written in the file is dropped.
+  matrix::TorchVersion min_torch;       // the first release whose rows use it
+  matrix::TorchVersion target_version;  // TORCH_TARGET_VERSION; <= min_torch
 
   // "0x020A000000000000" (torch/csrc/stable/version.h encoding).
   std::string target_version_macro() const;
@@ -57,8 +56,7 @@ struct KernelManifest {
   std::optional<StableAbiBinding> stable_abi;  // absent: every row uses binding_sources
 
   // The stable-ABI binding when a row with this torch release uses it.
-  // Throws UsageError when `torch_version` is not a version.
-  const StableAbiBinding* stable_binding_for(std::string_view torch_version) const;
+  const StableAbiBinding* stable_binding_for(const matrix::TorchVersion& torch) const;
 };
 
 // Parses the JSON text; throws ConfigError (naming `source_name` and the key)

@@ -109,13 +109,13 @@ TEST_CASE("kernel manifest: binding.stable_abi names the source, the first torch
       "f.json");
   REQUIRE(m.stable_abi);
   CHECK(m.stable_abi->source == "ops_stable.cc");
-  CHECK(m.stable_abi->min_torch == TorchMinor{2, 11});
+  CHECK(m.stable_abi->min_torch == sb::matrix::TorchVersion{2, 11});
   CHECK(m.stable_abi->target_version_macro() == "0x020A000000000000");
-  CHECK(m.stable_binding_for("2.10.0") == nullptr);
-  CHECK(m.stable_binding_for("2.11.0") == &*m.stable_abi);
-  CHECK(m.stable_binding_for("2.12.1+cu130") == &*m.stable_abi);
-  CHECK(m.stable_binding_for("3.0.0") == &*m.stable_abi);
-  CHECK_THROWS_AS(m.stable_binding_for("two"), sb::UsageError);
+  using sb::matrix::TorchVersion;
+  CHECK(m.stable_binding_for({2, 10, 0, true}) == nullptr);
+  CHECK(m.stable_binding_for({2, 11, 0, true}) == &*m.stable_abi);
+  CHECK(m.stable_binding_for({2, 12, 1, true}) == &*m.stable_abi);
+  CHECK(m.stable_binding_for({3, 0, 0, true}) == &*m.stable_abi);
   CHECK_FALSE(parse_kernel_manifest(head + "\"defines\": []}}", "f.json").stable_abi);
   auto bad = [&](const std::string& stable) {
     return parse_kernel_manifest(head + "\"stable_abi\": " + stable + "}}", "f.json");

@@ -242,7 +242,7 @@ class Planner {
     const auto& tc = in.toolchain;
     toolchain::LinkJob job;
     job.abi = in.row.abi_mode;
-    job.python = toolchain::parse_python_version(in.row.build_python, "row " + in.row.id);
+    job.python = in.row.build_python;
     pe.filename = tc.host->extension_filename(ext.module.substr(ext.module.rfind('.') + 1), job.abi, job.python);
     pe.path = extension_path(in, ext, pe);
     if (st_.preprocess) return;              // nothing is compiled to link

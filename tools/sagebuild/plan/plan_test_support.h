@@ -93,9 +93,9 @@ inline sb::matrix::Row row(Kind kind, const std::string& torch,
   r.package = "sageattention";
   r.version = "2.2.0";
   r.abi_mode = sb::wheel::AbiMode::abi3;
-  r.pythons = {"3.10", "3.11", "3.12"};
-  r.build_python = "3.10";
-  r.torch = torch;
+  r.pythons = {{3, 10}, {3, 11}, {3, 12}};
+  r.build_python = {3, 10};
+  r.torch = *sb::matrix::TorchVersion::parse(torch);
   r.cuda = {13, 0};
   r.archs = std::move(archs);
   r.ptx_arch = A("8.9");

@@ -55,9 +55,9 @@ sb::matrix::Row row(std::vector<Arch> archs) {
   r.source = "upstream-demo";
   r.platform = "linux_x86_64";
   r.abi_mode = sb::wheel::AbiMode::per_interpreter;
-  r.pythons = {"3.12"};
-  r.build_python = "3.12";
-  r.torch = "2.11.0";
+  r.pythons = {{3, 12}};
+  r.build_python = {3, 12};
+  r.torch = {2, 11, 0, true};
   r.cuda = {13, 0};
   r.archs = std::move(archs);
   r.ptx_arch = r.archs.back();

@@ -34,7 +34,8 @@ int run_doctor(BuildOptions o, run::ProcessRunner& runner, std::ostream& out) {
     std::string archs;
     for (const auto& a : row.archs) archs += (archs.empty() ? "" : " ") + a.name();
     out << "\n"
-        << row.id << " (torch " << row.torch << ", CUDA " << row.cuda.release_str() << ", archs " << archs << ")\n";
+        << row.id << " (torch " << row.torch.str() << ", CUDA " << row.cuda.release_str() << ", archs " << archs
+        << ")\n";
     std::vector<toolchain::Check> checks;
     try {
       checks = resolvers.for_row(row).diagnose(row);

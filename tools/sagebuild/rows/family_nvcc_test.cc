@@ -56,9 +56,9 @@ sb::matrix::Row row(std::vector<Arch> archs) {
   r.package = "sageattention";
   r.version = "2.2.0";
   r.abi_mode = sb::wheel::AbiMode::abi3;
-  r.torch = "2.11.0";
-  r.pythons = {"3.12"};
-  r.build_python = "3.12";
+  r.torch = {2, 11, 0, true};
+  r.pythons = {{3, 12}};
+  r.build_python = {3, 12};
   r.cuda = {13, 0};
   r.archs = std::move(archs);
   r.ptx_arch = r.archs.back();

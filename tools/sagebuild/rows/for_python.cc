@@ -14,7 +14,8 @@ matrix::Row row_for_environment(const matrix::Matrix& m, const toolchain::Python
                      ": no torch is importable there; install the CUDA build of torch you want the extension "
                      "for into that environment first (pip install torch), and build without pip's build "
                      "isolation (pip install --no-build-isolation .) so that the build sees it");
-  const std::string release = py.torch->version.substr(0, py.torch->version.find('+'));
+  const std::string version = py.torch->version.substr(0, py.torch->version.find('+'));  // for messages
+  const std::optional<matrix::TorchVersion> release = matrix::TorchVersion::parse_installed(py.torch->version);
   if (py.torch->cuda.empty())
     throw UsageError(who + ": torch " + py.torch->version +
                      " there is a CPU-only build; install a CUDA build of torch (e.g. pip install torch "
@@ -26,7 +27,7 @@ matrix::Row row_for_environment(const matrix::Matrix& m, const toolchain::Python
       near.push_back("CUDA " + r.cuda.release_str());
       continue;
     }
-    if (std::find(r.pythons.begin(), r.pythons.end(), py.version()) != r.pythons.end()) return r;
+    if (std::find(r.pythons.begin(), r.pythons.end(), py.release()) != r.pythons.end()) return r;
     near.push_back("Python " + r.requires_python);
   }
   std::sort(near.begin(), near.end());
@@ -34,11 +35,11 @@ matrix::Row row_for_environment(const matrix::Matrix& m, const toolchain::Python
   std::string known;
   for (const auto& n : near) known += (known.empty() ? "" : ", ") + n;
   throw UsageError(who + ": " + m.path.string() + " builds no " + platform + " row for Python " + py.version() +
-                   " with torch " + release + " for CUDA " + py.torch->cuda +
-                   (known.empty() ? " (no row of torch " + release +
+                   " with torch " + version + " for CUDA " + py.torch->cuda +
+                   (known.empty() ? " (no row of torch " + version +
                                         " at all; `sagebuild matrix --profile sage2-all` "
                                         "lists the combinations)"
-                                  : " (torch " + release + " rows here: " + known + ")") +
+                                  : " (torch " + version + " rows here: " + known + ")") +
                    "; install a torch the matrix builds, or add the combination to the matrix");
 }
 

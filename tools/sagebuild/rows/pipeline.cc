@@ -88,19 +88,20 @@ void smoke(const plan::RowInput& in, const plan::RowGraph& rg, const fs::path& w
     if (auto own = s.smoke_python(in.row.id)) {
       python = own;
       const auto& t = own->torch;
-      importable =
-          t && t->version.substr(0, t->version.find('+')) == in.row.torch && t->cuda == in.row.cuda.release_str();
+      importable = t && matrix::TorchVersion::parse_installed(t->version) == in.row.torch &&
+                   t->cuda == in.row.cuda.release_str();
       if (!importable)
         throw UsageError("smoke test: " + own->executable.string() + " (--provision-torch) imports " +
                          (t ? "torch " + t->version + " for CUDA " + (t->cuda.empty() ? "none" : t->cuda)
                             : std::string("no torch")) +
-                         ", the row needs torch " + in.row.torch + " for CUDA " + in.row.cuda.release_str());
+                         ", the row needs torch " + in.row.torch.str() + " for CUDA " + in.row.cuda.release_str());
     }
   if (!python) {
     res.smoke = "not run: no Python here to install the wheel with";
     return;
   }
-  SmokeRequest sr{wheel, in.spec.package, {}, in.row.torch, *python, importable, row_dir / "smoke", tc.cuda_stubs};
+  SmokeRequest sr{wheel,      in.spec.package,   {},           in.row.torch.str(), *python,
+                  importable, row_dir / "smoke", tc.cuda_stubs};
   for (std::size_t i = 0; i < rg.extensions.size(); ++i) {
     const auto& spec = in.spec.extensions[i];
     bool driver = std::find(spec.libraries.begin(), spec.libraries.end(), "cuda") != spec.libraries.end();

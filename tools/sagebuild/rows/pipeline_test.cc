@@ -57,7 +57,7 @@ struct Fixture {
     tc.nvcc_version = "13.0.88";
     tc.cuda_include = dir / "cuda/include";
     tc.cuda_lib = dir / "cuda/lib";
-    tc.torch = {dir / "torch", row->torch + "+" + row->cuda_tag, true};
+    tc.torch = {dir / "torch", row->torch.str() + "+" + row->cuda_tag, true};
     tc.row_torch_cuda = row->cuda.release_str();
     tc.python_include = dir / "py/include";
     tc.python_lib_dir = dir / "py/libs";

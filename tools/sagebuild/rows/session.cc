@@ -186,10 +186,9 @@ Session open_session(BuildOptions o, run::ProcessRunner& runner, std::ostream& o
   for (std::size_t i = 0; i < s.rows.size(); ++i) {
     const matrix::Row& row = s.rows[i];
     s.results[i].row_id = row.id;
-    s.results[i].torch = row.torch;
+    s.results[i].torch = row.torch.str();
     s.results[i].cuda = row.cuda.release_str();
-    s.results[i].python =
-        row.pythons.size() == 1 ? row.pythons.front() : row.pythons.front() + "-" + row.pythons.back();
+    s.results[i].python = row.python_span();
     s.results[i].platform = row.platform;
     for (const auto& a : s.rows[i].archs) s.results[i].archs.push_back(a.name());
   }

@@ -21,13 +21,13 @@ distinfo::BuildInfo make_build_info(const matrix::Row& row, const toolchain::Row
   b.package = row.project;
   b.version = row.version;
   b.abi_mode = row.abi_mode;
-  b.pythons = row.pythons;
+  for (const auto& python : row.pythons) b.pythons.push_back(python.str());
   if (!row.build_tag.empty()) b.wheel.build_tag = row.build_tag;
   if (!row.local_version.empty()) b.wheel.local_version = row.local_version;
   b.wheel.python_tag = row.python_tag;
   b.wheel.abi_tag = row.abi_tag;
   b.wheel.platform_tag = row.platform;
-  b.torch.version = row.torch;
+  b.torch.version = row.torch.str();
   b.torch.cxx11_abi = tc.torch.cxx11_abi;
   b.torch.cuda = tc.row_torch_cuda;
   b.cuda.version = row.cuda.release_str();

@@ -16,7 +16,7 @@ void TorchEnvs::start(const plan::RowInput& in, std::ostream& out) {
   auto it = by_entry_.find(entry);
   if (it == by_entry_.end()) {
     auto wheel = toolchain::cached_torch_wheel(s_.o.cache_dir, row, base);
-    out << "[" << row.id << "] torch " << row.torch << " with its dependencies into " << entry.string()
+    out << "[" << row.id << "] torch " << row.torch.str() << " with its dependencies into " << entry.string()
         << (wheel ? " (from " + wheel->filename().string() + ")" : std::string()) << ", while compiling\n";
     auto opt = s_.o.toolchain;
     auto& runner = runner_;

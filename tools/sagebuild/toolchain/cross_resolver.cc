@@ -216,21 +216,21 @@ void CrossResolver::discover(const matrix::Row& row, bool provision, Found& f) {
     f.torch = provision_torch(runner_, opt_, *f.python, row);
   } else {
     TorchInstall t;
-    t.root = torch_cache_root(opt_.cache_dir, row) / (row.torch + "-" + row.cuda_tag + "-<wheel sha>") / "torch";
-    t.version = row.torch;
+    t.root = torch_cache_root(opt_.cache_dir, row) / (row.torch.str() + "-" + row.cuda_tag + "-<wheel sha>") / "torch";
+    t.version = row.torch.str();
     t.cuda = row.cuda.release_str();
     t.cxx11_abi = true;
-    t.origin = "to be provisioned: pip download --no-deps --platform manylinux_2_28_aarch64 torch==" + row.torch;
+    t.origin = "to be provisioned: pip download --no-deps --platform manylinux_2_28_aarch64 torch==" + row.torch.str();
     f.torch = t;
     f.placeholders = true;
   }
-  if (f.torch->public_version() != row.torch || f.torch->cuda != row.cuda.release_str()) {
-    f.fail({false, "torch " + row.torch + " for CUDA " + row.cuda.release_str() + " (aarch64)",
+  if (f.torch->release() != row.torch || f.torch->cuda != row.cuda.release_str()) {
+    f.fail({false, "torch " + row.torch.str() + " for CUDA " + row.cuda.release_str() + " (aarch64)",
             f.torch->root.string() + " is torch " + f.torch->version + " for CUDA " + f.torch->cuda,
-            "remove it from the cache, or pass --torch-wheel with torch " + row.torch + "'s aarch64 CUDA wheel"});
+            "remove it from the cache, or pass --torch-wheel with torch " + row.torch.str() + "'s aarch64 CUDA wheel"});
     return;
   }
-  f.checks.push_back({true, "torch " + row.torch + " for CUDA " + row.cuda.release_str() + " (aarch64)",
+  f.checks.push_back({true, "torch " + row.torch.str() + " for CUDA " + row.cuda.release_str() + " (aarch64)",
                       f.torch->root.string() + " (" + f.torch->origin + ")", ""});
   // The target's compiler: --host-compiler, else aarch64-linux-gnu-g++.
   std::string cxx = opt_.host_compiler ? opt_.host_compiler->string() : "aarch64-linux-gnu-g++";
@@ -252,7 +252,7 @@ void CrossResolver::discover(const matrix::Row& row, bool provision, Found& f) {
   f.checks.push_back({true, "aarch64 host compiler", path->string() + " (" + id->id + " " + id->version() + ")", ""});
 }
 
-RowToolchain CrossResolver::resolve(const matrix::Row& row, const std::optional<TorchMinor>&) {
+RowToolchain CrossResolver::resolve(const matrix::Row& row, const std::optional<matrix::TorchVersion>&) {
   Found f;
   discover(row, opt_.provision, f);
   if (!f.problems.empty()) {

@@ -40,7 +40,7 @@ std::filesystem::path cross_cuda_cache_entry(const std::filesystem::path& cache_
 class CrossResolver final : public RowResolver {
  public:
   CrossResolver(ProcessRunner& runner, ToolchainOptions options);
-  RowToolchain resolve(const matrix::Row& row, const std::optional<TorchMinor>& stable_min_torch) override;
+  RowToolchain resolve(const matrix::Row& row, const std::optional<matrix::TorchVersion>& stable_min_torch) override;
   std::vector<Check> diagnose(const matrix::Row& row) override;
   ProvisionedHeaders headers(const HeaderPackage& package, const matrix::Row& row, Check& check) override;
   ProcessRunner& build_runner() override { return runner_; }

@@ -46,12 +46,12 @@ sb::matrix::Row aarch64_row() {
   sb::matrix::Row row;
   row.id = "sageattention-2.2.0-torch2.11.0-cu130-abi3-linux_aarch64";
   row.platform = "linux_aarch64";
-  row.torch = "2.11.0";
+  row.torch = {2, 11, 0, true};
   row.cuda = *sb::matrix::CudaVersion::parse_release("13.0");
   row.cuda_tag = "cu130";
   row.abi_mode = sb::wheel::AbiMode::abi3;
-  row.pythons = {"3.10", "3.11", "3.12", "3.13", "3.14"};
-  row.build_python = "3.12";
+  row.pythons = {{3, 10}, {3, 11}, {3, 12}, {3, 13}, {3, 14}};
+  row.build_python = {3, 12};
   return row;
 }
 

@@ -55,15 +55,15 @@ void GnuResolver::find_python(const matrix::Row& row, Found& f) {
     return;
   }
   std::optional<PythonInfo> own =
-      f.pip_python->version() == row.build_python ? f.pip_python : python_named("python" + row.build_python);
+      f.pip_python->release() == row.build_python ? f.pip_python : python_named("python" + row.build_python.str());
   if (own && own->has_headers) {
     f.python = own;
-    f.checks.push_back({true, "Python " + row.build_python + " headers",
+    f.checks.push_back({true, "Python " + row.build_python.str() + " headers",
                         own->executable.string() + " " + own->include_dir.string(), ""});
   } else {
-    f.fail({false, "Python " + row.build_python + " headers",
-            own ? "no Python.h" : "python" + row.build_python + " not found",
-            "install Python " + row.build_python + " with its headers and pass --python PATH"});
+    f.fail({false, "Python " + row.build_python.str() + " headers",
+            own ? "no Python.h" : "python" + row.build_python.str() + " not found",
+            "install Python " + row.build_python.str() + " with its headers and pass --python PATH"});
   }
 }
 
@@ -141,10 +141,10 @@ void GnuResolver::plan_missing_cuda(const matrix::Row& row, const std::string& w
 // run plans it).  Another build of the same release in the Python (cu130 for
 // a cu126 row) is not an error: it is named only when nothing else serves.
 // A stable-ABI row takes any torch >= its minimum already here instead.
-void GnuResolver::find_torch(const matrix::Row& row, bool provision, const std::optional<TorchMinor>& stable_min_torch,
-                             Found& f) {
+void GnuResolver::find_torch(const matrix::Row& row, bool provision,
+                             const std::optional<matrix::TorchVersion>& stable_min_torch, Found& f) {
   const std::optional<PythonTorch> py_torch = f.pip_python ? f.pip_python->torch : std::nullopt;
-  bool same_release = py_torch && py_torch->version.substr(0, py_torch->version.find('+')) == row.torch;
+  bool same_release = py_torch && matrix::TorchVersion::parse_installed(py_torch->version) == row.torch;
   bool python_has_it = same_release && py_torch->cuda == row.cuda.release_str();
   auto cached = cached_torch(opt_.cache_dir, row);
   std::optional<TorchInstall> stable;
@@ -165,12 +165,12 @@ void GnuResolver::find_torch(const matrix::Row& row, bool provision, const std::
     use_torch(row, provision_torch(runner_, opt_, *f.pip_python, row), f);
   } else if (opt_.plan_only) {
     TorchInstall t;
-    t.root = opt_.cache_dir / "torch" / (row.torch + "-" + row.cuda_tag + "-<wheel sha>") / "torch";
-    t.version = row.torch;
+    t.root = opt_.cache_dir / "torch" / (row.torch.str() + "-" + row.cuda_tag + "-<wheel sha>") / "torch";
+    t.version = row.torch.str();
     t.cuda = row.cuda.release_str();
     t.abi_source = "dry run: read from the torch build once downloaded";
-    t.origin =
-        "to be provisioned: pip download --no-deps torch==" + row.torch + " --index-url " + torch_index_for(opt_, row);
+    t.origin = "to be provisioned: pip download --no-deps torch==" + row.torch.str() + " --index-url " +
+               torch_index_for(opt_, row);
     use_torch(row, t, f);
   } else {
     std::string other;
@@ -178,9 +178,9 @@ void GnuResolver::find_torch(const matrix::Row& row, bool provision, const std::
       other = "; the Python has torch " + py_torch->version + " built for CUDA " +
               (py_torch->cuda.empty() ? "none (CPU)" : py_torch->cuda) + ", the row needs CUDA " +
               row.cuda.release_str();
-    f.fail({false, "torch " + row.torch + " (CUDA " + row.cuda.release_str() + ")",
+    f.fail({false, "torch " + row.torch.str() + " (CUDA " + row.cuda.release_str() + ")",
             "not importable from the Python and not in the cache" + other,
-            "`sagebuild build` downloads it (pip download torch==" + row.torch +
+            "`sagebuild build` downloads it (pip download torch==" + row.torch.str() +
                 "); or pass --python with a Python "
                 "that has it, or --torch-wheel FILE"});
   }
@@ -192,7 +192,7 @@ void GnuResolver::use_stable_abi_torch(const matrix::Row& row, bool provision, T
   f.torch = headers;
   if (!provision) {  // dry run: no network; `build` reads it
     f.row_torch_cuda = row.cuda.release_str();
-    f.row_torch_check = "dry run: `build` reads torch/version.py of the torch " + row.torch + " wheel on " +
+    f.row_torch_check = "dry run: `build` reads torch/version.py of the torch " + row.torch.str() + " wheel on " +
                         torch_index_for(opt_, row) + " with HTTP ranges";
     return;
   }
@@ -213,12 +213,13 @@ void GnuResolver::use_stable_abi_torch(const matrix::Row& row, bool provision, T
 
 // The row's own release, checked to be its CUDA build.
 void GnuResolver::use_torch(const matrix::Row& row, TorchInstall t, Found& f) {
-  if (t.public_version() != row.torch) {
-    f.fail({false, "torch " + row.torch, t.root.string() + " is torch " + t.version, "use torch " + row.torch});
+  if (t.release() != row.torch) {
+    f.fail({false, "torch " + row.torch.str(), t.root.string() + " is torch " + t.version,
+            "use torch " + row.torch.str()});
   } else if (t.cuda != row.cuda.release_str()) {
-    f.fail({false, "torch " + row.torch + " for CUDA " + row.cuda.release_str(),
+    f.fail({false, "torch " + row.torch.str() + " for CUDA " + row.cuda.release_str(),
             t.root.string() + " is torch " + t.version + " built for CUDA " + (t.cuda.empty() ? "none (CPU)" : t.cuda),
-            "use the torch " + row.torch + " build for CUDA " + row.cuda.release_str() +
+            "use the torch " + row.torch.str() + " build for CUDA " + row.cuda.release_str() +
                 " (--torch-wheel FILE or --python)"});
   } else {
     f.torch = std::move(t);
@@ -338,28 +339,28 @@ void GnuResolver::find_host_compiler(const matrix::Row& row, Found& f) {
 }
 
 GnuResolver::Found GnuResolver::discover(const matrix::Row& row, bool provision,
-                                         const std::optional<TorchMinor>& stable_min_torch) {
+                                         const std::optional<matrix::TorchVersion>& stable_min_torch) {
   Found f;
   find_python(row, f);
   find_cuda(row, provision, f);
   if (opt_.without_torch)
     f.checks.push_back(
-        {true, "torch " + row.torch, "not needed: --kernels-only compiles the torch-free kernels alone", ""});
+        {true, "torch " + row.torch.str(), "not needed: --kernels-only compiles the torch-free kernels alone", ""});
   else
     try {
       find_torch(row, provision, stable_min_torch, f);
     } catch (const UsageError& e) {
-      f.fail({false, "torch " + row.torch, e.what(), "see above"});
+      f.fail({false, "torch " + row.torch.str(), e.what(), "see above"});
     } catch (const IoError& e) {
-      f.fail({false, "torch " + row.torch, e.what(), "check the cache directory " + opt_.cache_dir.string()});
+      f.fail({false, "torch " + row.torch.str(), e.what(), "check the cache directory " + opt_.cache_dir.string()});
     }
   // A per-interpreter wheel installs only into its own Python: the smoke test
   // imports it there, where that Python has the row's torch too.
   if (row.abi_mode == wheel::AbiMode::per_interpreter && f.torch_python &&
-      f.torch_python->version() != row.build_python) {
+      f.torch_python->release() != row.build_python) {
     const auto& own = f.python;
     bool has_it = own && own->torch && own->torch->cuda == row.cuda.release_str() &&
-                  own->torch->version.substr(0, own->torch->version.find('+')) == row.torch;
+                  matrix::TorchVersion::parse_installed(own->torch->version) == row.torch;
     f.torch_python = has_it ? own : std::nullopt;
   }
   if (f.torch && f.row_torch_cuda.empty()) {
@@ -367,9 +368,10 @@ GnuResolver::Found GnuResolver::discover(const matrix::Row& row, bool provision,
     f.row_torch_check = "torch/version.py of " + f.torch->root.string();
   }
   if (f.torch) {
-    bool other_release = f.torch->public_version() != row.torch;
+    bool other_release = f.torch->release() != row.torch;
     if (other_release)
-      f.checks.push_back({true, "torch " + row.torch + " for CUDA " + row.cuda.release_str(), f.row_torch_check, ""});
+      f.checks.push_back(
+          {true, "torch " + row.torch.str() + " for CUDA " + row.cuda.release_str(), f.row_torch_check, ""});
     f.checks.push_back({true,
                         std::string(other_release ? "stable-ABI headers: " : "") + "torch " +
                             f.torch->public_version() + " for CUDA " + row.cuda.release_str(),
@@ -404,7 +406,7 @@ RowToolchain GnuResolver::toolchain_of(Found& f) const {
   return t;
 }
 
-RowToolchain GnuResolver::resolve(const matrix::Row& row, const std::optional<TorchMinor>& stable_min_torch) {
+RowToolchain GnuResolver::resolve(const matrix::Row& row, const std::optional<matrix::TorchVersion>& stable_min_torch) {
   Found f = discover(row, opt_.provision, stable_min_torch);
   if (!f.problems.empty()) {
     std::string msg = "row " + row.id + ": the toolchain is incomplete:";

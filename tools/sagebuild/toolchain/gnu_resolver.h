@@ -19,7 +19,7 @@ namespace sb::toolchain {
 class GnuResolver final : public RowResolver {
  public:
   GnuResolver(ProcessRunner& runner, ToolchainOptions options);
-  RowToolchain resolve(const matrix::Row& row, const std::optional<TorchMinor>& stable_min_torch) override;
+  RowToolchain resolve(const matrix::Row& row, const std::optional<matrix::TorchVersion>& stable_min_torch) override;
   std::vector<Check> diagnose(const matrix::Row& row) override;
   ProvisionedHeaders headers(const HeaderPackage& package, const matrix::Row& row, Check& check) override;
   ProcessRunner& build_runner() override { return runner_; }
@@ -39,12 +39,13 @@ class GnuResolver final : public RowResolver {
     std::vector<std::string> problems;
     void fail(Check c);
   };
-  Found discover(const matrix::Row& row, bool provision, const std::optional<TorchMinor>& stable_min_torch);
+  Found discover(const matrix::Row& row, bool provision, const std::optional<matrix::TorchVersion>& stable_min_torch);
   void find_python(const matrix::Row& row, Found& f);
   void find_cuda(const matrix::Row& row, bool provision, Found& f);
   void provision_or_plan_cuda(const matrix::Row& row, bool provision, const std::string& tried, Found& f);
   void plan_missing_cuda(const matrix::Row& row, const std::string& why, Found& f);
-  void find_torch(const matrix::Row& row, bool provision, const std::optional<TorchMinor>& stable_min_torch, Found& f);
+  void find_torch(const matrix::Row& row, bool provision, const std::optional<matrix::TorchVersion>& stable_min_torch,
+                  Found& f);
   void use_stable_abi_torch(const matrix::Row& row, bool provision, TorchInstall headers, Found& f);
   void use_torch(const matrix::Row& row, TorchInstall t, Found& f);
   void find_host_compiler(const matrix::Row& row, Found& f);

@@ -94,10 +94,10 @@ sb::matrix::Row row() {
   sb::matrix::Row r;
   r.id = "sageattention-2.2.0-torch2.11.0-cu130-abi3-linux_x86_64";
   r.abi_mode = sb::matrix::AbiMode::abi3;
-  r.torch = "2.11.0";
+  r.torch = {2, 11, 0, true};
   r.cuda = {13, 0};
-  r.pythons = {"3.10", "3.11"};
-  r.build_python = "3.10";
+  r.pythons = {{3, 10}, {3, 11}};
+  r.build_python = {3, 10};
   r.platform = "linux_x86_64";
   return r;
 }
@@ -256,7 +256,7 @@ TEST_CASE("per-interpreter rows need that Python's headers", "[posix]") {
   Machine m;
   auto r = row();
   r.abi_mode = sb::matrix::AbiMode::per_interpreter;
-  r.build_python = "3.12";
+  r.build_python = {3, 12};
   GnuResolver res(m.runner, m.opt);
   CHECK_THROWS_WITH(res.resolve(r, std::nullopt), Catch::Contains("python3.12 not found"));
 }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "sagebuild/matrix/version.h"
 #include "sagebuild/wheel/tags.h"
 
 namespace sb::toolchain {
@@ -50,10 +51,7 @@ struct CompileJob {
   bool preprocess_only = false;
 };
 
-struct PythonVersion {
-  int major = 3, minor = 12;
-  std::string nodot() const;  // "312"
-};
+using matrix::PythonVersion;
 
 struct LinkJob {
   std::vector<std::filesystem::path> objects;
@@ -110,8 +108,5 @@ class HostToolchain {
 // differs only in nvcc's temporary file name, a local symbol the link drops),
 // so the count is not in the object's key.
 std::vector<std::string> nvcc_thread_flags(const CompileJob& job);
-
-// "3.12" -> {3, 12}; throws UsageError naming `what` otherwise.
-PythonVersion parse_python_version(const std::string& text, const std::string& what);
 
 }  // namespace sb::toolchain

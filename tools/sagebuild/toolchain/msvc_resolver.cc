@@ -168,7 +168,7 @@ RowToolchain msvc_row_toolchain(const WindowsToolchainFacts& f, const matrix::Ro
   t.row_torch_cuda = f.torch_cuda;
   t.python_include = f.python_include;
   t.python_lib_dir = f.python_lib_dir;
-  t.python_version = row.build_python;
+  t.python_version = row.build_python.str();
   if (!f.placeholders) {
     // The build Python has the row's torch (discover_windows_row checked it):
     // the smoke test imports the extension with it.
@@ -254,7 +254,7 @@ WindowsToolchainFacts MsvcResolver::facts_for(const matrix::Row& row, bool stabl
     find_windows_python(*vc_runner_, f, row, python, stable_abi);
   } catch (const UsageError& e) {
     if (!opt_.plan_only) throw;
-    checks.push_back({false, "torch " + row.torch + " for CUDA " + row.cuda.release_str(), e.what(),
+    checks.push_back({false, "torch " + row.torch.str() + " for CUDA " + row.cuda.release_str(), e.what(),
                       "the plan shows <placeholders> for it"});
     const WindowsToolchainFacts p = placeholder_windows_facts();
     f.torch_root = p.torch_root;
@@ -291,7 +291,8 @@ std::optional<std::string> MsvcResolver::cuda_home() const {
   return opt_.cuda_home->string();
 }
 
-RowToolchain MsvcResolver::resolve(const matrix::Row& row, const std::optional<TorchMinor>& stable_min_torch) {
+RowToolchain MsvcResolver::resolve(const matrix::Row& row,
+                                   const std::optional<matrix::TorchVersion>& stable_min_torch) {
   if (row.platform != "win_amd64")
     throw UsageError("row " + row.id + " is for " + row.platform +
                      ", not win_amd64: the MSVC toolchain cannot build it");
@@ -300,8 +301,8 @@ RowToolchain MsvcResolver::resolve(const matrix::Row& row, const std::optional<T
   RowToolchain t = msvc_row_toolchain(f, row, opt_.allow_unsupported_compiler);
   if (!f.placeholders) {
     checks.push_back({true, "MSVC " + f.msvc_version, f.cl, ""});
-    checks.push_back(
-        {true, "torch " + row.torch + " for CUDA " + row.cuda.release_str(), f.torch_root + " " + f.torch_version, ""});
+    checks.push_back({true, "torch " + row.torch.str() + " for CUDA " + row.cuda.release_str(),
+                      f.torch_root + " " + f.torch_version, ""});
     checks.push_back({true, "Python headers and import libraries", f.python_include + ", " + f.python_lib_dir, ""});
   }
   t.placeholders = f.placeholders;

@@ -99,7 +99,7 @@ class MsvcResolver final : public RowResolver {
   // `host` nullopt: this host is not Windows; every fact is a placeholder
   // (dry runs only).
   MsvcResolver(ProcessRunner& runner, ToolchainOptions options, std::optional<Host> host);
-  RowToolchain resolve(const matrix::Row& row, const std::optional<TorchMinor>& stable_min_torch) override;
+  RowToolchain resolve(const matrix::Row& row, const std::optional<matrix::TorchVersion>& stable_min_torch) override;
   std::vector<Check> diagnose(const matrix::Row& row) override;
   ProvisionedHeaders headers(const HeaderPackage& package, const matrix::Row& row, Check& check) override;
   ProcessRunner& build_runner() override { return vc_runner_ ? *vc_runner_ : runner_; }

@@ -130,7 +130,7 @@ TEST_CASE("MsvcResolver on a Windows host: Visual Studio once, the row's facts, 
   res.resolve(win_row(), std::nullopt);
   CHECK(made.size() == 1);  // Visual Studio is found once per build
   // A stable-ABI row needs only the C shim's import libraries.
-  CHECK_NOTHROW(res.resolve(win_row(), TorchMinor{2, 7}));
+  CHECK_NOTHROW(res.resolve(win_row(), sb::matrix::TorchVersion{2, 7}));
 }
 
 namespace {
@@ -145,9 +145,9 @@ sb::matrix::Row sage3_win_row() {
   sb::matrix::Row r = win_row_130();
   r.id = "sageattn3-1.0.0-torch2.9.0-cu130-cp312-win_amd64";
   r.abi_mode = sb::wheel::AbiMode::per_interpreter;
-  r.pythons = {"3.12"};
-  r.build_python = "3.12";
-  r.torch = "2.9.0";
+  r.pythons = {{3, 12}};
+  r.build_python = {3, 12};
+  r.torch = {2, 9, 0, true};
   r.archs = {sb::parse_arch_arg("10.0a", "test"), sb::parse_arch_arg("12.0a", "test")};
   return r;
 }

@@ -24,9 +24,9 @@ inline sb::matrix::Row win_row() {
   sb::matrix::Row r;
   r.id = "sageattention-2.2.0-torch2.7.1-cu128-abi3-win_amd64";
   r.abi_mode = sb::wheel::AbiMode::abi3;
-  r.pythons = {"3.9", "3.10"};
-  r.build_python = "3.10";
-  r.torch = "2.7.1";
+  r.pythons = {{3, 9}, {3, 10}};
+  r.build_python = {3, 10};
+  r.torch = {2, 7, 1, true};
   r.cuda = {12, 8};
   r.platform = "win_amd64";
   r.archs = {sb::parse_arch_arg("8.0", "test")};
@@ -36,7 +36,7 @@ inline sb::matrix::Row win_row() {
 inline sb::matrix::Row win_row_130() {
   sb::matrix::Row r = win_row();
   r.id = "sageattention-2.2.0-torch2.11.0-cu130-abi3-win_amd64";
-  r.torch = "2.11.0";
+  r.torch = {2, 11, 0, true};
   r.cuda = {13, 0};
   return r;
 }

@@ -82,7 +82,7 @@ fs::path torch_cache_root(const fs::path& cache_dir, const matrix::Row& row) {
 std::optional<fs::path> cached_torch(const fs::path& cache_dir, const matrix::Row& row) {
   fs::path dir = torch_cache_root(cache_dir, row);
   if (!fs::exists(dir)) return std::nullopt;
-  std::string prefix = row.torch + "-" + row.cuda_tag + "-";
+  std::string prefix = row.torch.str() + "-" + row.cuda_tag + "-";
   for (const auto& e : fs::directory_iterator(dir)) {
     std::string name = e.path().filename().string();
     if (name.rfind(prefix, 0) == 0 && name.find(".tmp") == std::string::npos &&
@@ -99,8 +99,8 @@ namespace {
 std::string check_version_py(const std::string& vpy, const std::string& what, const matrix::Row& row) {
   auto wver = parse_version_py(vpy, "__version__");
   auto wcuda = parse_version_py(vpy, "cuda");
-  if (!wver || wver->substr(0, wver->find('+')) != row.torch)
-    throw UsageError(what + " is torch " + wver.value_or("?") + ", the row needs torch " + row.torch);
+  if (!wver || matrix::TorchVersion::parse_installed(*wver) != row.torch)
+    throw UsageError(what + " is torch " + wver.value_or("?") + ", the row needs torch " + row.torch.str());
   if (wcuda.value_or("") != row.cuda.release_str())
     throw UsageError(what + " is torch " + *wver + " built for CUDA " + wcuda.value_or("none") + ", but row " + row.id +
                      " needs CUDA " + row.cuda.release_str() + "; fix: take torch from PyTorch's index for CUDA " +
@@ -112,10 +112,10 @@ std::string check_version_py(const std::string& vpy, const std::string& what, co
 }  // namespace
 
 std::optional<TorchInstall> stable_abi_torch(const fs::path& cache_dir, const std::optional<PythonInfo>& python,
-                                             const matrix::CudaVersion& cuda, const TorchMinor& min) {
+                                             const matrix::CudaVersion& cuda, const matrix::TorchVersion& min) {
   auto serves = [&](const std::string& version, const std::string& its_cuda) {
-    auto v = parse_torch_minor(version);
-    return v && !(*v < min) && its_cuda == cuda.release_str();
+    auto v = matrix::TorchVersion::parse_installed(version);
+    return v && v->minor_release() >= min.minor_release() && its_cuda == cuda.release_str();
   };
   if (python && python->torch && serves(python->torch->version, python->torch->cuda)) {
     TorchInstall t = read_torch_dir(python->torch->dir);
@@ -147,18 +147,13 @@ std::optional<TorchInstall> stable_abi_torch(const fs::path& cache_dir, const st
 }
 
 std::string remote_torch_version_py(ProcessRunner& runner, const ToolchainOptions& opt, const matrix::Row& row) {
-  fs::path scratch = opt.cache_dir / "tmp" / ("probe-" + row.torch + "-" + row.cuda_tag);
+  fs::path scratch = opt.cache_dir / "tmp" / ("probe-" + row.torch.str() + "-" + row.cuda_tag);
   std::string page = torch_index_for(opt, row) + "/torch/";
   auto files = parse_simple_index_json(http_get(runner, page, "application/vnd.pypi.simple.v1+json", scratch), page);
   std::vector<std::string> tags;  // newest Python first, as provision_torch downloads
-  for (auto it = row.pythons.rbegin(); it != row.pythons.rend(); ++it) {
-    std::string t = "cp";
-    for (char ch : *it)
-      if (ch != '.') t += ch;
-    tags.push_back(t);
-  }
-  auto wheel = pick_wheel(files, "torch", row.torch, tags, pip_platforms(row.platform));
-  if (!wheel) throw IoError(page + " lists no torch " + row.torch + " wheel for " + row.platform);
+  for (auto it = row.pythons.rbegin(); it != row.pythons.rend(); ++it) tags.push_back("cp" + it->nodot());
+  auto wheel = pick_wheel(files, "torch", row.torch.str(), tags, pip_platforms(row.platform));
+  if (!wheel) throw IoError(page + " lists no torch " + row.torch.str() + " wheel for " + row.platform);
   if (wheel->size == 0) throw RangeNotSupported(page + " does not give the size of " + wheel->filename);
   RangeSource src(wheel->size, http_range_fetch(runner, wheel->url, scratch));
   std::string vpy = read_zip_member(src, "torch/version.py");
@@ -174,7 +169,7 @@ TorchInstall provision_torch(ProcessRunner& runner, const ToolchainOptions& opt,
   // A local wheel the user pointed at, when it is this release.
   for (const auto& w : opt.torch_wheels) {
     std::string name = w.filename().string();
-    if (name.rfind("torch-" + row.torch + "-", 0) == 0 || name.rfind("torch-" + row.torch + "+", 0) == 0) {
+    if (name.rfind("torch-" + row.torch.str() + "-", 0) == 0 || name.rfind("torch-" + row.torch.str() + "+", 0) == 0) {
       wheel = w;
       break;
     }
@@ -182,7 +177,7 @@ TorchInstall provision_torch(ProcessRunner& runner, const ToolchainOptions& opt,
   // One folder per build (a cu126 and a cu130 wheel of one release differ).
   fs::path downloads =
       opt.cache_dir / "downloads" /
-      ("torch-" + row.torch + "-" + row.cuda_tag + (row.platform == "linux_aarch64" ? "-linux_aarch64" : ""));
+      ("torch-" + row.torch.str() + "-" + row.cuda_tag + (row.platform == "linux_aarch64" ? "-linux_aarch64" : ""));
   if (wheel.empty()) {
     fs::create_directories(downloads);
     FileLock lock(downloads.string() + ".lock");
@@ -191,15 +186,15 @@ TorchInstall provision_torch(ProcessRunner& runner, const ToolchainOptions& opt,
       // The headers and libraries are the same for every CPython tag: take
       // pip's Python's when the row serves it (--provision-torch installs
       // that very wheel into its environment), else the newest the row serves.
-      bool serves = std::find(row.pythons.begin(), row.pythons.end(), py.version()) != row.pythons.end();
-      std::string pyver = serves ? py.version() : row.pythons.empty() ? row.build_python : row.pythons.back();
+      bool serves = std::find(row.pythons.begin(), row.pythons.end(), py.release()) != row.pythons.end();
+      std::string pyver = (serves ? py.release() : row.pythons.empty() ? row.build_python : row.pythons.back()).str();
       std::string index = torch_index_for(opt, row);
-      Result r = pip_download(runner, py, row, downloads, {"torch==" + row.torch}, pyver, index);
+      Result r = pip_download(runner, py, row, downloads, {"torch==" + row.torch.str()}, pyver, index);
       if (!r.ok())
         throw UsageError(
-            "cannot download torch " + row.torch + " for " + row.platform + " from " + index + " (pip exit " +
+            "cannot download torch " + row.torch.str() + " for " + row.platform + " from " + index + " (pip exit " +
             std::to_string(r.exit_code) + "): " + r.err.substr(r.err.size() > 600 ? r.err.size() - 600 : 0) +
-            "\n  fix: pass --torch-index with an index that serves torch " + row.torch + " for CUDA " +
+            "\n  fix: pass --torch-index with an index that serves torch " + row.torch.str() + " for CUDA " +
             row.cuda.release_str() + ", --python with a Python that has it, or --torch-wheel FILE with the wheel");
       have = wheels_in(downloads);
     }
@@ -207,7 +202,7 @@ TorchInstall provision_torch(ProcessRunner& runner, const ToolchainOptions& opt,
     wheel = have.front();
   }
   std::string sha = hex(sha256_file(wheel)).substr(0, 16);
-  fs::path entry = torch_cache_root(opt.cache_dir, row) / (row.torch + "-" + row.cuda_tag + "-" + sha);
+  fs::path entry = torch_cache_root(opt.cache_dir, row) / (row.torch.str() + "-" + row.cuda_tag + "-" + sha);
   // Check the wheel is the build the row needs before unpacking 4 GB of it.
   check_version_py(read_wheel_member(wheel, "torch/version.py"), wheel.string(), row);
   fs::create_directories(entry.parent_path());

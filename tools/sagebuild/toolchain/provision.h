@@ -35,7 +35,7 @@ std::optional<std::filesystem::path> cached_torch(const std::filesystem::path& c
 // `cuda`: the headers and libraries a stable-ABI binding can compile against.
 std::optional<TorchInstall> stable_abi_torch(const std::filesystem::path& cache_dir,
                                              const std::optional<PythonInfo>& python, const matrix::CudaVersion& cuda,
-                                             const TorchMinor& min);
+                                             const matrix::TorchVersion& min);
 
 // torch/version.py of the row's torch wheel on the index, read with range
 // requests; throws IoError (RangeNotSupported; no network; not on the index)

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "sagebuild/matrix/version.h"
 #include "sagebuild/run/process.h"
 
 namespace sb::toolchain {
@@ -29,7 +30,8 @@ struct PythonInfo {
   bool has_headers = false;           // Python.h is there
   std::string ext_suffix;             // ".cpython-312-x86_64-linux-gnu.so"
   std::optional<PythonTorch> torch;   // when `import torch` works
-  std::string version() const { return std::to_string(major) + "." + std::to_string(minor); }
+  std::string version() const { return release().str(); }
+  matrix::PythonVersion release() const { return {major, minor}; }
 };
 
 // The script run by query_python; prints one JSON object.

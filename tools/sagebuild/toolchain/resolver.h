@@ -118,7 +118,7 @@ class RowResolver {
   // Everything the row needs, found or provisioned; throws UsageError listing
   // every problem with its fix.  `stable_min_torch`: the row's binding uses
   // the stable ABI, whose headers any torch >= it of the row's CUDA has.
-  virtual RowToolchain resolve(const matrix::Row& row, const std::optional<TorchMinor>& stable_min_torch) = 0;
+  virtual RowToolchain resolve(const matrix::Row& row, const std::optional<matrix::TorchVersion>& stable_min_torch) = 0;
   // The checks alone, never throwing and never downloading (doctor).
   virtual std::vector<Check> diagnose(const matrix::Row& row) = 0;
   // A header package for the row, in the cache (provisioned when absent;

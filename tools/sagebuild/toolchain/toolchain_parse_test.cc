@@ -324,10 +324,11 @@ TEST_CASE("the real python3 answers the query") {
   CHECK(info.ext_suffix.find(".so") != std::string::npos);
 }
 
-TEST_CASE("torch releases as major.minor") {
-  CHECK(parse_torch_minor("2.10") == TorchMinor{2, 10});
-  CHECK(parse_torch_minor("2.11.0+cu130") == TorchMinor{2, 11});
-  CHECK(TorchMinor{2, 9} < TorchMinor{2, 10});  // numeric, not text order
-  CHECK_FALSE(parse_torch_minor("2"));
-  CHECK_FALSE(parse_torch_minor("2.x"));
+TEST_CASE("an installed torch's release comes from its version.py's version") {
+  TorchInstall t;
+  t.version = "2.11.0+cu130";
+  CHECK(t.public_version() == "2.11.0");
+  CHECK(t.release() == sb::matrix::TorchVersion{2, 11, 0, true});
+  t.version = "2.12.0a0+gitabc";
+  CHECK_FALSE(t.release());
 }

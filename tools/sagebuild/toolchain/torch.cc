@@ -9,14 +9,6 @@ namespace sb::toolchain {
 
 namespace fs = std::filesystem;
 
-std::optional<TorchMinor> parse_torch_minor(std::string_view text) {
-  static const std::regex re(R"((\d{1,3})\.(\d{1,3})(\.\d+)?([+].*)?)");
-  std::string s(text);
-  std::smatch m;
-  if (!std::regex_match(s, m, re)) return std::nullopt;
-  return TorchMinor{std::stoi(m[1].str()), std::stoi(m[2].str())};
-}
-
 const std::vector<std::string>& torch_link_libraries(bool stable_abi) {
   static const std::vector<std::string> classic{"c10", "c10_cuda", "torch", "torch_cpu", "torch_cuda"};
   static const std::vector<std::string> stable{"torch_cpu", "torch_cuda"};

@@ -9,18 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include "sagebuild/matrix/version.h"
+
 namespace sb::toolchain {
-
-// A torch release as major.minor ("2.10"), ordered.
-struct TorchMinor {
-  int major = 0, minor = 0;
-  std::string str() const { return std::to_string(major) + "." + std::to_string(minor); }
-  bool operator<(const TorchMinor& o) const { return major != o.major ? major < o.major : minor < o.minor; }
-  bool operator==(const TorchMinor& o) const { return major == o.major && minor == o.minor; }
-};
-
-// "2.10", "2.11.0", "2.12.1+cu130" -> {2, 10} ...; nullopt when malformed.
-std::optional<TorchMinor> parse_torch_minor(std::string_view version);
 
 struct TorchInstall {
   std::filesystem::path root;  // the `torch` package directory: include/, lib/, version.py
@@ -31,6 +22,8 @@ struct TorchInstall {
   std::string origin;      // "python /usr/bin/python3", "cache (torch wheel ...)"
 
   std::string public_version() const;  // "2.11.0" (local label dropped)
+  // The release, parsed (nullopt for a version that is not one: "2.12.0a0+git...").
+  std::optional<matrix::TorchVersion> release() const { return matrix::TorchVersion::parse_installed(version); }
   std::filesystem::path include_dir() const { return root / "include"; }
   std::filesystem::path api_include_dir() const { return root / "include/torch/csrc/api/include"; }
   std::filesystem::path lib_dir() const { return root / "lib"; }

@@ -15,13 +15,13 @@ std::string tail_of(const std::string& s, std::size_t n = 800) { return s.size()
 
 // What the marker says: the torch requirement and where from.
 std::string marker_text(const matrix::Row& row, const std::string& index) {
-  return "torch==" + row.torch + " (" + row.cuda_tag + ") from " + index + "\n";
+  return "torch==" + row.torch.str() + " (" + row.cuda_tag + ") from " + index + "\n";
 }
 
 }  // namespace
 
 fs::path torch_env_entry(const fs::path& cache_dir, const matrix::Row& row, const PythonInfo& base) {
-  return cache_dir / "torch-env" / (row.torch + "-" + row.cuda_tag + "-py" + base.version());
+  return cache_dir / "torch-env" / (row.torch.str() + "-" + row.cuda_tag + "-py" + base.version());
 }
 
 fs::path torch_env_python(const fs::path& entry) {
@@ -33,7 +33,7 @@ fs::path torch_env_base(const ToolchainOptions& opt, const matrix::Row& row) {
   if (opt.python) return *opt.python;
   // A per-interpreter wheel installs only into its own Python.
   std::vector<std::string> names = row.abi_mode == wheel::AbiMode::per_interpreter
-                                       ? std::vector<std::string>{"python" + row.build_python}
+                                       ? std::vector<std::string>{"python" + row.build_python.str()}
                                        : std::vector<std::string>{"python3", "python"};
   for (const auto& n : names)
     if (auto p = run::find_program(n, opt.path_env)) return *p;
@@ -42,7 +42,7 @@ fs::path torch_env_base(const ToolchainOptions& opt, const matrix::Row& row) {
 }
 
 std::optional<fs::path> cached_torch_wheel(const fs::path& cache_dir, const matrix::Row& row, const PythonInfo& base) {
-  fs::path dir = cache_dir / "downloads" / ("torch-" + row.torch + "-" + row.cuda_tag);
+  fs::path dir = cache_dir / "downloads" / ("torch-" + row.torch.str() + "-" + row.cuda_tag);
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return std::nullopt;
   const std::string tag = "-cp" + std::to_string(base.major) + std::to_string(base.minor) + "-";
@@ -69,7 +69,8 @@ fs::path provision_torch_env(ProcessRunner& runner, const ToolchainOptions& opt,
   if (complete()) return torch_env_python(entry);  // another build made it meanwhile
   std::error_code ec;
   fs::remove_all(entry, ec);  // an interrupted one: made again from scratch
-  const std::string what = "--provision-torch: torch " + row.torch + " (" + row.cuda_tag + ") into " + entry.string();
+  const std::string what =
+      "--provision-torch: torch " + row.torch.str() + " (" + row.cuda_tag + ") into " + entry.string();
   Result r = runner.run(Command({base.executable.string(), "-m", "venv", entry.string()}));
   if (!r.ok())
     throw UsageError(
@@ -84,14 +85,15 @@ fs::path provision_torch_env(ProcessRunner& runner, const ToolchainOptions& opt,
                                    "off",
                                    "--index-url",
                                    index};
-  argv.push_back(wheel ? wheel->string() : "torch==" + row.torch);
+  argv.push_back(wheel ? wheel->string() : "torch==" + row.torch.str());
   Command install(argv);
   install.env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1";
   r = runner.run(install);
   if (!r.ok())
     throw UsageError(what + ": pip install failed (exit " + std::to_string(r.exit_code) +
                      "): " + tail_of(r.out + r.err) + "\n  fix: make " + index +
-                     " reachable (--torch-index URL), or pass --python with a Python that has torch " + row.torch);
+                     " reachable (--torch-index URL), or pass --python with a Python that has torch " +
+                     row.torch.str());
   write_file_atomic(marker, marker_text(row, index));
   return torch_env_python(entry);
 }

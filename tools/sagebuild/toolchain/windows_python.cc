@@ -47,8 +47,6 @@ bool has_lib(const std::vector<std::string>& libs, const std::string& name) {
   return std::any_of(libs.begin(), libs.end(), [&](const std::string& l) { return run::win_iequals(l, name); });
 }
 
-std::string public_version(const std::string& v) { return v.substr(0, v.find('+')); }
-
 }  // namespace
 
 WindowsPythonFacts parse_windows_python_query(std::string_view output, const std::string& python) {
@@ -100,25 +98,24 @@ void check_windows_python(const WindowsPythonFacts& f, const sb::matrix::Row& ro
     problems.push_back(py + ": no Python.h in " + f.include_dir +
                        " (install Python from python.org or actions/setup-python, which ship the headers)");
   bool abi3 = row.abi_mode == sb::matrix::AbiMode::abi3;
-  if (!abi3 && f.version() != row.build_python)
-    problems.push_back(py + " is Python " + f.version() + "; row " + row.id + " builds for Python " + row.build_python +
-                       " (pass --python with that interpreter)");
-  std::string nodot = row.build_python;
-  nodot.erase(std::remove(nodot.begin(), nodot.end(), '.'), nodot.end());
-  std::string pylib = abi3 ? "python3.lib" : "python" + nodot + ".lib";
+  if (!abi3 && f.release() != row.build_python)
+    problems.push_back(py + " is Python " + f.version() + "; row " + row.id + " builds for Python " +
+                       row.build_python.str() + " (pass --python with that interpreter)");
+  std::string pylib = abi3 ? "python3.lib" : "python" + row.build_python.nodot() + ".lib";
   if (!has_lib(f.libs, pylib))
     problems.push_back(py + ": no " + pylib + " in " + f.libs_dir +
                        " (the import library the extension links; "
                        "python.org's installer and actions/setup-python put it there)");
   if (!f.torch) {
-    problems.push_back(py + " has no torch package: install torch " + row.torch + ", its CUDA " +
+    problems.push_back(py + " has no torch package: install torch " + row.torch.str() + ", its CUDA " +
                        row.cuda.release_str() + " build, into it (or pass --python with the interpreter that has it)");
   } else {
     const auto& t = *f.torch;
     if (t.version.empty())
       problems.push_back(t.root + "\\version.py names no __version__ (a damaged torch install?)");
-    else if (public_version(t.version) != row.torch)
-      problems.push_back("torch in " + t.root + " is " + t.version + "; row " + row.id + " needs torch " + row.torch);
+    else if (matrix::TorchVersion::parse_installed(t.version) != row.torch)
+      problems.push_back("torch in " + t.root + " is " + t.version + "; row " + row.id + " needs torch " +
+                         row.torch.str());
     if (t.cuda.empty())
       problems.push_back("torch " + t.version + " in " + t.root + " is a CPU build; row " + row.id +
                          " needs its CUDA " + row.cuda.release_str() + " build");

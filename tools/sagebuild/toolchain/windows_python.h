@@ -38,7 +38,8 @@ struct WindowsPythonFacts {
   std::string libs_dir;           // <sys.base_prefix>\libs
   std::vector<std::string> libs;  // the .lib files there ("python3.lib", "python312.lib")
   std::optional<WindowsTorchFacts> torch;
-  std::string version() const { return std::to_string(major) + "." + std::to_string(minor); }
+  std::string version() const { return release().str(); }
+  matrix::PythonVersion release() const { return {major, minor}; }
 };
 
 // The script `python -c` runs; prints one JSON object on its last line.

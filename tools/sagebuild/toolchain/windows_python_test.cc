@@ -41,9 +41,9 @@ sb::matrix::Row row(sb::matrix::AbiMode abi = sb::matrix::AbiMode::abi3) {
   sb::matrix::Row r;
   r.id = "sageattention-2.2.0-torch2.7.1-cu128-abi3-win_amd64";
   r.abi_mode = abi;
-  r.torch = "2.7.1";
+  r.torch = {2, 7, 1, true};
   r.cuda = {12, 8};
-  r.build_python = "3.12";
+  r.build_python = {3, 12};
   r.platform = "win_amd64";
   return r;
 }
@@ -96,7 +96,7 @@ TEST_CASE("windows python: every missing piece is named, with its fix") {
   auto g = parse_windows_python_query(kAnswer, "python");
   auto r = row(sb::matrix::AbiMode::per_interpreter);
   CHECK_NOTHROW(check_windows_python(g, r, {"c10"}));
-  r.build_python = "3.11";
+  r.build_python = {3, 11};
   CHECK_THROWS_WITH(check_windows_python(g, r, {"c10"}),
                     Catch::Contains("is Python 3.12") && Catch::Contains("no python311.lib"));
   g.torch.reset();
