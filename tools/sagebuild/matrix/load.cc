@@ -27,8 +27,7 @@ namespace {
 void parse_pythons(const YamlValue& node, Matrix& m) {
   for (const Located& python : node.scalar_list()) {
     PythonVersion v = python_version(python);
-    if (std::find(m.pythons.begin(), m.pythons.end(), v) != m.pythons.end())
-      throw ConfigError(python.where, "Python " + python.text + " is listed twice");
+    if (contains(m.pythons, v)) throw ConfigError(python.where, "Python " + python.text + " is listed twice");
     m.pythons.push_back(v);
   }
   std::sort(m.pythons.begin(), m.pythons.end());

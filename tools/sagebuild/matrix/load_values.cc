@@ -6,6 +6,33 @@
 #include "sagebuild/matrix/version.h"
 
 namespace sb::matrix {
+namespace {
+
+// The value read by `parse` (one of the version types' parsers), else
+// ConfigError saying the shape it must have and an example.
+template <typename V>
+V typed_version(const Located& value, std::string_view noun, std::optional<V> (*parse)(std::string_view),
+                std::string_view shape, std::string_view example) {
+  version_text(value, noun);
+  auto v = parse(value.text);
+  if (!v)
+    throw ConfigError(value.where, std::string(noun) + " version '" + value.text + "' is not " + std::string(shape) +
+                                       "; write it like \"" + std::string(example) + "\"");
+  return *v;
+}
+
+// known_list of `choices` (a matrix section's own versions, as written), each
+// read back with `parse`, which takes every one of them.
+template <typename V>
+std::vector<V> known_version_list(const YamlMap& map, std::string_view key, const std::vector<std::string>& choices,
+                                  std::string_view noun, std::optional<V> (*parse)(std::string_view),
+                                  std::vector<Located>* located, std::string_view hint = {}) {
+  std::vector<V> out;
+  for (const auto& text : known_list(map, key, choices, noun, located, hint)) out.push_back(*parse(text));
+  return out;
+}
+
+}  // namespace
 
 void check_known(const Located& value, const std::vector<std::string>& choices, std::string_view noun,
                  std::string_view hint) {
@@ -23,29 +50,15 @@ std::string version_text(const Located& value, std::string_view noun) {
 }
 
 TorchVersion torch_version(const Located& value) {
-  version_text(value, "torch");
-  auto v = TorchVersion::parse(value.text);
-  if (!v)
-    throw ConfigError(value.where,
-                      "torch version '" + value.text + "' is not <major>.<minor>[.<patch>]; write it like \"2.11.0\"");
-  return *v;
+  return typed_version(value, "torch", &TorchVersion::parse, "<major>.<minor>[.<patch>]", "2.11.0");
 }
 
 PythonVersion python_version(const Located& value) {
-  version_text(value, "Python");
-  auto v = PythonVersion::parse(value.text);
-  if (!v)
-    throw ConfigError(value.where,
-                      "Python version '" + value.text + "' is not <major>.<minor>; write it like \"3.12\"");
-  return *v;
+  return typed_version(value, "Python", &PythonVersion::parse, "<major>.<minor>", "3.12");
 }
 
 CudaVersion cuda_version(const Located& value) {
-  version_text(value, "CUDA");
-  auto v = CudaVersion::parse_release(value.text);
-  if (!v)
-    throw ConfigError(value.where, "CUDA version '" + value.text + "' is not <major>.<minor>; write it like \"12.8\"");
-  return *v;
+  return typed_version(value, "CUDA", &CudaVersion::parse_release, "<major>.<minor>", "12.8");
 }
 
 std::vector<std::string> known_list(const YamlMap& map, std::string_view key, const std::vector<std::string>& choices,
@@ -63,27 +76,18 @@ std::vector<std::string> known_list(const YamlMap& map, std::string_view key, co
 
 std::vector<CudaVersion> known_cuda_list(const YamlMap& map, std::string_view key, const Matrix& m,
                                          std::vector<Located>* located) {
-  std::vector<CudaVersion> out;
-  for (const auto& text : known_list(map, key, cuda_versions(m), "CUDA version", located))
-    out.push_back(*CudaVersion::parse_release(text));  // one of `cuda:`'s, which parse
-  return out;
+  return known_version_list(map, key, cuda_versions(m), "CUDA version", &CudaVersion::parse_release, located);
 }
 
 std::vector<TorchVersion> known_torch_list(const YamlMap& map, std::string_view key, const Matrix& m,
                                            std::vector<Located>* located) {
-  std::vector<TorchVersion> out;
-  for (const auto& text : known_list(map, key, torch_versions(m), "torch release", located))
-    out.push_back(*TorchVersion::parse(text));  // one of `torch:`'s, which parse
-  return out;
+  return known_version_list(map, key, torch_versions(m), "torch release", &TorchVersion::parse, located);
 }
 
 std::vector<PythonVersion> known_python_list(const YamlMap& map, std::string_view key,
                                              const std::vector<PythonVersion>& pythons, std::vector<Located>* located,
                                              std::string_view hint) {
-  std::vector<PythonVersion> out;
-  for (const auto& text : known_list(map, key, python_versions(pythons), "Python", located, hint))
-    out.push_back(*PythonVersion::parse(text));  // one of `pythons:`'s, which parse
-  return out;
+  return known_version_list(map, key, python_versions(pythons), "Python", &PythonVersion::parse, located, hint);
 }
 
 std::string optional_scalar(const YamlMap& map, std::string_view key) {

@@ -43,7 +43,7 @@ std::vector<TorchVersion> known_torch_list(const YamlMap& map, std::string_view 
                                            std::vector<Located>* located = nullptr);
 // known_list of the Pythons the matrix's `pythons:` lists; `hint` as check_known's.
 std::vector<PythonVersion> known_python_list(const YamlMap& map, std::string_view key,
-                                             const std::vector<PythonVersion>& m,
+                                             const std::vector<PythonVersion>& pythons,
                                              std::vector<Located>* located = nullptr, std::string_view hint = {});
 
 std::string optional_scalar(const YamlMap& map, std::string_view key);  // "" when absent

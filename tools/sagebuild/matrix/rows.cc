@@ -15,7 +15,7 @@ bool matches(const std::vector<std::string>& filter, std::string_view value) {
 }
 template <typename V>
 bool matches(const std::vector<V>& filter, const V& value) {
-  return filter.empty() || std::find(filter.begin(), filter.end(), value) != filter.end();
+  return filter.empty() || contains(filter, value);
 }
 
 template <typename V>

@@ -15,7 +15,7 @@ matrix::Row row_for_environment(const matrix::Matrix& m, const toolchain::Python
                      "for into that environment first (pip install torch), and build without pip's build "
                      "isolation (pip install --no-build-isolation .) so that the build sees it");
   const std::string version = py.torch->version.substr(0, py.torch->version.find('+'));  // for messages
-  const std::optional<matrix::TorchVersion> release = matrix::TorchVersion::parse_installed(py.torch->version);
+  const std::optional<matrix::TorchVersion> release = py.torch->release();
   if (py.torch->cuda.empty())
     throw UsageError(who + ": torch " + py.torch->version +
                      " there is a CPU-only build; install a CUDA build of torch (e.g. pip install torch "

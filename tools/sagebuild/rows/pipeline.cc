@@ -88,8 +88,7 @@ void smoke(const plan::RowInput& in, const plan::RowGraph& rg, const fs::path& w
     if (auto own = s.smoke_python(in.row.id)) {
       python = own;
       const auto& t = own->torch;
-      importable = t && matrix::TorchVersion::parse_installed(t->version) == in.row.torch &&
-                   t->cuda == in.row.cuda.release_str();
+      importable = t && t->release() == in.row.torch && t->cuda == in.row.cuda.release_str();
       if (!importable)
         throw UsageError("smoke test: " + own->executable.string() + " (--provision-torch) imports " +
                          (t ? "torch " + t->version + " for CUDA " + (t->cuda.empty() ? "none" : t->cuda)

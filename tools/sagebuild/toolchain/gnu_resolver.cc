@@ -144,7 +144,7 @@ void GnuResolver::plan_missing_cuda(const matrix::Row& row, const std::string& w
 void GnuResolver::find_torch(const matrix::Row& row, bool provision,
                              const std::optional<matrix::TorchVersion>& stable_min_torch, Found& f) {
   const std::optional<PythonTorch> py_torch = f.pip_python ? f.pip_python->torch : std::nullopt;
-  bool same_release = py_torch && matrix::TorchVersion::parse_installed(py_torch->version) == row.torch;
+  bool same_release = py_torch && py_torch->release() == row.torch;
   bool python_has_it = same_release && py_torch->cuda == row.cuda.release_str();
   auto cached = cached_torch(opt_.cache_dir, row);
   std::optional<TorchInstall> stable;
@@ -359,8 +359,7 @@ GnuResolver::Found GnuResolver::discover(const matrix::Row& row, bool provision,
   if (row.abi_mode == wheel::AbiMode::per_interpreter && f.torch_python &&
       f.torch_python->release() != row.build_python) {
     const auto& own = f.python;
-    bool has_it = own && own->torch && own->torch->cuda == row.cuda.release_str() &&
-                  matrix::TorchVersion::parse_installed(own->torch->version) == row.torch;
+    bool has_it = own && own->torch && own->torch->cuda == row.cuda.release_str() && own->torch->release() == row.torch;
     f.torch_python = has_it ? own : std::nullopt;
   }
   if (f.torch && f.row_torch_cuda.empty()) {

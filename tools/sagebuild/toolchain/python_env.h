@@ -21,6 +21,8 @@ struct PythonTorch {
   std::string cuda;     // torch.version.cuda, empty for CPU builds
   bool cxx11_abi = true;
   std::filesystem::path dir;  // the torch package directory
+  // The release (nullopt for a version that is not one: "2.12.0a0+git...").
+  std::optional<matrix::TorchVersion> release() const { return matrix::TorchVersion::parse_installed(version); }
 };
 
 struct PythonInfo {

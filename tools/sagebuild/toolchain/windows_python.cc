@@ -113,7 +113,7 @@ void check_windows_python(const WindowsPythonFacts& f, const sb::matrix::Row& ro
     const auto& t = *f.torch;
     if (t.version.empty())
       problems.push_back(t.root + "\\version.py names no __version__ (a damaged torch install?)");
-    else if (matrix::TorchVersion::parse_installed(t.version) != row.torch)
+    else if (t.release() != row.torch)
       problems.push_back("torch in " + t.root + " is " + t.version + "; row " + row.id + " needs torch " +
                          row.torch.str());
     if (t.cuda.empty())

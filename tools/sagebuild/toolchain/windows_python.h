@@ -28,6 +28,8 @@ struct WindowsTorchFacts {
   std::vector<std::string> include_dirs;  // torch\include, torch\include\torch\csrc\api\include (those present)
   std::string lib_dir;                    // torch\lib
   std::vector<std::string> libs;          // the .lib files in lib_dir ("c10.lib", "torch_cpu.lib", ...)
+  // The release (nullopt for a version that is not one).
+  std::optional<matrix::TorchVersion> release() const { return matrix::TorchVersion::parse_installed(version); }
 };
 
 struct WindowsPythonFacts {
