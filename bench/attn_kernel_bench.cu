@@ -86,33 +86,18 @@ int main(int argc, char** argv) {
     const int dp = sa_padded_head_dim(D);
     const int qp = (int)sa_round_up(N, SA_BLOCK_Q), kp = (int)sa_round_up(N, SA_BLOCK_K);
     int8_t *qi, *ki;
-    float *qs, *ks, *ksum, *vst, *vs, *vm;
+    float *qs, *ks, *vs, *vm;
     uint8_t* vf;
     CK(cudaMalloc(&qi, (size_t)B * H * qp * dp));
     CK(cudaMalloc(&ki, (size_t)B * H * kp * dp));
     CK(cudaMalloc(&qs, (size_t)B * H * qp / 16 * 8 * 4));
     CK(cudaMalloc(&ks, (size_t)B * H * kp / 64 * 4 * 4));
-    CK(cudaMalloc(&ksum, (size_t)B * H * D * 4));
-    CK(cudaMalloc(&vst, (size_t)3 * B * H * D * 4));
     CK(cudaMalloc(&vs, (size_t)B * H * dp * 4));
     CK(cudaMalloc(&vm, (size_t)B * H * dp * 4));
     CK(cudaMalloc(&vf, (size_t)B * H * dp * kp));
     auto view = [&](const __half* p) {
       sa_view w{p, SA_DTYPE_F16, B, H, N, D, (int64_t)H * N * D, (int64_t)N * D, D};
       return w;
-    };
-    size_t bhd = (size_t)B * H * D;
-    auto quant = [&]() {
-      sa_quant_q_params pq{view(q), SA_GRAN_PER_THREAD, qi, qs};
-      SK(sa_quant_q(&pq, 0));
-      sa_channel_stats_params sk{view(k), ksum, nullptr, nullptr};
-      SK(sa_channel_stats(&sk, 0));
-      sa_quant_k_params pk{view(k), SA_GRAN_PER_THREAD, ksum, ki, ks};
-      SK(sa_quant_k(&pk, 0));
-      sa_channel_stats_params sv{view(v), vst, vst + bhd, vst + 2 * bhd};
-      SK(sa_channel_stats(&sv, 0));
-      sa_quant_v_fp8_params pv{view(v), vst, vst + bhd, vst + 2 * bhd, 0, vf, vs, vm};
-      SK(sa_quant_v_fp8(&pv, 0));
     };
     // The two-launch quantization sageattn runs (sa_quant_qkv), into the same outputs.
     sa_quant_qkv_params pqkv{view(q), view(k), view(v), SA_GRAN_PER_THREAD, 1, 0, qi, qs, ki, ks, vf, vs,
@@ -121,6 +106,18 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&qkv_stats, (size_t)sa_quant_qkv_stats_bytes(&pqkv)));
     pqkv.stats = qkv_stats;
     auto quant_qkv = [&]() { SK(sa_quant_qkv(&pqkv, 0)); };
+    // Q, K and V one call each (the quant_q / quant_k / quant_v_fp8 ops), into the same outputs.
+    auto part = [&](int which) {
+      sa_quant_qkv_params one = pqkv;
+      if (which != 0) one.q.data = nullptr;
+      if (which != 1) one.k.data = nullptr;
+      if (which != 2) one.v.data = nullptr;
+      return one;
+    };
+    sa_quant_qkv_params parts[3] = {part(0), part(1), part(2)};
+    auto quant = [&]() {
+      for (sa_quant_qkv_params& one : parts) SK(sa_quant_qkv(&one, 0));
+    };
     quant();
     CK(cudaDeviceSynchronize());
     sa_attn_params p{};
@@ -206,9 +203,7 @@ int main(int argc, char** argv) {
     CK(cudaFree(ki));
     CK(cudaFree(qs));
     CK(cudaFree(ks));
-    CK(cudaFree(ksum));
     CK(cudaFree(qkv_stats));
-    CK(cudaFree(vst));
     CK(cudaFree(vs));
     CK(cudaFree(vm));
     CK(cudaFree(vf));

@@ -39,15 +39,17 @@
 namespace sa_binding {
 
 // The ops, for the bindings' registration: X(name) once per op.
-#define SA_FOR_EACH_OP(X) X(quant_q) X(quant_k) X(quant_v_fp8) X(attn_pv_fp16) X(attn_pv_fp8) X(attn)
+#define SA_FOR_EACH_OP(X) X(quant_q) X(quant_k) X(quant_v_fp8) X(quant_qkv) X(attn_pv_fp16) X(attn_pv_fp8) X(attn)
 // `route` takes no tensor: each binding registers it apart, for
 // CompositeExplicitAutograd (what a call without a tensor to dispatch on reaches).
 
 // tensor_layout: 0 HND, 1 NHD, 2 packed [total, heads, head_dim].  The trailing
 // Tensor? arguments are int32 [batch] sequence starts / lengths (sageattn.h):
 // varlen batches and key-padding masks; their defaults keep dense calls short.
-// `attn` is the whole forward in one call (what sageattn runs): quantization
-// and attention without a trip through Python between the kernels.
+// `quant_qkv` is quant_q, quant_k and (v given) quant_v_fp8 in one C call, two
+// launches (without v its three V outputs are empty).  `attn` is the whole
+// forward in one call (what sageattn runs): quantization and attention without
+// a trip through Python between the kernels.
 // `route` (no tensors, so not in SA_FOR_EACH_OP) asks the routing table
 // (sageattn/abi.h, sa_route) which kernel serves a call: [kernel, family, pv,
 // pv_accum_f16] of the chosen row; pv / pv_accum_f16 -1 leave them to the
@@ -62,6 +64,10 @@ inline constexpr const char* kSchemas[] = {
     "Tensor? seq_len=None, int max_seq=0) -> (Tensor k_int8, Tensor k_scale)",
     "quant_v_fp8(Tensor v, int tensor_layout, bool smooth_v, Tensor? seq_start=None, Tensor? seq_len=None, "
     "int max_seq=0, float scale_max=448.0) -> (Tensor v_fp8, Tensor v_scale, Tensor v_mean)",
+    "quant_qkv(Tensor q, Tensor k, Tensor? v, int tensor_layout, int granularity, bool smooth_k, bool smooth_v, "
+    "Tensor? q_seq_start=None, Tensor? q_seq_len=None, int max_q=0, Tensor? kv_seq_start=None, "
+    "Tensor? kv_seq_len=None, int max_kv=0, float scale_max=448.0) -> (Tensor q_int8, Tensor q_scale, "
+    "Tensor k_int8, Tensor k_scale, Tensor v_fp8, Tensor v_scale, Tensor v_mean)",
     "attn_pv_fp16(Tensor q_int8, Tensor q_scale, Tensor k_int8, Tensor k_scale, Tensor v, int tensor_layout, "
     "int q_len, bool is_causal, float sm_scale, bool return_lse, ScalarType out_dtype, Tensor? q_seq_start=None, "
     "Tensor? q_seq_len=None, Tensor? kv_seq_start=None, Tensor? kv_seq_len=None, int q_total=0, int kv_len=0) "
@@ -208,6 +214,13 @@ struct Ops {
     A::check(t.is_contiguous(), "sageattention: ", name, " must be contiguous");
   }
 
+  // One sa_quant_qkv call on the parts qp names, its scratch taken from torch's allocator on `like`'s device.
+  static void quantize(sa_quant_qkv_params& qp, const Tensor& like, const char* what) {
+    Tensor stats = A::empty(like, {std::max<int64_t>(sa_quant_qkv_stats_bytes(&qp) / 4, 1)}, ST::Float);
+    qp.stats = ptr<float>(stats);
+    check_status(sa_quant_qkv(&qp, A::stream(like)), what);
+  }
+
   static std::tuple<Tensor, Tensor> quant_q(In q, int64_t layout, int64_t gran, OptIn seq_start, OptIn seq_len,
                                             int64_t max_seq) {
     check_layout(layout);
@@ -216,8 +229,12 @@ struct Ops {
     const int64_t dp = sa_padded_head_dim(v.dim), n_pad = sa_round_up(v.seq, SA_BLOCK_Q);
     Tensor q_int8 = A::empty(q, {v.batch, v.heads, n_pad, dp}, ST::Char);
     Tensor q_scale = A::empty(q, {v.batch, v.heads, n_pad / 16, 8}, ST::Float);
-    sa_quant_q_params p{v, to_gran(gran), ptr<int8_t>(q_int8), ptr<float>(q_scale)};
-    check_status(sa_quant_q(&p, A::stream(q)), "quant_q");
+    sa_quant_qkv_params qp{};
+    qp.q = v;
+    qp.granularity = to_gran(gran);
+    qp.q_int8 = ptr<int8_t>(q_int8);
+    qp.q_scale = ptr<float>(q_scale);
+    quantize(qp, q, "quant_q");
     return {q_int8, q_scale};
   }
 
@@ -226,19 +243,16 @@ struct Ops {
     check_layout(layout);
     sa_view v = make_view(k, layout, "k", seq_start, seq_len, max_seq);
     typename A::Guard guard(k);
-    cudaStream_t stream = A::stream(k);
     const int64_t dp = sa_padded_head_dim(v.dim), n_pad = sa_round_up(v.seq, SA_BLOCK_K);
-    OptTensor k_sum;
-    if (smooth_k) {
-      k_sum = A::empty(k, {v.batch, v.heads, v.dim}, ST::Float);
-      sa_channel_stats_params sp{v, ptr<float>(*k_sum), nullptr, nullptr};
-      check_status(sa_channel_stats(&sp, stream), "channel_stats(k)");
-    }
     Tensor k_int8 = A::empty(k, {v.batch, v.heads, n_pad, dp}, ST::Char);
     Tensor k_scale = A::empty(k, {v.batch, v.heads, n_pad / SA_BLOCK_K, 4}, ST::Float);
-    sa_quant_k_params p{v, to_gran(gran), k_sum ? ptr<float>(*k_sum) : nullptr, ptr<int8_t>(k_int8),
-                        ptr<float>(k_scale)};
-    check_status(sa_quant_k(&p, stream), "quant_k");
+    sa_quant_qkv_params qp{};
+    qp.k = v;
+    qp.granularity = to_gran(gran);
+    qp.smooth_k = smooth_k ? 1 : 0;
+    qp.k_int8 = ptr<int8_t>(k_int8);
+    qp.k_scale = ptr<float>(k_scale);
+    quantize(qp, k, "quant_k");
     return {k_int8, k_scale};
   }
 
@@ -249,28 +263,59 @@ struct Ops {
              "] (", SA_V_MAX, " for the f32-accumulated P.V, ", SA_V_MAX_F16ACC, " for pv_accum_f16), got ", scale_max);
     sa_view v = make_view(v_in, layout, "v", seq_start, seq_len, max_seq);
     typename A::Guard guard(v_in);
-    cudaStream_t stream = A::stream(v_in);
     const int64_t dp = sa_padded_head_dim(v.dim), n_pad = sa_round_up(v.seq, SA_BLOCK_K);
-    // Three [B, H, D] statistics (mean, min, max) in one contiguous allocation.
-    Tensor st = A::empty(v_in, {3, v.batch, v.heads, v.dim}, ST::Float);
-    const int64_t plane = (int64_t)v.batch * v.heads * v.dim;
-    float* s0 = ptr<float>(st);
-    sa_channel_stats_params sp{v, s0, s0 + plane, s0 + 2 * plane};
-    check_status(sa_channel_stats(&sp, stream), "channel_stats(v)");
     Tensor v_fp8 = A::empty(v_in, {v.batch, v.heads, dp, n_pad}, ST::Float8_e4m3fn);
     Tensor v_scale = A::empty(v_in, {v.batch, v.heads, dp}, ST::Float);
     Tensor v_mean = A::empty(v_in, {v.batch, v.heads, dp}, ST::Float);
-    sa_quant_v_fp8_params p{v,
-                            s0,
-                            s0 + plane,
-                            s0 + 2 * plane,
-                            smooth_v ? 1 : 0,
-                            ptr<uint8_t>(v_fp8),
-                            ptr<float>(v_scale),
-                            ptr<float>(v_mean),
-                            (float)scale_max};
-    check_status(sa_quant_v_fp8(&p, stream), "quant_v_fp8");
+    sa_quant_qkv_params qp{};
+    qp.v = v;
+    qp.smooth_v = smooth_v ? 1 : 0;
+    qp.v_fp8 = ptr<uint8_t>(v_fp8);
+    qp.v_scale = ptr<float>(v_scale);
+    qp.v_mean = ptr<float>(v_mean);
+    qp.v_scale_max = (float)scale_max;
+    quantize(qp, v_in, "quant_v_fp8");
     return {v_fp8, v_scale, v_mean};
+  }
+
+  using Quantized = std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor>;
+  static Quantized quant_qkv(In q, In k, OptIn v, int64_t layout, int64_t gran, bool smooth_k, bool smooth_v,
+                             OptIn q_seq_start, OptIn q_seq_len, int64_t max_q, OptIn kv_seq_start, OptIn kv_seq_len,
+                             int64_t max_kv, double scale_max) {
+    check_layout(layout);
+    A::check(scale_max > 0 && scale_max <= SA_V_MAX, "sageattention: quant_qkv scale_max must be in (0, ", SA_V_MAX,
+             "] (", SA_V_MAX, " for the f32-accumulated P.V, ", SA_V_MAX_F16ACC, " for pv_accum_f16), got ", scale_max);
+    const sa_view qv = make_view(q, layout, "q", q_seq_start, q_seq_len, max_q);
+    const sa_view kv = make_view(k, layout, "k", kv_seq_start, kv_seq_len, max_kv);
+    const sa_view vv = v.has_value() ? make_view(*v, layout, "v", kv_seq_start, kv_seq_len, max_kv) : sa_view{};
+    typename A::Guard guard(q);
+    const int64_t dp = sa_padded_head_dim(qv.dim), q_pad = sa_round_up(qv.seq, SA_BLOCK_Q);
+    const int64_t k_pad = sa_round_up(kv.seq, SA_BLOCK_K);
+    Tensor q_int8 = A::empty(q, {qv.batch, qv.heads, q_pad, dp}, ST::Char);
+    Tensor q_scale = A::empty(q, {qv.batch, qv.heads, q_pad / 16, 8}, ST::Float);
+    Tensor k_int8 = A::empty(q, {kv.batch, kv.heads, k_pad, dp}, ST::Char);
+    Tensor k_scale = A::empty(q, {kv.batch, kv.heads, k_pad / SA_BLOCK_K, 4}, ST::Float);
+    const bool has_v = v.has_value();
+    Tensor v_fp8 = A::empty(q, has_v ? Shape{kv.batch, kv.heads, dp, k_pad} : Shape{0}, ST::Float8_e4m3fn);
+    Tensor v_scale = A::empty(q, has_v ? Shape{kv.batch, kv.heads, dp} : Shape{0}, ST::Float);
+    Tensor v_mean = A::empty(q, has_v ? Shape{kv.batch, kv.heads, dp} : Shape{0}, ST::Float);
+    sa_quant_qkv_params qp{qv,
+                           kv,
+                           vv,
+                           to_gran(gran),
+                           smooth_k ? 1 : 0,
+                           smooth_v ? 1 : 0,
+                           ptr<int8_t>(q_int8),
+                           ptr<float>(q_scale),
+                           ptr<int8_t>(k_int8),
+                           ptr<float>(k_scale),
+                           has_v ? ptr<uint8_t>(v_fp8) : nullptr,
+                           has_v ? ptr<float>(v_scale) : nullptr,
+                           has_v ? ptr<float>(v_mean) : nullptr,
+                           (float)scale_max,
+                           nullptr};
+    quantize(qp, q, "quant_qkv");
+    return {q_int8, q_scale, k_int8, k_scale, v_fp8, v_scale, v_mean};
   }
 
   struct QKInfo {
@@ -445,41 +490,9 @@ struct Ops {
     const int nd = layout == kHND ? 2 : 1;
     const int64_t q_len = q.size(nd), kv_len = k.size(nd);
     // Q, K and (fp8 path) V quantized by one C call: the quant_* ops' outputs in two launches.
-    check_layout(layout);
-    const sa_view qv = make_view(q, layout, "q", {}, {}, 0);
-    const sa_view kv = make_view(k, layout, "k", kv_seq_start, kv_seq_len, 0);
-    const sa_view vv = pv_fp8 ? make_view(v, layout, "v", kv_seq_start, kv_seq_len, 0) : sa_view{};
-    typename A::Guard guard(q);
-    const int64_t dp = sa_padded_head_dim(qv.dim), q_pad = sa_round_up(qv.seq, SA_BLOCK_Q);
-    const int64_t k_pad = sa_round_up(kv.seq, SA_BLOCK_K);
-    Tensor q_int8 = A::empty(q, {qv.batch, qv.heads, q_pad, dp}, ST::Char);
-    Tensor q_scale = A::empty(q, {qv.batch, qv.heads, q_pad / 16, 8}, ST::Float);
-    Tensor k_int8 = A::empty(q, {kv.batch, kv.heads, k_pad, dp}, ST::Char);
-    Tensor k_scale = A::empty(q, {kv.batch, kv.heads, k_pad / SA_BLOCK_K, 4}, ST::Float);
-    Tensor v_fp8, v_scale, v_mean;
-    if (pv_fp8) {
-      v_fp8 = A::empty(q, {kv.batch, kv.heads, dp, k_pad}, ST::Float8_e4m3fn);
-      v_scale = A::empty(q, {kv.batch, kv.heads, dp}, ST::Float);
-      v_mean = A::empty(q, {kv.batch, kv.heads, dp}, ST::Float);
-    }
-    sa_quant_qkv_params qp{qv,
-                           kv,
-                           vv,
-                           to_gran(gran),
-                           smooth_k ? 1 : 0,
-                           smooth_v ? 1 : 0,
-                           ptr<int8_t>(q_int8),
-                           ptr<float>(q_scale),
-                           ptr<int8_t>(k_int8),
-                           ptr<float>(k_scale),
-                           pv_fp8 ? ptr<uint8_t>(v_fp8) : nullptr,
-                           pv_fp8 ? ptr<float>(v_scale) : nullptr,
-                           pv_fp8 ? ptr<float>(v_mean) : nullptr,
-                           pv_accum_f16 ? SA_V_MAX_F16ACC : SA_V_MAX,
-                           nullptr};
-    Tensor stats = A::empty(q, {std::max<int64_t>(sa_quant_qkv_stats_bytes(&qp) / 4, 1)}, ST::Float);
-    qp.stats = ptr<float>(stats);
-    check_status(sa_quant_qkv(&qp, A::stream(q)), "quant_qkv");
+    auto [q_int8, q_scale, k_int8, k_scale, v_fp8, v_scale, v_mean] =
+        quant_qkv(q, k, pv_fp8 ? OptTensor(v) : OptTensor(), layout, gran, smooth_k, smooth_v, {}, {}, 0, kv_seq_start,
+                  kv_seq_len, 0, pv_accum_f16 ? SA_V_MAX_F16ACC : SA_V_MAX);
     if (pv_fp8)
       return attn_pv_fp8(q_int8, q_scale, k_int8, k_scale, v_fp8, v_scale, smooth_v ? OptTensor(v_mean) : OptTensor(),
                          layout, q_len, kv_len, v.size(3), is_causal, sm_scale, return_lse, q.scalar_type(), {}, {},

@@ -44,7 +44,7 @@ namespace cfg {
 constexpr int kBlockQ = SA_BLOCK_Q;  // 128: Q padding and the per-block Q quantization group
 constexpr int kBlockK = SA_BLOCK_K;  // 64 keys per tile (K padding, K scale group)
 constexpr int kQuantThreads = 256;
-constexpr int kStatRows = 512;                     // rows per CTA in sa_channel_stats
+constexpr int kStatRows = 512;                     // rows per CTA of the channel statistics (sa_quant_qkv)
 constexpr float kFp8Max = 448.0f;                  // e4m3 max finite
 constexpr float kLog2Fp8Max = 8.807354922057604f;  // log2(448)
 constexpr float kLog2e = 1.4426950408889634f;

@@ -65,25 +65,6 @@ __device__ __forceinline__ int quant_group(int r) {
 // per-block instance, whose machine code per-warp's own would repeat exactly.
 constexpr int k_gran(int g) { return g == SA_GRAN_PER_WARP ? SA_GRAN_PER_BLOCK : g; }
 
-__device__ __forceinline__ void atomic_max_float(float* addr, float v) {
-  int* ai = reinterpret_cast<int*>(addr);
-  int old = *ai;
-  while (__int_as_float(old) < v) {
-    int assumed = old;
-    old = atomicCAS(ai, assumed, __float_as_int(v));
-    if (old == assumed) break;
-  }
-}
-__device__ __forceinline__ void atomic_min_float(float* addr, float v) {
-  int* ai = reinterpret_cast<int*>(addr);
-  int old = *ai;
-  while (__int_as_float(old) > v) {
-    int assumed = old;
-    old = atomicCAS(ai, assumed, __float_as_int(v));
-    if (old == assumed) break;
-  }
-}
-
 // Rows one quantization CTA covers: K 64 (its scale tile); Q 128 for the
 // per-block granularity (its group), else 64 (twice the CTAs, and the pass
 // reaches the bandwidth of the K pass: its groups are 16 rows or fewer).
@@ -223,29 +204,6 @@ static sa_status dyn_smem_bytes(size_t* bytes) {
   return SA_OK;
 }
 
-template <typename T, bool IS_Q, int GRAN, int DP>
-__global__ void __launch_bounds__(cfg::kQuantThreads)
-    quant_qk_kernel(sa_view x, const float* __restrict__ sum, int8_t* __restrict__ out, float* __restrict__ scale,
-                    int n_pad) {
-  using S = QkSmem<T, IS_Q, GRAN, DP>;
-  if constexpr (kDynSmem<S>) {
-    quant_qk_tile<T, IS_Q, GRAN, DP>(x, sum, out, scale, n_pad, blockIdx.z, blockIdx.y, blockIdx.x, dyn_smem<S>());
-  } else {
-    __shared__ S sm;
-    quant_qk_tile<T, IS_Q, GRAN, DP>(x, sum, out, scale, n_pad, blockIdx.z, blockIdx.y, blockIdx.x, sm);
-  }
-}
-
-template <int DP>
-__global__ void init_stats_kernel(float* sum, float* mx, float* mn, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) {
-    sum[i] = 0.f;
-    if (mx) mx[i] = -INFINITY;
-    if (mn) mn[i] = INFINITY;
-  }
-}
-
 // Channel maxima and minima merged across CTAs as unsigned integers: `ordered`
 // maps floats to integers of the same order, all above 0 (a zeroed buffer is
 // below every value: one memset initialises it), and the minimum is kept as the
@@ -258,14 +216,12 @@ __device__ __forceinline__ float from_ordered(unsigned k) {
   return __uint_as_float((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k);
 }
 
-// Where a chunk's channel statistics go.  Float: sum, max, min as floats (max,
-// min initialised to -inf / +inf).  ORDERED: max and min (negated) as `ordered`
-// integers, everything initialised to zero.
-template <bool ORDERED>
+// Where a chunk's channel statistics go: sums as floats, the maximum and the
+// negated minimum as `ordered` integers, all initialised to zero.
 struct StatsOut {
   float* sum;
-  float* mx;  // or NULL
-  float* mn;  // or NULL
+  float* mx;  // when MINMAX
+  float* mn;  // when MINMAX
 };
 
 template <bool MINMAX>
@@ -275,16 +231,16 @@ struct StatsSmem {
 };
 // The column layout the statistics pass uses for padded head dim DP: a power
 // of two, so that its threads tile the rows exactly (192 runs as 256, the
-// columns past the head dim idle): channel_stats_kernel is instantiated for
-// it, so head dim 192 runs the 256 instance (the same machine code).
+// columns past the head dim idle): head dim 192 runs the statistics code of
+// the 256 instance.
 constexpr int stats_dp(int dp) { return dp == 192 ? 256 : dp; }
 
 // Per-channel sum (and, when MINMAX, max/min) over kStatRows rows (chunk
 // `chunk` of one (batch, head)), merged into global memory with atomics.  Each
 // thread streams its 16-byte column chunk down the rows with several loads in
 // flight (the pass is bandwidth-bound).
-template <typename T, int DP, bool MINMAX, bool ORDERED>
-__device__ __forceinline__ void stats_chunk(const sa_view& x, const StatsOut<ORDERED>& out, int b, int h, int chunk,
+template <typename T, int DP, bool MINMAX>
+__device__ __forceinline__ void stats_chunk(const sa_view& x, const StatsOut& out, int b, int h, int chunk,
                                             StatsSmem<MINMAX>& sm) {
   constexpr int TPR = DP / 8;                   // threads per row
   constexpr int RP = cfg::kQuantThreads / TPR;  // rows in parallel
@@ -341,23 +297,24 @@ __device__ __forceinline__ void stats_chunk(const sa_view& x, const StatsOut<ORD
     const size_t o = ((size_t)b * x.heads + h) * x.dim + tid;
     atomicAdd(out.sum + o, a);
     if constexpr (MINMAX) {
-      if constexpr (ORDERED) {
-        atomicMax(reinterpret_cast<unsigned*>(out.mx) + o, ordered(m1));
-        atomicMax(reinterpret_cast<unsigned*>(out.mn) + o, ordered(-m2));
-      } else {
-        if (out.mx) atomic_max_float(out.mx + o, m1);
-        if (out.mn) atomic_min_float(out.mn + o, m2);
-      }
+      atomicMax(reinterpret_cast<unsigned*>(out.mx) + o, ordered(m1));
+      atomicMax(reinterpret_cast<unsigned*>(out.mn) + o, ordered(-m2));
     }
   }
 }
 
-template <typename T, int DP, bool MINMAX>
-__global__ void __launch_bounds__(cfg::kQuantThreads)
-    channel_stats_kernel(sa_view x, float* sum, float* mx, float* mn) {
-  __shared__ StatsSmem<MINMAX> sm;
-  stats_chunk<T, stats_dp(DP), MINMAX, false>(x, StatsOut<false>{sum, mx, mn}, blockIdx.z, blockIdx.y, blockIdx.x, sm);
-}
+// V's half of a call: its statistics (stats_chunk's, ordered) and outputs.
+struct VArgs {
+  sa_view v;
+  const float* v_sum;
+  const float* v_max;  // ordered integers
+  const float* v_min;  // ordered integers, of the negated values
+  int smooth_v;        // subtract the channel mean before quantizing
+  uint8_t* v_fp8;
+  float* v_scale;
+  float* v_mean;    // or NULL when !smooth_v
+  float scale_max;  // the e4m3 range V is scaled to (0: cfg::kFp8Max)
+};
 
 __host__ __device__ constexpr int v_key_perm(int p) {
   return (p & 3) < 2 ? 2 * (p >> 2) + (p & 3) : 8 + 2 * (p >> 2) + ((p & 3) - 2);
@@ -379,11 +336,9 @@ struct VSmem {
 // V -> e4m3, transposed [Dp, Nk_pad], keys permuted within groups of 16
 // so that one 32-bit word of a V^T row is the B fragment of m16n8k32 for the P
 // fragment built in registers from the S accumulators.  One CTA: key tile
-// `tile` of one (batch, head).  ORDERED: v_max / v_min hold `ordered`
-// integers (the maximum and the negated minimum), see stats_chunk.
-template <typename T, int DP, bool ORDERED>
-__device__ __forceinline__ void quant_v_tile(const sa_quant_v_fp8_params& p, int n_pad, int b, int h, int tile,
-                                             VSmem<T, DP>& sm) {
+// `tile` of one (batch, head).
+template <typename T, int DP>
+__device__ __forceinline__ void quant_v_tile(const VArgs& p, int n_pad, int b, int h, int tile, VSmem<T, DP>& sm) {
   constexpr int BK = cfg::kBlockK;
   constexpr int CPR = DP / 8;
   const sa_view& x = p.v;
@@ -405,14 +360,8 @@ __device__ __forceinline__ void quant_v_tile(const sa_quant_v_fp8_params& p, int
     float mean = 0.f, inv = 0.f, amax = 0.f;
     if (tid < x.dim && len > 0) {  // an empty sequence: scale 0 (its statistics are +-inf)
       const size_t o = bh * x.dim + tid;
-      float vmax, vmin;
-      if constexpr (ORDERED) {
-        vmax = from_ordered(reinterpret_cast<const unsigned*>(p.v_max)[o]);
-        vmin = -from_ordered(reinterpret_cast<const unsigned*>(p.v_min)[o]);
-      } else {
-        vmax = p.v_max[o];
-        vmin = p.v_min[o];
-      }
+      const float vmax = from_ordered(reinterpret_cast<const unsigned*>(p.v_max)[o]);
+      const float vmin = -from_ordered(reinterpret_cast<const unsigned*>(p.v_min)[o]);
       mean = p.smooth_v ? p.v_sum[o] / (float)len : 0.f;
       amax = fmaxf(fabsf(vmax - mean), fabsf(vmin - mean));
       inv = amax > 0.f ? range / amax : 0.f;
@@ -448,12 +397,6 @@ __device__ __forceinline__ void quant_v_tile(const sa_quant_v_fp8_params& p, int
   }
 }
 
-template <typename T, int DP>
-__global__ void __launch_bounds__(cfg::kQuantThreads) quant_v_fp8_kernel(sa_quant_v_fp8_params p, int n_pad) {
-  __shared__ VSmem<T, DP> sm;
-  quant_v_tile<T, DP, false>(p, n_pad, blockIdx.z, blockIdx.y, blockIdx.x, sm);
-}
-
 // ---- Q, K and V of one call quantized in two launches (sa_quant_qkv).
 // Launch 1: the channel statistics of K (sums) and V (sums, maxima, minima),
 // and the quantization of Q, which needs none; launch 2: K and V.  A launch's
@@ -475,8 +418,8 @@ __device__ __forceinline__ Place place(const Segment& s, int i) {
 
 struct QkvArgs {
   sa_quant_qkv_params p;
-  sa_quant_v_fp8_params v;  // the V half in sa_quant_v_fp8's terms (ordered statistics)
-  StatsOut<true> k_stats, v_stats;
+  VArgs v;
+  StatsOut k_stats, v_stats;
   Segment k_chunks, v_chunks, q_tiles;  // launch 1 (tiles 0 when absent)
   Segment k_tiles, v_tiles;             // launch 2
   int q_pad, k_pad;
@@ -500,13 +443,13 @@ __device__ __forceinline__ void qkv_stats_q(const QkvArgs& a, StatsQSmem<T, GRAN
   int i = blockIdx.x;
   if (i < a.k_chunks.count()) {
     const Place w = place(a.k_chunks, i);
-    stats_chunk<T, stats_dp(DP), false, true>(a.p.k, a.k_stats, w.b, w.h, w.t, sm.k);
+    stats_chunk<T, stats_dp(DP), false>(a.p.k, a.k_stats, w.b, w.h, w.t, sm.k);
     return;
   }
   i -= a.k_chunks.count();
   if (i < a.v_chunks.count()) {
     const Place w = place(a.v_chunks, i);
-    stats_chunk<T, stats_dp(DP), true, true>(a.p.v, a.v_stats, w.b, w.h, w.t, sm.v);
+    stats_chunk<T, stats_dp(DP), true>(a.p.v, a.v_stats, w.b, w.h, w.t, sm.v);
     return;
   }
   i -= a.v_chunks.count();
@@ -532,7 +475,7 @@ __global__ void __launch_bounds__(cfg::kQuantThreads) qkv_quant_kv_kernel(const 
   int i = blockIdx.x;
   if (i < a.v_tiles.count()) {
     const Place w = place(a.v_tiles, i);
-    quant_v_tile<T, DP, true>(a.v, a.k_pad, w.b, w.h, w.t, sm.v);
+    quant_v_tile<T, DP>(a.v, a.k_pad, w.b, w.h, w.t, sm.v);
     return;
   }
   i -= a.v_tiles.count();
@@ -541,32 +484,60 @@ __global__ void __launch_bounds__(cfg::kQuantThreads) qkv_quant_kv_kernel(const 
                                     w.b, w.h, w.t, sm.k);
 }
 
+// Launch 1 of a call (qkv_stats_q_kernel), n1 CTAs.
+template <typename T, int G, int D>
+static sa_status launch_stats_q(const QkvArgs& a, unsigned n1, cudaStream_t stream) {
+  size_t smem = 0;
+  sa_status st = dyn_smem_bytes<StatsQSmem<T, G, D>, qkv_stats_q_kernel<T, G, D>>(&smem);
+  if (st != SA_OK) return st;
+  qkv_stats_q_kernel<T, G, D><<<n1, cfg::kQuantThreads, smem, stream>>>(a);
+  SA_LAUNCH_CHECK("qkv_stats_q");
+  return SA_OK;
+}
+
+// The part of a call that holds K's and V's shape: k, else v (V alone).
+static const sa_view& kv_view(const sa_quant_qkv_params& p) { return p.k.data != nullptr ? p.k : p.v; }
+
 // The scratch: K sums (when smoothing K), V sums, maxima, minima (when V), all
 // zeroed by one memset.
 static int64_t qkv_stats_words(const sa_quant_qkv_params& p) {
-  const int64_t plane = (int64_t)p.k.batch * p.k.heads * p.k.dim;
-  return (p.smooth_k ? plane : 0) + (p.v.data != nullptr ? 3 * plane : 0);
+  const sa_view& kv = kv_view(p);
+  const int64_t plane = (int64_t)kv.batch * kv.heads * kv.dim;
+  return (p.k.data != nullptr && p.smooth_k ? plane : 0) + (p.v.data != nullptr ? 3 * plane : 0);
 }
 
 static sa_status check_qkv(const sa_quant_qkv_params* p) {
   SA_CHECK_ARG(p != nullptr, "sa_quant_qkv: null params");
-  sa_status st = check_view(p->q, "q");
-  if (st == SA_OK) st = check_view(p->k, "k");
-  if (st == SA_OK && p->v.data != nullptr) st = check_view(p->v, "v");
+  const bool has_q = p->q.data != nullptr, has_k = p->k.data != nullptr, has_v = p->v.data != nullptr;
+  SA_CHECK_ARG(has_q || has_k || has_v, "sa_quant_qkv: nothing to quantize (q, k and v all have null data)");
+  sa_status st = SA_OK;
+  if (has_q) st = check_view(p->q, "q");
+  if (st == SA_OK && has_k) st = check_view(p->k, "k");
+  if (st == SA_OK && has_v) st = check_view(p->v, "v");
   if (st != SA_OK) return st;
-  const bool has_v = p->v.data != nullptr;
-  SA_CHECK_ARG(p->q_int8 && p->q_scale && p->k_int8 && p->k_scale, "sa_quant_qkv: null output pointer (q or k)");
+  SA_CHECK_ARG(!has_q || (p->q_int8 && p->q_scale), "sa_quant_qkv: null output pointer (q_int8 or q_scale)");
+  SA_CHECK_ARG(!has_k || (p->k_int8 && p->k_scale), "sa_quant_qkv: null output pointer (k_int8 or k_scale)");
   SA_CHECK_ARG(!has_v || (p->v_fp8 && p->v_scale && (p->v_mean || !p->smooth_v)),
                "sa_quant_qkv: null output pointer (v_fp8, v_scale, or v_mean with smooth_v)");
-  SA_CHECK_ARG(p->q.batch == p->k.batch && p->q.heads % p->k.heads == 0 && p->q.dim == p->k.dim,
-               "sa_quant_qkv: q [%d,%d,*,%d] and k [%d,%d,*,%d] do not match (batch, heads multiple, head dim)",
-               p->q.batch, p->q.heads, p->q.dim, p->k.batch, p->k.heads, p->k.dim);
-  SA_CHECK_ARG(p->q.dtype == p->k.dtype && (!has_v || p->v.dtype == p->k.dtype),
-               "sa_quant_qkv: q, k, v must share a dtype");
-  SA_CHECK_ARG(
-      !has_v || (p->v.batch == p->k.batch && p->v.heads == p->k.heads && p->v.seq == p->k.seq && p->v.dim == p->k.dim),
-      "sa_quant_qkv: v [%d,%d,%d,%d] must have k's shape [%d,%d,%d,%d]", p->v.batch, p->v.heads, p->v.seq, p->v.dim,
-      p->k.batch, p->k.heads, p->k.seq, p->k.dim);
+  if (has_q && has_k) {
+    SA_CHECK_ARG(p->q.batch == p->k.batch && p->q.heads % p->k.heads == 0 && p->q.dim == p->k.dim,
+                 "sa_quant_qkv: q [%d,%d,*,%d] and k [%d,%d,*,%d] do not match (batch, heads multiple, head dim)",
+                 p->q.batch, p->q.heads, p->q.dim, p->k.batch, p->k.heads, p->k.dim);
+    SA_CHECK_ARG(p->q.dtype == p->k.dtype, "sa_quant_qkv: q, k, v must share a dtype");
+  }
+  if (has_k && has_v) {
+    SA_CHECK_ARG(p->v.dtype == p->k.dtype, "sa_quant_qkv: q, k, v must share a dtype");
+    SA_CHECK_ARG(p->v.batch == p->k.batch && p->v.heads == p->k.heads && p->v.seq == p->k.seq && p->v.dim == p->k.dim,
+                 "sa_quant_qkv: v [%d,%d,%d,%d] must have k's shape [%d,%d,%d,%d]", p->v.batch, p->v.heads, p->v.seq,
+                 p->v.dim, p->k.batch, p->k.heads, p->k.seq, p->k.dim);
+  }
+  if (has_q && has_v && !has_k) {
+    SA_CHECK_ARG(
+        p->q.batch == p->v.batch && p->q.heads % p->v.heads == 0 && p->q.dim == p->v.dim && p->q.dtype == p->v.dtype,
+        "sa_quant_qkv: q [%d,%d,*,%d] and v [%d,%d,*,%d] do not match (batch, heads multiple, head dim, "
+        "dtype)",
+        p->q.batch, p->q.heads, p->q.dim, p->v.batch, p->v.heads, p->v.dim);
+  }
   SA_CHECK_ARG(p->v_scale_max >= 0.f && p->v_scale_max <= SA_V_MAX,
                "sa_quant_qkv: v_scale_max must be in (0, %g] (0: %g), got %g", (double)SA_V_MAX, (double)SA_V_MAX,
                (double)p->v_scale_max);
@@ -586,41 +557,48 @@ extern "C" sa_status sa_quant_qkv(const sa_quant_qkv_params* p, cudaStream_t str
   using namespace sa;
   sa_status st = check_qkv(p);
   if (st != SA_OK) return st;
+  const bool has_q = p->q.data != nullptr, has_k = p->k.data != nullptr, has_v = p->v.data != nullptr;
+  const sa_view& kv = kv_view(*p);
+  const sa_view& any = has_q ? p->q : kv;  // dtype and head dim
   QkvArgs a{};
   a.p = *p;
-  const int dp = sa_padded_head_dim(p->q.dim);
-  a.q_pad = (int)sa_round_up(p->q.seq, cfg::kBlockQ);
-  a.k_pad = (int)sa_round_up(p->k.seq, cfg::kBlockK);
-  const int64_t plane = (int64_t)p->k.batch * p->k.heads * p->k.dim;
+  const bool smooth_k = has_k && p->smooth_k;
+  a.p.smooth_k = smooth_k ? 1 : 0;
+  const int dp = sa_padded_head_dim(any.dim);
+  a.q_pad = has_q ? (int)sa_round_up(p->q.seq, cfg::kBlockQ) : 0;
+  a.k_pad = (has_k || has_v) ? (int)sa_round_up(kv.seq, cfg::kBlockK) : 0;
+  const int64_t plane = (int64_t)kv.batch * kv.heads * kv.dim;
   float* stats = static_cast<float*>(p->stats);
-  float* v_stats = stats + (p->smooth_k ? plane : 0);
-  const bool has_v = p->v.data != nullptr;
-  a.k_stats = StatsOut<true>{p->smooth_k ? stats : nullptr, nullptr, nullptr};
-  a.v_stats = StatsOut<true>{v_stats, v_stats + plane, v_stats + 2 * plane};
-  a.v = sa_quant_v_fp8_params{p->v,     v_stats,    v_stats + plane, v_stats + 2 * plane, p->smooth_v,
-                              p->v_fp8, p->v_scale, p->v_mean,       p->v_scale_max};
-  const int chunks = (p->k.seq + cfg::kStatRows - 1) / cfg::kStatRows;
-  a.k_chunks = Segment{p->smooth_k ? chunks : 0, p->k.heads, p->k.batch};
-  a.v_chunks = Segment{has_v ? chunks : 0, p->k.heads, p->k.batch};
-  a.k_tiles = Segment{a.k_pad / cfg::kBlockK, p->k.heads, p->k.batch};
-  a.v_tiles = Segment{has_v ? a.k_pad / cfg::kBlockK : 0, p->k.heads, p->k.batch};
+  float* v_stats = stats + (smooth_k ? plane : 0);
+  a.k_stats = StatsOut{smooth_k ? stats : nullptr, nullptr, nullptr};
+  a.v_stats = StatsOut{v_stats, v_stats + plane, v_stats + 2 * plane};
+  a.v = VArgs{p->v,     v_stats,    v_stats + plane, v_stats + 2 * plane, p->smooth_v,
+              p->v_fp8, p->v_scale, p->v_mean,       p->v_scale_max};
+  const int chunks = (kv.seq + cfg::kStatRows - 1) / cfg::kStatRows;
+  a.k_chunks = Segment{smooth_k ? chunks : 0, kv.heads, kv.batch};
+  a.v_chunks = Segment{has_v ? chunks : 0, kv.heads, kv.batch};
+  a.k_tiles = Segment{has_k ? a.k_pad / cfg::kBlockK : 0, kv.heads, kv.batch};
+  a.v_tiles = Segment{has_v ? a.k_pad / cfg::kBlockK : 0, kv.heads, kv.batch};
   const int64_t words = qkv_stats_words(*p);
   if (words > 0) SA_CUDA_CHECK(cudaMemsetAsync(p->stats, 0, (size_t)words * 4, stream));
-  return dispatch_dtype(p->q.dtype, [&](auto dt) {
+  return dispatch_dtype(any.dtype, [&](auto dt) {
     using T = typename DType<decltype(dt)::value>::T;
     return dispatch_gran(p->granularity, [&](auto g) {
       constexpr int G = decltype(g)::value;
-      a.q_tiles = Segment{a.q_pad / quant_rows<true, G>(), p->q.heads, p->q.batch};
+      a.q_tiles = Segment{has_q ? a.q_pad / quant_rows<true, G>() : 0, p->q.heads, p->q.batch};
       return dispatch_head_dim(dp, [&](auto d) {
         constexpr int D = decltype(d)::value;
         const int64_t n1 = (int64_t)a.k_chunks.count() + a.v_chunks.count() + a.q_tiles.count();
         const int64_t n2 = (int64_t)a.v_tiles.count() + a.k_tiles.count();
         SA_CHECK_ARG(n1 < INT32_MAX && n2 < INT32_MAX, "sa_quant_qkv: too many tiles for one launch");
-        size_t smem = 0;
-        sa_status st = dyn_smem_bytes<StatsQSmem<T, G, D>, qkv_stats_q_kernel<T, G, D>>(&smem);
-        if (st != SA_OK) return st;
-        qkv_stats_q_kernel<T, G, D><<<(unsigned)n1, cfg::kQuantThreads, smem, stream>>>(a);
-        SA_LAUNCH_CHECK("qkv_stats_q");
+        if (n1 > 0) {
+          // Without Q the granularity is K's alone, and the per-warp instance has the smallest Q tile:
+          // its shared memory leaves the most statistics CTAs an SM.
+          sa_status st = has_q ? launch_stats_q<T, G, D>(a, (unsigned)n1, stream)
+                               : launch_stats_q<T, SA_GRAN_PER_WARP, D>(a, (unsigned)n1, stream);
+          if (st != SA_OK) return st;
+        }
+        if (n2 == 0) return SA_OK;
         return launch_after_previous("qkv_quant_kv", qkv_quant_kv_kernel<T, k_gran(G), D>, dim3((unsigned)n2),
                                      dim3(cfg::kQuantThreads), 0, stream, a);
       });
@@ -628,108 +606,4 @@ extern "C" sa_status sa_quant_qkv(const sa_quant_qkv_params* p, cudaStream_t str
   });
 }
 
-namespace sa {}  // namespace sa
-
-using namespace sa;
-
-extern "C" {
-
-int sa_v_key_perm(int p) { return sa::v_key_perm(p & 15); }
-
-sa_status sa_quant_q(const sa_quant_q_params* p, cudaStream_t stream) {
-  SA_CHECK_ARG(p != nullptr, "sa_quant_q: null params");
-  sa_status st = check_view(p->q, "q");
-  if (st != SA_OK) return st;
-  SA_CHECK_ARG(p->q_int8 && p->q_scale, "sa_quant_q: null output pointer");
-  const int dp = sa_padded_head_dim(p->q.dim);
-  const int n_pad = (int)sa_round_up(p->q.seq, cfg::kBlockQ);
-  SA_CHECK_ARG(p->q.heads <= 65535 && p->q.batch <= 65535, "q: too many heads/batches for the grid");
-  return dispatch_dtype(p->q.dtype, [&](auto dt) {
-    using T = typename DType<decltype(dt)::value>::T;
-    return dispatch_gran(p->granularity, [&](auto g) {
-      const dim3 grid(n_pad / quant_rows<true, decltype(g)::value>(), p->q.heads, p->q.batch);
-      return dispatch_head_dim(dp, [&](auto d) {
-        constexpr int G = decltype(g)::value, D = decltype(d)::value;
-        size_t smem = 0;
-        sa_status st = dyn_smem_bytes<QkSmem<T, true, G, D>, quant_qk_kernel<T, true, G, D>>(&smem);
-        if (st != SA_OK) return st;
-        quant_qk_kernel<T, true, G, D>
-            <<<grid, cfg::kQuantThreads, smem, stream>>>(p->q, nullptr, p->q_int8, p->q_scale, n_pad);
-        SA_LAUNCH_CHECK("quant_q");
-        return SA_OK;
-      });
-    });
-  });
-}
-
-sa_status sa_channel_stats(const sa_channel_stats_params* p, cudaStream_t stream) {
-  SA_CHECK_ARG(p != nullptr, "sa_channel_stats: null params");
-  sa_status st = check_view(p->x, "x");
-  if (st != SA_OK) return st;
-  SA_CHECK_ARG(p->sum != nullptr, "sa_channel_stats: sum is required");
-  const int dp = sa_padded_head_dim(p->x.dim);
-  const int n = p->x.batch * p->x.heads * p->x.dim;
-  init_stats_kernel<0><<<(n + 255) / 256, 256, 0, stream>>>(p->sum, p->max, p->min, n);
-  SA_LAUNCH_CHECK("init_stats");
-  dim3 grid((p->x.seq + cfg::kStatRows - 1) / cfg::kStatRows, p->x.heads, p->x.batch);
-  return dispatch_dtype(p->x.dtype, [&](auto dt) {
-    using T = typename DType<decltype(dt)::value>::T;
-    return dispatch_head_dim(dp, [&](auto d) {
-      if (p->max != nullptr || p->min != nullptr) {
-        channel_stats_kernel<T, stats_dp(decltype(d)::value), true>
-            <<<grid, cfg::kQuantThreads, 0, stream>>>(p->x, p->sum, p->max, p->min);
-      } else {
-        channel_stats_kernel<T, stats_dp(decltype(d)::value), false>
-            <<<grid, cfg::kQuantThreads, 0, stream>>>(p->x, p->sum, nullptr, nullptr);
-      }
-      SA_LAUNCH_CHECK("channel_stats");
-      return SA_OK;
-    });
-  });
-}
-
-sa_status sa_quant_k(const sa_quant_k_params* p, cudaStream_t stream) {
-  SA_CHECK_ARG(p != nullptr, "sa_quant_k: null params");
-  sa_status st = check_view(p->k, "k");
-  if (st != SA_OK) return st;
-  SA_CHECK_ARG(p->k_int8 && p->k_scale, "sa_quant_k: null output pointer");
-  const int dp = sa_padded_head_dim(p->k.dim);
-  const int n_pad = (int)sa_round_up(p->k.seq, cfg::kBlockK);
-  dim3 grid(n_pad / cfg::kBlockK, p->k.heads, p->k.batch);
-  return dispatch_dtype(p->k.dtype, [&](auto dt) {
-    using T = typename DType<decltype(dt)::value>::T;
-    return dispatch_gran(p->granularity, [&](auto g) {
-      return dispatch_head_dim(dp, [&](auto d) {
-        quant_qk_kernel<T, false, k_gran(decltype(g)::value), decltype(d)::value>
-            <<<grid, cfg::kQuantThreads, 0, stream>>>(p->k, p->k_sum, p->k_int8, p->k_scale, n_pad);
-        SA_LAUNCH_CHECK("quant_k");
-        return SA_OK;
-      });
-    });
-  });
-}
-
-sa_status sa_quant_v_fp8(const sa_quant_v_fp8_params* p, cudaStream_t stream) {
-  SA_CHECK_ARG(p != nullptr, "sa_quant_v_fp8: null params");
-  sa_status st = check_view(p->v, "v");
-  if (st != SA_OK) return st;
-  SA_CHECK_ARG(p->v_sum && p->v_max && p->v_min, "sa_quant_v_fp8: v_sum, v_max, v_min are required");
-  SA_CHECK_ARG(p->v_fp8 && p->v_scale, "sa_quant_v_fp8: null output pointer");
-  SA_CHECK_ARG(!p->smooth_v || p->v_mean, "sa_quant_v_fp8: smooth_v needs v_mean");
-  SA_CHECK_ARG(p->scale_max >= 0.f && p->scale_max <= SA_V_MAX,
-               "sa_quant_v_fp8: scale_max must be in (0, %g] (0: %g), got %g", (double)SA_V_MAX, (double)SA_V_MAX,
-               (double)p->scale_max);
-  const int dp = sa_padded_head_dim(p->v.dim);
-  const int n_pad = (int)sa_round_up(p->v.seq, cfg::kBlockK);
-  dim3 grid(n_pad / cfg::kBlockK, p->v.heads, p->v.batch);
-  return dispatch_dtype(p->v.dtype, [&](auto dt) {
-    using T = typename DType<decltype(dt)::value>::T;
-    return dispatch_head_dim(dp, [&](auto d) {
-      quant_v_fp8_kernel<T, decltype(d)::value><<<grid, cfg::kQuantThreads, 0, stream>>>(*p, n_pad);
-      SA_LAUNCH_CHECK("quant_v_fp8");
-      return SA_OK;
-    });
-  });
-}
-
-}  // extern "C"
+extern "C" int sa_v_key_perm(int p) { return sa::v_key_perm(p & 15); }

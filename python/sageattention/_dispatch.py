@@ -46,8 +46,8 @@ def _run_dense(call: Call, opts: Options, kp: Optional[KeyPadding]):
         vv, _ = _tensors.absolute_starts(vv, kp.start, layout)
     if k_start is None or _tensors.rows_per_batch(vv, layout) == _tensors.rows_per_batch(k, layout):
         return ops.attn(q, k, vv, lay, causal, g, scale, smooth_k, smooth_v, opts.pv == "fp8", lse, k_start, kv_n, f16)
-    q_int8, q_scale = ops.quant_q(q, lay, g)
-    k_int8, k_scale = ops.quant_k(k, lay, g, smooth_k, k_start, kv_n)
+    q_int8, q_scale, k_int8, k_scale, _, _, _ = ops.quant_qkv(q, k, None, lay, g, smooth_k, False, None, None, 0,
+                                                             k_start, kv_n)
     v_start = None
     if opts.pv == "fp16":
         v16 = v if v.dtype == torch.float16 else v.to(torch.float16)

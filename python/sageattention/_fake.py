@@ -51,6 +51,19 @@ def _quant_v_fp8(v, tensor_layout, smooth_v, seq_start=None, seq_len=None, max_s
             v.new_empty((b, h, dp), dtype=torch.float32))
 
 
+@torch.library.register_fake("sageattention::quant_qkv")
+def _quant_qkv(q, k, v, tensor_layout, granularity, smooth_k, smooth_v, q_seq_start=None, q_seq_len=None, max_q=0,
+               kv_seq_start=None, kv_seq_len=None, max_kv=0, scale_max=448.0):
+    q_int8, q_scale = _quant_q(q, tensor_layout, granularity, q_seq_start, q_seq_len, max_q)
+    k_int8, k_scale = _quant_k(k, tensor_layout, granularity, smooth_k, kv_seq_start, kv_seq_len, max_kv)
+    if v is not None:
+        v_fp8, v_scale, v_mean = _quant_v_fp8(v, tensor_layout, smooth_v, kv_seq_start, kv_seq_len, max_kv, scale_max)
+    else:
+        v_fp8 = q.new_empty((0,), dtype=torch.float8_e4m3fn)
+        v_scale, v_mean = (q.new_empty((0,), dtype=torch.float32) for _ in range(2))
+    return q_int8, q_scale, k_int8, k_scale, v_fp8, v_scale, v_mean
+
+
 def _out(q_int8, tensor_layout, q_len, head_dim, return_lse, out_dtype, q_total):
     b, hq = q_int8.shape[0], q_int8.shape[1]
     if tensor_layout == _PACKED:

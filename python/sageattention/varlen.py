@@ -133,16 +133,17 @@ def _packed_forward(call: _args.Call, opts: _args.Options, seqs: _Packed):
     g = _args.GRANULARITIES[opts.gran]
     q_start, q_len, k_start, k_len, max_q, max_k = (seqs.q_start, seqs.q_len, seqs.k_start, seqs.k_len, seqs.max_q,
                                                     seqs.max_k)
-    q_int8, q_scale = ops.quant_q(q, _PACKED, g, q_start, q_len, max_q)
-    k_int8, k_scale = ops.quant_k(k, _PACKED, g, opts.smooth_k, k_start, k_len, max_k)
-    if opts.pv == "fp16":
+    fp8 = opts.pv != "fp16"
+    f16 = fp8 and bool(opts.pv_accum_f16)
+    # Q, K and (fp8 path) V quantized in one call: two launches
+    q_int8, q_scale, k_int8, k_scale, v_fp8, v_scale, v_mean = ops.quant_qkv(
+        q, k, v if fp8 else None, _PACKED, g, opts.smooth_k, opts.smooth_v, q_start, q_len, max_q, k_start, k_len,
+        max_k, V_MAX_F16ACC if f16 else V_MAX)
+    if not fp8:
         v16 = v if v.dtype == torch.float16 else v.to(torch.float16)
         o, _ = ops.attn_pv_fp16(q_int8, q_scale, k_int8, k_scale, v16, _PACKED, max_q, call.is_causal, scale, False,
                                 q.dtype, q_start, q_len, k_start, k_len, q.shape[0], max_k)
     else:
-        f16 = bool(opts.pv_accum_f16)
-        v_fp8, v_scale, v_mean = ops.quant_v_fp8(v, _PACKED, opts.smooth_v, k_start, k_len, max_k,
-                                                 V_MAX_F16ACC if f16 else V_MAX)
         o, _ = ops.attn_pv_fp8(q_int8, q_scale, k_int8, k_scale, v_fp8, v_scale, v_mean if opts.smooth_v else None,
                                _PACKED, max_q, max_k, q.shape[2], call.is_causal, scale, False, q.dtype, q_start,
                                q_len, k_len, q.shape[0], f16)

@@ -53,7 +53,7 @@ def cuda_13_home():
 
 # Substrings of each family's kernel names, for build_info.json, used only
 # where kernels/families.json does not name its own yet.
-MARKERS = {"quant": "quant_qk_kernel", "pv_fp16": "attn_kernel", "pv_fp8": "attn_kernel"}
+MARKERS = {"quant": "qkv_stats_q_kernel", "pv_fp16": "attn_kernel", "pv_fp8": "attn_kernel"}
 
 # The test-only arch-specific family (wgmma.fence: compiles for sm_90a alone).
 PROBE_SOURCE = "tests/build/kernels/probe_sm90.cu"

@@ -230,6 +230,45 @@ def test_opcheck():
         torch.library.opcheck(ops.attn_pv_fp8.default,
                               (qi, qs, ki, ks, vf, vs, vm, 0, 100, 70, 64, False, 0.125, False, torch.bfloat16),
                               test_utils=fp8_utils)
+        torch.library.opcheck(ops.quant_qkv.default, (q, k, v, 0, 2, True, True), test_utils=fp8_utils)
+    torch.library.opcheck(ops.quant_qkv.default, (q, k, None, 0, 1, False, False), test_utils=fp8_utils)
+
+
+@pytest.mark.parametrize("gran", [0, 1, 2])
+@pytest.mark.parametrize("smooth_k", [False, True])
+def test_quant_qkv_equals_the_one_part_ops(gran, smooth_k):
+    # Packed sequences of their own lengths (what sageattn_varlen quantizes): the one op's outputs are the
+    # one-part ops' outputs; Q and V (no mean taken) bit for bit, K within one int8 step where its
+    # channel means (float sums, added in any order) enter.
+    torch.manual_seed(gran * 2 + smooth_k)
+    lq, lk = [130, 1, 700], [64, 900, 3]
+    q = torch.randn(sum(lq), 6, 96, device="cuda", dtype=torch.bfloat16)
+    k = torch.randn(sum(lk), 2, 96, device="cuda", dtype=torch.bfloat16) + 3 * torch.randn(96, device="cuda",
+                                                                                          dtype=torch.bfloat16)
+    v = torch.randn(sum(lk), 2, 96, device="cuda", dtype=torch.bfloat16)
+
+    def starts_lens(lens):
+        t = torch.tensor(lens, dtype=torch.int32, device="cuda")
+        return torch.cumsum(t, 0, dtype=torch.int32) - t, t
+
+    qst, qln = starts_lens(lq)
+    kst, kln = starts_lens(lk)
+    ops = torch.ops.sageattention
+    got = ops.quant_qkv(q, k, v if HAS_FP8 else None, 2, gran, smooth_k, False, qst, qln, max(lq), kst, kln, max(lk))
+    qi, qs = ops.quant_q(q, 2, gran, qst, qln, max(lq))
+    ki, ks = ops.quant_k(k, 2, gran, smooth_k, kst, kln, max(lk))
+    assert torch.equal(got[0], qi) and torch.equal(got[1], qs)
+    if smooth_k:
+        assert (got[2].int() - ki.int()).abs().max().item() <= 1
+        assert torch.allclose(got[3], ks, rtol=1e-5, atol=0)
+    else:
+        assert torch.equal(got[2], ki) and torch.equal(got[3], ks)
+    if HAS_FP8:
+        vf, vs, vm = ops.quant_v_fp8(v, 2, False, kst, kln, max(lk))
+        assert torch.equal(got[4].view(torch.uint8), vf.view(torch.uint8))
+        assert torch.equal(got[5], vs) and torch.equal(got[6], vm)
+    else:
+        assert [t.numel() for t in got[4:]] == [0, 0, 0]
 
 
 # (layout, d, dtype, hq, hk, nq, nk, granularity, smooth_k, smooth_v, causal, key lengths or None)

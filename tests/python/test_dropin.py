@@ -377,6 +377,12 @@ def test_fake_packed_ops_shapes():
     o, lse = ops.attn_pv_fp8(qi, qs, ki, ks, vf, vs, None, 2, 200, 130, 96, False, 0.1, False, torch.float16, st, ln,
                              ln, 500)
     assert o.shape == (500, 6, 96) and lse.shape == (0,)
+    # the three in one op; without v its V outputs are empty
+    got = ops.quant_qkv(x, meta(300, 2, 96), meta(300, 2, 96), 2, 2, True, False, st, ln, 200, st, ln, 130)
+    assert [tuple(t.shape) for t in got] == [(3, 6, 256, 128), (3, 6, 16, 8), (3, 2, 192, 128), (3, 2, 3, 4),
+                                             (3, 2, 128, 192), (3, 2, 128), (3, 2, 128)]
+    got = ops.quant_qkv(x, meta(300, 2, 96), None, 2, 2, True, False, st, ln, 200, st, ln, 130)
+    assert [tuple(t.shape) for t in got[4:]] == [(0,), (0,), (0,)] and got[4].dtype == torch.float8_e4m3fn
     # dense layouts with per-batch key lengths keep their shapes
     ki, ks = ops.quant_k(meta(3, 2, 130, 64), 0, 2, True, None, ln)
     assert ki.shape == (3, 2, 192, 64)
@@ -398,7 +404,7 @@ def test_fake_tensor_mode_varlen_and_masked_trace():
     args = (meta(30, 4, 64), meta(40, 2, 64), meta(40, 2, 64), meta(3, dtype=torch.int32), meta(3, dtype=torch.int32))
     gm, _ = torch._dynamo.export(f)(*args)
     targets = [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
-    assert any("sageattention.quant_q" in t for t in targets) and any("attn_pv_fp16" in t for t in targets), targets
+    assert any("sageattention.quant_qkv" in t for t in targets) and any("attn_pv_fp16" in t for t in targets), targets
 
 
 @needs_ext

@@ -69,57 +69,20 @@ typedef struct sa_view {
   const int32_t* seq_len;
 } sa_view;
 
-/* Q -> int8 with per-group scales (one pass over Q). */
-typedef struct sa_quant_q_params {
-  sa_view q;
-  sa_granularity granularity;
-  int8_t* q_int8; /* [B,H,Nq_pad,Dp] */
-  float* q_scale; /* [B,H,Nq_pad/16,8] */
-} sa_quant_q_params;
-
-/* Per (batch, head, channel) sum over the sequence's rows, and optionally
- * max / min.  Outputs are fully written (initialised by the call; an empty
- * sequence has sum 0, max -inf, min +inf). */
-typedef struct sa_channel_stats_params {
-  sa_view x;
-  float* sum; /* [B,H,dim] required */
-  float* max; /* [B,H,dim] or NULL */
-  float* min; /* [B,H,dim] or NULL */
-} sa_channel_stats_params;
-
-/* K -> int8; when k_sum is given K is smoothed by subtracting k_sum / (the
- * sequence's length). */
-typedef struct sa_quant_k_params {
-  sa_view k;
-  sa_granularity granularity;
-  const float* k_sum; /* [B,H,dim] from sa_channel_stats, or NULL: no smoothing */
-  int8_t* k_int8;     /* [B,H,Nk_pad,Dp] */
-  float* k_scale;     /* [B,H,Nk_pad/SA_BLOCK_K,4] */
-} sa_quant_k_params;
-
-/* V -> e4m3, per-channel scale = amax/scale_max, transposed to [Dp, Nk_pad]. */
-typedef struct sa_quant_v_fp8_params {
-  sa_view v;
-  const float* v_sum; /* [B,H,dim] */
-  const float* v_max; /* [B,H,dim] */
-  const float* v_min; /* [B,H,dim] */
-  int smooth_v;       /* subtract the channel mean before quantizing */
-  uint8_t* v_fp8;     /* [B,H,Dp,Nk_pad] */
-  float* v_scale;     /* [B,H,Dp] */
-  float* v_mean;      /* [B,H,Dp]; written when smooth_v (zeros otherwise); may be NULL if !smooth_v */
-  float scale_max;    /* the e4m3 range V is scaled to: SA_V_MAX (0 means it), or SA_V_MAX_F16ACC for pv_accum_f16 */
-} sa_quant_v_fp8_params;
-
-/* Q, K and V of one attention call quantized together: the outputs of
- * sa_quant_q, sa_channel_stats + sa_quant_k (k_sum when smooth_k) and
- * sa_channel_stats + sa_quant_v_fp8 (bit-equal where no channel sum enters:
- * the sums are float atomics, added in another order), in two kernel launches
- * (the channel statistics with Q, then K and V) after one memset of `stats`.
- * k and v share their shape [batch, Hk, Nk, dim], seq_start and seq_len; q has
- * the same batch, dtype and dim and a multiple of Hk heads. */
+/* Q, K and V quantized: Q -> int8 with per-group scales; K -> int8, smoothed
+ * (when smooth_k) by subtracting each channel's mean over the sequence's rows;
+ * V -> e4m3 with a per-channel scale amax / v_scale_max (amax of V less its
+ * channel mean when smooth_v), transposed to [Dp, Nk_pad].  Two kernel
+ * launches after one memset of `stats`: the channel statistics of K and V with
+ * Q's quantization, then K and V.  Any of q, k, v may be left out (data NULL)
+ * and its outputs are then not touched: the fp16 P.V path quantizes Q and K
+ * only, and a V laid out apart from K is quantized by a call of its own.  The
+ * parts given share batch, dtype and dim; k and v share their shape
+ * [batch, Hk, Nk, dim], seq_start and seq_len; q has a multiple of Hk heads.
+ * The K and V sums are float atomics: their order, and so their last bit, may
+ * differ from run to run. */
 typedef struct sa_quant_qkv_params {
-  sa_view q, k;
-  sa_view v; /* v.data NULL: Q and K only (the fp16 P.V path reads V itself) */
+  sa_view q, k, v; /* data NULL: that part left out */
   sa_granularity granularity;
   int smooth_k, smooth_v;
   int8_t* q_int8;    /* [B,Hq,Nq_pad,Dp] */
@@ -128,8 +91,8 @@ typedef struct sa_quant_qkv_params {
   float* k_scale;    /* [B,Hk,Nk_pad/SA_BLOCK_K,4] */
   uint8_t* v_fp8;    /* [B,Hk,Dp,Nk_pad] */
   float* v_scale;    /* [B,Hk,Dp] */
-  float* v_mean;     /* [B,Hk,Dp]; may be NULL when !smooth_v */
-  float v_scale_max; /* as sa_quant_v_fp8_params.scale_max */
+  float* v_mean;     /* [B,Hk,Dp]: the means when smooth_v, else zeros; may be NULL when !smooth_v */
+  float v_scale_max; /* the e4m3 range V is scaled to: SA_V_MAX (0 means it), or SA_V_MAX_F16ACC for pv_accum_f16 */
   void* stats; /* scratch of sa_quant_qkv_stats_bytes(p) bytes (4-byte aligned), busy until the call's work is done */
 } sa_quant_qkv_params;
 
@@ -141,7 +104,7 @@ typedef struct sa_attn_params {
   int batch, q_heads, kv_heads, q_len, kv_len, head_dim;
   /* PV fp16 path: V as given by the user (must be SA_DTYPE_F16), [B,Hk,Nk,D] view. */
   sa_view v;
-  /* PV fp8 path: quantized V from sa_quant_v_fp8. */
+  /* PV fp8 path: quantized V from sa_quant_qkv. */
   const uint8_t* v_fp8;
   const float* v_scale;
   const float* v_mean; /* NULL: no smoothing of V */
@@ -182,10 +145,6 @@ typedef struct sa_attn_params {
 /* Key index stored at position p (0..15) of each 16-key group of v_fp8. */
 int sa_v_key_perm(int p);
 
-sa_status sa_quant_q(const sa_quant_q_params* p, cudaStream_t stream);
-sa_status sa_channel_stats(const sa_channel_stats_params* p, cudaStream_t stream);
-sa_status sa_quant_k(const sa_quant_k_params* p, cudaStream_t stream);
-sa_status sa_quant_v_fp8(const sa_quant_v_fp8_params* p, cudaStream_t stream);
 /* Bytes of scratch sa_quant_qkv needs for p (0: none), -1 for a NULL p. */
 int64_t sa_quant_qkv_stats_bytes(const sa_quant_qkv_params* p);
 sa_status sa_quant_qkv(const sa_quant_qkv_params* p, cudaStream_t stream);

@@ -102,7 +102,7 @@ struct OnlineSoftmax {
 // P as the register A operand of the P.V wgmma, one [4] word group per k-step.
 // fp8 (k32 steps): per warp the m16n8k32 A layout, where logical k position
 // 4*tig+i of each 16-key group holds key sa_v_key_perm(4*tig+i) (V^T's keys are
-// stored in that order by sa_quant_v_fp8).  fp16 (k16 steps): the m16n8k16 A
+// stored in that order by sa_quant_qkv).  fp16 (k16 steps): the m16n8k16 A
 // layout, no permutation.
 template <int kBN, bool PV_FP8>
 struct PFragment {

@@ -213,7 +213,7 @@ const plan::KernelManifest& manifest_of(Session& s, const matrix::Row& row) {
     throw UsageError(row.kernels_manifest + ": " + missing +
                      " missing; build_info.json needs, per family, a "
                      "substring of its kernel names that verify looks for in each arch's SASS "
-                     "(e.g. \"symbol_marker\": \"quant_qk_kernel\")");
+                     "(e.g. \"symbol_marker\": \"qkv_stats_q_kernel\")");
   return it->second;
 }
 

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""The quantization ops one part at a time (quant_q, quant_k, quant_v_fp8): time and outputs.
+
+Times each op, calls back to back (bench_attn.time_ms), and the whole call's quantization of Q, K and V
+together (the `attn` op's two launches are not exposed alone, so the three ops' sum is printed beside
+the traffic they move: input read once, quantized output written once).  With --save FILE the outputs of
+every point go to FILE; with --against FILE they are compared with a saved run (another build): Q and V
+(smooth_v off) must be bit-identical, K (smoothed: its channel sums are float atomics) within one
+quantization step.  Two builds of the package are compared by running this once with each on PYTHONPATH.
+
+    python3 bench/quant_ops.py [--save a.pt | --against a.pt] [--seqs 1024,4096,16384] [--dims 64,128]
+"""
+import argparse
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_attn import sa, time_ms  # noqa: E402,F401  (sa: the package under test, imported there)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--heads", type=int, default=32)
+    ap.add_argument("--dims", default="64,128,256")
+    ap.add_argument("--seqs", default="1024,4096,16384")
+    ap.add_argument("--save")
+    ap.add_argument("--against")
+    a = ap.parse_args()
+    ops = torch.ops.sageattention
+    b, h = a.batch, a.heads
+    print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, package {sa.__file__}")
+    print(f"B={b} H={h} fp16 HND, granularity per_thread, smooth_k on, smooth_v off; microseconds (GB/s)\n")
+    print(f"{'D':>4} {'N':>6} | {'quant_q':>14} {'quant_k':>14} {'quant_v_fp8':>14} | {'sum':>7}")
+    saved = {}
+    ref = torch.load(a.against) if a.against else None
+    bad = 0
+    for d in [int(x) for x in a.dims.split(",")]:
+        for n in [int(x) for x in a.seqs.split(",")]:
+            g = torch.Generator(device="cuda").manual_seed(n * 1000 + d)
+            q, k, v = (torch.randn(b, h, n, d, device="cuda", dtype=torch.float16, generator=g) for _ in range(3))
+            k += torch.randn(1, 1, 1, d, device="cuda", dtype=torch.float16, generator=g) * 4  # a channel bias
+            calls = {
+                "quant_q": lambda: ops.quant_q(q, 0, 2),
+                "quant_k": lambda: ops.quant_k(k, 0, 2, True),
+                "quant_v_fp8": lambda: ops.quant_v_fp8(v, 0, False, None, None, 0, 448.0),
+            }
+            moved = 3 * q.numel()  # bytes: 2 read, 1 written an element
+            cells, total = [], 0.0
+            for name, fn in calls.items():
+                ms = time_ms(fn, warmup=5, reps=50)
+                total += ms
+                cells.append(f"{ms * 1e3:7.1f} ({moved / ms / 1e6:4.0f})")
+                out = [t.float() if t.dtype == torch.float8_e4m3fn else t for t in fn()]
+                torch.cuda.synchronize()
+                key = f"{name}/{d}/{n}"
+                saved[key] = [t.cpu() for t in out]
+                if ref is not None:
+                    bad += compare(key, saved[key], ref[key])
+            print(f"{d:>4} {n:>6} | {' '.join(f'{c:>14}' for c in cells)} | {total * 1e3:7.1f}")
+    if a.save:
+        torch.save(saved, a.save)
+    if ref is not None:
+        print(f"\noutputs against {a.against}: {'all match' if bad == 0 else f'{bad} differ'}")
+        sys.exit(1 if bad else 0)
+
+
+def compare(key, got, want):
+    """0 when `got` matches `want` (bit-identical, or for K within one step of int8), else 1 (printed)."""
+    for i, (x, y) in enumerate(zip(got, want)):
+        if x.shape != y.shape or x.dtype != y.dtype:
+            print(f"  {key}[{i}]: shape/dtype {tuple(x.shape)} {x.dtype} vs {tuple(y.shape)} {y.dtype}")
+            return 1
+        if torch.equal(x, y):
+            continue
+        if key.startswith("quant_k"):
+            diff = (x.float() - y.float()).abs().max().item()
+            rel = diff / max(y.float().abs().max().item(), 1e-30)
+            if (x.dtype == torch.int8 and diff <= 1) or (x.dtype != torch.int8 and rel <= 1e-5):
+                continue
+        print(f"  {key}[{i}]: differs (max |diff| {(x.float() - y.float()).abs().max().item():.3g})")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    main()
