@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """The quantization ops one part at a time (quant_q, quant_k, quant_v_fp8): time and outputs.
 
-Times each op, calls back to back (bench_attn.time_ms), and the whole call's quantization of Q, K and V
-together (the `attn` op's two launches are not exposed alone, so the three ops' sum is printed beside
-the traffic they move: input read once, quantized output written once).  With --save FILE the outputs of
-every point go to FILE; with --against FILE they are compared with a saved run (another build): Q and V
-(smooth_v off) must be bit-identical, K (smoothed: its channel sums are float atomics) within one
-quantization step.  Two builds of the package are compared by running this once with each on PYTHONPATH.
+Times each op, calls back to back (bench_attn.time_ms), and `quant_qkv`, the quantization of Q, K and V
+together that every `sageattn` call runs, each beside the traffic it moves (input read once, quantized
+output written once).  With --save FILE the outputs of every point (and quant_qkv's at the per-block and
+per-warp granularities) go to FILE; with --against FILE they are compared with a saved run (another
+build): Q and V (smooth_v off) must be bit-identical, K (smoothed: its channel sums are float atomics)
+within one quantization step.  Two builds of the package are compared by running this once with each on
+PYTHONPATH.
 
     python3 bench/quant_ops.py [--save a.pt | --against a.pt] [--seqs 1024,4096,16384] [--dims 64,128]
 """
@@ -33,7 +34,7 @@ def main():
     b, h = a.batch, a.heads
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, package {sa.__file__}")
     print(f"B={b} H={h} fp16 HND, granularity per_thread, smooth_k on, smooth_v off; microseconds (GB/s)\n")
-    print(f"{'D':>4} {'N':>6} | {'quant_q':>14} {'quant_k':>14} {'quant_v_fp8':>14} | {'sum':>7}")
+    print(f"{'D':>4} {'N':>6} | {'quant_q':>14} {'quant_k':>14} {'quant_v_fp8':>14} {'quant_qkv':>14}")
     saved = {}
     ref = torch.load(a.against) if a.against else None
     bad = 0
@@ -46,12 +47,12 @@ def main():
                 "quant_q": lambda: ops.quant_q(q, 0, 2),
                 "quant_k": lambda: ops.quant_k(k, 0, 2, True),
                 "quant_v_fp8": lambda: ops.quant_v_fp8(v, 0, False, None, None, 0, 448.0),
+                "quant_qkv": lambda: ops.quant_qkv(q, k, v, 0, 2, True, False),
             }
-            moved = 3 * q.numel()  # bytes: 2 read, 1 written an element
-            cells, total = [], 0.0
+            cells = []
             for name, fn in calls.items():
+                moved = 3 * q.numel() * (3 if name == "quant_qkv" else 1)  # bytes: 2 read, 1 written an element
                 ms = time_ms(fn, warmup=5, reps=50)
-                total += ms
                 cells.append(f"{ms * 1e3:7.1f} ({moved / ms / 1e6:4.0f})")
                 out = [t.float() if t.dtype == torch.float8_e4m3fn else t for t in fn()]
                 torch.cuda.synchronize()
@@ -59,7 +60,14 @@ def main():
                 saved[key] = [t.cpu() for t in out]
                 if ref is not None:
                     bad += compare(key, saved[key], ref[key])
-            print(f"{d:>4} {n:>6} | {' '.join(f'{c:>14}' for c in cells)} | {total * 1e3:7.1f}")
+            for g in (0, 1):
+                out = [t.float() if t.dtype == torch.float8_e4m3fn else t for t in ops.quant_qkv(q, k, v, 0, g, True,
+                                                                                                   False)]
+                key = f"quant_qkv-g{g}/{d}/{n}"
+                saved[key] = [t.cpu() for t in out]
+                if ref is not None:
+                    bad += compare(key, saved[key], ref[key])
+            print(f"{d:>4} {n:>6} | {' '.join(f'{c:>14}' for c in cells)}")
     if a.save:
         torch.save(saved, a.save)
     if ref is not None:
@@ -75,7 +83,7 @@ def compare(key, got, want):
             return 1
         if torch.equal(x, y):
             continue
-        if key.startswith("quant_k"):
+        if key.startswith("quant_k") or (key.startswith("quant_qkv") and i in (2, 3)):
             diff = (x.float() - y.float()).abs().max().item()
             rel = diff / max(y.float().abs().max().item(), 1e-30)
             if (x.dtype == torch.int8 and diff <= 1) or (x.dtype != torch.int8 and rel <= 1e-5):

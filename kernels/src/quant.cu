@@ -45,58 +45,46 @@ __device__ __forceinline__ void load8(const __nv_bfloat16* p, float (&x)[8]) {
   }
 }
 
-// Group of a row inside its quantization CTA, per granularity.
-// Q (128 rows): per-thread: slice*8 + row%8 (rows g and g+8 of a 16-row slice
-// share), per-warp: slice, per-block: 0.  K (64 rows): per-thread: (row%8)/2,
-// otherwise 0.
-template <bool IS_Q, int GRAN>
-__device__ __forceinline__ int quant_group(int r) {
-  if (GRAN == SA_GRAN_PER_BLOCK) return 0;
-  if (IS_Q) {
-    if (GRAN == SA_GRAN_PER_WARP) return r >> 4;
-    return (r >> 4) * 8 + (r & 7);
-  } else {
-    if (GRAN == SA_GRAN_PER_WARP) return 0;
-    return (r & 7) >> 1;
-  }
-}
-// The granularity K's kernels are instantiated for: per-warp K has the
-// per-block groups (one scale per 64-key tile, quant_group), so it runs the
-// per-block instance, whose machine code per-warp's own would repeat exactly.
-constexpr int k_gran(int g) { return g == SA_GRAN_PER_WARP ? SA_GRAN_PER_BLOCK : g; }
-
-// Rows one quantization CTA covers: K 64 (its scale tile); Q 128 for the
-// per-block granularity (its group), else 64 (twice the CTAs, and the pass
-// reaches the bandwidth of the K pass: its groups are 16 rows or fewer).
-template <bool IS_Q, int GRAN>
-__host__ __device__ constexpr int quant_rows() {
-  return IS_Q ? (GRAN == SA_GRAN_PER_BLOCK ? cfg::kBlockQ : 64) : cfg::kBlockK;
+// Group of a row inside its quantization CTA, per granularity (a value of the
+// call, not of the kernel: one kernel serves every granularity of a tile size).
+// Q: per-thread: slice*8 + row%8 (rows g and g+8 of a 16-row slice share),
+// per-warp: slice, per-block: 0 (its tile is the 128-row group).  K (64 rows):
+// per-thread: (row%8)/2, otherwise 0 (one scale per 64-key tile).
+template <bool IS_Q>
+__device__ __forceinline__ int quant_group(int gran, int r) {
+  if (gran == SA_GRAN_PER_BLOCK) return 0;
+  if (IS_Q) return gran == SA_GRAN_PER_WARP ? r >> 4 : (r >> 4) * 8 + (r & 7);
+  return gran == SA_GRAN_PER_WARP ? 0 : (r & 7) >> 1;
 }
 
-// Shared memory of one Q or K quantization tile: the tile as read, the groups'
-// absolute maxima and the channel means.
-template <typename T, bool IS_Q, int GRAN, int DP>
+// Rows one Q quantization CTA covers: 128 for the per-block granularity (its
+// group), else 64 (twice the CTAs, and the pass reaches the bandwidth of the K
+// pass: its groups are 16 rows or fewer).  A K CTA covers 64 (its scale tile).
+constexpr int q_rows(int gran) { return gran == SA_GRAN_PER_BLOCK ? cfg::kBlockQ : 64; }
+
+// Shared memory of one Q or K quantization tile of ROWS rows: the tile as read,
+// the groups' absolute maxima and the channel means.
+template <typename T, bool IS_Q, int ROWS, int DP>
 struct QkSmem {
-  static constexpr int kGroups = IS_Q ? quant_rows<IS_Q, GRAN>() / 2 : 4;  // Q: at most 8 groups per 16-row slice
-  alignas(16) T raw[quant_rows<IS_Q, GRAN>() * DP];  // rows of DP elements (zeros past the sequence or head dim)
+  static constexpr int kGroups = IS_Q ? ROWS / 2 : 4;  // Q: at most 8 groups per 16-row slice
+  alignas(16) T raw[ROWS * DP];                        // rows of DP elements (zeros past the sequence or head dim)
   float gmax[kGroups];
   float mean[DP];
 };
 
-// One CTA quantizes ROWS rows (quant_rows) of one (batch, head): tile `tile`.
+// One CTA quantizes ROWS rows of one (batch, head): tile `tile`.
 // The tile is copied to shared memory with cp.async (no registers held while
 // the loads are in flight, so more CTAs fit an SM and more bytes are in
 // flight: the pass is bandwidth-bound), then read there twice: for the groups'
 // maxima and to quantize.  The input is read from global memory once.
-template <typename T, bool IS_Q, int GRAN, int DP>
-__device__ __forceinline__ void quant_qk_tile(const sa_view& x, const float* __restrict__ sum, int8_t* __restrict__ out,
-                                              float* __restrict__ scale, int n_pad, int b, int h, int tile,
-                                              QkSmem<T, IS_Q, GRAN, DP>& sm) {
-  constexpr int ROWS = quant_rows<IS_Q, GRAN>();
+template <typename T, bool IS_Q, int ROWS, int DP>
+__device__ __forceinline__ void quant_qk_tile(const sa_view& x, int gran, const float* __restrict__ sum,
+                                              int8_t* __restrict__ out, float* __restrict__ scale, int n_pad, int b,
+                                              int h, int tile, QkSmem<T, IS_Q, ROWS, DP>& sm) {
   constexpr int CPR = DP / 8;  // 16-byte chunks per row (input) / 8-byte chunks (output)
   constexpr int PER = ROWS * CPR / cfg::kQuantThreads;
   static_assert(PER >= 1 && (ROWS * CPR) % cfg::kQuantThreads == 0, "tile/thread mismatch");
-  constexpr int NG = QkSmem<T, IS_Q, GRAN, DP>::kGroups;
+  constexpr int NG = QkSmem<T, IS_Q, ROWS, DP>::kGroups;
 
   const int tid = threadIdx.x;
   const int r0 = tile * ROWS;
@@ -139,7 +127,7 @@ __device__ __forceinline__ void quant_qk_tile(const sa_view& x, const float* __r
 #pragma unroll
     for (int e = 0; e < 8; ++e) am = fmaxf(am, fabsf(v[e]));
     // amax is >= 0, so the int ordering of its bits is the float ordering.
-    atomicMax(reinterpret_cast<int*>(&sm.gmax[quant_group<IS_Q, GRAN>(r)]), __float_as_int(am));
+    atomicMax(reinterpret_cast<int*>(&sm.gmax[quant_group<IS_Q>(gran, r)]), __float_as_int(am));
   }
   __syncthreads();
 
@@ -148,7 +136,7 @@ __device__ __forceinline__ void quant_qk_tile(const sa_view& x, const float* __r
   for (int i = 0; i < PER; ++i) {
     const int c = i * cfg::kQuantThreads + tid;
     const int r = c / CPR, col = (c % CPR) * 8;
-    const float am = sm.gmax[quant_group<IS_Q, GRAN>(r)];
+    const float am = sm.gmax[quant_group<IS_Q>(gran, r)];
     const float inv = am > 0.f ? 127.f / am : 0.f;
     float v[8];
     chunk(i, v);
@@ -170,12 +158,12 @@ __device__ __forceinline__ void quant_qk_tile(const sa_view& x, const float* __r
     if (tid < ROWS / 2) {  // ROWS/16 slices x 8 groups, replicated for coarse granularities
       const int slice = tid >> 3, g = tid & 7;
       scale[(((size_t)b * x.heads + h) * (n_pad / 16) + r0 / 16) * 8 + tid] =
-          sm.gmax[quant_group<IS_Q, GRAN>(slice * 16 + g)] / 127.f;
+          sm.gmax[quant_group<IS_Q>(gran, slice * 16 + g)] / 127.f;
     }
   } else {
     if (tid < 4) {
       scale[(((size_t)b * x.heads + h) * (n_pad / cfg::kBlockK) + tile) * 4 + tid] =
-          sm.gmax[quant_group<IS_Q, GRAN>(2 * tid)] / 127.f;
+          sm.gmax[quant_group<IS_Q>(gran, 2 * tid)] / 127.f;
     }
   }
 }
@@ -425,20 +413,20 @@ struct QkvArgs {
   int q_pad, k_pad;
 };
 
-template <typename T, int GRAN, int DP>
+template <typename T, int QROWS, int DP>
 union StatsQSmem {
   StatsSmem<false> k;
   StatsSmem<true> v;
-  QkSmem<T, true, GRAN, DP> q;
+  QkSmem<T, true, QROWS, DP> q;
 };
-template <typename T, int GRAN, int DP>
+template <typename T, int DP>
 union KVSmem {
-  QkSmem<T, false, GRAN, DP> k;
+  QkSmem<T, false, cfg::kBlockK, DP> k;
   VSmem<T, DP> v;
 };
 
-template <typename T, int GRAN, int DP>
-__device__ __forceinline__ void qkv_stats_q(const QkvArgs& a, StatsQSmem<T, GRAN, DP>& sm) {
+template <typename T, int QROWS, int DP>
+__device__ __forceinline__ void qkv_stats_q(const QkvArgs& a, StatsQSmem<T, QROWS, DP>& sm) {
   ptx::griddep_launch_dependents();  // launch 2 may take the SMs this launch's tail leaves
   int i = blockIdx.x;
   if (i < a.k_chunks.count()) {
@@ -454,22 +442,34 @@ __device__ __forceinline__ void qkv_stats_q(const QkvArgs& a, StatsQSmem<T, GRAN
   }
   i -= a.v_chunks.count();
   const Place w = place(a.q_tiles, i);
-  quant_qk_tile<T, true, GRAN, DP>(a.p.q, nullptr, a.p.q_int8, a.p.q_scale, a.q_pad, w.b, w.h, w.t, sm.q);
+  quant_qk_tile<T, true, QROWS, DP>(a.p.q, a.p.granularity, nullptr, a.p.q_int8, a.p.q_scale, a.q_pad, w.b, w.h, w.t,
+                                    sm.q);
 }
-template <typename T, int GRAN, int DP>
-__global__ void __launch_bounds__(cfg::kQuantThreads) qkv_stats_q_kernel(const __grid_constant__ QkvArgs a) {
-  using S = StatsQSmem<T, GRAN, DP>;
+// CTAs an SM the two kernels are held to (registers a thread at most 65536 / (256 x this)): what each
+// tile size had when every granularity was a kernel of its own, so that the granularity read at run
+// time costs no occupancy, less one where that bound made ptxas spill on some arch (head dims 192 and
+// 256; per-block Q at 128; K and V at 192).
+constexpr int stats_q_min_ctas(int qrows, int dp) {
+  return qrows == 64 ? (dp <= 128 ? 4 : 3) : dp <= 64 ? 4 : dp == 128 ? 3 : 1;
+}
+constexpr int quant_kv_min_ctas(int dp) { return dp == 64 ? 6 : dp == 128 ? 5 : dp == 192 ? 2 : 3; }
+
+template <typename T, int QROWS, int DP>
+__global__ void __launch_bounds__(cfg::kQuantThreads, stats_q_min_ctas(QROWS, DP))
+    qkv_stats_q_kernel(const __grid_constant__ QkvArgs a) {
+  using S = StatsQSmem<T, QROWS, DP>;
   if constexpr (kDynSmem<S>) {
-    qkv_stats_q<T, GRAN, DP>(a, dyn_smem<S>());
+    qkv_stats_q<T, QROWS, DP>(a, dyn_smem<S>());
   } else {
     __shared__ S sm;
-    qkv_stats_q<T, GRAN, DP>(a, sm);
+    qkv_stats_q<T, QROWS, DP>(a, sm);
   }
 }
 
-template <typename T, int GRAN, int DP>
-__global__ void __launch_bounds__(cfg::kQuantThreads) qkv_quant_kv_kernel(const __grid_constant__ QkvArgs a) {
-  __shared__ KVSmem<T, GRAN, DP> sm;
+template <typename T, int DP>
+__global__ void __launch_bounds__(cfg::kQuantThreads, quant_kv_min_ctas(DP))
+    qkv_quant_kv_kernel(const __grid_constant__ QkvArgs a) {
+  __shared__ KVSmem<T, DP> sm;
   ptx::griddep_wait();               // launch 1's statistics are complete
   ptx::griddep_launch_dependents();  // the attention kernel may take the SMs this launch's tail leaves
   int i = blockIdx.x;
@@ -480,17 +480,17 @@ __global__ void __launch_bounds__(cfg::kQuantThreads) qkv_quant_kv_kernel(const 
   }
   i -= a.v_tiles.count();
   const Place w = place(a.k_tiles, i);
-  quant_qk_tile<T, false, GRAN, DP>(a.p.k, a.p.smooth_k ? a.k_stats.sum : nullptr, a.p.k_int8, a.p.k_scale, a.k_pad,
-                                    w.b, w.h, w.t, sm.k);
+  quant_qk_tile<T, false, cfg::kBlockK, DP>(a.p.k, a.p.granularity, a.p.smooth_k ? a.k_stats.sum : nullptr, a.p.k_int8,
+                                            a.p.k_scale, a.k_pad, w.b, w.h, w.t, sm.k);
 }
 
 // Launch 1 of a call (qkv_stats_q_kernel), n1 CTAs.
-template <typename T, int G, int D>
+template <typename T, int QROWS, int D>
 static sa_status launch_stats_q(const QkvArgs& a, unsigned n1, cudaStream_t stream) {
   size_t smem = 0;
-  sa_status st = dyn_smem_bytes<StatsQSmem<T, G, D>, qkv_stats_q_kernel<T, G, D>>(&smem);
+  sa_status st = dyn_smem_bytes<StatsQSmem<T, QROWS, D>, qkv_stats_q_kernel<T, QROWS, D>>(&smem);
   if (st != SA_OK) return st;
-  qkv_stats_q_kernel<T, G, D><<<n1, cfg::kQuantThreads, smem, stream>>>(a);
+  qkv_stats_q_kernel<T, QROWS, D><<<n1, cfg::kQuantThreads, smem, stream>>>(a);
   SA_LAUNCH_CHECK("qkv_stats_q");
   return SA_OK;
 }
@@ -510,6 +510,9 @@ static sa_status check_qkv(const sa_quant_qkv_params* p) {
   SA_CHECK_ARG(p != nullptr, "sa_quant_qkv: null params");
   const bool has_q = p->q.data != nullptr, has_k = p->k.data != nullptr, has_v = p->v.data != nullptr;
   SA_CHECK_ARG(has_q || has_k || has_v, "sa_quant_qkv: nothing to quantize (q, k and v all have null data)");
+  SA_CHECK_ARG(
+      p->granularity == SA_GRAN_PER_BLOCK || p->granularity == SA_GRAN_PER_WARP || p->granularity == SA_GRAN_PER_THREAD,
+      "sa_quant_qkv: unknown granularity %d", (int)p->granularity);
   sa_status st = SA_OK;
   if (has_q) st = check_view(p->q, "q");
   if (st == SA_OK && has_k) st = check_view(p->k, "k");
@@ -583,25 +586,24 @@ extern "C" sa_status sa_quant_qkv(const sa_quant_qkv_params* p, cudaStream_t str
   if (words > 0) SA_CUDA_CHECK(cudaMemsetAsync(p->stats, 0, (size_t)words * 4, stream));
   return dispatch_dtype(any.dtype, [&](auto dt) {
     using T = typename DType<decltype(dt)::value>::T;
-    return dispatch_gran(p->granularity, [&](auto g) {
-      constexpr int G = decltype(g)::value;
-      a.q_tiles = Segment{has_q ? a.q_pad / quant_rows<true, G>() : 0, p->q.heads, p->q.batch};
-      return dispatch_head_dim(dp, [&](auto d) {
-        constexpr int D = decltype(d)::value;
-        const int64_t n1 = (int64_t)a.k_chunks.count() + a.v_chunks.count() + a.q_tiles.count();
-        const int64_t n2 = (int64_t)a.v_tiles.count() + a.k_tiles.count();
-        SA_CHECK_ARG(n1 < INT32_MAX && n2 < INT32_MAX, "sa_quant_qkv: too many tiles for one launch");
-        if (n1 > 0) {
-          // Without Q the granularity is K's alone, and the per-warp instance has the smallest Q tile:
-          // its shared memory leaves the most statistics CTAs an SM.
-          sa_status st = has_q ? launch_stats_q<T, G, D>(a, (unsigned)n1, stream)
-                               : launch_stats_q<T, SA_GRAN_PER_WARP, D>(a, (unsigned)n1, stream);
-          if (st != SA_OK) return st;
-        }
-        if (n2 == 0) return SA_OK;
-        return launch_after_previous("qkv_quant_kv", qkv_quant_kv_kernel<T, k_gran(G), D>, dim3((unsigned)n2),
-                                     dim3(cfg::kQuantThreads), 0, stream, a);
-      });
+    // Q's tile size is the one granularity choice a kernel is compiled for: 128 rows or 64.  Without
+    // Q, the 64-row instance: its Q tile is the smaller, so its shared memory leaves the most
+    // statistics CTAs an SM.
+    const bool q128 = has_q && q_rows(p->granularity) == cfg::kBlockQ;
+    a.q_tiles = Segment{has_q ? a.q_pad / q_rows(p->granularity) : 0, p->q.heads, p->q.batch};
+    return dispatch_head_dim(dp, [&](auto d) {
+      constexpr int D = decltype(d)::value;
+      const int64_t n1 = (int64_t)a.k_chunks.count() + a.v_chunks.count() + a.q_tiles.count();
+      const int64_t n2 = (int64_t)a.v_tiles.count() + a.k_tiles.count();
+      SA_CHECK_ARG(n1 < INT32_MAX && n2 < INT32_MAX, "sa_quant_qkv: too many tiles for one launch");
+      if (n1 > 0) {
+        sa_status st = q128 ? launch_stats_q<T, cfg::kBlockQ, D>(a, (unsigned)n1, stream)
+                            : launch_stats_q<T, 64, D>(a, (unsigned)n1, stream);
+        if (st != SA_OK) return st;
+      }
+      if (n2 == 0) return SA_OK;
+      return launch_after_previous("qkv_quant_kv", qkv_quant_kv_kernel<T, D>, dim3((unsigned)n2),
+                                   dim3(cfg::kQuantThreads), 0, stream, a);
     });
   });
 }
