@@ -12,7 +12,6 @@ namespace sb::zip {
 
 namespace {
 constexpr std::size_t kInputChunk = 64 * 1024;
-std::string num(std::uint64_t v) { return std::to_string(v); }
 }  // namespace
 
 struct MemberStream::Inflate {
@@ -31,7 +30,7 @@ MemberStream::MemberStream(binary::ByteSource& file, const Entry& entry, StreamL
     if (inflateInit2(&z_->s, -15) != Z_OK) fail("zlib inflateInit2 failed");
     z_->ready = !failed();
   } else if (entry_.method != format::kStored) {
-    fail("unsupported compression method " + num(entry_.method));
+    fail("unsupported compression method " + std::to_string(entry_.method));
   }
   if (!binary::in_bounds(entry_.data_offset, entry_.compressed_size, file_.size()))
     fail("member data runs past the end of the file");
@@ -120,13 +119,13 @@ std::size_t MemberStream::next_deflated(std::uint8_t* out, std::size_t cap) {
     int rc = inflate(&s, Z_NO_FLUSH);
     if (rc == Z_STREAM_END) {
       if (s.avail_in != 0 || consumed_ != entry_.compressed_size)
-        fail("deflate stream ends " + num(s.avail_in + entry_.compressed_size - consumed_) +
+        fail("deflate stream ends " + std::to_string(s.avail_in + entry_.compressed_size - consumed_) +
              " bytes before the declared compressed size");
       done_ = true;
       break;
     }
     if (rc != Z_OK && rc != Z_BUF_ERROR) {
-      fail(std::string("invalid deflate data: ") + (s.msg ? s.msg : "zlib error " + num(rc)));
+      fail(std::string("invalid deflate data: ") + (s.msg ? s.msg : "zlib error " + std::to_string(rc)));
       return 0;
     }
     if (!more_input && s.avail_out == out_before) {
@@ -143,25 +142,25 @@ void MemberStream::account(const std::uint8_t* data, std::size_t n) {
   // times zlib's speed, which keeps verify's one-core throughput near SHA-256's.
   if (n) crc_ = libdeflate_crc32(crc_, data, n);
   if (produced_ > entry_.uncompressed_size)
-    fail("member produces more than its declared " + num(entry_.uncompressed_size) + " bytes");
+    fail("member produces more than its declared " + std::to_string(entry_.uncompressed_size) + " bytes");
   else {
     bool ratio = produced_ > limits_.ratio_applies_above &&
                  double(produced_) > limits_.max_ratio * double(std::max<std::uint64_t>(consumed_, 1));
     if (ratio || produced_ > limits_.max_bytes) {
       hit_limit_ = true;
       // The ratio, when it is over too, says more than the size.
-      fail(ratio ? "compression ratio above " + num(std::uint64_t(limits_.max_ratio)) + " after " + num(produced_) +
-                       " bytes"
-                 : "member exceeds the size limit of " + num(limits_.max_bytes) + " bytes");
+      fail(ratio ? "compression ratio above " + std::to_string(std::uint64_t(limits_.max_ratio)) + " after " +
+                       std::to_string(produced_) + " bytes"
+                 : "member exceeds the size limit of " + std::to_string(limits_.max_bytes) + " bytes");
     }
   }
 }
 
 void MemberStream::finish() {
   if (produced_ != entry_.uncompressed_size)
-    fail("member holds " + num(produced_) + " bytes, declared " + num(entry_.uncompressed_size));
+    fail("member holds " + std::to_string(produced_) + " bytes, declared " + std::to_string(entry_.uncompressed_size));
   else if (crc_ != entry_.crc32)
-    fail("CRC-32 mismatch: computed " + num(crc_) + ", declared " + num(entry_.crc32));
+    fail("CRC-32 mismatch: computed " + std::to_string(crc_) + ", declared " + std::to_string(entry_.crc32));
 }
 
 }  // namespace sb::zip

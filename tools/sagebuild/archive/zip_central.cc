@@ -19,10 +19,6 @@ using namespace format;
 
 namespace {
 
-constexpr std::uint32_t k32 = 0xFFFFFFFF;
-
-std::string num(std::uint64_t v) { return std::to_string(v); }
-
 // APPNOTE 4.5.3: the ZIP64 extra holds, in this order, only the fields
 // whose header value is the 0xFFFFFFFF (0xFFFF for the disk) marker.
 void apply_zip64(const std::uint8_t* p, std::uint16_t size, Entry& e, EntryState& st, std::uint16_t disk,
@@ -30,11 +26,11 @@ void apply_zip64(const std::uint8_t* p, std::uint16_t size, Entry& e, EntryState
   std::uint64_t* fields[] = {&e.uncompressed_size, &e.compressed_size, &e.local_header_offset};
   std::uint64_t need = 0, at = 0;
   for (auto* f : fields)
-    if (*f == k32) need += 8;
+    if (*f == kZip64Marker32) need += 8;
   if (disk == 0xFFFF) need += 4;
   if (size < need) {
     add(out, "Z1", Severity::Error, e.name,
-        "ZIP64 extra field holds " + num(size) + " bytes, needs " + num(need) +
+        "ZIP64 extra field holds " + std::to_string(size) + " bytes, needs " + std::to_string(need) +
             " for the header fields marked 0xFFFFFFFF",
         "a ZIP64 extra field with every marked size and offset");
     st.refuse = "corrupt ZIP64 extra field";
@@ -42,11 +38,11 @@ void apply_zip64(const std::uint8_t* p, std::uint16_t size, Entry& e, EntryState
   }
   if (size > need)
     add(out, "Z1", Severity::Strict, e.name,
-        "ZIP64 extra field holds " + num(size) + " bytes, but only " + num(need) +
+        "ZIP64 extra field holds " + std::to_string(size) + " bytes, but only " + std::to_string(need) +
             " are called for by the header fields marked 0xFFFFFFFF",
         "a ZIP64 extra field with exactly the marked fields (APPNOTE 4.5.3)");
   for (auto* f : fields)
-    if (*f == k32) {
+    if (*f == kZip64Marker32) {
       *f = le64(p + at);
       at += 8;
     }
@@ -61,7 +57,7 @@ void check_unicode_path(const std::uint8_t* p, std::uint16_t size, const Entry& 
   uLong crc = crc32(0L, reinterpret_cast<const Bytef*>(e.name.data()), static_cast<uInt>(e.name.size()));
   if (size < 5 || p[0] != 1 || le32(p + 1) != crc) {
     add(out, "Z6", Severity::Error, e.name,
-        "corrupt unicode-path extra field (0x7075, " + num(size) +
+        "corrupt unicode-path extra field (0x7075, " + std::to_string(size) +
             " bytes): wrong version or CRC-32 of the header name",
         "version 1 and the CRC-32 of the header name, or no unicode-path field");
     return;
@@ -90,7 +86,8 @@ void parse_extras(const std::uint8_t* area, std::uint16_t size, std::uint16_t di
     add(out, "Z6", Severity::Strict, e.name,
         "central header repeats the " + std::string(zip64 > 1 ? "ZIP64" : "unicode-path") + " extra field",
         "at most one extra field of each kind (PyPI rejects duplicates)");
-  bool marked = e.compressed_size == k32 || e.uncompressed_size == k32 || e.local_header_offset == k32;
+  bool marked = e.compressed_size == kZip64Marker32 || e.uncompressed_size == kZip64Marker32 ||
+                e.local_header_offset == kZip64Marker32;
   if (zip64 == 0 && marked && st.refuse.empty()) {
     add(out, "Z1", Severity::Error, e.name, "header sizes marked 0xFFFFFFFF without a ZIP64 extra field",
         "a ZIP64 extra field holding the real values");
@@ -119,8 +116,9 @@ void check_entry(const Entry& e, EntryState& st, const Limits& limits, Findings&
     st.refuse = "member is encrypted";
   }
   if (e.method != kStored && e.method != kDeflated) {
-    add(out, "Z5", Severity::Error, e.name, "compression method " + num(e.method), "STORED (0) or DEFLATED (8)");
-    st.refuse = "unsupported compression method " + num(e.method);
+    add(out, "Z5", Severity::Error, e.name, "compression method " + std::to_string(e.method),
+        "STORED (0) or DEFLATED (8)");
+    st.refuse = "unsupported compression method " + std::to_string(e.method);
   }
   if (e.is_symlink())
     add(out, "Z7", Severity::Strict, e.name, "member is a symbolic link (S_IFLNK mode)", "regular files only");
@@ -130,11 +128,12 @@ void check_entry(const Entry& e, EntryState& st, const Limits& limits, Findings&
   if (e.uncompressed_size > limits.ratio_applies_above &&
       double(e.uncompressed_size) > limits.max_ratio * double(e.compressed_size))
     add(out, "Z5", Severity::Strict, e.name,
-        "declared compression ratio above " + num(std::uint64_t(limits.max_ratio)) + " (" + num(e.uncompressed_size) +
-            " from " + num(e.compressed_size) + " bytes)",
+        "declared compression ratio above " + std::to_string(std::uint64_t(limits.max_ratio)) + " (" +
+            std::to_string(e.uncompressed_size) + " from " + std::to_string(e.compressed_size) + " bytes)",
         "ratio at most 50 for members over 64 MiB (PyPI)");
   if (e.is_directory() && e.uncompressed_size > 0)
-    add(out, "Z6", Severity::Error, e.name, "directory entry carries " + num(e.uncompressed_size) + " bytes of data",
+    add(out, "Z6", Severity::Error, e.name,
+        "directory entry carries " + std::to_string(e.uncompressed_size) + " bytes of data",
         "directory entries (names ending in '/') with no data");
 }
 
@@ -144,12 +143,13 @@ bool check_counts(const EndRecord& end, const Limits& limits, Findings& out) {
     return false;
   };
   if (end.entries > limits.max_members)
-    return fail(num(end.entries) + " members", "at most " + num(limits.max_members) + " members");
+    return fail(std::to_string(end.entries) + " members", "at most " + std::to_string(limits.max_members) + " members");
   if (end.cd_size > limits.max_central_directory_bytes)
-    return fail("central directory of " + num(end.cd_size) + " bytes",
-                "at most " + num(limits.max_central_directory_bytes) + " bytes");
+    return fail("central directory of " + std::to_string(end.cd_size) + " bytes",
+                "at most " + std::to_string(limits.max_central_directory_bytes) + " bytes");
   if (end.entries * kCentralSize > end.cd_size)
-    return fail("central directory of " + num(end.cd_size) + " bytes cannot hold " + num(end.entries) + " entries",
+    return fail("central directory of " + std::to_string(end.cd_size) + " bytes cannot hold " +
+                    std::to_string(end.entries) + " entries",
                 "at least 46 bytes per entry");
   return true;
 }
@@ -170,7 +170,7 @@ bool split_extra(const std::uint8_t* area, std::size_t size, const std::string& 
                 std::snprintf(b, sizeof b, "%04x", id);
                 return std::string(b);
               }() +
-              " declares " + num(len) + " bytes but only " + num(size - pos - 4) + " remain",
+              " declares " + std::to_string(len) + " bytes but only " + std::to_string(size - pos - 4) + " remain",
           "extra fields that fit their area");
       return false;
     }
@@ -179,7 +179,8 @@ bool split_extra(const std::uint8_t* area, std::size_t size, const std::string& 
   }
   if (pos != size)
     add(out, "Z1", Severity::Strict, member,
-        std::string(where) + " extra-field area ends with " + num(size - pos) + " bytes too short for a field header",
+        std::string(where) + " extra-field area ends with " + std::to_string(size - pos) +
+            " bytes too short for a field header",
         "an extra-field area made of whole fields");
   return true;
 }
@@ -197,22 +198,23 @@ bool parse_central_directory(binary::ByteSource& file, const EndRecord& end, con
     const std::uint8_t* p = cd.data() + pos;
     if (cd.size() - pos < kCentralSize || le32(p) != kCentralSig) {
       add(out, "Z1", Severity::Error, "",
-          "no central-directory header for entry " + num(i + 1) + " of " + num(end.entries) + " at offset " +
-              num(end.cd_offset + pos),
+          "no central-directory header for entry " + std::to_string(i + 1) + " of " + std::to_string(end.entries) +
+              " at offset " + std::to_string(end.cd_offset + pos),
           "a central header (PK\\1\\2) per entry the EOCD counts");
       return false;
     }
     std::uint64_t n = le16(p + 28), x = le16(p + 30), c = le16(p + 32);
     if (cd.size() - pos - kCentralSize < n + x + c) {
       add(out, "Z1", Severity::Error, "",
-          "central header " + num(i + 1) + " runs past the end of the central directory",
+          "central header " + std::to_string(i + 1) + " runs past the end of the central directory",
           "headers inside the central directory's declared size");
       return false;
     }
     if ((name_bytes += n) > limits.max_name_bytes) {
       add(out, "Z1", Severity::Error, "",
-          "member names total more than " + num(limits.max_name_bytes) + " bytes by entry " + num(i + 1),
-          "at most " + num(limits.max_name_bytes) + " bytes of member names");
+          "member names total more than " + std::to_string(limits.max_name_bytes) + " bytes by entry " +
+              std::to_string(i + 1),
+          "at most " + std::to_string(limits.max_name_bytes) + " bytes of member names");
       return false;
     }
     Entry e = decode_header(p);
@@ -225,7 +227,8 @@ bool parse_central_directory(binary::ByteSource& file, const EndRecord& end, con
   }
   if (pos != cd.size())
     add(out, "Z1", Severity::Error, "",
-        num(cd.size() - pos) + " bytes in the central directory after its " + num(end.entries) + " entries",
+        std::to_string(cd.size() - pos) + " bytes in the central directory after its " + std::to_string(end.entries) +
+            " entries",
         "a central directory exactly as long as the EOCD declares");
   check_name_collisions(entries, out);
   return true;

@@ -20,6 +20,10 @@ constexpr std::uint64_t kLocatorSize = 20;
 constexpr std::uint64_t kEocd64Size = 56;  // ZIP64 EOCD without extensible data
 constexpr std::uint64_t kMaxComment = 0xFFFF;
 
+// A 16- or 32-bit field holding all ones: the real value is in the ZIP64
+// extra field or end record.
+constexpr std::uint16_t kZip64Marker16 = 0xFFFF;
+constexpr std::uint32_t kZip64Marker32 = 0xFFFFFFFF;
 constexpr std::uint16_t kExtraZip64 = 0x0001;
 constexpr std::uint16_t kExtraUnicodePath = 0x7075;
 

@@ -19,13 +19,10 @@ using namespace format;
 
 namespace {
 
-constexpr std::uint32_t k32 = 0xFFFFFFFF;
 // Bit 3 may legitimately be set in the local header only: it tells a
 // streaming reader to look for a descriptor, which the central directory
 // no longer needs (malo's accept/data_descriptor.zip does exactly that).
 constexpr std::uint16_t kCompared = kFlagEncrypted | kFlagUtf8;
-
-std::string num(std::uint64_t v) { return std::to_string(v); }
 
 struct Local {
   std::uint16_t flags = 0, method = 0;
@@ -69,7 +66,7 @@ void local_extras(Local& l, const Entry& e, Findings& out) {
     l.zip64 = true;
     std::uint16_t at = 0;
     for (auto* v : {&l.usize, &l.csize})
-      if (*v == k32 && f.size >= at + 8) {
+      if (*v == kZip64Marker32 && f.size >= at + 8) {
         *v = le64(p + at);
         at += 8;
       }
@@ -87,8 +84,9 @@ void compare_sizes(const Local& l, const Entry& e, EntryState& st, Findings& out
   };
   if (differs(l.crc, e.crc32) || differs(l.csize, e.compressed_size) || differs(l.usize, e.uncompressed_size)) {
     add(out, "Z2", Severity::Error, e.name,
-        "local header says CRC-32 " + num(l.crc) + ", sizes " + num(l.csize) + "/" + num(l.usize) +
-            "; central directory says " + num(e.crc32) + ", " + num(e.compressed_size) + "/" + num(e.uncompressed_size),
+        "local header says CRC-32 " + std::to_string(l.crc) + ", sizes " + std::to_string(l.csize) + "/" +
+            std::to_string(l.usize) + "; central directory says " + std::to_string(e.crc32) + ", " +
+            std::to_string(e.compressed_size) + "/" + std::to_string(e.uncompressed_size),
         "the same CRC-32 and sizes in both headers");
     st.refuse = "local header and central directory disagree on CRC-32 or sizes";
   }
@@ -102,7 +100,7 @@ std::uint64_t check_descriptor(binary::ByteSource& file, const Entry& e, const L
   std::uint8_t d[24] = {};
   std::uint64_t avail = std::min<std::uint64_t>(24, file.size() > at ? file.size() - at : 0);
   if (avail < 12 || !file.read(at, d, avail)) {
-    add(out, "Z2", Severity::Error, e.name, "data descriptor missing at offset " + num(at),
+    add(out, "Z2", Severity::Error, e.name, "data descriptor missing at offset " + std::to_string(at),
         "a data descriptor after the member's data (flag bit 3)");
     return 0;
   }
@@ -115,8 +113,9 @@ std::uint64_t check_descriptor(binary::ByteSource& file, const Entry& e, const L
   std::uint64_t us = wide ? le64(d + sig + 12) : le32(d + sig + 8);
   if (crc != e.crc32 || cs != e.compressed_size || us != e.uncompressed_size)
     add(out, "Z2", Severity::Error, e.name,
-        "data descriptor says CRC-32 " + num(crc) + ", sizes " + num(cs) + "/" + num(us) + "; central directory says " +
-            num(e.crc32) + ", " + num(e.compressed_size) + "/" + num(e.uncompressed_size),
+        "data descriptor says CRC-32 " + std::to_string(crc) + ", sizes " + std::to_string(cs) + "/" +
+            std::to_string(us) + "; central directory says " + std::to_string(e.crc32) + ", " +
+            std::to_string(e.compressed_size) + "/" + std::to_string(e.uncompressed_size),
         "the data descriptor to match the central directory");
   return len;
 }
@@ -125,7 +124,7 @@ std::uint64_t check_descriptor(binary::ByteSource& file, const Entry& e, const L
 Span check_member(binary::ByteSource& file, const EndRecord& end, Entry& e, EntryState& st, long i, Findings& out) {
   Local l;
   if (!read_local(file, e.local_header_offset, l)) {
-    add(out, "Z3", Severity::Error, e.name, "no local header at offset " + num(e.local_header_offset),
+    add(out, "Z3", Severity::Error, e.name, "no local header at offset " + std::to_string(e.local_header_offset),
         "a local header (PK\\3\\4) where the central directory points");
     st.refuse = "missing local header";
     return {e.local_header_offset, e.local_header_offset, -1};
@@ -135,8 +134,8 @@ Span check_member(binary::ByteSource& file, const EndRecord& end, Entry& e, Entr
         "the central directory's name '" + e.name + "'");
   if (l.method != e.method || (l.flags & kCompared) != (e.flags & kCompared)) {
     add(out, "Z1", Severity::Error, e.name,
-        "local header has method " + num(l.method) + ", flags " + num(l.flags) + "; central directory has " +
-            num(e.method) + ", " + num(e.flags),
+        "local header has method " + std::to_string(l.method) + ", flags " + std::to_string(l.flags) +
+            "; central directory has " + std::to_string(e.method) + ", " + std::to_string(e.flags),
         "the same method and flags in both headers");
     st.refuse = "local header and central directory disagree on method or flags";
   }
@@ -149,8 +148,8 @@ Span check_member(binary::ByteSource& file, const EndRecord& end, Entry& e, Entr
   std::uint64_t data_end = e.data_offset + e.compressed_size;
   if (e.compressed_size > end.cd_offset || e.data_offset > end.cd_offset - e.compressed_size) {
     add(out, "Z1", Severity::Error, e.name,
-        "member data [" + num(e.data_offset) + ", +" + num(e.compressed_size) +
-            ") runs into the central directory at offset " + num(end.cd_offset),
+        "member data [" + std::to_string(e.data_offset) + ", +" + std::to_string(e.compressed_size) +
+            ") runs into the central directory at offset " + std::to_string(end.cd_offset),
         "member data before the central directory");
     st.refuse = "member data runs past the end of the member area";
     return {e.local_header_offset, e.data_offset, i};
@@ -162,12 +161,13 @@ void report_gap(binary::ByteSource& file, std::uint64_t from, std::uint64_t to, 
   Local l;
   if (read_local(file, from, l)) {
     add(out, "Z3", Severity::Error, l.name,
-        "local header for '" + l.name + "' at offset " + num(from) + " is not listed in the central directory",
+        "local header for '" + l.name + "' at offset " + std::to_string(from) +
+            " is not listed in the central directory",
         "every local header listed in the central directory");
     return;
   }
-  std::string what = from == 0 ? num(to) + " bytes before the first record"
-                               : num(to - from) + " unaccounted bytes at offset " + num(from);
+  std::string what = from == 0 ? std::to_string(to) + " bytes before the first record"
+                               : std::to_string(to - from) + " unaccounted bytes at offset " + std::to_string(from);
   add(out, "Z1", Severity::Strict, "", what,
       "records back to back from offset 0 to the EOCD (PyPI: unknown record signature)");
 }
@@ -185,8 +185,8 @@ void check_tiling(binary::ByteSource& file, std::vector<Span> spans, std::vector
     if (s.start > cursor) report_gap(file, cursor, s.start, out);
     if (s.start < cursor && last) {
       add(out, "Z1", Severity::Error, s.index >= 0 ? entries[s.index].name : "",
-          span_name(s, entries) + " at offset " + num(s.start) + " overlaps " + span_name(*last, entries) +
-              " (ends at " + num(cursor) + ")",
+          span_name(s, entries) + " at offset " + std::to_string(s.start) + " overlaps " + span_name(*last, entries) +
+              " (ends at " + std::to_string(cursor) + ")",
           "records that do not overlap (overlapping members are a zip-bomb technique)");
       for (long k : {s.index, last->index})
         if (k >= 0) states[k].refuse = "member data overlaps another record";

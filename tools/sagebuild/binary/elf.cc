@@ -10,6 +10,7 @@
 
 #include "sagebuild/binary/elf_string_table.h"
 #include "sagebuild/binary/le.h"
+#include "sagebuild/binary/unreadable.h"
 #include "sagebuild/common/text.h"
 
 namespace sb::binary {
@@ -21,12 +22,6 @@ constexpr std::uint32_t kShtVerneed = 0x6ffffffe, kShtVersym = 0x6fffffff;
 constexpr std::int64_t kDtNeeded = 1, kDtSoname = 14, kDtRpath = 15, kDtRunpath = 29;
 constexpr std::uint32_t kNtGnuProperty = 5;
 constexpr std::uint32_t kX86IsaNeeded = 0xc0008002;  // GNU_PROPERTY_X86_ISA_1_NEEDED
-
-std::string num(std::uint64_t v) { return std::to_string(v); }
-
-void b1(Findings& out, std::string msg, std::string expected = {}) {
-  add(out, "P8", Severity::Error, "", std::move(msg), std::move(expected));
-}
 
 std::vector<std::string> split_path(const std::string& s) {
   std::vector<std::string> out;
@@ -49,12 +44,12 @@ class ElfParser {
     ElfInfo& info = f_.info_;
     info.ident = identify_elf(src_);
     if (!info.ident.is_elf) {
-      b1(out_, "not an ELF file (no \\x7fELF magic)", "an ELF64 little-endian shared object");
+      unreadable(out_, "not an ELF file (no \\x7fELF magic)", "an ELF64 little-endian shared object");
       return false;
     }
     if (!info.ident.is_64 || !info.ident.little_endian || (src_.size() < 64)) {
-      b1(out_, info.ident.describe() + (src_.size() < 64 ? ", truncated header" : "") + " is not supported",
-         "an ELF64 little-endian file");
+      unreadable(out_, info.ident.describe() + (src_.size() < 64 ? ", truncated header" : "") + " is not supported",
+                 "an ELF64 little-endian file");
       return false;
     }
     read_sections();
@@ -75,8 +70,8 @@ class ElfParser {
 
   bool load_strings(const ElfSection* s, StringTable& t, const char* what) {
     if (s && t.load(src_, *s, lim_.max_string_table)) return true;
-    b1(out_, std::string("unreadable string table for ") + what,
-       "a string table inside the file and under " + num(lim_.max_string_table) + " bytes");
+    unreadable(out_, std::string("unreadable string table for ") + what,
+               "a string table inside the file and under " + std::to_string(lim_.max_string_table) + " bytes");
     return false;
   }
 
@@ -85,10 +80,10 @@ class ElfParser {
              std::uint64_t& n) {
     n = s.size / entsize;
     if (n > cap || !in_bounds(s.offset, s.size, src_.size())) {
-      b1(out_,
-         "section " + clip(s.name) + " (" + num(s.size) + " bytes at " + num(s.offset) +
-             ") is out of bounds or over the limit of " + num(cap) + " entries",
-         "tables inside the file");
+      unreadable(out_,
+                 "section " + clip(s.name) + " (" + std::to_string(s.size) + " bytes at " + std::to_string(s.offset) +
+                     ") is out of bounds or over the limit of " + std::to_string(cap) + " entries",
+                 "tables inside the file");
       n = 0;
       return false;
     }
@@ -106,18 +101,20 @@ class ElfParser {
     std::uint64_t shoff = le64(h + 40);
     std::uint64_t shnum = le16(h + 60), shstrndx = le16(h + 62);
     if (shoff == 0) return;
-    if (le16(h + 58) != 64) return b1(out_, "section header size " + num(le16(h + 58)), "64");
+    if (le16(h + 58) != 64) return unreadable(out_, "section header size " + std::to_string(le16(h + 58)), "64");
     std::uint8_t first[64];
-    if (!src_.read(shoff, first, 64)) return b1(out_, "section headers at " + num(shoff) + " lie outside the file");
+    if (!src_.read(shoff, first, 64))
+      return unreadable(out_, "section headers at " + std::to_string(shoff) + " lie outside the file");
     if (shnum == 0) shnum = le64(first + 32);  // extended numbering
     if (shstrndx == 0xffff) shstrndx = le32(first + 40);
     if (shnum > lim_.max_sections || !in_bounds(shoff, shnum * 64, src_.size()))
-      return b1(out_, num(shnum) + " section headers at offset " + num(shoff) + " do not fit the file",
-                "section headers inside the file");
+      return unreadable(
+          out_, std::to_string(shnum) + " section headers at offset " + std::to_string(shoff) + " do not fit the file",
+          "section headers inside the file");
     if (!f_.charge(shnum * (64 + sizeof(ElfSection)), out_)) return;
     std::vector<std::uint8_t> raw(shnum * 64);
     if (!src_.read(shoff, raw.data(), raw.size()))
-      return b1(out_, "section headers at offset " + num(shoff) + " are unreadable");
+      return unreadable(out_, "section headers at offset " + std::to_string(shoff) + " are unreadable");
     auto& secs = f_.info_.sections;
     std::vector<std::uint32_t> name_offsets;
     for (std::uint64_t i = 0; i < shnum; ++i) {
@@ -222,13 +219,13 @@ class ElfParser {
     std::uint64_t at = 0, steps = 0;
     auto step = [&] {
       if (steps++ < lim_.max_verneed_entries) return true;
-      b1(out_, ".gnu.version_r holds more than " + num(lim_.max_verneed_entries) + " entries",
-         "a version-needs chain of ordinary length");
+      unreadable(out_, ".gnu.version_r holds more than " + std::to_string(lim_.max_verneed_entries) + " entries",
+                 "a version-needs chain of ordinary length");
       return false;
     };
     for (std::uint64_t k = 0; k < vr->info; ++k) {
       if (!step()) return;
-      if (!in_bounds(at, 16, buf.size())) return b1(out_, ".gnu.version_r entry runs past its section");
+      if (!in_bounds(at, 16, buf.size())) return unreadable(out_, ".gnu.version_r entry runs past its section");
       const std::uint8_t* p = &buf[at];
       auto file = strs.at(le32(p + 4));
       if (!file) return;
@@ -237,7 +234,7 @@ class ElfParser {
       std::uint64_t aux = at + le32(p + 8);
       for (std::uint16_t j = 0; j < le16(p + 2); ++j) {
         if (!step()) return;
-        if (!in_bounds(aux, 16, buf.size())) return b1(out_, ".gnu.version_r aux entry runs past its section");
+        if (!in_bounds(aux, 16, buf.size())) return unreadable(out_, ".gnu.version_r aux entry runs past its section");
         auto name = strs.at(le32(&buf[aux + 8]));
         if (!name) return;
         need.versions.push_back(*name);
@@ -261,7 +258,7 @@ class ElfParser {
     for (const auto& s : f_.info_.sections)
       if (s.type == kShtNote && s.name == ".note.gnu.property") notes.push_back(&s);
     if (notes.size() > lim_.max_property_notes) {
-      b1(out_, num(notes.size()) + " .note.gnu.property sections", "one");
+      unreadable(out_, std::to_string(notes.size()) + " .note.gnu.property sections", "one");
       notes.resize(lim_.max_property_notes);
     }
     std::sort(notes.begin(), notes.end(),
@@ -316,9 +313,10 @@ bool ElfFile::charge(std::uint64_t bytes, Findings& out) const {
     return true;
   }
   if (!overspent_)
-    b1(out,
-       "the ELF's tables and names need more than " + num(limits_.max_memory) + " bytes; the rest of them is not read",
-       "tables of ordinary size");
+    unreadable(out,
+               "the ELF's tables and names need more than " + std::to_string(limits_.max_memory) +
+                   " bytes; the rest of them is not read",
+               "tables of ordinary size");
   overspent_ = true;
   return false;
 }

@@ -18,8 +18,6 @@ constexpr std::uint64_t kFlagLz4 = 0x2000, kFlagZstd = 0x8000;
 constexpr std::uint64_t kFlagArchSpecific = 0x100000, kFlagFamily = 0x200000;
 constexpr std::uint8_t kStoEntry = 0x10;
 
-std::string num(std::uint64_t v) { return std::to_string(v); }
-
 void b2(Findings& out, std::string msg, std::string expected = {}) {
   add(out, "P12", Severity::Error, "", std::move(msg), std::move(expected));
 }
@@ -51,26 +49,26 @@ bool parse_container(ByteSource& src, std::uint64_t at, std::uint64_t end, std::
   while (at < end) {
     std::uint8_t h[kMinEntryHeader];
     if (end - at < kMinEntryHeader || !src.read(at, h, sizeof h)) {
-      b2(out, "fatbin entry header at offset " + num(at) + " runs past its container",
+      b2(out, "fatbin entry header at offset " + std::to_string(at) + " runs past its container",
          "64-byte entry headers inside the container");
       return false;
     }
     std::uint64_t hs = le32(h + 4), padded = le64(h + 8);
     if (hs < kMinEntryHeader || hs > end - at || padded > end - at - hs) {
       b2(out,
-         "fatbin entry at offset " + num(at) + " declares header " + num(hs) + " and payload " + num(padded) +
-             " bytes, past its container's end at " + num(end),
+         "fatbin entry at offset " + std::to_string(at) + " declares header " + std::to_string(hs) + " and payload " +
+             std::to_string(padded) + " bytes, past its container's end at " + std::to_string(end),
          "entries inside their container");
       return false;
     }
     if (entries.size() >= lim.max_entries) {
-      b2(out, "more than " + num(lim.max_entries) + " fatbin entries", "fewer entries");
+      b2(out, "more than " + std::to_string(lim.max_entries) + " fatbin entries", "fewer entries");
       return false;
     }
     FatbinEntry e = decode_entry(h, at, hs);
     if (e.payload_size > padded) {
-      b2(out, "fatbin entry at offset " + num(at) + ": compressed size " + num(e.payload_size) +
-                  " exceeds its payload of " + num(padded) + " bytes");
+      b2(out, "fatbin entry at offset " + std::to_string(at) + ": compressed size " + std::to_string(e.payload_size) +
+                  " exceeds its payload of " + std::to_string(padded) + " bytes");
       return false;
     }
     entries.push_back(e);
@@ -85,9 +83,9 @@ bool decompress(const std::string& in, const FatbinEntry& e, std::string& out, s
     // buffer is allocated.
     unsigned long long framed = ZSTD_getFrameContentSize(in.data(), in.size());
     if (framed != ZSTD_CONTENTSIZE_UNKNOWN && framed != e.uncompressed_size) {
-      error = framed == ZSTD_CONTENTSIZE_ERROR
-                  ? std::string("zstd: not a zstd frame")
-                  : "zstd frame holds " + num(framed) + " bytes, header says " + num(e.uncompressed_size);
+      error = framed == ZSTD_CONTENTSIZE_ERROR ? std::string("zstd: not a zstd frame")
+                                               : "zstd frame holds " + std::to_string(framed) + " bytes, header says " +
+                                                     std::to_string(e.uncompressed_size);
       return false;
     }
     out.assign(e.uncompressed_size, '\0');
@@ -107,7 +105,8 @@ bool decompress(const std::string& in, const FatbinEntry& e, std::string& out, s
     out.resize(static_cast<std::size_t>(n));
   }
   if (out.size() != e.uncompressed_size) {
-    error = "decompressed to " + num(out.size()) + " bytes, header says " + num(e.uncompressed_size);
+    error =
+        "decompressed to " + std::to_string(out.size()) + " bytes, header says " + std::to_string(e.uncompressed_size);
     return false;
   }
   return true;
@@ -125,7 +124,9 @@ bool runs(const std::set<CudaArch>& have, CudaArch t, bool ptx) {
 
 }  // namespace
 
-std::string CudaArch::str() const { return num(number) + (variant ? std::string(1, variant) : std::string()); }
+std::string CudaArch::str() const {
+  return std::to_string(number) + (variant ? std::string(1, variant) : std::string());
+}
 
 std::string FatbinEntry::arch_name() const { return (kind == FatbinKind::Ptx ? "compute_" : "sm_") + arch.str(); }
 
@@ -133,7 +134,7 @@ std::vector<FatbinEntry> parse_fatbin_section(ByteSource& src, std::uint64_t off
                                               FatbinLimits limits) {
   std::vector<FatbinEntry> entries;
   if (!in_bounds(offset, size, src.size())) {
-    b2(out, "fatbin section [" + num(offset) + ", +" + num(size) + ") lies outside the file");
+    b2(out, "fatbin section [" + std::to_string(offset) + ", +" + std::to_string(size) + ") lies outside the file");
     return entries;
   }
   std::uint64_t at = offset, end = offset + size;
@@ -146,7 +147,9 @@ std::vector<FatbinEntry> parse_fatbin_section(ByteSource& src, std::uint64_t off
     }
     std::uint64_t hs = le16(h + 6), body = le64(h + 8);
     if (hs < kContainerHeader || hs > end - at || body > end - at - hs) {
-      b2(out, "fatbin container at offset " + num(at) + " declares " + num(body) + " bytes, past the section's end",
+      b2(out,
+         "fatbin container at offset " + std::to_string(at) + " declares " + std::to_string(body) +
+             " bytes, past the section's end",
          "containers inside the section");
       break;
     }
@@ -159,12 +162,13 @@ std::vector<FatbinEntry> parse_fatbin_section(ByteSource& src, std::uint64_t off
 bool fatbin_payload(ByteSource& src, const FatbinEntry& e, std::uint64_t max_bytes, std::string& out,
                     std::string& error, std::uint64_t max_ratio) {
   if (e.uncompressed_size > max_bytes || e.payload_size > max_bytes) {
-    error = "entry of " + num(e.uncompressed_size) + " bytes exceeds the limit of " + num(max_bytes);
+    error =
+        "entry of " + std::to_string(e.uncompressed_size) + " bytes exceeds the limit of " + std::to_string(max_bytes);
     return false;
   }
   if (e.compressed() && e.uncompressed_size / max_ratio > e.payload_size) {
-    error = "entry claims " + num(e.uncompressed_size) + " bytes from " + num(e.payload_size) +
-            " compressed, more than " + num(max_ratio) + " times as many";
+    error = "entry claims " + std::to_string(e.uncompressed_size) + " bytes from " + std::to_string(e.payload_size) +
+            " compressed, more than " + std::to_string(max_ratio) + " times as many";
     return false;
   }
   std::string raw(e.payload_size, '\0');
@@ -222,14 +226,15 @@ CudaCoverage cuda_coverage_of(ByteSource& src, std::uint64_t offset, std::uint64
     if (e.kind == FatbinKind::Other) continue;
     if (e.uncompressed_size > limits.max_total - std::min(total, limits.max_total)) {
       b2(out,
-         "fatbin entries decompress to more than " + num(limits.max_total) + " bytes; " + e.arch_name() +
-             " at offset " + num(e.payload_offset) + " and the rest are not read",
+         "fatbin entries decompress to more than " + std::to_string(limits.max_total) + " bytes; " + e.arch_name() +
+             " at offset " + std::to_string(e.payload_offset) + " and the rest are not read",
          "a fatbin of ordinary size");
       break;
     }
     std::string payload, error;
     if (!fatbin_payload(src, e, limits.max_payload, payload, error, limits.max_ratio)) {
-      b2(out, e.arch_name() + " entry at offset " + num(e.payload_offset) + ": " + error, "a readable fatbin entry");
+      b2(out, e.arch_name() + " entry at offset " + std::to_string(e.payload_offset) + ": " + error,
+         "a readable fatbin entry");
       continue;
     }
     total += payload.size();
@@ -239,14 +244,15 @@ CudaCoverage cuda_coverage_of(ByteSource& src, std::uint64_t offset, std::uint64
         sass ? cubin_kernels(payload, out) : ptx_kernels(payload, limits.max_kernel_names, &cut);
     if (cut)
       b2(out,
-         e.arch_name() + " entry at offset " + num(e.payload_offset) + ": more than " + num(limits.max_kernel_names) +
-             " bytes of PTX kernel names; the rest are not listed",
+         e.arch_name() + " entry at offset " + std::to_string(e.payload_offset) + ": more than " +
+             std::to_string(limits.max_kernel_names) + " bytes of PTX kernel names; the rest are not listed",
          "a fatbin of ordinary size");
     for (const std::string& k : found) {
       auto it = cov.kernels.find(k);
       if (it == cov.kernels.end()) {
         if ((names += k.size()) > limits.max_kernel_names) {
-          b2(out, "more than " + num(limits.max_kernel_names) + " bytes of kernel names; the rest are not listed",
+          b2(out,
+             "more than " + std::to_string(limits.max_kernel_names) + " bytes of kernel names; the rest are not listed",
              "a fatbin of ordinary size");
           return cov;
         }

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "sagebuild/binary/le.h"
+#include "sagebuild/binary/unreadable.h"
 
 namespace sb::binary {
 
@@ -12,12 +13,6 @@ constexpr std::uint16_t kPe32 = 0x10b, kPe32Plus = 0x20b;
 constexpr std::uint16_t kDllFlag = 0x2000;
 constexpr int kImportDir = 1, kDelayImportDir = 13;
 constexpr std::size_t kMaxName = 512;
-
-std::string num(std::uint64_t v) { return std::to_string(v); }
-
-void b1(Findings& out, std::string msg, std::string expected = {}) {
-  add(out, "P8", Severity::Error, "", std::move(msg), std::move(expected));
-}
 
 void name_machine(PeInfo& info) {
   switch (info.machine_code) {
@@ -50,13 +45,13 @@ class PeParser {
   bool run() {
     std::uint8_t dos[64];
     if (!src_.read(0, dos, sizeof dos) || dos[0] != 'M' || dos[1] != 'Z') {
-      b1(out_, "not a PE image (no MZ header)", "a Windows DLL/.pyd");
+      unreadable(out_, "not a PE image (no MZ header)", "a Windows DLL/.pyd");
       return false;
     }
     std::uint64_t pe = le32(dos + 0x3c);
     std::uint8_t coff[24];
     if (!src_.read(pe, coff, sizeof coff) || le32(coff) != 0x00004550) {
-      b1(out_, "MZ file without a PE signature at offset " + num(pe), "\"PE\\0\\0\" at e_lfanew");
+      unreadable(out_, "MZ file without a PE signature at offset " + std::to_string(pe), "\"PE\\0\\0\" at e_lfanew");
       return false;
     }
     PeInfo& info = f_.info_;
@@ -73,8 +68,8 @@ class PeParser {
  private:
   bool read_sections(std::uint64_t at, std::uint64_t n, std::uint64_t symtab, std::uint64_t nsyms) {
     if (n > lim_.max_sections || !in_bounds(at, n * 40, src_.size())) {
-      b1(out_, num(n) + " section headers at offset " + num(at) + " do not fit the file",
-         "at most " + num(lim_.max_sections) + " sections inside the file");
+      unreadable(out_, std::to_string(n) + " section headers at offset " + std::to_string(at) + " do not fit the file",
+                 "at most " + std::to_string(lim_.max_sections) + " sections inside the file");
       return false;
     }
     for (std::uint64_t i = 0; i < n; ++i) {
@@ -120,7 +115,7 @@ class PeParser {
     if (size < 2 || !src_.read(opt, magic, 2)) return;
     std::uint16_t m = le16(magic);
     if (m != kPe32 && m != kPe32Plus)
-      return b1(out_, "optional header magic " + num(m), "0x10b (PE32) or 0x20b (PE32+)");
+      return unreadable(out_, "optional header magic " + std::to_string(m), "0x10b (PE32) or 0x20b (PE32+)");
     PeInfo& info = f_.info_;
     info.pe32_plus = m == kPe32Plus;
     std::uint64_t count_at = info.pe32_plus ? 108 : 92, dirs = count_at + 4;
@@ -147,18 +142,19 @@ class PeParser {
                     const char* what) {
     std::uint64_t at, room;
     if (!f_.rva_to_offset(rva, at, &room))
-      return b1(out_, std::string(what) + " directory RVA " + num(rva) + " maps to no section");
+      return unreadable(out_, std::string(what) + " directory RVA " + std::to_string(rva) + " maps to no section");
     for (std::uint64_t i = 0;; ++i) {
       std::uint8_t d[32] = {};
       if (i >= lim_.max_imports || (i + 1) * size > room || !src_.read(at + i * size, d, size))
-        return b1(out_, std::string(what) + " directory has no terminating entry", "an all-zero descriptor at the end");
+        return unreadable(out_, std::string(what) + " directory has no terminating entry",
+                          "an all-zero descriptor at the end");
       bool zero = true;
       for (std::uint64_t k = 0; k < size; ++k) zero = zero && d[k] == 0;
       if (zero) return;
       std::uint64_t name_off;
       std::string name;
       if (!f_.rva_to_offset(le32(d + name_at), name_off) || !c_string(name_off, name))
-        return b1(out_, std::string(what) + " " + num(i) + " has an unreadable DLL name");
+        return unreadable(out_, std::string(what) + " " + std::to_string(i) + " has an unreadable DLL name");
       names.push_back(name);
     }
   }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace sb {
 
@@ -16,6 +17,12 @@ struct SourceLocation {
 };
 
 // Bad command-line usage: exit code 2.
+// The `std::string* why` out-parameter of the parsers that return an empty
+// std::optional on bad input: records the reason when the caller asked for it.
+inline void set_why(std::string* why, std::string message) {
+  if (why) *why = std::move(message);
+}
+
 class UsageError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

@@ -12,6 +12,26 @@
 
 namespace sb {
 
+// ASCII whitespace as C's isspace() has it in the "C" locale: space, \t, \n, \v, \f, \r.
+constexpr bool is_ascii_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+// `s` without its leading and trailing ASCII whitespace.
+constexpr std::string_view trim_ascii_space(std::string_view s) {
+  while (!s.empty() && is_ascii_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_ascii_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// Whether `s` is one or more of the ASCII digits 0-9.
+constexpr bool all_ascii_digits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
 // Strict RFC 3629 UTF-8: no overlongs, no surrogates, nothing above U+10FFFF.
 bool is_valid_utf8(std::string_view s);
 

@@ -90,3 +90,16 @@ TEST_CASE("PrintableLines: build output reaches the terminal escaped, line by li
   std::string flood(PrintableLines::kMaxHeldLine + 10, 'a');
   CHECK(lines.feed(flood).size() == flood.size());
 }
+
+TEST_CASE("ASCII whitespace and digits: the C locale's, nothing else") {
+  for (char c : std::string(" \t\n\v\f\r")) CHECK(sb::is_ascii_space(c));
+  CHECK_FALSE(sb::is_ascii_space('\0'));
+  CHECK_FALSE(sb::is_ascii_space('\xa0'));  // a Latin-1 no-break space byte is not ASCII whitespace
+  CHECK(sb::trim_ascii_space(" \t 1.0 \r\n") == "1.0");
+  CHECK(sb::trim_ascii_space("\f\v") == "");
+  CHECK(sb::trim_ascii_space("a b") == "a b");
+  CHECK(sb::all_ascii_digits("0123456789"));
+  CHECK_FALSE(sb::all_ascii_digits(""));
+  CHECK_FALSE(sb::all_ascii_digits("12a"));
+  CHECK_FALSE(sb::all_ascii_digits("\xd9\xa3"));  // ARABIC-INDIC DIGIT THREE is not an ASCII digit
+}

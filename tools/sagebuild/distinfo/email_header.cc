@@ -13,7 +13,9 @@ bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
-static std::string_view trim(std::string_view s) {
+// A header value without its folding blanks: spaces and tabs in front, and a
+// stray CR of a CRLF file behind.
+static std::string_view trim_field_value(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
   return s;
@@ -119,10 +121,10 @@ EmailHeader parse_email_header(std::string_view text) {
         problem(out, cur.number, "continuation line without a field before it (pip drops it)");
         continue;
       }
-      if (trim(line).empty()) continue;  // blanks: nothing to add
+      if (trim_field_value(line).empty()) continue;  // blanks: nothing to add
       auto& v = out.fields.back().value;
       v += '\n';
-      v += trim(line);
+      v += trim_field_value(line);
       continue;
     }
     in_field = false;
@@ -157,7 +159,8 @@ EmailHeader parse_email_header(std::string_view text) {
       continue;
     }
     std::size_t colon = line.find(':');
-    out.fields.push_back({std::string(line.substr(0, colon)), std::string(trim(line.substr(colon + 1))), cur.number});
+    out.fields.push_back(
+        {std::string(line.substr(0, colon)), std::string(trim_field_value(line.substr(colon + 1))), cur.number});
     in_field = true;
   }
   std::stable_sort(out.problems.begin(), out.problems.end(),

@@ -11,7 +11,8 @@ namespace sb::distinfo {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
+// An INI value or line without its blanks (a CRLF file leaves a CR).
+std::string_view trim_blanks(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
   return s;
@@ -78,19 +79,19 @@ bool script_name_stays_inside(std::string_view name) {
 }
 
 bool is_valid_entry_point_value(std::string_view value, bool require_attr) {
-  value = trim(value);
+  value = trim_blanks(value);
   std::size_t bracket = value.find('[');
   std::string_view extras;
   if (bracket != std::string_view::npos) {
-    extras = trim(value.substr(bracket));
-    value = trim(value.substr(0, bracket));
+    extras = trim_blanks(value.substr(bracket));
+    value = trim_blanks(value.substr(0, bracket));
     if (extras.size() < 2 || extras.back() != ']') return false;
   }
   std::size_t colon = value.find(':');
-  std::string_view module = trim(value.substr(0, colon));
+  std::string_view module = trim_blanks(value.substr(0, colon));
   if (!is_word_or(module, ".")) return false;
   if (colon == std::string_view::npos) return !require_attr;
-  return is_word_or(trim(value.substr(colon + 1)), ".");
+  return is_word_or(trim_blanks(value.substr(colon + 1)), ".");
 }
 
 EntryPointsParse parse_entry_points(std::string_view text, std::string_view member, std::size_t max_entries) {
@@ -110,7 +111,7 @@ EntryPointsParse parse_entry_points(std::string_view text, std::string_view memb
     std::string_view raw = text.substr(pos, end - pos);
     pos = end + 1;
     ++line_no;
-    std::string_view line = trim(raw);
+    std::string_view line = trim_blanks(raw);
     if (line.empty() || line.front() == '#' || line.front() == ';') continue;
     bool bad_header = line.front() == '[' && (line.back() != ']' || line.size() < 3);
     bool bad_line = line.front() != '[' && (line.find('=') == std::string_view::npos || group.empty());
@@ -122,7 +123,7 @@ EntryPointsParse parse_entry_points(std::string_view text, std::string_view memb
             "[section]");
         continue;
       }
-      group = std::string(trim(line.substr(1, line.size() - 2)));
+      group = std::string(trim_blanks(line.substr(1, line.size() - 2)));
       continue;
     }
     std::size_t eq = line.find('=');
@@ -136,7 +137,8 @@ EntryPointsParse parse_entry_points(std::string_view text, std::string_view memb
       ++skipped;
       continue;
     }
-    EntryPoint ep{group, std::string(trim(line.substr(0, eq))), std::string(trim(line.substr(eq + 1))), line_no};
+    EntryPoint ep{group, std::string(trim_blanks(line.substr(0, eq))), std::string(trim_blanks(line.substr(eq + 1))),
+                  line_no};
     auto [it, fresh] = seen.emplace(std::make_pair(ep.group, ep.name), line_no);
     if (!fresh)  // configparser (strict) refuses a repeated option in one section
       add(out.findings, "E1", Severity::Strict, m,

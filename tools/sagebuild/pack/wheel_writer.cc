@@ -16,10 +16,6 @@ namespace sb::pack {
 
 namespace {
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 std::string record_hash(const Digest256& d) { return "sha256=" + urlsafe_b64_nopad(d); }
 
 // Hash and size of a payload file, streamed for files on disk.
@@ -45,7 +41,7 @@ void validate_payload(const std::vector<PayloadFile>& payload, const std::string
   std::set<std::string> seen;
   for (const auto& f : payload) {
     const auto& n = f.archive_name;
-    bool dotdot = n == ".." || n.rfind("../", 0) == 0 || n.find("/../") != std::string::npos || ends_with(n, "/..");
+    bool dotdot = n == ".." || n.rfind("../", 0) == 0 || n.find("/../") != std::string::npos || n.ends_with("/..");
     if (n.empty() || n.front() == '/' || n.back() == '/' || n.find('\\') != std::string::npos || dotdot)
       throw UsageError("payload name '" + n + "' is not a relative '/'-separated file path without '..'");
     if (n.compare(0, dist_info.size() + 1, dist_info + "/") == 0)
@@ -88,8 +84,8 @@ static bool is_versioned_so(std::string_view n) {
 }
 
 std::uint32_t default_mode(std::string_view n) {
-  bool shared = ends_with(n, ".so") || is_versioned_so(n) || ends_with(n, ".pyd") || ends_with(n, ".dll") ||
-                ends_with(n, ".dylib");
+  bool shared =
+      n.ends_with(".so") || is_versioned_so(n) || n.ends_with(".pyd") || n.ends_with(".dll") || n.ends_with(".dylib");
   return shared ? 0755 : 0644;
 }
 

@@ -15,8 +15,6 @@ using toolchain::CxxStandard;
 
 namespace {
 
-bool starts_with(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
-
 CxxStandard parse_standard(const std::string& flag, const std::string& origin) {
   if (flag == "-std=c++17") return CxxStandard::cxx17;
   if (flag == "-std=c++20") return CxxStandard::cxx20;
@@ -28,7 +26,7 @@ CxxStandard parse_standard(const std::string& flag, const std::string& origin) {
 std::vector<std::string> host_flags_of(const std::string& flag) {
   std::string list;
   for (const char* prefix : {"-Xcompiler=", "--compiler-options="})
-    if (starts_with(flag, prefix)) list = flag.substr(std::string_view(prefix).size());
+    if (flag.starts_with(prefix)) list = flag.substr(std::string_view(prefix).size());
   std::vector<std::string> out;
   std::size_t start = 0;
   while (!list.empty() && start <= list.size()) {
@@ -57,12 +55,12 @@ bool undefine(std::vector<std::string>& defines, const std::string& flag) {
 // -D (as the compiler would).  False for any other flag, and for a -U with no
 // -D before it, which the caller passes on.
 bool take_standard_or_define(const std::string& flag, const std::string& origin, CompileFlags& f) {
-  if (starts_with(flag, "-std="))
+  if (flag.starts_with("-std="))
     f.standard = parse_standard(flag, origin);
-  else if (starts_with(flag, "-D") && flag.size() > 2)
+  else if (flag.starts_with("-D") && flag.size() > 2)
     f.defines.push_back(flag.substr(2));
   else
-    return starts_with(flag, "-U") && flag.size() > 2 && undefine(f.defines, flag);
+    return flag.starts_with("-U") && flag.size() > 2 && undefine(f.defines, flag);
   return true;
 }
 
@@ -190,7 +188,7 @@ BindingUnit binding_unit(const KernelManifest& m, const matrix::Row& row) {
   }
   // The limited API version is the row's oldest Python, not the manifest's.
   for (const auto& d : m.binding_defines)
-    if (!starts_with(d, "Py_LIMITED_API")) b.flags.defines.push_back(d);
+    if (!d.starts_with("Py_LIMITED_API")) b.flags.defines.push_back(d);
   if (row.abi_mode == wheel::AbiMode::abi3)
     b.flags.defines.push_back("Py_LIMITED_API=" +
                               limited_api_hex(row.pythons.empty() ? row.build_python : row.pythons.front()));

@@ -18,10 +18,6 @@ using matrix::YamlValue;
 
 namespace {
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 std::vector<std::string> strings(const YamlMap& map, std::string_view key) {
   std::vector<std::string> out;
   if (auto value = map.get(key))
@@ -109,13 +105,13 @@ SourceExtension parse_extension(const Located& name, const YamlValue& node) {
   auto sources = map.required("sources");
   for (const Located& s : sources.scalar_list()) {
     std::string path = tree_path(s, "source");
-    if (!ends_with(path, ".cu") && !ends_with(path, ".cpp") && !ends_with(path, ".cc") && !ends_with(path, ".cxx"))
+    if (!path.ends_with(".cu") && !path.ends_with(".cpp") && !path.ends_with(".cc") && !path.ends_with(".cxx"))
       throw ConfigError(s.where, "source '" + clip(path, 120) +
                                      "' is neither CUDA (.cu, compiled by nvcc) nor C++ (.cpp, .cc, .cxx, compiled "
                                      "by the host compiler)");
     e.sources.push_back(path);
   }
-  if (std::none_of(e.sources.begin(), e.sources.end(), [](const std::string& s) { return ends_with(s, ".cu"); }))
+  if (std::none_of(e.sources.begin(), e.sources.end(), [](const std::string& s) { return s.ends_with(".cu"); }))
     sources.fail("extension '" + e.module +
                  "' has no CUDA source (.cu): its archs and symbol_marker describe kernels it would not have");
   read_targets(map, e);

@@ -11,16 +11,11 @@
 
 namespace sb::toolchain {
 
-namespace {
-
-// The last line of the query's output (import-time chatter may precede it).
 std::string last_line(std::string_view text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
   if (auto nl = text.rfind('\n'); nl != std::string_view::npos) text = text.substr(nl + 1);
   return std::string(text);
 }
-
-}  // namespace
 
 std::string_view python_query_script() {
   return R"PY(

@@ -39,6 +39,10 @@ struct PythonInfo {
 // The script run by query_python; prints one JSON object.
 std::string_view python_query_script();
 
+// The last line of a query's output, without its line ending: the answer
+// (import-time chatter may precede it).
+std::string last_line(std::string_view text);
+
 // Parses the script's JSON output; throws UsageError on malformed output.
 PythonInfo parse_python_query(std::string_view json, const std::filesystem::path& executable);
 

@@ -6,6 +6,7 @@
 
 #include "sagebuild/common/error.h"
 #include "sagebuild/run/win_path.h"
+#include "sagebuild/toolchain/python_env.h"
 #include "sagebuild/toolchain/torch.h"
 
 namespace sb::toolchain {
@@ -36,12 +37,6 @@ print(json.dumps(info))
 }
 
 namespace {
-
-std::string last_line(std::string_view text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
-  if (auto nl = text.rfind('\n'); nl != std::string_view::npos) text = text.substr(nl + 1);
-  return std::string(text);
-}
 
 bool has_lib(const std::vector<std::string>& libs, const std::string& name) {
   return std::any_of(libs.begin(), libs.end(), [&](const std::string& l) { return run::win_iequals(l, name); });

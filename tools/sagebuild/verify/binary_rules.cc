@@ -11,8 +11,6 @@ namespace sb::verify {
 
 namespace {
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 // Platform-tag arch spellings that name the same ELF machine.
 std::string normalize_arch(std::string a) {
   if (a == "amd64") return "x86_64";
@@ -31,7 +29,7 @@ std::string dirname(std::string_view m) {
 // Resolves "$ORIGIN/../x" against the member's directory ("" = archive root).
 std::string resolve_origin(const std::string& member, std::string path) {
   for (std::string_view tok : {"${ORIGIN}", "$ORIGIN"})
-    if (starts_with(path, tok))
+    if (path.starts_with(tok))
       path = dirname(member) + path.substr(tok.size());
     else if (path.front() == '/' && tok == "$ORIGIN")
       return "";  // absolute: not inside the wheel
@@ -63,13 +61,13 @@ bool shipped_and_reachable(const BinaryFacts& b, const std::string& lib, const s
 }
 
 bool is_runtime_version(std::string_view v) {
-  return starts_with(v, "GLIBC_") || starts_with(v, "GLIBCXX_") || starts_with(v, "CXXABI_") ||
-         starts_with(v, "GCC_") || starts_with(v, "LIBATOMIC_");
+  return v.starts_with("GLIBC_") || v.starts_with("GLIBCXX_") || v.starts_with("CXXABI_") || v.starts_with("GCC_") ||
+         v.starts_with("LIBATOMIC_");
 }
 
 bool is_cuda_symbol(std::string_view n) {
-  return starts_with(n, "cuda") || starts_with(n, "__cuda") || starts_with(n, "cu") || starts_with(n, "nv") ||
-         starts_with(n, "__nv") || starts_with(n, "__fatbinwrap");
+  return n.starts_with("cuda") || n.starts_with("__cuda") || n.starts_with("cu") || n.starts_with("nv") ||
+         n.starts_with("__nv") || n.starts_with("__fatbinwrap");
 }
 
 bool is_torch_symbol(std::string_view n) {
@@ -78,8 +76,7 @@ bool is_torch_symbol(std::string_view n) {
   std::string plain = outer_namespace(n).empty() ? std::string(n) : outer_namespace(n);
   // The stable ABI's C shim (torch/csrc/inductor/aoti_torch/c/shim.h,
   // torch/csrc/stable/c/shim.h): plain C names exported by libtorch_cpu/cuda.
-  return starts_with(plain, "THP") || starts_with(n, "THP") || starts_with(n, "aoti_torch_") ||
-         starts_with(n, "torch_");
+  return plain.starts_with("THP") || n.starts_with("THP") || n.starts_with("aoti_torch_") || n.starts_with("torch_");
 }
 
 }  // namespace
@@ -89,14 +86,14 @@ std::optional<wheel::TorchBinding> torch_binding(const BinaryFacts& b) {
   bool shim = false;
   for (const auto& s : b.undefined) {
     if (cxx.count(outer_namespace(s.name))) return wheel::TorchBinding::classic;
-    shim |= starts_with(s.name, "aoti_torch_") || starts_with(s.name, "torch_");
+    shim |= s.name.starts_with("aoti_torch_") || s.name.starts_with("torch_");
   }
   if (shim) return wheel::TorchBinding::stable_abi;
   return std::nullopt;
 }
 
 std::string outer_namespace(std::string_view m) {
-  if (!starts_with(m, "_Z")) return {};
+  if (!m.starts_with("_Z")) return {};
   m.remove_prefix(2);
   if (m.size() >= 2 && m[0] == 'T' && (m[1] == 'I' || m[1] == 'V' || m[1] == 'S'))
     m.remove_prefix(2);  // typeinfo, vtable, name
@@ -132,7 +129,7 @@ void check_pe_cuda_runtime(const std::string& member, const std::vector<std::str
   std::string major = info.cuda.version.substr(0, info.cuda.version.find('.'));
   for (const auto& dll : imports) {
     std::string lower = wheel::ascii_lower(dll);
-    if (!starts_with(lower, "cudart64_")) continue;
+    if (!lower.starts_with("cudart64_")) continue;
     // cudart64_12.dll / cudart64_13.dll name the major; CUDA 11 wrote cudart64_110.dll.
     std::string digits;
     for (char c : lower.substr(9)) {
@@ -151,7 +148,7 @@ void check_symbol_versions(const BinaryFacts& b, const ManylinuxPolicy& policy, 
   auto families = policy.versions.find(arch);
   if (families == policy.versions.end()) return;
   for (const auto& need : b.verneed) {
-    if (starts_with(need.file, "ld-linux") || starts_with(need.file, "ld64.so")) continue;
+    if (need.file.starts_with("ld-linux") || need.file.starts_with("ld64.so")) continue;
     for (const auto& v : need.versions) {
       auto us = v.find('_');
       if (us == std::string::npos) continue;
@@ -170,8 +167,8 @@ void check_needed_libraries(const BinaryFacts& b, const ManylinuxPolicy* policy,
   if (!policy) return;  // P3 judges manylinux claims (Android, for one, must link libpython)
   for (const auto& lib : b.needed) {
     // The dynamic loader is glibc's own (as check_symbol_versions exempts its versions).
-    if (starts_with(lib, "ld-linux") || starts_with(lib, "ld64.so")) continue;
-    if (starts_with(lib, "libpython")) {
+    if (lib.starts_with("ld-linux") || lib.starts_with("ld64.so")) continue;
+    if (lib.starts_with("libpython")) {
       add(out, "P3", Severity::Strict, b.member, "links " + lib, "no libpython (the interpreter provides its symbols)");
       continue;
     }
@@ -253,7 +250,7 @@ void check_cuda_coverage(const CudaCode& code, const distinfo::BuildInfo& b, con
 void check_cuda_runtime(const BinaryFacts& b, const distinfo::BuildInfo& info, Findings& out) {
   std::string major = info.cuda.version.substr(0, info.cuda.version.find('.'));
   for (const auto& lib : b.needed)
-    if (starts_with(lib, "libcudart.so.") && lib != "libcudart.so." + major)
+    if (lib.starts_with("libcudart.so.") && lib != "libcudart.so." + major)
       add(out, "B7", Severity::Error, b.member, "needs " + lib,
           "libcudart.so." + major + " (CUDA " + info.cuda.version + ")");
   std::string torch_major = info.torch.cuda.substr(0, info.torch.cuda.find('.'));
@@ -266,8 +263,8 @@ void check_symbol_origins(const BinaryFacts& b, bool abi3, Findings& out) {
   std::vector<std::string> unknown;
   for (const auto& s : b.undefined) {
     if (s.weak || is_runtime_version(s.version) || is_torch_symbol(s.name) || is_cuda_symbol(s.name)) continue;
-    bool python = starts_with(s.name, "Py") || starts_with(s.name, "_Py");
-    if (python && abi3 && starts_with(s.name, "_Py")) {
+    bool python = s.name.starts_with("Py") || s.name.starts_with("_Py");
+    if (python && abi3 && s.name.starts_with("_Py")) {
       add(out, "B9", Severity::Error, b.member, "abi3 extension uses private symbol " + s.name,
           "limited-API symbols only (no _Py*)");
       continue;

@@ -7,10 +7,6 @@ namespace sb::verify {
 
 namespace {
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // The digits (and a free-threading 't') after `marker` in `name`: "311", "313t".
 std::optional<std::string> version_after(std::string_view name, std::string_view marker) {
   auto at = name.find(marker);
@@ -33,10 +29,10 @@ bool has_cp_interpreters_only(const wheel::WheelFilename& fn) {
 
 std::optional<std::string> extension_interpreter(std::string_view member) {
   std::string_view base = member.substr(member.rfind('/') == std::string_view::npos ? 0 : member.rfind('/') + 1);
-  if (ends_with(base, ".abi3.so")) return "abi3";
-  if (ends_with(base, ".so"))
+  if (base.ends_with(".abi3.so")) return "abi3";
+  if (base.ends_with(".so"))
     if (auto v = version_after(base, ".cpython-")) return "cp" + *v;
-  if (ends_with(base, ".pyd"))
+  if (base.ends_with(".pyd"))
     if (auto v = version_after(base, ".cp")) return "cp" + *v;
   return std::nullopt;
 }

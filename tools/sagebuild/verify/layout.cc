@@ -12,10 +12,6 @@ namespace {
 
 std::string_view top_component(std::string_view member) { return member.substr(0, member.find('/')); }
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 std::string basename(std::string_view member) {
   auto slash = member.rfind('/');
   return std::string(slash == std::string_view::npos ? member : member.substr(slash + 1));
@@ -68,7 +64,7 @@ void check_contents(const std::vector<std::string>& members, const std::string& 
   static const std::set<std::string> reserved = {"licenses", "license_files", "LICENSES", "sboms"};
   for (const auto& m : members) {
     std::string base = basename(m);
-    if (ends_with(m, ".pyc") || ends_with(m, ".pyo") || m.find("__pycache__/") != std::string::npos)
+    if (m.ends_with(".pyc") || m.ends_with(".pyo") || m.find("__pycache__/") != std::string::npos)
       add(out, "D6", Severity::Warning, m, "compiled bytecode in the wheel", "sources only (installers compile)");
     if (dist_info.empty() || m.compare(0, dist_info.size() + 1, dist_info + "/") != 0) continue;
     std::string rest = m.substr(dist_info.size() + 1);
@@ -87,13 +83,13 @@ void check_contents(const std::vector<std::string>& members, const std::string& 
 
 bool is_native_library(std::string_view m) {
   std::string b = basename(m);
-  return ends_with(b, ".so") || b.find(".so.") != std::string::npos || ends_with(b, ".pyd") || ends_with(b, ".dll") ||
-         ends_with(b, ".dylib");
+  return b.ends_with(".so") || b.find(".so.") != std::string::npos || b.ends_with(".pyd") || b.ends_with(".dll") ||
+         b.ends_with(".dylib");
 }
 
 bool is_installed_script(std::string_view m) {
   auto slash = m.find('/');
-  if (slash == std::string_view::npos || !ends_with(std::string(m.substr(0, slash)), ".data")) return false;
+  if (slash == std::string_view::npos || !m.substr(0, slash).ends_with(".data")) return false;
   std::string_view rest = m.substr(slash + 1);
   return rest.rfind("scripts/", 0) == 0 && rest.size() > 8 && rest.back() != '/';
 }
@@ -105,8 +101,8 @@ Layout check_layout(const std::vector<std::string>& members, const wheel::WheelF
     if (is_native_library(m)) layout.has_native_code = true;
     if (m.find('/') == std::string::npos) continue;  // a top-level file is not a directory
     std::string top(top_component(m));
-    if (ends_with(top, ".dist-info")) dist_infos.insert(top);
-    if (ends_with(top, ".data")) datas.insert(top);
+    if (top.ends_with(".dist-info")) dist_infos.insert(top);
+    if (top.ends_with(".data")) datas.insert(top);
   }
   if (dist_infos.size() != 1) {
     std::string found;

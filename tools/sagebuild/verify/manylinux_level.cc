@@ -26,15 +26,11 @@ std::vector<std::string> reasons(const std::vector<BinaryFacts>& binaries, const
   return out;
 }
 
-bool older(const ManylinuxPolicy& a, const ManylinuxPolicy& b) {
-  return std::pair(a.glibc_major, a.glibc_minor) < std::pair(b.glibc_major, b.glibc_minor);
-}
-
 void check_manylinux_claim(const std::vector<BinaryFacts>& binaries, const std::string& tag,
                            const ManylinuxPolicy& claimed, const std::string& arch, const LevelContext& ctx,
                            Findings& out) {
   const ManylinuxPolicy* fit = oldest_level(binaries, arch, ctx);
-  if (fit && !older(claimed, *fit)) return;
+  if (fit && !claimed.older_than(*fit)) return;
   std::string found = "platform tag " + tag + " claims " + claimed.name + ", but " +
                       (fit ? "the binaries need " + fit->name : std::string("no manylinux level fits the binaries"));
   add(out, "P2", Severity::Strict, "", found,

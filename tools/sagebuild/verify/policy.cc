@@ -72,10 +72,6 @@ ManylinuxPolicy parse_level(const nlohmann::json& j, const std::string& source, 
   return p;
 }
 
-bool older(const ManylinuxPolicy& a, const ManylinuxPolicy& b) {
-  return std::pair(a.glibc_major, a.glibc_minor) < std::pair(b.glibc_major, b.glibc_minor);
-}
-
 }  // namespace
 
 PolicyTable PolicyTable::parse(std::string_view text, const std::string& source) {
@@ -86,9 +82,11 @@ PolicyTable PolicyTable::parse(std::string_view text, const std::string& source)
   if (!j.is_object() || levels == j.end() || !levels->is_array() || levels->empty()) bad(source, "no \"levels\" array");
   PolicyTable t;
   for (std::size_t i = 0; i < levels->size(); ++i) t.policies_.push_back(parse_level((*levels)[i], source, i));
-  std::stable_sort(t.policies_.begin(), t.policies_.end(), older);
+  std::stable_sort(t.policies_.begin(), t.policies_.end(),
+                   [](const ManylinuxPolicy& a, const ManylinuxPolicy& b) { return a.older_than(b); });
   for (std::size_t i = 1; i < t.policies_.size(); ++i)
-    if (!older(t.policies_[i - 1], t.policies_[i])) bad(source, "level " + t.policies_[i].name + " is listed twice");
+    if (!t.policies_[i - 1].older_than(t.policies_[i]))
+      bad(source, "level " + t.policies_[i].name + " is listed twice");
   return t;
 }
 

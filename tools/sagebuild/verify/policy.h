@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace sb::verify {
@@ -20,6 +21,11 @@ struct ManylinuxPolicy {
   int glibc_major = 0, glibc_minor = 0;                                          // 2, 17: the order of levels (PEP 600)
   std::map<std::string, std::map<std::string, std::set<std::string>>> versions;  // arch -> family -> allowed
   std::set<std::string> lib_whitelist;
+
+  // Whether this level is below `other` (an older glibc).
+  bool older_than(const ManylinuxPolicy& other) const {
+    return std::pair(glibc_major, glibc_minor) < std::pair(other.glibc_major, other.glibc_minor);
+  }
 };
 
 class PolicyTable {

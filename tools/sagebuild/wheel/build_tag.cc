@@ -5,6 +5,9 @@
 
 #include <algorithm>
 
+#include "sagebuild/common/error.h"
+#include "sagebuild/common/text.h"
+
 namespace sb::wheel {
 namespace {
 
@@ -17,12 +20,8 @@ const Version kFirstPaddedTorch = [] {
 
 // Records why and yields the "no value" of the optional-returning callers.
 std::nullopt_t fail(std::string* why, std::string message) {
-  if (why) *why = std::move(message);
+  set_why(why, std::move(message));
   return std::nullopt;
-}
-
-bool all_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 std::uint64_t to_number(std::string_view digits) { return std::stoull(std::string(digits)); }
@@ -76,7 +75,7 @@ std::optional<Version> decode_torch_code(std::string_view code, std::string* why
   std::string c(code);
   // In the 3-digit form each digit is a component, so "081" (torch 0.8.1) is
   // fine; a longer code never starts with '0' (its major is at least 2).
-  if (!all_digits(code) || (code.size() != 3 && code.front() == '0'))
+  if (!all_ascii_digits(code) || (code.size() != 3 && code.front() == '0'))
     return fail(why, "torch code '" + c + "': expected digits without a leading zero");
   if (code.size() == 3) {
     Version v =
@@ -117,7 +116,7 @@ std::optional<std::string> encode_cuda_tag(const Version& cuda, std::string* why
 
 std::optional<Version> decode_cuda_code(std::string_view code, std::string* why) {
   std::string c(code);
-  if (!all_digits(code) || code.front() == '0' || (code.size() != 3 && code.size() != 4))
+  if (!all_ascii_digits(code) || code.front() == '0' || (code.size() != 3 && code.size() != 4))
     return fail(why, "CUDA code '" + c + "': expected 3 digits (12.9 -> 129) or 4 (12.10 -> 1210)");
   Version v = release_version({to_number(code.substr(0, 2)), to_number(code.substr(2))});
   if (code.size() == 4 && v.release[1] < 10)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "sagebuild/common/text.h"
 #include "sagebuild/wheel/build_tag.h"
 #include "sagebuild/wheel/filename.h"
 #include "sagebuild/wheel/pep440.h"
@@ -11,10 +12,6 @@
 namespace sb::wheel {
 
 namespace {
-
-bool all_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
-}
 
 // "312" -> "3.12", "3" -> "3": the version digits of a Python tag.
 std::string python_version(std::string_view digits) {
@@ -74,16 +71,16 @@ std::string describe_python_tag(std::string_view tag) {
                     : impl == "pp" ? "PyPy"
                     : impl == "gp" ? "GraalPy"
                                    : "";
-  if (who.empty() || !all_digits(number)) return "";
+  if (who.empty() || !all_ascii_digits(number)) return "";
   return who + " " + python_version(number) + (impl == "py" && number.size() == 1 ? ".x" : "");
 }
 
 std::string describe_abi_tag(std::string_view tag) {
   if (tag == "abi3") return "CPython's stable ABI: one build for its Python tag's version and every later one";
   if (tag == "none") return "no Python ABI (pure Python, or no extension module)";
-  if (tag.starts_with("cp") && all_digits(tag.substr(2)))
+  if (tag.starts_with("cp") && all_ascii_digits(tag.substr(2)))
     return "CPython " + python_version(tag.substr(2)) + "'s own ABI: that version only";
-  if (tag.starts_with("cp") && tag.size() > 3 && tag.back() == 't' && all_digits(tag.substr(2, tag.size() - 3)))
+  if (tag.starts_with("cp") && tag.size() > 3 && tag.back() == 't' && all_ascii_digits(tag.substr(2, tag.size() - 3)))
     return "free-threaded CPython " + python_version(tag.substr(2, tag.size() - 3));
   return "";
 }

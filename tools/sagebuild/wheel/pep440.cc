@@ -3,6 +3,7 @@
 // normalized spelling, and the spec's total order.
 #include "sagebuild/wheel/pep440.h"
 
+#include "sagebuild/common/error.h"
 #include "sagebuild/common/text.h"
 
 #include <algorithm>
@@ -16,11 +17,6 @@ namespace {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_sep(char c) { return c == '.' || c == '-' || c == '_'; }
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-
-void set_why(std::string* why, std::string message) {
-  if (why) *why = std::move(message);
-}
 
 // A cursor over the lowercased, trimmed text. Each segment parser either
 // consumes its segment or leaves `pos` where it was.
@@ -162,12 +158,6 @@ bool parse_local(Cursor& c, Version& v) {
   }
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 std::string failure_message(std::string_view original, const Cursor& c) {
   if (!c.error.empty()) return "invalid version '" + clip(original) + "': " + c.error;
   std::string msg = "invalid version '" + clip(original) + "'";
@@ -239,7 +229,7 @@ std::string_view to_string(PreKind k) {
 }
 
 std::optional<Version> parse_version(std::string_view text, std::string* why) {
-  std::string lowered = ascii_lower(trim(text));
+  std::string lowered = ascii_lower(trim_ascii_space(text));
   Cursor c{lowered, 0, {}, std::string_view::npos, std::string_view::npos};
   Version v;
   if (c.peek() == 'v') ++c.pos;

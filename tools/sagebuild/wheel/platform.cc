@@ -26,8 +26,6 @@ bool one_of(std::string_view s, const std::array<std::string_view, N>& set) {
   return std::find(set.begin(), set.end(), s) != set.end();
 }
 
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-
 // Reads "<digits>_" from the front of `s`; false when there is none.
 bool take_number(std::string_view& s, unsigned& out) {
   std::size_t n = 0;
@@ -56,7 +54,7 @@ PlatformInfo classify_glibc_like(std::string_view p, PlatformFamily family, std:
   info.family = family;
   // "manylinux" alone, or "manylinuxX_..." past the legacy aliases, reaches
   // here without the "manylinux_" prefix (found by fuzzing `index`).
-  if (!starts_with(p, prefix)) return malformed(family, "'" + std::string(p) + "' is malformed", true);
+  if (!p.starts_with(prefix)) return malformed(family, "'" + std::string(p) + "' is malformed", true);
   std::string_view rest = p.substr(prefix.size());
   if (!take_x_y(rest, info)) return malformed(family, "'" + std::string(p) + "' is malformed", true);
   info.arch = std::string(rest);
@@ -69,7 +67,7 @@ PlatformInfo classify_legacy_manylinux(std::string_view p) {
     unsigned minor;
   };
   for (Alias a : {Alias{"manylinux1_", 5}, Alias{"manylinux2010_", 12}, Alias{"manylinux2014_", 17}}) {
-    if (!starts_with(p, a.prefix)) continue;
+    if (!p.starts_with(a.prefix)) continue;
     PlatformInfo info;
     info.family = PlatformFamily::Manylinux;
     info.major = 2;
@@ -230,14 +228,14 @@ PlatformInfo classify_platform(std::string_view platform) {
     any.family = PlatformFamily::Any;
     return any;
   }
-  if (p == "win32" || starts_with(p, "win_")) return classify_windows(p);
-  if (starts_with(p, "linux_")) return classify_linux(p);
-  if (starts_with(p, "manylinux")) return classify_legacy_manylinux(p);
-  if (starts_with(p, "musllinux_")) return classify_glibc_like(p, PlatformFamily::Musllinux, "musllinux_");
-  if (starts_with(p, "macosx_")) return classify_macos(p);
-  if (starts_with(p, "android_")) return classify_android(p);
-  if (starts_with(p, "ios_")) return classify_ios(p);
-  if (starts_with(p, "pyemscripten_")) return classify_emscripten(p);
+  if (p == "win32" || p.starts_with("win_")) return classify_windows(p);
+  if (p.starts_with("linux_")) return classify_linux(p);
+  if (p.starts_with("manylinux")) return classify_legacy_manylinux(p);
+  if (p.starts_with("musllinux_")) return classify_glibc_like(p, PlatformFamily::Musllinux, "musllinux_");
+  if (p.starts_with("macosx_")) return classify_macos(p);
+  if (p.starts_with("android_")) return classify_android(p);
+  if (p.starts_with("ios_")) return classify_ios(p);
+  if (p.starts_with("pyemscripten_")) return classify_emscripten(p);
   return PlatformInfo{};  // Unknown: legal, but nothing we can check
 }
 

@@ -2,6 +2,7 @@
 // reference/spec-version-specifiers.rst): clause parsing with the spec's
 // restrictions on wildcards and local labels, and the matching rules of each
 // operator, including the exclusive-comparison and pre-release rules.
+#include "sagebuild/common/error.h"
 #include "sagebuild/common/text.h"
 #include "sagebuild/wheel/pep440.h"
 
@@ -10,18 +11,6 @@
 
 namespace sb::wheel {
 namespace {
-
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-void set_why(std::string* why, std::string message) {
-  if (why) *why = std::move(message);
-}
 
 // Longest spellings first so "===" is not read as "==" followed by "=".
 constexpr std::array<std::pair<std::string_view, Operator>, 8> kOperators = {{
@@ -110,7 +99,7 @@ std::string validate_operand(Operator op, const Version& v, bool wildcard) {
 
 bool has_space(std::string_view s) {
   for (char c : s)
-    if (is_space(c)) return true;
+    if (is_ascii_space(c)) return true;
   return false;
 }
 
@@ -134,10 +123,10 @@ std::string_view to_string(Operator op) {
 }
 
 std::optional<Specifier> parse_specifier(std::string_view text, std::string* why) {
-  std::string_view t = trim(text);
+  std::string_view t = trim_ascii_space(text);
   for (const auto& [spelling, op] : kOperators) {
     if (t.substr(0, spelling.size()) != spelling) continue;
-    std::string_view operand = trim(t.substr(spelling.size()));
+    std::string_view operand = trim_ascii_space(t.substr(spelling.size()));
     if (op == Operator::ArbitraryEqual) return parse_arbitrary(operand, text, why);
     Specifier s;
     s.op = op;
@@ -225,7 +214,7 @@ std::string SpecifierSet::str() const {
 
 std::optional<SpecifierSet> parse_specifier_set(std::string_view text, std::string* why) {
   std::vector<Specifier> specs;
-  if (trim(text).empty()) return SpecifierSet{};
+  if (trim_ascii_space(text).empty()) return SpecifierSet{};
   std::size_t start = 0;
   while (start <= text.size()) {
     std::size_t comma = text.find(',', start);
@@ -234,9 +223,9 @@ std::optional<SpecifierSet> parse_specifier_set(std::string_view text, std::stri
     std::string clause_why;
     auto s = parse_specifier(clause, &clause_why);
     if (!s) {
-      set_why(why, trim(clause).empty() ? "empty clause in specifier set '" + clip(text) +
-                                              "': expected clauses separated by single commas"
-                                        : clause_why);
+      set_why(why, trim_ascii_space(clause).empty() ? "empty clause in specifier set '" + clip(text) +
+                                                          "': expected clauses separated by single commas"
+                                                    : clause_why);
       return std::nullopt;
     }
     specs.push_back(std::move(*s));
