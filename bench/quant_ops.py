@@ -38,6 +38,14 @@ def main():
     saved = {}
     ref = torch.load(a.against) if a.against else None
     bad = 0
+
+    def record(key, outputs):
+        """Keep one point's outputs (float8 as float32, which torch.equal takes) and compare them with ref's."""
+        nonlocal bad
+        saved[key] = [(t.float() if t.dtype == torch.float8_e4m3fn else t).cpu() for t in outputs]
+        if ref is not None:
+            bad += compare(key, saved[key], ref[key])
+
     for d in [int(x) for x in a.dims.split(",")]:
         for n in [int(x) for x in a.seqs.split(",")]:
             g = torch.Generator(device="cuda").manual_seed(n * 1000 + d)
@@ -54,19 +62,9 @@ def main():
                 moved = 3 * q.numel() * (3 if name == "quant_qkv" else 1)  # bytes: 2 read, 1 written an element
                 ms = time_ms(fn, warmup=5, reps=50)
                 cells.append(f"{ms * 1e3:7.1f} ({moved / ms / 1e6:4.0f})")
-                out = [t.float() if t.dtype == torch.float8_e4m3fn else t for t in fn()]
-                torch.cuda.synchronize()
-                key = f"{name}/{d}/{n}"
-                saved[key] = [t.cpu() for t in out]
-                if ref is not None:
-                    bad += compare(key, saved[key], ref[key])
+                record(f"{name}/{d}/{n}", fn())
             for g in (0, 1):
-                out = [t.float() if t.dtype == torch.float8_e4m3fn else t for t in ops.quant_qkv(q, k, v, 0, g, True,
-                                                                                                   False)]
-                key = f"quant_qkv-g{g}/{d}/{n}"
-                saved[key] = [t.cpu() for t in out]
-                if ref is not None:
-                    bad += compare(key, saved[key], ref[key])
+                record(f"quant_qkv-g{g}/{d}/{n}", ops.quant_qkv(q, k, v, 0, g, True, False))
             print(f"{d:>4} {n:>6} | {' '.join(f'{c:>14}' for c in cells)}")
     if a.save:
         torch.save(saved, a.save)

@@ -214,108 +214,118 @@ struct Ops {
     A::check(t.is_contiguous(), "sageattention: ", name, " must be contiguous");
   }
 
-  // One sa_quant_qkv call on the parts qp names, its scratch taken from torch's allocator on `like`'s device.
-  static void quantize(sa_quant_qkv_params& qp, const Tensor& like, const char* what) {
+  // The quantized tensors of a call's parts; undefined where a part is left out.
+  struct Quant {
+    Tensor q_int8, q_scale, k_int8, k_scale, v_fp8, v_scale, v_mean;
+  };
+
+  // One sa_quant_qkv call on the parts qp names (a view with data): their outputs allocated on `like`'s
+  // device in sageattn.h's layouts, and the scratch taken from torch's allocator.
+  static Quant quantize(sa_quant_qkv_params qp, const Tensor& like, const char* what) {
+    Quant r;
+    if (qp.q.data != nullptr) {
+      const sa_view& v = qp.q;
+      const int64_t dp = sa_padded_head_dim(v.dim), n_pad = sa_round_up(v.seq, SA_BLOCK_Q);
+      r.q_int8 = A::empty(like, {v.batch, v.heads, n_pad, dp}, ST::Char);
+      r.q_scale = A::empty(like, {v.batch, v.heads, n_pad / 16, 8}, ST::Float);
+      qp.q_int8 = ptr<int8_t>(r.q_int8);
+      qp.q_scale = ptr<float>(r.q_scale);
+    }
+    if (qp.k.data != nullptr) {
+      const sa_view& v = qp.k;
+      const int64_t dp = sa_padded_head_dim(v.dim), n_pad = sa_round_up(v.seq, SA_BLOCK_K);
+      r.k_int8 = A::empty(like, {v.batch, v.heads, n_pad, dp}, ST::Char);
+      r.k_scale = A::empty(like, {v.batch, v.heads, n_pad / SA_BLOCK_K, 4}, ST::Float);
+      qp.k_int8 = ptr<int8_t>(r.k_int8);
+      qp.k_scale = ptr<float>(r.k_scale);
+    }
+    if (qp.v.data != nullptr) {
+      const sa_view& v = qp.v;
+      const int64_t dp = sa_padded_head_dim(v.dim), n_pad = sa_round_up(v.seq, SA_BLOCK_K);
+      r.v_fp8 = A::empty(like, {v.batch, v.heads, dp, n_pad}, ST::Float8_e4m3fn);
+      r.v_scale = A::empty(like, {v.batch, v.heads, dp}, ST::Float);
+      r.v_mean = A::empty(like, {v.batch, v.heads, dp}, ST::Float);
+      qp.v_fp8 = ptr<uint8_t>(r.v_fp8);
+      qp.v_scale = ptr<float>(r.v_scale);
+      qp.v_mean = ptr<float>(r.v_mean);
+    }
     Tensor stats = A::empty(like, {std::max<int64_t>(sa_quant_qkv_stats_bytes(&qp) / 4, 1)}, ST::Float);
     qp.stats = ptr<float>(stats);
     check_status(sa_quant_qkv(&qp, A::stream(like)), what);
+    return r;
+  }
+
+  static void check_scale_max(double scale_max, const char* op) {
+    A::check(scale_max > 0 && scale_max <= SA_V_MAX, "sageattention: ", op, " scale_max must be in (0, ", SA_V_MAX,
+             "] (", SA_V_MAX, " for the f32-accumulated P.V, ", SA_V_MAX_F16ACC, " for pv_accum_f16), got ", scale_max);
   }
 
   static std::tuple<Tensor, Tensor> quant_q(In q, int64_t layout, int64_t gran, OptIn seq_start, OptIn seq_len,
                                             int64_t max_seq) {
     check_layout(layout);
-    sa_view v = make_view(q, layout, "q", seq_start, seq_len, max_seq);
-    typename A::Guard guard(q);
-    const int64_t dp = sa_padded_head_dim(v.dim), n_pad = sa_round_up(v.seq, SA_BLOCK_Q);
-    Tensor q_int8 = A::empty(q, {v.batch, v.heads, n_pad, dp}, ST::Char);
-    Tensor q_scale = A::empty(q, {v.batch, v.heads, n_pad / 16, 8}, ST::Float);
     sa_quant_qkv_params qp{};
-    qp.q = v;
+    qp.q = make_view(q, layout, "q", seq_start, seq_len, max_seq);
     qp.granularity = to_gran(gran);
-    qp.q_int8 = ptr<int8_t>(q_int8);
-    qp.q_scale = ptr<float>(q_scale);
-    quantize(qp, q, "quant_q");
-    return {q_int8, q_scale};
+    typename A::Guard guard(q);
+    Quant r = quantize(qp, q, "quant_q");
+    return {r.q_int8, r.q_scale};
   }
 
   static std::tuple<Tensor, Tensor> quant_k(In k, int64_t layout, int64_t gran, bool smooth_k, OptIn seq_start,
                                             OptIn seq_len, int64_t max_seq) {
     check_layout(layout);
-    sa_view v = make_view(k, layout, "k", seq_start, seq_len, max_seq);
-    typename A::Guard guard(k);
-    const int64_t dp = sa_padded_head_dim(v.dim), n_pad = sa_round_up(v.seq, SA_BLOCK_K);
-    Tensor k_int8 = A::empty(k, {v.batch, v.heads, n_pad, dp}, ST::Char);
-    Tensor k_scale = A::empty(k, {v.batch, v.heads, n_pad / SA_BLOCK_K, 4}, ST::Float);
     sa_quant_qkv_params qp{};
-    qp.k = v;
+    qp.k = make_view(k, layout, "k", seq_start, seq_len, max_seq);
     qp.granularity = to_gran(gran);
     qp.smooth_k = smooth_k ? 1 : 0;
-    qp.k_int8 = ptr<int8_t>(k_int8);
-    qp.k_scale = ptr<float>(k_scale);
-    quantize(qp, k, "quant_k");
-    return {k_int8, k_scale};
+    typename A::Guard guard(k);
+    Quant r = quantize(qp, k, "quant_k");
+    return {r.k_int8, r.k_scale};
   }
 
-  static std::tuple<Tensor, Tensor, Tensor> quant_v_fp8(In v_in, int64_t layout, bool smooth_v, OptIn seq_start,
+  static std::tuple<Tensor, Tensor, Tensor> quant_v_fp8(In v, int64_t layout, bool smooth_v, OptIn seq_start,
                                                         OptIn seq_len, int64_t max_seq, double scale_max) {
     check_layout(layout);
-    A::check(scale_max > 0 && scale_max <= SA_V_MAX, "sageattention: quant_v_fp8 scale_max must be in (0, ", SA_V_MAX,
-             "] (", SA_V_MAX, " for the f32-accumulated P.V, ", SA_V_MAX_F16ACC, " for pv_accum_f16), got ", scale_max);
-    sa_view v = make_view(v_in, layout, "v", seq_start, seq_len, max_seq);
-    typename A::Guard guard(v_in);
-    const int64_t dp = sa_padded_head_dim(v.dim), n_pad = sa_round_up(v.seq, SA_BLOCK_K);
-    Tensor v_fp8 = A::empty(v_in, {v.batch, v.heads, dp, n_pad}, ST::Float8_e4m3fn);
-    Tensor v_scale = A::empty(v_in, {v.batch, v.heads, dp}, ST::Float);
-    Tensor v_mean = A::empty(v_in, {v.batch, v.heads, dp}, ST::Float);
+    check_scale_max(scale_max, "quant_v_fp8");
     sa_quant_qkv_params qp{};
-    qp.v = v;
+    qp.v = make_view(v, layout, "v", seq_start, seq_len, max_seq);
     qp.smooth_v = smooth_v ? 1 : 0;
-    qp.v_fp8 = ptr<uint8_t>(v_fp8);
-    qp.v_scale = ptr<float>(v_scale);
-    qp.v_mean = ptr<float>(v_mean);
     qp.v_scale_max = (float)scale_max;
-    quantize(qp, v_in, "quant_v_fp8");
-    return {v_fp8, v_scale, v_mean};
+    typename A::Guard guard(v);
+    Quant r = quantize(qp, v, "quant_v_fp8");
+    return {r.v_fp8, r.v_scale, r.v_mean};
   }
 
-  using Quantized = std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor>;
-  static Quantized quant_qkv(In q, In k, OptIn v, int64_t layout, int64_t gran, bool smooth_k, bool smooth_v,
-                             OptIn q_seq_start, OptIn q_seq_len, int64_t max_q, OptIn kv_seq_start, OptIn kv_seq_len,
-                             int64_t max_kv, double scale_max) {
+  // Q, K and (v given) V of one call: what quant_qkv and attn run.
+  static Quant quantize_qkv(const Tensor& q, const Tensor& k, const OptTensor& v, int64_t layout, int64_t gran,
+                            bool smooth_k, bool smooth_v, const OptTensor& q_seq_start, const OptTensor& q_seq_len,
+                            int64_t max_q, const OptTensor& kv_seq_start, const OptTensor& kv_seq_len, int64_t max_kv,
+                            double scale_max) {
     check_layout(layout);
-    A::check(scale_max > 0 && scale_max <= SA_V_MAX, "sageattention: quant_qkv scale_max must be in (0, ", SA_V_MAX,
-             "] (", SA_V_MAX, " for the f32-accumulated P.V, ", SA_V_MAX_F16ACC, " for pv_accum_f16), got ", scale_max);
-    const sa_view qv = make_view(q, layout, "q", q_seq_start, q_seq_len, max_q);
-    const sa_view kv = make_view(k, layout, "k", kv_seq_start, kv_seq_len, max_kv);
-    const sa_view vv = v.has_value() ? make_view(*v, layout, "v", kv_seq_start, kv_seq_len, max_kv) : sa_view{};
+    check_scale_max(scale_max, "quant_qkv");
+    sa_quant_qkv_params qp{};
+    qp.q = make_view(q, layout, "q", q_seq_start, q_seq_len, max_q);
+    qp.k = make_view(k, layout, "k", kv_seq_start, kv_seq_len, max_kv);
+    if (v.has_value()) qp.v = make_view(*v, layout, "v", kv_seq_start, kv_seq_len, max_kv);
+    qp.granularity = to_gran(gran);
+    qp.smooth_k = smooth_k ? 1 : 0;
+    qp.smooth_v = smooth_v ? 1 : 0;
+    qp.v_scale_max = (float)scale_max;
     typename A::Guard guard(q);
-    const int64_t dp = sa_padded_head_dim(qv.dim), q_pad = sa_round_up(qv.seq, SA_BLOCK_Q);
-    const int64_t k_pad = sa_round_up(kv.seq, SA_BLOCK_K);
-    Tensor q_int8 = A::empty(q, {qv.batch, qv.heads, q_pad, dp}, ST::Char);
-    Tensor q_scale = A::empty(q, {qv.batch, qv.heads, q_pad / 16, 8}, ST::Float);
-    Tensor k_int8 = A::empty(q, {kv.batch, kv.heads, k_pad, dp}, ST::Char);
-    Tensor k_scale = A::empty(q, {kv.batch, kv.heads, k_pad / SA_BLOCK_K, 4}, ST::Float);
-    const bool has_v = v.has_value();
-    Tensor v_fp8 = A::empty(q, has_v ? Shape{kv.batch, kv.heads, dp, k_pad} : Shape{0}, ST::Float8_e4m3fn);
-    Tensor v_scale = A::empty(q, has_v ? Shape{kv.batch, kv.heads, dp} : Shape{0}, ST::Float);
-    Tensor v_mean = A::empty(q, has_v ? Shape{kv.batch, kv.heads, dp} : Shape{0}, ST::Float);
-    sa_quant_qkv_params qp{qv,
-                           kv,
-                           vv,
-                           to_gran(gran),
-                           smooth_k ? 1 : 0,
-                           smooth_v ? 1 : 0,
-                           ptr<int8_t>(q_int8),
-                           ptr<float>(q_scale),
-                           ptr<int8_t>(k_int8),
-                           ptr<float>(k_scale),
-                           has_v ? ptr<uint8_t>(v_fp8) : nullptr,
-                           has_v ? ptr<float>(v_scale) : nullptr,
-                           has_v ? ptr<float>(v_mean) : nullptr,
-                           (float)scale_max,
-                           nullptr};
-    quantize(qp, q, "quant_qkv");
-    return {q_int8, q_scale, k_int8, k_scale, v_fp8, v_scale, v_mean};
+    return quantize(qp, q, "quant_qkv");
+  }
+
+  static std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor> quant_qkv(
+      In q, In k, OptIn v, int64_t layout, int64_t gran, bool smooth_k, bool smooth_v, OptIn q_seq_start,
+      OptIn q_seq_len, int64_t max_q, OptIn kv_seq_start, OptIn kv_seq_len, int64_t max_kv, double scale_max) {
+    Quant r = quantize_qkv(q, k, v, layout, gran, smooth_k, smooth_v, q_seq_start, q_seq_len, max_q, kv_seq_start,
+                           kv_seq_len, max_kv, scale_max);
+    if (!v.has_value()) {  // the op's V outputs are tensors either way: empty ones
+      r.v_fp8 = A::empty(q, {0}, ST::Float8_e4m3fn);
+      r.v_scale = A::empty(q, {0}, ST::Float);
+      r.v_mean = A::empty(q, {0}, ST::Float);
+    }
+    return {r.q_int8, r.q_scale, r.k_int8, r.k_scale, r.v_fp8, r.v_scale, r.v_mean};
   }
 
   struct QKInfo {
@@ -490,14 +500,13 @@ struct Ops {
     const int nd = layout == kHND ? 2 : 1;
     const int64_t q_len = q.size(nd), kv_len = k.size(nd);
     // Q, K and (fp8 path) V quantized by one C call: the quant_* ops' outputs in two launches.
-    auto [q_int8, q_scale, k_int8, k_scale, v_fp8, v_scale, v_mean] =
-        quant_qkv(q, k, pv_fp8 ? OptTensor(v) : OptTensor(), layout, gran, smooth_k, smooth_v, {}, {}, 0, kv_seq_start,
-                  kv_seq_len, 0, pv_accum_f16 ? SA_V_MAX_F16ACC : SA_V_MAX);
+    const Quant r = quantize_qkv(q, k, pv_fp8 ? OptTensor(v) : OptTensor(), layout, gran, smooth_k, smooth_v, {}, {}, 0,
+                                 kv_seq_start, kv_seq_len, 0, pv_accum_f16 ? SA_V_MAX_F16ACC : SA_V_MAX);
     if (pv_fp8)
-      return attn_pv_fp8(q_int8, q_scale, k_int8, k_scale, v_fp8, v_scale, smooth_v ? OptTensor(v_mean) : OptTensor(),
-                         layout, q_len, kv_len, v.size(3), is_causal, sm_scale, return_lse, q.scalar_type(), {}, {},
-                         kv_seq_len, 0, pv_accum_f16);
-    return attn_pv_fp16(q_int8, q_scale, k_int8, k_scale, v, layout, q_len, is_causal, sm_scale, return_lse,
+      return attn_pv_fp8(r.q_int8, r.q_scale, r.k_int8, r.k_scale, r.v_fp8, r.v_scale,
+                         smooth_v ? OptTensor(r.v_mean) : OptTensor(), layout, q_len, kv_len, v.size(3), is_causal,
+                         sm_scale, return_lse, q.scalar_type(), {}, {}, kv_seq_len, 0, pv_accum_f16);
+    return attn_pv_fp16(r.q_int8, r.q_scale, r.k_int8, r.k_scale, v, layout, q_len, is_causal, sm_scale, return_lse,
                         q.scalar_type(), {}, {}, kv_seq_start, kv_seq_len, 0, 0);
   }
 };

@@ -522,24 +522,19 @@ static sa_status check_qkv(const sa_quant_qkv_params* p) {
   SA_CHECK_ARG(!has_k || (p->k_int8 && p->k_scale), "sa_quant_qkv: null output pointer (k_int8 or k_scale)");
   SA_CHECK_ARG(!has_v || (p->v_fp8 && p->v_scale && (p->v_mean || !p->smooth_v)),
                "sa_quant_qkv: null output pointer (v_fp8, v_scale, or v_mean with smooth_v)");
-  if (has_q && has_k) {
-    SA_CHECK_ARG(p->q.batch == p->k.batch && p->q.heads % p->k.heads == 0 && p->q.dim == p->k.dim,
-                 "sa_quant_qkv: q [%d,%d,*,%d] and k [%d,%d,*,%d] do not match (batch, heads multiple, head dim)",
-                 p->q.batch, p->q.heads, p->q.dim, p->k.batch, p->k.heads, p->k.dim);
-    SA_CHECK_ARG(p->q.dtype == p->k.dtype, "sa_quant_qkv: q, k, v must share a dtype");
+  const sa_view& kv = kv_view(*p);
+  if (has_q && (has_k || has_v)) {
+    const char* kv_name = has_k ? "k" : "v";
+    SA_CHECK_ARG(p->q.batch == kv.batch && p->q.heads % kv.heads == 0 && p->q.dim == kv.dim,
+                 "sa_quant_qkv: q [%d,%d,*,%d] and %s [%d,%d,*,%d] do not match (batch, heads multiple, head dim)",
+                 p->q.batch, p->q.heads, p->q.dim, kv_name, kv.batch, kv.heads, kv.dim);
+    SA_CHECK_ARG(p->q.dtype == kv.dtype, "sa_quant_qkv: q, k, v must share a dtype");
   }
   if (has_k && has_v) {
     SA_CHECK_ARG(p->v.dtype == p->k.dtype, "sa_quant_qkv: q, k, v must share a dtype");
     SA_CHECK_ARG(p->v.batch == p->k.batch && p->v.heads == p->k.heads && p->v.seq == p->k.seq && p->v.dim == p->k.dim,
                  "sa_quant_qkv: v [%d,%d,%d,%d] must have k's shape [%d,%d,%d,%d]", p->v.batch, p->v.heads, p->v.seq,
                  p->v.dim, p->k.batch, p->k.heads, p->k.seq, p->k.dim);
-  }
-  if (has_q && has_v && !has_k) {
-    SA_CHECK_ARG(
-        p->q.batch == p->v.batch && p->q.heads % p->v.heads == 0 && p->q.dim == p->v.dim && p->q.dtype == p->v.dtype,
-        "sa_quant_qkv: q [%d,%d,*,%d] and v [%d,%d,*,%d] do not match (batch, heads multiple, head dim, "
-        "dtype)",
-        p->q.batch, p->q.heads, p->q.dim, p->v.batch, p->v.heads, p->v.dim);
   }
   SA_CHECK_ARG(p->v_scale_max >= 0.f && p->v_scale_max <= SA_V_MAX,
                "sa_quant_qkv: v_scale_max must be in (0, %g] (0: %g), got %g", (double)SA_V_MAX, (double)SA_V_MAX,
