@@ -7,7 +7,8 @@
 # torch the build compiles against and the smoke test imports (the default
 # profile's, 2.11.0 for CUDA 13.0 from PyPI) goes into a private venv in
 # sagebuild's cache, made once and reused ($XDG_CACHE_HOME/sagebuild/
-# main-job/torch-2.11.0); its download runs while sagebuild compiles.
+# main-job/torch-2.11.0); its download runs while sagebuild and the kernels
+# compile.
 # Extra arguments go to sagebuild (e.g. --row ID, --jobs 16).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +38,16 @@ step "sagebuild"
 TARGET=sagebuild bash scripts/build-sagebuild.sh
 SAGEBUILD=build/tools/sagebuild/cli/sagebuild
 
+# The kernels are torch-free: they compile while torch downloads, into a
+# kernel-object directory the row then takes them from (checked against its
+# keys; the wheel is byte-identical to one built in a single call).  The
+# directory is a hand-over, not a cache (the build directory and ccache are):
+# made afresh each run.
+kernels="${XDG_CACHE_HOME:-$HOME/.cache}/sagebuild/main-job/kernel-objects"
+step "the default row's kernels, while torch downloads ($kernels)"
+rm -rf "$kernels"
+"$SAGEBUILD" --profile default --kernels-only --kernel-objects "$kernels" "$@"
+
 if [ -n "$torch_pid" ]; then
   step "waiting for torch $TORCH"
   if ! wait "$torch_pid"; then
@@ -46,8 +57,8 @@ if [ -n "$torch_pid" ]; then
   fi
 fi
 
-step "sagebuild --profile default --python $py $*"
-"$SAGEBUILD" --profile default --out dist --python "$py" "$@"
+step "sagebuild --profile default --python $py --kernel-objects $kernels $*"
+"$SAGEBUILD" --profile default --out dist --python "$py" --kernel-objects "$kernels" "$@"
 step "sagebuild verify dist/*.whl"
 "$SAGEBUILD" verify dist/*.whl
 step "done"
