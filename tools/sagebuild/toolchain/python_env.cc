@@ -87,11 +87,15 @@ long long mtime_ns(const fs::path& p) {
 PythonInfo query_python_cached(ProcessRunner& runner, const fs::path& python, const fs::path& cache_dir) {
   // Importing torch takes seconds; a no-op build must not pay it every time.
   // The answer is reused while the interpreter and its site-packages
-  // directories keep their modification times.
-  std::error_code ec;
+  // directories keep their modification times.  It is keyed by the path the
+  // caller names, not the interpreter it resolves to: a venv's bin/python is
+  // a link to the system's, and sees other site-packages (another torch, or
+  // one where the system has none).
+  std::error_code ec, ec_named;
   fs::path exe = fs::canonical(python, ec);
-  if (ec || cache_dir.empty()) return query_python(runner, python);
-  fs::path file = cache_dir / "pythons" / (hex(sha256(exe.string())).substr(0, 24) + ".json");
+  fs::path named = fs::absolute(python, ec_named).lexically_normal();
+  if (ec || ec_named || cache_dir.empty()) return query_python(runner, python);
+  fs::path file = cache_dir / "pythons" / (hex(sha256(named.string())).substr(0, 24) + ".json");
   try {
     if (fs::exists(file)) {
       auto j = nlohmann::json::parse(read_file(file));
@@ -106,7 +110,8 @@ PythonInfo query_python_cached(ProcessRunner& runner, const fs::path& python, co
   if (!r.spawned || r.exit_code != 0) return query_python(runner, python);  // reports the error
   std::string answer = last_line(r.out);
   PythonInfo info = parse_python_query(answer, python);
-  nlohmann::json entry = {{"exe", exe.string()}, {"exe_mtime", mtime_ns(exe)}, {"answer", answer}};
+  nlohmann::json entry = {
+      {"python", named.string()}, {"exe", exe.string()}, {"exe_mtime", mtime_ns(exe)}, {"answer", answer}};
   entry["sites"] = nlohmann::json::object();
   for (const auto& dir : nlohmann::json::parse(answer).value("sites", nlohmann::json::array()))
     entry["sites"][dir.get<std::string>()] = mtime_ns(dir.get<std::string>());

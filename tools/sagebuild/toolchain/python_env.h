@@ -49,8 +49,10 @@ PythonInfo parse_python_query(std::string_view json, const std::filesystem::path
 // Runs `python -c <script>`; throws UsageError when it cannot.
 PythonInfo query_python(ProcessRunner& runner, const std::filesystem::path& python);
 
-// query_python, with the answer cached under <cache_dir>/pythons/ and reused
-// while the interpreter and its site-packages directories are unchanged.
+// query_python, with the answer cached under <cache_dir>/pythons/ by the path
+// `python` names (a venv's link to the system interpreter is a Python of its
+// own) and reused while the interpreter and its site-packages directories are
+// unchanged.
 PythonInfo query_python_cached(ProcessRunner& runner, const std::filesystem::path& python,
                                const std::filesystem::path& cache_dir);
 
