@@ -3,22 +3,31 @@
 # machine: the C++ dependencies from the distribution, the Python tools from PyPI.
 # Idempotent; safe to run again.  Needs root (or sudo) for apt-get.
 # SAGE_SYSTEM_ONLY=1: the Debian packages only, nothing into the user's Python
-# (the main job: scripts/main-job.sh keeps its torch in a private venv).
+# (the workflow's tool builds).  SAGE_BUILD_ONLY=1: only the Debian packages
+# that compiling sagebuild and building a row need (the main job:
+# scripts/main-job.sh keeps its torch in a private venv).
 set -euo pipefail
 
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
-APT_PACKAGES=(
+# What compiling sagebuild and building a row need: the main job installs these
+# alone (SAGE_BUILD_ONLY=1), without recommends.
+BUILD_PACKAGES=(
   cmake ninja-build g++ pkg-config ccache git
-  python3-dev python3-pip python3-venv  # Python.h for builds; venvs: the smoke test's, the main job's torch
-  jq             # .github/scripts/plan.sh and check-version.sh
+  python3-dev python3-pip python3-venv  # Python.h for builds; pip: sagebuild's nvcc wheels; venvs: the smoke test's, the main job's torch
   curl           # sagebuild reads a torch wheel's version.py from the index with HTTP ranges (else it downloads the wheel)
-  dpkg-dev       # apt-get source: the static tool build's libraries (scripts/build-sagebuild-static.sh)
   libcli11-dev libyaml-cpp-dev nlohmann-json3-dev
   libzip-dev zipcmp zipmerge ziptool   # libzip's CMake config names its tools
   libfmt-dev libssl-dev zlib1g-dev libdeflate-dev liblz4-dev libzstd-dev
-  catch2 clang-format   # clang-format: tests/ci/test_format.py keeps .clang-format applied
+  catch2         # the build directory is configured with the unit tests (SAGEBUILD_TESTS)
+)
+# What the tests and the workflow's jobs add.
+APT_PACKAGES=(
+  "${BUILD_PACKAGES[@]}"
+  jq             # .github/scripts/plan.sh and check-version.sh
+  dpkg-dev       # apt-get source: the static tool build's libraries (scripts/build-sagebuild-static.sh)
+  clang-format   # tests/ci/test_format.py keeps .clang-format applied
   # The fuzz step (scripts/fuzz.sh): clang, and libFuzzer with the sanitizer
   # runtimes (Debian 12: libclang-rt-dev -> libclang-rt-14-dev).
   clang libclang-rt-dev
@@ -53,6 +62,20 @@ install_optional() {
     fi
   fi
 }
+
+# The main job: what its build needs and nothing else (no recommends either:
+# every package it leaves out is unpacking time on a fresh machine).
+if [ "${SAGE_BUILD_ONLY:-0}" = 1 ]; then
+  find_missing "${BUILD_PACKAGES[@]}"
+  if [ "${#missing[@]}" -gt 0 ]; then
+    echo "==> apt-get install --no-install-recommends ${missing[*]}"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "==> build packages: all present"
+  fi
+  exit 0
+fi
 
 find_missing "${APT_PACKAGES[@]}"
 if [ "${#missing[@]}" -gt 0 ]; then

@@ -16,7 +16,7 @@ start=$(date +%s)
 step() { echo "==> $* [$(($(date +%s) - start)) s]"; }
 
 step "Debian packages"
-SAGE_SYSTEM_ONLY=1 bash scripts/install-deps.sh
+SAGE_BUILD_ONLY=1 bash scripts/install-deps.sh
 
 TORCH=2.11.0
 runtime="${XDG_CACHE_HOME:-$HOME/.cache}/sagebuild/main-job/torch-$TORCH"
