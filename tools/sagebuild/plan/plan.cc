@@ -76,7 +76,7 @@ std::string torch_identity(const toolchain::RowToolchain& tc, const std::optiona
 
 class Planner {
  public:
-  explicit Planner(const PlanSettings& st) : st_(st) {
+  Planner(const PlanSettings& st, int arch_threads) : st_(st), arch_threads_(arch_threads) {
     exists_ = st.exists ? st.exists : [](const fs::path& p) { return fs::exists(p); };
   }
 
@@ -156,7 +156,7 @@ class Planner {
       unit_flags.device_flags.push_back("--split-compile=" + std::to_string(kSplitCompile));
     CompileJob job = job_for(SourceKind::cuda, in, unit.source, unit_flags);
     job.gencode = unit.gencode;
-    job.device_threads = st_.nvcc_threads;
+    job.device_threads = arch_threads_;
     if (unit.torch_headers) add_torch_headers(job, in.toolchain);
     std::vector<std::string> flags = key_flags(unit_flags);
     flags.insert(flags.end(), unit.gencode.begin(), unit.gencode.end());
@@ -180,7 +180,7 @@ class Planner {
       g_.edges.back().peak_memory_gib =
           unit.peak_memory_gib_per_arch *
           static_cast<double>(std::max<std::size_t>(
-              1, std::min<std::size_t>(static_cast<std::size_t>(std::max(1, st_.nvcc_threads)), unit.gencode.size())));
+              1, std::min<std::size_t>(static_cast<std::size_t>(std::max(1, arch_threads_)), unit.gencode.size())));
     return obj;
   }
 
@@ -277,6 +277,7 @@ class Planner {
   }
 
   const PlanSettings& st_;
+  const int arch_threads_;  // each kernel unit's nvcc --threads (at most its archs)
   std::function<bool(const fs::path&)> exists_;
   std::set<fs::path> planned_;       // outputs that already have an edge (or are cached)
   std::map<fs::path, bool> cached_;  // whether each of them was in the cache
@@ -286,10 +287,23 @@ class Planner {
 
 }  // namespace
 
-CompileGraph plan_compile(const std::vector<RowInput>& rows, const PlanSettings& settings) {
-  Planner p(settings);
+namespace {
+
+CompileGraph plan_with(const std::vector<RowInput>& rows, const PlanSettings& settings, int arch_threads) {
+  Planner p(settings, arch_threads);
   for (const auto& in : rows) p.add_row(in);
   return p.finish();
+}
+
+}  // namespace
+
+CompileGraph plan_compile(const std::vector<RowInput>& rows, const PlanSettings& settings) {
+  if (!settings.share_threads || settings.nvcc_threads <= 1) return plan_with(rows, settings, settings.nvcc_threads);
+  // The units to compile are known once planned (the cache decides); the
+  // thread count changes no key, so planning again with it changes no edge.
+  const int units = plan_with(rows, settings, 1).kernels_to_compile;
+  const int at_once = std::clamp(units, 1, settings.nvcc_threads);
+  return plan_with(rows, settings, std::max(1, settings.nvcc_threads / at_once));
 }
 
 }  // namespace sb::plan

@@ -407,3 +407,40 @@ TEST_CASE("every toolchain: nvcc threads put a unit's archs side by side and spl
   CHECK(kernel_of(one.rows.at(0), "sm90")->key != kernel_of(two.rows.at(0), "sm90")->key);
   CHECK(kernel_of(two.rows.at(0), "sm90")->key == kernel_of(many.rows.at(0), "sm90")->key);
 }
+
+TEST_CASE("every toolchain: nvcc threads by default are shared among the units compiled at once") {
+  Kind kind = each_kind();
+  FakeRepo fx;
+  // the 8.0 / 8.9 / 9.0a row: four kernel units (pv_fp16 and quant three archs, pv_fp8 two, sm90 one)
+  auto in = input(kind, row(kind, "2.11.0"), manifest_with_sm90(), toolchain(kind, "2.11.0"));
+  auto plan_with = [&](int threads, bool shared) {
+    PlanSettings st = fx.settings();
+    st.nvcc_threads = threads;
+    st.share_threads = shared;
+    return plan_compile({in}, st);
+  };
+  auto command_of = [](const CompileGraph& g, const std::string& family) {
+    return joined(edge_for(g, kernel_of(g.rows.at(0), family)->object)->argv);
+  };
+  const std::string split = "--split-compile=" + std::to_string(kSplitCompile);
+  // 2 jobs, 4 units: one thread each (2 units of 2 threads on 2 cores cost more CPU than they save)
+  const auto two = plan_with(2, true);
+  REQUIRE(two.kernels_to_compile == 4);
+  CHECK(command_of(two, "pv_fp16").find("--threads") == std::string::npos);
+  CHECK(command_of(two, "quant").find("--threads") == std::string::npos);
+  // the split is the same as with --nvcc-threads 2 given: the keys do not depend on the sharing
+  CHECK(command_of(two, "sm90").find(split) != std::string::npos);
+  const auto given = plan_with(2, false);
+  for (const char* family : {"pv_fp16", "pv_fp8", "quant", "sm90"})
+    CHECK(kernel_of(two.rows.at(0), family)->key == kernel_of(given.rows.at(0), family)->key);
+  // 8 jobs: 2 threads a unit; 16 jobs: 4, at most a unit's archs
+  CHECK(command_of(plan_with(8, true), "pv_fp16").find("--threads=2") != std::string::npos);
+  const auto many = plan_with(16, true);
+  CHECK(command_of(many, "pv_fp16").find("--threads=3") != std::string::npos);
+  CHECK(command_of(many, "pv_fp8").find("--threads=2") != std::string::npos);
+  // the cache holds the others: the one unit left gets every thread
+  for (const char* family : {"pv_fp8", "quant", "sm90"}) fx.objects.insert(kernel_of(two.rows.at(0), family)->object);
+  const auto warm = plan_with(2, true);
+  REQUIRE(warm.kernels_to_compile == 1);
+  CHECK(command_of(warm, "pv_fp16").find("--threads=2") != std::string::npos);
+}

@@ -24,8 +24,10 @@ struct BuildOptions {
   std::filesystem::path out_dir = "dist";
   int jobs = 0;  // 0: the number of CPUs
   // Threads each nvcc may use for its unit (--threads / --split-compile):
-  // 0 means --jobs, 1 nvcc's single-threaded default.
+  // 0 means --jobs, shared among the units compiled at once
+  // (nvcc_threads_shared), 1 nvcc's single-threaded default.
   int nvcc_threads = 0;
+  bool nvcc_threads_shared = false;  // set where nvcc_threads was 0
   bool keep_going = false;
   bool dry_run = false;
   bool smoke = true;                  // --no-smoke-test turns it off

@@ -97,7 +97,8 @@ void add_build_options(CLI::App* app, CliState& s) {
       ->check(whole_number_at_least_one, "N");
   app->add_option("--nvcc-threads", s.opt.nvcc_threads,
                   "threads each nvcc may use for its unit: its archs side by side, and a one-arch unit's "
-                  "compilation split (default: --jobs; 1: one thread per nvcc)")
+                  "compilation split (default: --jobs, shared among the units compiled at once; 1: one thread "
+                  "per nvcc)")
       ->check(whole_number_at_least_one, "N");
   app->add_flag("-k,--keep-going", s.opt.keep_going, "build the other rows when one fails");
   app->add_flag("-n,--dry-run", s.opt.dry_run, "print the plan and the exact commands; compile nothing");

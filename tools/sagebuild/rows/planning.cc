@@ -13,6 +13,7 @@ plan::CompileGraph plan_rows(Session& s, const Resolved& r, std::ostream& out) {
   plan::PlanSettings settings;
   settings.repo_root = s.source;
   settings.nvcc_threads = s.o.nvcc_threads;
+  settings.share_threads = s.o.nvcc_threads_shared;
   settings.kernels_only = s.o.kernels_only;
   // --kernel-objects without --kernels-only: every kernel from there, its
   // key checked; a directory that does not serve the rows stops the build.

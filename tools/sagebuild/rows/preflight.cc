@@ -92,6 +92,7 @@ int run_preflight(BuildOptions o, run::ProcessRunner& runner, std::ostream& out)
       plan::PlanSettings settings;
       settings.repo_root = s.source;
       settings.nvcc_threads = s.o.nvcc_threads;
+      settings.share_threads = s.o.nvcc_threads_shared;
       settings.preprocess = true;
       g = plan::plan_compile(r.inputs, settings);
     } catch (const UsageError& e) {

@@ -42,7 +42,10 @@ void prepare_options(BuildOptions& o) {
   if (o.jobs == 0) o.jobs = std::max(1u, std::thread::hardware_concurrency());
   if (o.nvcc_threads < 0)
     throw UsageError("--nvcc-threads: expected a positive number, got " + std::to_string(o.nvcc_threads));
-  if (o.nvcc_threads == 0) o.nvcc_threads = o.jobs;
+  if (o.nvcc_threads == 0) {
+    o.nvcc_threads = o.jobs;
+    o.nvcc_threads_shared = true;
+  }
   if (o.cache_dir.empty()) o.cache_dir = toolchain::default_cache_dir();
   o.cache_dir = fs::absolute(o.cache_dir);
   check_output_dir(o.out_dir, "--out");
