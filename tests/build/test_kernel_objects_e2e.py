@@ -159,3 +159,30 @@ def test_an_object_altered_in_the_directory_is_refused(builds, tmp_path):
     victim.unlink()
     err = refused(builds, tmp_path, kdir=kdir)
     assert "is missing" in err, err
+
+
+@pytest.mark.slow
+def test_a_second_kernel_job_into_the_directory_replaces_what_an_earlier_build_left(builds, tmp_path):
+    """An object of the same unit from an earlier build (other sources or flags: another key) is
+    replaced and deleted; an entry of other archs stays."""
+    assert builds["kernels"].returncode == 0
+    kdir = tmp_path / "kernel-objects"
+    shutil.copytree(builds["kdir"], kdir)
+    m = manifest(builds)
+    current = next(o for o in m["objects"] if o["family"] == "quant" and o["source"].endswith("quant.cu"))
+    stale = dict(current, key="0" * 64, file="0" * 64 + ".o", sha256=hashlib.sha256(b"earlier").hexdigest())
+    other_archs = dict(current, key="1" * 64, file="1" * 64 + ".o", targets=["8.0"],
+                       sha256=hashlib.sha256(b"8.0").hexdigest())
+    (kdir / stale["file"]).write_bytes(b"earlier")
+    (kdir / other_archs["file"]).write_bytes(b"8.0")
+    m["objects"] = sorted(m["objects"] + [stale, other_archs], key=lambda o: o["key"])
+    (kdir / "kernel-objects.json").write_text(json.dumps(m))
+    # The same row again, its objects in the kernel job's cache: nothing compiles.
+    r = run(tmp_path, builds["common"] + ["--row", OTHER_ROW, "--kernels-only", "--kernel-objects", str(kdir),
+                                          "--cache-dir", str(builds["tmp"] / "c-kernels")])
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    after = json.loads((kdir / "kernel-objects.json").read_text())
+    keys = {o["key"] for o in after["objects"]}
+    assert stale["key"] not in keys and not (kdir / stale["file"]).exists()
+    assert other_archs["key"] in keys and (kdir / other_archs["file"]).exists()
+    assert {o["key"] for o in m["objects"]} - {stale["key"]} == keys

@@ -45,15 +45,22 @@ std::vector<std::string> texts(const json& j, const std::string& key, const std:
 
 }  // namespace
 
-void add_kernel_object(KernelObjects& set, KernelObjectEntry entry, const std::string& row) {
+std::vector<std::string> add_kernel_object(KernelObjects& set, KernelObjectEntry entry, const std::string& row) {
   if (!row.empty() && std::find(set.rows.begin(), set.rows.end(), row) == set.rows.end()) {
     set.rows.push_back(row);
     std::sort(set.rows.begin(), set.rows.end());
   }
+  std::vector<std::string> superseded;
+  std::erase_if(set.objects, [&](const KernelObjectEntry& e) {
+    bool stale = e.key != entry.key && e.family == entry.family && e.source == entry.source &&
+                 e.targets == entry.targets && e.compiler == entry.compiler;
+    if (stale) superseded.push_back(e.file);
+    return stale;
+  });
   auto at = std::lower_bound(set.objects.begin(), set.objects.end(), entry.key,
                              [](const KernelObjectEntry& e, const std::string& k) { return e.key < k; });
-  if (at != set.objects.end() && at->key == entry.key) return;
-  set.objects.insert(at, std::move(entry));
+  if (at == set.objects.end() || at->key != entry.key) set.objects.insert(at, std::move(entry));
+  return superseded;
 }
 
 std::string kernel_objects_json(const KernelObjects& set) {
@@ -96,8 +103,10 @@ KernelObjects parse_kernel_objects(std::string_view text_in, const std::string& 
     if (!is_key(e.sha256)) throw UsageError(at + ": \"sha256\" is not 64 hex digits");
     for (const auto& k : set.objects)
       if (k.key == e.key) throw UsageError(at + ": key " + e.key + " is listed twice");
-    add_kernel_object(set, std::move(e), "");
+    set.objects.push_back(std::move(e));  // as listed: an earlier build's entries are the hand-over's to replace
   }
+  std::sort(set.objects.begin(), set.objects.end(),
+            [](const KernelObjectEntry& a, const KernelObjectEntry& b) { return a.key < b.key; });
   return set;
 }
 

@@ -49,7 +49,10 @@ class HandedObjectError : public UsageError {
 };
 
 // Adds the entry (and row) unless the set has an entry of that key already; keeps the order.
-void add_kernel_object(KernelObjects& set, KernelObjectEntry entry, const std::string& row);
+// Entries of the same unit (family, source, targets) and compiler under another key are
+// superseded: removed, and their files' names returned (the directory would otherwise keep
+// every edit's objects).
+std::vector<std::string> add_kernel_object(KernelObjects& set, KernelObjectEntry entry, const std::string& row);
 
 // The manifest's text (JSON), deterministic for a given set.
 std::string kernel_objects_json(const KernelObjects& set);

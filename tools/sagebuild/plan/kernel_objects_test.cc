@@ -54,6 +54,27 @@ TEST_CASE("the manifest round-trips, sorted by key, one entry per key") {
   CHECK(kernel_objects_json(parse_kernel_objects(text, "m.json")) == text);
 }
 
+TEST_CASE("an entry of the same unit under another key is superseded: replaced, its file named") {
+  KernelObjects set;
+  CHECK(add_kernel_object(set, entry("quant", "kernels/quant.cu", key_of('a'), "old"), "row-1").empty());
+  CHECK(add_kernel_object(set, entry("pv_fp8", "kernels/pv_fp8.cu", key_of('b'), "y"), "row-1").empty());
+  auto other_archs = entry("quant", "kernels/quant.cu", key_of('c'), "z");
+  other_archs.targets = {"9.0"};
+  CHECK(add_kernel_object(set, other_archs, "row-2").empty());  // another unit: its targets differ
+  auto other_compiler = entry("quant", "kernels/quant.cu", key_of('d'), "w");
+  other_compiler.compiler = "nvcc 12.8.93 / gcc 13.3.0";
+  CHECK(add_kernel_object(set, other_compiler, "row-3").empty());
+  // quant.cu edited: its new object replaces the old one of the same targets and compiler
+  auto gone = add_kernel_object(set, entry("quant", "kernels/quant.cu", key_of('e'), "new"), "row-1");
+  CHECK(gone == std::vector<std::string>{key_of('a') + ".o"});
+  std::vector<std::string> keys;
+  for (const auto& e : set.objects) keys.push_back(e.key);
+  CHECK(keys == std::vector<std::string>{key_of('b'), key_of('c'), key_of('d'), key_of('e')});
+  // the same key again: nothing superseded, nothing added
+  CHECK(add_kernel_object(set, entry("quant", "kernels/quant.cu", key_of('e'), "new"), "row-1").empty());
+  CHECK(set.objects.size() == 4);
+}
+
 TEST_CASE("a malformed manifest is refused naming the file and the field") {
   auto refused = [](const std::string& text, const std::string& what) {
     try {

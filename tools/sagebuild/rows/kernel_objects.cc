@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "sagebuild/common/error.h"
 #include "sagebuild/common/fs.h"
@@ -25,7 +27,9 @@ void copy_atomic(const fs::path& from, const fs::path& to) {
 }
 
 // One row's kernel objects into the directory and the set; how many were copied.
-int hand_over(const plan::RowInput& in, const plan::RowGraph& rg, const fs::path& dir, plan::KernelObjects& set) {
+// The files of the entries they supersede go to `superseded`.
+int hand_over(const plan::RowInput& in, const plan::RowGraph& rg, const fs::path& dir, plan::KernelObjects& set,
+              std::vector<std::string>& superseded) {
   int copied = 0;
   for (std::size_t i = 0; i < rg.extensions.size(); ++i)
     for (std::size_t j = 0; j < rg.extensions[i].kernels.size(); ++j) {
@@ -43,7 +47,7 @@ int hand_over(const plan::RowInput& in, const plan::RowGraph& rg, const fs::path
       plan::KernelObjectEntry e{unit.family, unit.source.generic_string(), {}, obj.key, dest.filename().string(),
                                 sum,         in.toolchain.host->identity()};
       for (const auto& a : unit.targets) e.targets.push_back(a.name());
-      plan::add_kernel_object(set, std::move(e), in.row.id);
+      for (auto& old : plan::add_kernel_object(set, std::move(e), in.row.id)) superseded.push_back(std::move(old));
     }
   return copied;
 }
@@ -60,10 +64,12 @@ void build_kernel_objects(Session& s, const Resolved& r, const plan::CompileGrap
   compile_rows(g, results, ps, build_runner, out);
   const fs::path& dir = s.o.kernel_objects;
   make_output_dir(dir, "--kernel-objects");
-  // Rows of other archs or releases may share a directory: their entries stay.
+  // Rows of other archs or releases may share a directory: their entries stay;
+  // an entry of one of this build's units under another key is replaced.
   plan::KernelObjects set;
   if (fs::exists(dir / plan::kKernelObjectsManifest)) set = plan::load_kernel_objects(dir);
   bool changed = false;
+  std::vector<std::string> superseded;
   for (std::size_t k = 0; k < g.rows.size(); ++k) {
     RowResult& res = *results[k];
     const plan::RowGraph& rg = g.rows[k];
@@ -77,7 +83,7 @@ void build_kernel_objects(Session& s, const Resolved& r, const plan::CompileGrap
     if (!res.ok && !res.stage.empty()) continue;  // failed before or in the compile
     try {
       res.stage = "kernel-objects";
-      int copied = hand_over(r.inputs[k], rg, dir, set);
+      int copied = hand_over(r.inputs[k], rg, dir, set, superseded);
       changed = true;
       res.ok = true;
       res.stage = "done";
@@ -90,7 +96,14 @@ void build_kernel_objects(Session& s, const Resolved& r, const plan::CompileGrap
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     out << "[" << rg.row_id << "] " << (res.ok ? "ok: " + res.smoke : "FAILED in " + res.stage) << "\n";
   }
-  if (changed) write_file_atomic(dir / plan::kKernelObjectsManifest, plan::kernel_objects_json(set));
+  if (!changed) return;
+  write_file_atomic(dir / plan::kKernelObjectsManifest, plan::kernel_objects_json(set));
+  // An object of one of these units from an earlier build (other sources or
+  // flags) leaves the directory once the manifest no longer lists it.
+  for (const auto& file : superseded) {
+    std::error_code ec;
+    fs::remove(dir / file, ec);
+  }
 }
 
 }  // namespace sb::rows
