@@ -326,9 +326,18 @@ class Services:
             (root / d).mkdir(parents=True, exist_ok=True)
         (root / "gh.log").write_text("")
         self.attached = dict(attached)  # row id -> a wheel its test job attaches
+        self.tool = tool
         if tool:  # what the plan job uploads (its upload runs in the clean room)
             (root / "artifacts/sagebuild-tool").mkdir()
             shutil.copy(tool, root / "artifacts/sagebuild-tool")
+
+    def upload_aarch64_tool(self):
+        """tool-aarch64's upload.  That job builds on an ARM runner and does not run here: the
+        Linux tool wheel stands in under the aarch64 wheel's name (the release only uploads it)."""
+        if self.tool:
+            store = self.root / "artifacts/sagebuild-tool-aarch64"
+            store.mkdir(exist_ok=True)
+            shutil.copy(self.tool, store / pathlib.Path(self.tool).name.replace("_x86_64.whl", "_aarch64.whl"))
 
     def attach(self, tag, row):
         wheel = self.attached.get(row["id"])
@@ -458,6 +467,8 @@ class Simulation:
         if matrix is None:
             self.legs[name] = [self.steps(job, ctx)]
             result = "success"
+            if name == "tool-aarch64":
+                self.services.upload_aarch64_tool()
             if name == "release":
                 workspace = self.tmp / "workspace-release"
                 shutil.copytree(ROOT, workspace, ignore=shutil.ignore_patterns(
@@ -816,7 +827,11 @@ def test_every_job_installs_the_tool_wheel_instead_of_compiling_sagebuild(simula
     # (the Linux one here; the plan job's upload of both runs in the clean room).
     uploaded = {w.name for w in (s.services.root / "artifacts/sagebuild-tool").glob("*.whl")}
     assert uploaded == {tool.name}
-    assert uploaded <= {a.name for a in (s.services.root / "releases/v2.2.0/assets").iterdir()}
+    assets = {a.name for a in (s.services.root / "releases/v2.2.0/assets").iterdir()}
+    assert uploaded <= assets
+    # and tool-aarch64's, where the tag built aarch64 rows
+    assert s.ran("tool-aarch64")
+    assert tool.name.replace("_x86_64.whl", "_aarch64.whl") in assets
 
 
 def test_the_tags_release_is_published_with_notes_sums_and_index(simulations, release_wheels):
