@@ -76,7 +76,7 @@ std::string torch_identity(const toolchain::RowToolchain& tc, const std::optiona
 
 class Planner {
  public:
-  Planner(const PlanSettings& st, int arch_threads) : st_(st), arch_threads_(arch_threads) {
+  explicit Planner(const PlanSettings& st) : st_(st) {
     exists_ = st.exists ? st.exists : [](const fs::path& p) { return fs::exists(p); };
   }
 
@@ -102,6 +102,19 @@ class Planner {
   }
 
   CompileGraph finish() {
+    // The kernel units to compile are known now (the cache decided): their
+    // commands get the threads each nvcc may use.
+    const int threads = nvcc_arch_threads();
+    for (auto& k : kernels_) {
+      graph::Edge& e = g_.edges[k.edge];
+      k.job.device_threads = threads;
+      set_command(e, *k.in, k.job);
+      // nvcc --threads compiles up to that many of its archs side by side.
+      e.peak_memory_gib =
+          k.unit->peak_memory_gib_per_arch *
+          static_cast<double>(std::max<std::size_t>(
+              1, std::min<std::size_t>(static_cast<std::size_t>(std::max(1, threads)), k.unit->gencode.size())));
+    }
     for (auto* group : {&bindings_, &links_})
       for (auto& e : *group) g_.edges.push_back(std::move(e));
     return std::move(g_);
@@ -114,10 +127,27 @@ class Planner {
     return dirs;
   }
 
+  // The threads each kernel unit's nvcc may use (--threads, at most its archs):
+  // nvcc_threads, or with share_threads that many shared among the units the
+  // build compiles.
+  int nvcc_arch_threads() const {
+    if (!st_.share_threads || st_.nvcc_threads <= 1) return st_.nvcc_threads;
+    return std::max(1, st_.nvcc_threads / std::clamp(g_.kernels_to_compile, 1, st_.nvcc_threads));
+  }
+
+  void set_command(graph::Edge& e, const RowInput& in, const CompileJob& job) const {
+    const HostToolchain& tc = *in.toolchain.host;
+    e.argv = in.site.launcher;
+    for (auto& a : tc.compile_command(job)) e.argv.push_back(std::move(a));
+    e.command = tc.run_then_move(e.argv, e.temp, e.output);
+  }
+
   // The object of `job` under its key, with an edge unless the cache has it
-  // or another row of this build already planned it.
+  // or another row of this build already planned it.  A kernel unit's edge
+  // (`unit`) gets its command in finish().
   PlannedObject object(const RowInput& in, CompileJob job, const std::string& family, const std::string& key,
-                       const std::string& description, std::vector<graph::Edge>& edges, int& cached, int& to_compile) {
+                       const std::string& description, std::vector<graph::Edge>& edges, int& cached, int& to_compile,
+                       const KernelUnit* unit = nullptr) {
     const HostToolchain& tc = *in.toolchain.host;
     PlannedObject obj{family, job.source, key, in.site.objects / (key + tc.object_suffix()), false};
     if (planned_.count(obj.object)) {
@@ -138,10 +168,11 @@ class Planner {
     }
     e.inputs = {job.source};
     job.object = e.temp;
-    e.argv = in.site.launcher;
-    for (auto& a : tc.compile_command(job)) e.argv.push_back(std::move(a));
-    e.command = tc.run_then_move(e.argv, e.temp, e.output);
     e.description = description;
+    if (unit)
+      kernels_.push_back({edges.size(), &in, unit, std::move(job)});
+    else
+      set_command(e, in, job);
     edges.push_back(std::move(e));
     return obj;
   }
@@ -156,7 +187,6 @@ class Planner {
       unit_flags.device_flags.push_back("--split-compile=" + std::to_string(kSplitCompile));
     CompileJob job = job_for(SourceKind::cuda, in, unit.source, unit_flags);
     job.gencode = unit.gencode;
-    job.device_threads = arch_threads_;
     if (unit.torch_headers) add_torch_headers(job, in.toolchain);
     std::vector<std::string> flags = key_flags(unit_flags);
     flags.insert(flags.end(), unit.gencode.begin(), unit.gencode.end());
@@ -170,18 +200,9 @@ class Planner {
                        "--kernels-only hands over torch-free kernels only (this repository's rows): build this "
                        "row without --kernels-only");
     if (st_.handed) return handed_kernel(in, unit, job.source, key);
-    std::size_t before = g_.edges.size();
-    PlannedObject obj =
-        object(in, job, unit.family, key,
-               "nvcc " + unit.family + " " + unit.source.generic_string() + " [" + arch_list(unit.targets) + "]",
-               g_.edges, g_.kernels_cached, g_.kernels_to_compile);
-    // nvcc --threads compiles up to that many of its archs side by side.
-    if (g_.edges.size() > before)
-      g_.edges.back().peak_memory_gib =
-          unit.peak_memory_gib_per_arch *
-          static_cast<double>(std::max<std::size_t>(
-              1, std::min<std::size_t>(static_cast<std::size_t>(std::max(1, arch_threads_)), unit.gencode.size())));
-    return obj;
+    return object(in, job, unit.family, key,
+                  "nvcc " + unit.family + " " + unit.source.generic_string() + " [" + arch_list(unit.targets) + "]",
+                  g_.edges, g_.kernels_cached, g_.kernels_to_compile, &unit);
   }
 
   // A kernel object from --kernel-objects DIR, its key checked: never an edge.
@@ -277,7 +298,14 @@ class Planner {
   }
 
   const PlanSettings& st_;
-  const int arch_threads_;  // each kernel unit's nvcc --threads (at most its archs)
+  // Kernel edges (in g_.edges) whose commands finish() writes.
+  struct PendingKernel {
+    std::size_t edge;
+    const RowInput* in;
+    const KernelUnit* unit;
+    CompileJob job;
+  };
+  std::vector<PendingKernel> kernels_;
   std::function<bool(const fs::path&)> exists_;
   std::set<fs::path> planned_;       // outputs that already have an edge (or are cached)
   std::map<fs::path, bool> cached_;  // whether each of them was in the cache
@@ -287,23 +315,10 @@ class Planner {
 
 }  // namespace
 
-namespace {
-
-CompileGraph plan_with(const std::vector<RowInput>& rows, const PlanSettings& settings, int arch_threads) {
-  Planner p(settings, arch_threads);
+CompileGraph plan_compile(const std::vector<RowInput>& rows, const PlanSettings& settings) {
+  Planner p(settings);
   for (const auto& in : rows) p.add_row(in);
   return p.finish();
-}
-
-}  // namespace
-
-CompileGraph plan_compile(const std::vector<RowInput>& rows, const PlanSettings& settings) {
-  if (!settings.share_threads || settings.nvcc_threads <= 1) return plan_with(rows, settings, settings.nvcc_threads);
-  // The units to compile are known once planned (the cache decides); the
-  // thread count changes no key, so planning again with it changes no edge.
-  const int units = plan_with(rows, settings, 1).kernels_to_compile;
-  const int at_once = std::clamp(units, 1, settings.nvcc_threads);
-  return plan_with(rows, settings, std::max(1, settings.nvcc_threads / at_once));
 }
 
 }  // namespace sb::plan
