@@ -48,6 +48,22 @@ find_missing() {
   done
 }
 
+# Installs those of the named packages that are missing ($2: apt-get
+# install's options, e.g. --no-install-recommends), or says that all of $1 are.
+install_required() {
+  local what="$1" options="$2"
+  shift 2
+  find_missing "$@"
+  if [ "${#missing[@]}" -gt 0 ]; then
+    echo "==> apt-get install${options:+ $options} ${missing[*]}"
+    $SUDO apt-get update -qq
+    # shellcheck disable=SC2086  # the options are words
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $options "${missing[@]}" >/dev/null
+  else
+    echo "==> $what: all present"
+  fi
+}
+
 # Installs those of the named packages that are missing, without recommends;
 # a failure is not fatal: it prints "warning: could not install ...; $1".
 install_optional() {
@@ -66,25 +82,11 @@ install_optional() {
 # The main job: what its build needs and nothing else (no recommends either:
 # every package it leaves out is unpacking time on a fresh machine).
 if [ "${SAGE_BUILD_ONLY:-0}" = 1 ]; then
-  find_missing "${BUILD_PACKAGES[@]}"
-  if [ "${#missing[@]}" -gt 0 ]; then
-    echo "==> apt-get install --no-install-recommends ${missing[*]}"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-  else
-    echo "==> build packages: all present"
-  fi
+  install_required "build packages" --no-install-recommends "${BUILD_PACKAGES[@]}"
   exit 0
 fi
 
-find_missing "${APT_PACKAGES[@]}"
-if [ "${#missing[@]}" -gt 0 ]; then
-  echo "==> apt-get install ${missing[*]}"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
-else
-  echo "==> system packages: all present"
-fi
+install_required "system packages" "" "${APT_PACKAGES[@]}"
 
 # The Windows tests (scripts/test.sh asks for them with SAGE_WITH_WINE=1; the
 # main job and the workflow's jobs do not need them): mingw-w64 cross-compiles
