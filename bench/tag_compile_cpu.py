@@ -2,16 +2,18 @@
 """A tag's compile CPU, from its plan and one measured build, with and without the kernels job.
 
 The tag's plan is the workflow's own (`.github/scripts/plan.sh SAGEBUILD release sage3 aarch64`, run
-here): every row of our tree, with its arch set and its kernel_group (non-empty where two rows or more
-share platform, CUDA release and arch set, and so one kernels job).  What each unit costs comes from a
+here): every row of our tree with its kernel_group (non-empty where two rows or more share platform,
+CUDA release and arch set, and so one kernels job); each row's arch set comes from `sagebuild matrix
+--format json` of its profile, and which of them each kernel source compiles for from
+kernels/families.json.  What each unit costs comes from a
 measured build: `scripts/build-phase-profile.py --json` over a row's build.ninja (each nvcc command
 cold, alone, one thread), which gives each kernel unit its host part (preprocess, cudafe++, host
 compile) and its device part (cicc and ptxas, summed over its archs).  A unit's cost for another arch
 set is its host part plus its device part per arch times that set's size; the bindings' compile
 times are measured separately and given as arguments.
 
-    python3 bench/tag_compile_cpu.py --plan PLAN.json --profile PHASES.json \\
-        --binding-stable 4.5 --binding-classic 16.3 --link 0.6
+    python3 bench/tag_compile_cpu.py --plan PLAN.json --rows-json RELEASE.json --rows-json AARCH64.json \\
+        --profile PHASES.json --binding-stable 4.5 --binding-classic 16.3 --link 0.6
 
 Prints the compile CPU of the tag's rows of our tree, each row compiling its own kernels (before the
 kernels job) and with the kernels job (each group's kernels once, each row its binding), and the ratio.
@@ -20,18 +22,30 @@ change them, and their compile is not in the profile.
 """
 import argparse
 import json
+import os
 import re
 import sys
 
-# Which family a kernel unit's source belongs to, and the archs it compiles for (families.json).
-FAMILY_OF = {"quant.cu": "quant", "abi.cu": "quant", "attn_pv_fp16.cu": "pv_fp16",
-             "attn_pv_fp8.cu": "pv_fp8", "attn_sm90.cu": "sm90"}
-MIN_ARCH = {"quant": 8.0, "pv_fp16": 8.0, "pv_fp8": 8.9}
+FAMILIES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "kernels", "families.json")
 HOST_PHASES = ("host preprocess", "host compile", "cudafe++", "fatbinary")
 DEVICE_PHASES = ("cicc", "ptxas")
 
 
-def unit_models(profile):
+def kernel_units():
+    """source (its file name) -> its family in kernels/families.json."""
+    families = json.load(open(FAMILIES, encoding="utf-8"))["families"].values()
+    return {os.path.basename(source): family for family in families for source in family["sources"]}
+
+
+def family_archs(family, archs):
+    """The row's archs (e.g. ['8.0', '9.0']) a family compiles for: its own `archs` (as major.minor)
+    where it names them, else those from its `min_arch` on."""
+    if "archs" in family:
+        return [a for a in archs if a in {x.rstrip("af") for x in family["archs"]}]
+    return [a for a in archs if float(a) >= float(family["min_arch"])]
+
+
+def unit_models(profile, units):
     """source -> (host seconds, device seconds per arch) from a build-phase-profile.py JSON."""
     models = {}
     for u in profile["units"]:
@@ -42,42 +56,36 @@ def unit_models(profile):
         host = sum(u["phases"].get(p, 0.0) for p in HOST_PHASES)
         device = sum(u["phases"].get(p, 0.0) for p in DEVICE_PHASES)
         models[source] = (host, device / len(archs))
-    missing = set(FAMILY_OF) - set(models)
+    missing = set(units) - set(models)
     if missing:
         sys.exit(f"tag_compile_cpu: the profile has no unit for {sorted(missing)}")
     return models
 
 
-def kernel_cpu(archs, models):
+def kernel_cpu(archs, models, units):
     """Seconds of nvcc for one row's kernel units at these archs (e.g. ['8.0', '9.0'])."""
     total = 0.0
-    for source, family in FAMILY_OF.items():
+    for source, family in units.items():
         host, per_arch = models[source]
-        n = (1 if "9.0" in archs else 0) if family == "sm90" else sum(float(a) >= MIN_ARCH[family] for a in archs)
+        n = len(family_archs(family, archs))
         if n:
             total += host + per_arch * n
     return total
 
 
-def archs_of(row):
-    group = row.get("kernel_group") or ""
-    if group:
-        return group.rsplit("-", 1)[-1].split("_")
-    return None
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--plan", required=True, help="plan.sh's matrix for the tag's profiles")
-    ap.add_argument("--rows-json", action="append", default=[],
-                    help="`sagebuild matrix --profile P --format json` of each profile (the archs of rows alone)")
+    ap.add_argument("--rows-json", action="append", required=True,
+                    help="`sagebuild matrix --profile P --format json` of each profile of the plan (the rows' archs)")
     ap.add_argument("--profile", required=True, help="build-phase-profile.py --json of a row with every family")
     ap.add_argument("--binding-stable", type=float, required=True, help="seconds: ops_stable.cc (torch >= 2.10)")
     ap.add_argument("--binding-classic", type=float, required=True, help="seconds: ops.cc (torch < 2.10)")
     ap.add_argument("--link", type=float, required=True, help="seconds: the extension's link")
     a = ap.parse_args()
 
-    models = unit_models(json.load(open(a.profile, encoding="utf-8")))
+    units = kernel_units()
+    models = unit_models(json.load(open(a.profile, encoding="utf-8")), units)
     rows = json.load(open(a.plan, encoding="utf-8"))["include"]
     archs_by_id = {}
     for path in a.rows_json:
@@ -89,12 +97,12 @@ def main():
     before = after = 0.0
     groups = {}
     for r in ours:
-        archs = archs_of(r) or archs_by_id.get(r["id"])
+        archs = archs_by_id.get(r["id"])
         if archs is None:
-            sys.exit(f"tag_compile_cpu: no arch set for row {r['id']} (alone in its group): pass --rows-json")
+            sys.exit(f"tag_compile_cpu: row {r['id']} is in no --rows-json: pass its profile's")
         minor = tuple(int(x) for x in r["torch"].split(".")[:2])
         binding = (a.binding_stable if minor >= (2, 10) else a.binding_classic) + a.link
-        k = kernel_cpu(archs, models)
+        k = kernel_cpu(archs, models, units)
         before += k + binding
         after += binding
         if r["kernel_group"]:
