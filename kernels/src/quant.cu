@@ -309,15 +309,15 @@ __host__ __device__ constexpr int v_key_perm(int p) {
 }
 
 // The V tile as read: 64 key rows of DP elements in 16-byte chunks, chunk c
-// of row `key` at position c ^ (key / 16), so that the transposing reads (the
-// same dims of the four 16-key groups in one warp) fall in different banks.
+// of row `key` at position c ^ (key % 8), so that the eight rows of one
+// transposing ldmatrix (eight consecutive keys, one chunk) fall in different banks.
 template <typename T, int DP>
 struct VSmem {
-  static_assert(DP / 8 >= 4, "the swizzle needs 4 chunks per row");
+  static_assert(DP / 8 >= 8, "the swizzle needs 8 chunks per row");
   alignas(16) T raw[cfg::kBlockK * DP];
   float inv[DP], mean[DP];
   __device__ __forceinline__ static int at(int key, int d) {
-    return key * DP + ((((d >> 3) ^ (key >> 4))) << 3) + (d & 7);
+    return key * DP + ((((d >> 3) ^ (key & 7))) << 3) + (d & 7);
   }
 };
 
@@ -363,25 +363,39 @@ __device__ __forceinline__ void quant_v_tile(const VArgs& p, int n_pad, int b, i
   }
   ptx::cp_async_wait<0>();
   __syncthreads();
-  // units: (dim d, 16-key group grp)
+  // Items: (16-dim block db, 16-key group grp), one per warp at a time.  One
+  // transposing ldmatrix.x4 gives lane t, for dims dA = 16 db + t/4 and
+  // dB = dA + 8, keys 2q, 2q+1 (matrices 0, 2) and 8 + 2q, 9 + 2q (1, 3) of
+  // the group, q = t % 4: exactly word q of the permuted 16-key group
+  // (v_key_perm) for each of the two dims.
+  const int warp = tid >> 5, lane = tid & 31;
+  const int q = lane & 3, dl = lane >> 2;
+  constexpr int kItems = DP / 16 * 4;
+  constexpr int kWarps = cfg::kQuantThreads / 32;
 #pragma unroll
-  for (int i = 0; i < DP * 4 / cfg::kQuantThreads; ++i) {
-    const int u = i * cfg::kQuantThreads + tid;
-    const int d = u >> 2, grp = u & 3;
-    const float inv = sm.inv[d], mean = sm.mean[d];
-    uint32_t w[4];
+  for (int it = warp; it < kItems; it += kWarps) {
+    const int db = it >> 2, grp = it & 3;
+    const int mrow = lane & 7, mat = lane >> 3;
+    const int key = grp * 16 + (mat & 1) * 8 + mrow;
+    const int col = db * 16 + (mat >> 1) * 8;
+    uint32_t r[4];
+    ptx::ldmatrix_x4_trans(r[0], r[1], r[2], r[3], sm.raw + VSmem<T, DP>::at(key, col));
+    const int kk = k0 + grp * 16;
 #pragma unroll
-    for (int q = 0; q < 4; ++q) {
+    for (int half = 0; half < 2; ++half) {
+      const int d = db * 16 + half * 8 + dl;
+      const float inv = sm.inv[d], mean = sm.mean[d];
+      const int keys[4] = {2 * q, 2 * q + 1, 8 + 2 * q, 9 + 2 * q};
+      const uint32_t lo = r[2 * half], hi = r[2 * half + 1];
+      const T* hl = reinterpret_cast<const T*>(&lo);
+      const T* hh = reinterpret_cast<const T*>(&hi);
+      const T x[4] = {hl[0], hl[1], hh[0], hh[1]};
       float f[4];
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int key = grp * 16 + v_key_perm(q * 4 + e);
-        f[e] = (k0 + key < len) ? (to_float(sm.raw[VSmem<T, DP>::at(key, d)]) - mean) * inv : 0.f;
-      }
-      w[q] = ptx::pack_e4m3x4(f[0], f[1], f[2], f[3]);
+      for (int e = 0; e < 4; ++e) f[e] = (kk + keys[e] < len) ? (to_float(x[e]) - mean) * inv : 0.f;
+      *reinterpret_cast<uint32_t*>(p.v_fp8 + (bh * DP + d) * (size_t)n_pad + kk + 4 * q) =
+          ptx::pack_e4m3x4(f[0], f[1], f[2], f[3]);
     }
-    *reinterpret_cast<uint4*>(p.v_fp8 + (bh * DP + d) * (size_t)n_pad + k0 + grp * 16) =
-        make_uint4(w[0], w[1], w[2], w[3]);
   }
 }
 
