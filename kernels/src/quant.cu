@@ -85,6 +85,10 @@ __device__ __forceinline__ void quant_qk_tile(const sa_view& x, int gran, const 
   constexpr int PER = ROWS * CPR / cfg::kQuantThreads;
   static_assert(PER >= 1 && (ROWS * CPR) % cfg::kQuantThreads == 0, "tile/thread mismatch");
   constexpr int NG = QkSmem<T, IS_Q, ROWS, DP>::kGroups;
+  // Lanes that read one row, aligned: chunk c is lane c % 32 and a row starts
+  // at a multiple of CPR, so the largest power of two dividing CPR (at most a
+  // warp) gives segments of consecutive lanes that never straddle two rows.
+  constexpr int kRowLanes = (CPR & -CPR) < 32 ? (CPR & -CPR) : 32;
 
   const int tid = threadIdx.x;
   const int r0 = tile * ROWS;
@@ -126,8 +130,13 @@ __device__ __forceinline__ void quant_qk_tile(const sa_view& x, int gran, const 
     float am = 0.f;
 #pragma unroll
     for (int e = 0; e < 8; ++e) am = fmaxf(am, fabsf(v[e]));
+    // The row's maximum over its lanes first, then one shared-memory atomic
+    // per row segment: a group's atomics from every lane of a warp serialise.
+#pragma unroll
+    for (int o = kRowLanes / 2; o > 0; o >>= 1) am = fmaxf(am, __shfl_xor_sync(0xffffffffu, am, o));
     // amax is >= 0, so the int ordering of its bits is the float ordering.
-    atomicMax(reinterpret_cast<int*>(&sm.gmax[quant_group<IS_Q>(gran, r)]), __float_as_int(am));
+    if ((tid & (kRowLanes - 1)) == 0)
+      atomicMax(reinterpret_cast<int*>(&sm.gmax[quant_group<IS_Q>(gran, r)]), __float_as_int(am));
   }
   __syncthreads();
 
