@@ -149,19 +149,12 @@ __device__ __forceinline__ void quant_qk_tile(const sa_view& x, int gran, const 
     const float inv = am > 0.f ? 127.f / am : 0.f;
     float v[8];
     chunk(i, v);
-    uint32_t w[2];
+    // |v| <= am, so v * inv stays within +-127 (and rounds there): cvt's
+    // saturation to [-128, 127] never acts, and NaN gives 0 as before.
 #pragma unroll
-    for (int k = 0; k < 2; ++k) {
-      uint32_t acc = 0;
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        int q = __float2int_rn(v[4 * k + e] * inv);
-        q = max(-127, min(127, q));
-        acc |= (static_cast<uint32_t>(q) & 0xffu) << (8 * e);
-      }
-      w[k] = acc;
-    }
-    *reinterpret_cast<uint2*>(obase + (size_t)r * DP + col) = make_uint2(w[0], w[1]);
+    for (int e = 0; e < 8; ++e) v[e] *= inv;
+    *reinterpret_cast<uint2*>(obase + (size_t)r * DP + col) =
+        make_uint2(ptx::pack_s8x4(v[0], v[1], v[2], v[3]), ptx::pack_s8x4(v[4], v[5], v[6], v[7]));
   }
   if (IS_Q) {
     if (tid < ROWS / 2) {  // ROWS/16 slices x 8 groups, replicated for coarse granularities

@@ -121,6 +121,17 @@ __device__ __forceinline__ uint16_t cvt_e4m3x2_f32(float lo, float hi) {
 __device__ __forceinline__ uint32_t pack_e4m3x4(float x0, float x1, float x2, float x3) {
   return static_cast<uint32_t>(cvt_e4m3x2_f32(x0, x1)) | (static_cast<uint32_t>(cvt_e4m3x2_f32(x2, x3)) << 16);
 }
+// Four floats -> four int8 bytes, x0 in the lowest byte: each rounded to the
+// nearest integer, ties to even, and saturated to [-128, 127] by cvt (NaN
+// converts to 0), then the low bytes gathered by two byte permutes.
+__device__ __forceinline__ uint32_t pack_s8x4(float x0, float x1, float x2, float x3) {
+  uint32_t a, b, c, d;
+  asm("cvt.rni.sat.s8.f32 %0, %1;" : "=r"(a) : "f"(x0));
+  asm("cvt.rni.sat.s8.f32 %0, %1;" : "=r"(b) : "f"(x1));
+  asm("cvt.rni.sat.s8.f32 %0, %1;" : "=r"(c) : "f"(x2));
+  asm("cvt.rni.sat.s8.f32 %0, %1;" : "=r"(d) : "f"(x3));
+  return __byte_perm(__byte_perm(a, b, 0x0040), __byte_perm(c, d, 0x0040), 0x5410);
+}
 // cvt.rn.f16x2.f32: lo in the low half.
 __device__ __forceinline__ uint32_t pack_f16x2(float lo, float hi) {
   __half2 h = __floats2half2_rn(lo, hi);
