@@ -465,9 +465,10 @@ __device__ __forceinline__ void qkv_stats_q(const QkvArgs& a, StatsQSmem<T, QROW
 // tile size had when every granularity was a kernel of its own, so that the granularity read at run
 // time costs no occupancy, less one where that bound made ptxas spill on some arch (head dims 192 and
 // 256; per-block Q at 128; K and V at 192).
-// Head dim 256 on sm_90 keeps 4 CTAs an SM in both launches: ptxas spills 36-48 bytes a thread there,
-// and the call is still 4 % faster than at 3 CTAs without a spill (bench/quant_ops.py on the H200,
-// B4 H32 16k: 2535 -> 2429 us).  The other archs keep the bound that does not spill.
+// Head dim 256 on sm_90 keeps 4 CTAs an SM in both launches: ptxas spills up to 20 bytes a thread
+// there (36-48 before the row-reduced maxima), and the call was 4 % faster than at 3 CTAs without a
+// spill (bench/quant_ops.py on the H200, B4 H32 16k: 2535 -> 2429 us).  The other archs keep the
+// bound that does not spill.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900
 inline constexpr int kHd256Ctas = 4;
 #else

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Is a short call bound by the host or by the GPU?  For each method at each point, three figures, µs:
+
+- `e2e`: bench_attn.time_ms, the method every speed table uses (CUDA events around calls issued back to
+  back): the GPU's time per call, or the host's where the host cannot keep ahead;
+- `host`: the host's own time per call, measured while the GPU is kept busy by a long matmul queued
+  first (so the host never waits on the GPU): Python, argument checks, allocations, launches;
+- `gpu`: the GPU's time per call alone, replaying 20 calls captured in a CUDA graph (no host in between).
+
+Where `host` is above `gpu`, calls issued back to back leave the GPU idle and `e2e` follows the host.
+
+    python3 bench/host_vs_gpu.py [--seqs 1024,2048] [--dims 64,128]
+"""
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_attn import sa, time_ms  # noqa: E402  (sa: the package under test, imported there)
+
+
+def host_us(fn, calls=50, rounds=5):
+    """Median over rounds of the host's time per call, the GPU held busy throughout."""
+    big = torch.randn(8192, 8192, device="cuda", dtype=torch.float16)
+    out = []
+    for _ in range(rounds):
+        torch.cuda.synchronize()
+        for _ in range(6):  # a few ms of GPU work queued ahead of the calls
+            big @ big
+        t = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        out.append((time.perf_counter() - t) / calls * 1e6)
+        torch.cuda.synchronize()
+    return statistics.median(out)
+
+
+def gpu_us(fn, calls=20, reps=10):
+    """The GPU's time per call: `calls` calls captured in one CUDA graph, replayed."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for _ in range(calls):
+            fn()
+    g.replay()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        g.replay()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b) * 1e3 / calls)
+    return statistics.median(times)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--heads", type=int, default=32)
+    ap.add_argument("--dims", default="64,128")
+    ap.add_argument("--seqs", default="1024,2048")
+    a = ap.parse_args()
+    print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, package {sa.__file__}")
+    print(f"B={a.batch} H={a.heads} fp16 HND; microseconds per call\n")
+    print("| head dim | causal | N | method | e2e | host | gpu |\n|---|---|---|---|---|---|---|")
+    for d in [int(x) for x in a.dims.split(",")]:
+        for causal in (False, True):
+            for n in [int(x) for x in a.seqs.split(",")]:
+                q, k, v = (torch.randn(a.batch, a.heads, n, d, device="cuda", dtype=torch.float16) for _ in range(3))
+
+                def cudnn():
+                    with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+                        return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+
+                methods = {"ours": lambda: sa.sageattn(q, k, v, is_causal=causal), "cudnn": cudnn}
+                for name, fn in methods.items():
+                    e2e = time_ms(fn, reps=50) * 1e3
+                    print(f"| {d} | {int(causal)} | {n} | {name} | {e2e:.1f} | {host_us(fn):.1f} | {gpu_us(fn):.1f} |",
+                          flush=True)
+
+
+if __name__ == "__main__":
+    main()
