@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 from dataclasses import dataclass
-from typing import Optional
+from typing import Dict, Optional
 
 import torch
 
@@ -15,7 +16,7 @@ from ._dispatch import attend, for_gpu
 from .masks import KeyPadding, MaskError
 
 
-@dataclass
+@dataclass(frozen=True)
 class SdpaPlan:
     """A torch SDPA call that SageAttention runs: HND tensors, the P.V path, the mask's key ranges."""
 
@@ -23,10 +24,50 @@ class SdpaPlan:
     kp: Optional[KeyPadding]
 
 
+# The plans of unmasked calls, by everything their plan depends on (_call_key): a model repeats the same
+# few shapes, and planning one anew costs about as much host time as SDPA's own call at 1k tokens.
+_PLANS: Dict[tuple, tuple] = {}
+_PLANS_MAX = 1024
+
+
+def _call_key(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa, route) -> Optional[tuple]:
+    """What sdpa_plan's answer for this call depends on, or None where it is planned afresh every time: a mask
+    (its analysis is per call), a trace, inputs other than plain tensors (subclasses, nested), a tensor-valued
+    dropout or scale.  Besides the tensors' device, dtype, shape, strides and grad flags and the arguments:
+    grad mode, the backward mode, $SAGEATTN_SM90, and SDPA's backend switches (its choice of backend)."""
+    if attn_mask is not None or torch.compiler.is_compiling():
+        return None
+    if not (type(query) is torch.Tensor and type(key) is torch.Tensor and type(value) is torch.Tensor):
+        return None
+    if query.is_nested or key.is_nested or value.is_nested:
+        return None
+    if not (isinstance(dropout_p, (int, float)) and (scale is None or isinstance(scale, (int, float)))):
+        return None
+    cuda = torch.backends.cuda
+    return (route, dropout_p, bool(is_causal), scale, bool(enable_gqa), torch.is_grad_enabled(),
+            _autograd._mode, os.environ.get(_autograd.ENV), os.environ.get("SAGEATTN_SM90"), torch.backends.cudnn.enabled,
+            cuda.cudnn_sdp_enabled(), cuda.flash_sdp_enabled(), cuda.mem_efficient_sdp_enabled(),
+            cuda.math_sdp_enabled(),
+            *[(t.device, t.dtype, t.shape, t.stride(), t.requires_grad) for t in (query, key, value)])
+
+
 def sdpa_plan(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa, route="sageattention"):
     """(plan, None) when SageAttention can run this SDPA call, else (None, why): the reason a call falls back.
     ``route`` (sageattention._sdpa_route): "auto" also sends a call to SDPA where that is faster on its GPU
-    (reason _sdpa_route.SPEED_REASON), "sdpa" every call."""
+    (reason _sdpa_route.SPEED_REASON), "sdpa" every call.  An unmasked call's answer is kept (_call_key)."""
+    k = _call_key(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa, route)
+    if k is None:
+        return _plan(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa, route)
+    found = _PLANS.get(k)
+    if found is None:
+        found = _plan(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa, route)
+        if len(_PLANS) >= _PLANS_MAX:
+            _PLANS.clear()
+        _PLANS[k] = found
+    return found
+
+
+def _plan(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa, route):
     if route == "sdpa":
         return None, "route 'sdpa' (every call to torch SDPA)"
     ts = (query, key, value)

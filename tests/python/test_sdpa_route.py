@@ -172,3 +172,46 @@ def test_the_speed_reason_is_logged_once_with_the_table(fresh_log, caplog):
     assert "Test GPU, 2026-11-28" in lines[0] and "head_dim 128, N=512" in lines[0]
     assert "route='sageattention'" in lines[0] and "SAGEATTN_SDPA_ROUTE" in lines[0]
     assert p.stats["sdpa"] == 3 and p.stats["fallback_reasons"] == {route.SPEED_REASON: 3}
+
+
+def test_an_unmasked_calls_plan_is_kept_until_what_it_depends_on_changes(monkeypatch):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    from sageattention import _autograd
+    from sageattention import _sdpa_plan as plans
+
+    planned = []
+    real = plans._plan
+    monkeypatch.setattr(plans, "_plan", lambda *a: planned.append(a) or real(*a))
+    monkeypatch.setattr(plans, "_PLANS", {})
+    monkeypatch.delenv(_autograd.ENV, raising=False)
+    q = torch.randn(1, 2, 8, 16)
+    first = plans.sdpa_plan(q, q, q, None, 0.0, False, None, False, "auto")
+    assert plans.sdpa_plan(q, q, q, None, 0.0, False, None, False, "auto") is first
+    assert plans.sdpa_plan(q.clone(), q.clone(), q.clone(), None, 0.0, False, None, False, "auto") is first
+    assert len(planned) == 1
+    variants = [
+        lambda: plans.sdpa_plan(q, q, q, None, 0.0, True, None, False, "auto"),  # causal
+        lambda: plans.sdpa_plan(q, q, q, None, 0.0, False, 0.5, False, "auto"),  # scale
+        lambda: plans.sdpa_plan(q, q, q, None, 0.1, False, None, False, "auto"),  # dropout
+        lambda: plans.sdpa_plan(q, q, q, None, 0.0, False, None, False, "sageattention"),  # route
+        lambda: plans.sdpa_plan(q[:, :, :4], q, q, None, 0.0, False, None, False, "auto"),  # shape
+        lambda: plans.sdpa_plan(q.transpose(1, 2).contiguous().transpose(1, 2), q, q, None, 0.0, False, None, False,
+                                "auto"),  # strides
+        lambda: plans.sdpa_plan(q.half(), q.half(), q.half(), None, 0.0, False, None, False, "auto"),  # dtype
+        lambda: plans.sdpa_plan(q.clone().requires_grad_(), q, q, None, 0.0, False, None, False, "auto"),  # grad
+    ]
+    for v in variants:
+        v()
+    assert len(planned) == 1 + len(variants)
+    with torch.no_grad():
+        variants[-1]()  # grad mode
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+        first_again = plans.sdpa_plan(q, q, q, None, 0.0, False, None, False, "auto")  # SDPA's backend switches
+    monkeypatch.setenv(_autograd.ENV, "sdpa")
+    variants[-1]()  # the backward mode
+    assert len(planned) == 1 + len(variants) + 3 and first_again == first
+    mask = torch.ones(8, 8, dtype=torch.bool)
+    for _ in range(2):
+        plans.sdpa_plan(q, q, q, mask, 0.0, False, None, False, "auto")  # a mask: planned every call
+    assert len(planned) == 1 + len(variants) + 5
