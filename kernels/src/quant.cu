@@ -127,11 +127,12 @@ __device__ __forceinline__ void quant_qk_tile(const sa_view& x, int gran, const 
     const int r = (i * cfg::kQuantThreads + tid) / CPR;
     float v[8];
     chunk(i, v);
+    // The chunk's maximum, then the row's over its lanes, then one
+    // shared-memory atomic per row segment: a group's atomics from every lane
+    // of a warp serialise.
     float am = 0.f;
 #pragma unroll
     for (int e = 0; e < 8; ++e) am = fmaxf(am, fabsf(v[e]));
-    // The row's maximum over its lanes first, then one shared-memory atomic
-    // per row segment: a group's atomics from every lane of a warp serialise.
 #pragma unroll
     for (int o = kRowLanes / 2; o > 0; o >>= 1) am = fmaxf(am, __shfl_xor_sync(0xffffffffu, am, o));
     // amax is >= 0, so the int ordering of its bits is the float ordering.
