@@ -403,10 +403,13 @@ __device__ __forceinline__ void quant_v_tile(const VArgs& p, int n_pad, int b, i
 }
 
 // ---- Q, K and V of one call quantized in two launches (sa_quant_qkv).
-// Launch 1: the channel statistics of K (sums) and V (sums, maxima, minima),
-// and the quantization of Q, which needs none; launch 2: K and V.  A launch's
-// CTAs are a flat list of segments (one kind of tile each, the longest first),
-// so small shapes still fill the GPU and no pass waits on the tail of another.
+// Launch 1: the quantization of Q, which needs no statistics, then the channel
+// statistics of K (sums) and V (sums, maxima, minima); launch 2: K and V.  A
+// launch's CTAs are a flat list of segments (one kind of tile each), so small
+// shapes still fill the GPU and no pass waits on the tail of another.  Launch 1
+// reads K and V last and launch 2 takes its tiles in the reverse order, V's
+// last head first: what launch 1 read last is still in L2 when launch 2 reads
+// it again, and at short lengths much of K and V is.
 // (A one-pass kernel, in which each chunk of keys waited for its head's
 // statistics and was then quantized from L2, measured slower: BENCHMARKS.md, history.)
 struct Segment {
@@ -445,7 +448,9 @@ union KVSmem {
 template <typename T, int QROWS, int DP>
 __device__ __forceinline__ void qkv_stats_q(const QkvArgs& a, StatsQSmem<T, QROWS, DP>& sm) {
   ptx::griddep_launch_dependents();  // launch 2 may take the SMs this launch's tail leaves
-  int i = blockIdx.x;
+  // The list [K chunks, V chunks, Q tiles] with the Q tiles taken first.
+  const int stats = a.k_chunks.count() + a.v_chunks.count();
+  int i = (int)blockIdx.x < a.q_tiles.count() ? (int)blockIdx.x + stats : (int)blockIdx.x - a.q_tiles.count();
   if (i < a.k_chunks.count()) {
     const Place w = place(a.k_chunks, i);
     stats_chunk<T, stats_dp(DP), false>(a.p.k, a.k_stats, w.b, w.h, w.t, sm.k);
@@ -498,13 +503,13 @@ __global__ void __launch_bounds__(cfg::kQuantThreads, quant_kv_min_ctas(DP))
   __shared__ KVSmem<T, DP> sm;
   ptx::griddep_wait();               // launch 1's statistics are complete
   ptx::griddep_launch_dependents();  // the attention kernel may take the SMs this launch's tail leaves
-  int i = blockIdx.x;
-  if (i < a.v_tiles.count()) {
-    const Place w = place(a.v_tiles, i);
+  // The list [K tiles, V tiles] from its end: V's last head first.
+  int i = (int)gridDim.x - 1 - (int)blockIdx.x;
+  if (i >= a.k_tiles.count()) {
+    const Place w = place(a.v_tiles, i - a.k_tiles.count());
     quant_v_tile<T, DP>(a.v, a.k_pad, w.b, w.h, w.t, sm.v);
     return;
   }
-  i -= a.v_tiles.count();
   const Place w = place(a.k_tiles, i);
   quant_qk_tile<T, false, cfg::kBlockK, DP>(a.p.k, a.p.granularity, a.p.smooth_k ? a.k_stats.sum : nullptr, a.p.k_int8,
                                             a.p.k_scale, a.k_pad, w.b, w.h, w.t, sm.k);
@@ -614,8 +619,8 @@ extern "C" sa_status sa_quant_qkv(const sa_quant_qkv_params* p, cudaStream_t str
     a.q_tiles = Segment{has_q ? a.q_pad / q_rows(p->granularity) : 0, p->q.heads, p->q.batch};
     return dispatch_head_dim(dp, [&](auto d) {
       constexpr int D = decltype(d)::value;
-      const int64_t n1 = (int64_t)a.k_chunks.count() + a.v_chunks.count() + a.q_tiles.count();
-      const int64_t n2 = (int64_t)a.v_tiles.count() + a.k_tiles.count();
+      const int64_t n1 = (int64_t)a.q_tiles.count() + a.k_chunks.count() + a.v_chunks.count();
+      const int64_t n2 = (int64_t)a.k_tiles.count() + a.v_tiles.count();
       SA_CHECK_ARG(n1 < INT32_MAX && n2 < INT32_MAX, "sa_quant_qkv: too many tiles for one launch");
       if (n1 > 0) {
         sa_status st = q128 ? launch_stats_q<T, cfg::kBlockQ, D>(a, (unsigned)n1, stream)
