@@ -487,9 +487,22 @@ struct Ops {
     return {r.kernel, r.family, r.pv, r.pv_accum_f16};
   }
 
+  // Byte offsets of attn's intermediates in its one workspace, each 256-byte aligned.
+  struct Carve {
+    int64_t bytes = 0;
+    int64_t take(int64_t n) {
+      const int64_t at = bytes;
+      bytes += (n + 255) / 256 * 256;
+      return at;
+    }
+  };
+
   // The whole forward of a dense batch (tensor_layout 0 or 1; key padding by
-  // kv_seq_start / kv_seq_len): the ops above, composed here so a call costs one
-  // dispatch.  The fp16 path wants v in float16 (the Python layer converts).
+  // kv_seq_start / kv_seq_len) in one dispatch: what quant_qkv and attn_pv_fp8
+  // (or attn_pv_fp16) run one after the other, with the quantized Q, K, V, their
+  // scales and the statistics in one allocation instead of eight, and the
+  // checks of what this op made itself left out.  The fp16 path wants v in
+  // float16 (the Python layer converts).
   static std::tuple<Tensor, Tensor> attn(In q, In k, In v, int64_t layout, bool is_causal, int64_t gran,
                                          double sm_scale, bool smooth_k, bool smooth_v, bool pv_fp8, bool return_lse,
                                          OptIn kv_seq_start, OptIn kv_seq_len, bool pv_accum_f16) {
@@ -497,17 +510,92 @@ struct Ops {
     A::check(layout == kHND || layout == kNHD, "sageattention: attn takes tensor_layout 0 (HND) or 1 (NHD), got ",
              layout);
     A::check(q.dim() == 4 && k.dim() == 4 && v.dim() == 4, "sageattention: q, k, v must be 4-D");
-    const int nd = layout == kHND ? 2 : 1;
-    const int64_t q_len = q.size(nd), kv_len = k.size(nd);
-    // Q, K and (fp8 path) V quantized by one C call: the quant_* ops' outputs in two launches.
-    const Quant r = quantize_qkv(q, k, pv_fp8 ? OptTensor(v) : OptTensor(), layout, gran, smooth_k, smooth_v, {}, {}, 0,
-                                 kv_seq_start, kv_seq_len, 0, pv_accum_f16 ? SA_V_MAX_F16ACC : SA_V_MAX);
     if (pv_fp8)
-      return attn_pv_fp8(r.q_int8, r.q_scale, r.k_int8, r.k_scale, r.v_fp8, r.v_scale,
-                         smooth_v ? OptTensor(r.v_mean) : OptTensor(), layout, q_len, kv_len, v.size(3), is_causal,
-                         sm_scale, return_lse, q.scalar_type(), {}, {}, kv_seq_len, 0, pv_accum_f16);
-    return attn_pv_fp16(r.q_int8, r.q_scale, r.k_int8, r.k_scale, v, layout, q_len, is_causal, sm_scale, return_lse,
-                        q.scalar_type(), {}, {}, kv_seq_start, kv_seq_len, 0, 0);
+      A::check(&sa_attn_qk_int8_pv_fp8 != nullptr,
+               "sageattention: this build does not contain the pv_fp8 kernel family (sm89+; see "
+               "sageattention/build_info.json)");
+    else
+      A::check(
+          &sa_attn_qk_int8_pv_fp16 != nullptr,
+          "sageattention: this build does not contain the pv_fp16 kernel family (see sageattention/build_info.json)");
+    sa_quant_qkv_params qp{};
+    qp.q = make_view(q, layout, "q");
+    qp.k = make_view(k, layout, "k", kv_seq_start, kv_seq_len, 0);
+    const sa_view vv = make_view(v, layout, "v", kv_seq_start, kv_seq_len, 0);
+    A::check(A::same_device(k, q) && A::same_device(v, q), "sageattention: q, k, v must be on one device, got ",
+             A::device(q), ", ", A::device(k), ", ", A::device(v));
+    if (pv_fp8) {
+      qp.v = vv;  // quantized with K (sa_quant_qkv checks its shape against k's)
+    } else {      // read as it is by the fp16 P.V
+      A::check(v.scalar_type() == ST::Half, "sageattention: v must be float16 for the fp16 PV path, got ",
+               A::dtype_name(v.scalar_type()));
+      A::check(vv.batch == qp.k.batch && vv.heads == qp.k.heads && vv.seq == qp.k.seq && vv.dim == qp.k.dim,
+               "sageattention: v must have k's shape ", A::sizes(k), ", got ", A::sizes(v), " in layout ",
+               layout_name(layout));
+    }
+    qp.granularity = to_gran(gran);
+    qp.smooth_k = smooth_k ? 1 : 0;
+    qp.smooth_v = smooth_v ? 1 : 0;
+    qp.v_scale_max = pv_accum_f16 ? SA_V_MAX_F16ACC : SA_V_MAX;
+    // sageattn.h's layouts of the quantized tensors (what quant_qkv returns).
+    const int64_t b = qp.q.batch, hq = qp.q.heads, hk = qp.k.heads, dp = sa_padded_head_dim(qp.q.dim);
+    const int64_t q_pad = sa_round_up(qp.q.seq, SA_BLOCK_Q), k_pad = sa_round_up(qp.k.seq, SA_BLOCK_K);
+    Carve w;
+    const int64_t at_q = w.take(b * hq * q_pad * dp), at_qs = w.take(b * hq * (q_pad / 16) * 8 * 4);
+    const int64_t at_k = w.take(b * hk * k_pad * dp), at_ks = w.take(b * hk * (k_pad / SA_BLOCK_K) * 4 * 4);
+    const int64_t at_v = pv_fp8 ? w.take(b * hk * dp * k_pad) : 0, at_vs = pv_fp8 ? w.take(b * hk * dp * 4) : 0,
+                  at_vm = pv_fp8 ? w.take(b * hk * dp * 4) : 0;
+    const int64_t at_stats = w.take(sa_quant_qkv_stats_bytes(&qp));
+    typename A::Guard guard(q);
+    const Tensor ws = A::empty(q, {w.bytes}, ST::Byte);
+    uint8_t* base = ptr<uint8_t>(ws);
+    qp.q_int8 = reinterpret_cast<int8_t*>(base + at_q);
+    qp.q_scale = reinterpret_cast<float*>(base + at_qs);
+    qp.k_int8 = reinterpret_cast<int8_t*>(base + at_k);
+    qp.k_scale = reinterpret_cast<float*>(base + at_ks);
+    if (pv_fp8) {
+      qp.v_fp8 = base + at_v;
+      qp.v_scale = reinterpret_cast<float*>(base + at_vs);
+      qp.v_mean = reinterpret_cast<float*>(base + at_vm);
+    }
+    qp.stats = base + at_stats;
+    cudaStream_t stream = A::stream(q);
+    check_status(sa_quant_qkv(&qp, stream), "quant_qkv");
+
+    sa_attn_params p{};
+    p.q_int8 = qp.q_int8;
+    p.q_scale = qp.q_scale;
+    p.k_int8 = qp.k_int8;
+    p.k_scale = qp.k_scale;
+    p.batch = (int)b;
+    p.q_heads = (int)hq;
+    p.kv_heads = (int)hk;
+    p.q_len = qp.q.seq;
+    p.kv_len = qp.k.seq;
+    p.head_dim = vv.dim;
+    p.causal = is_causal ? 1 : 0;
+    p.sm_scale = (float)sm_scale;
+    p.kv_seq_len = qp.k.seq_len;
+    auto res = make_out(p, q, layout, q.scalar_type(), return_lse, 0);
+    if (pv_fp8) {
+      p.v_fp8 = qp.v_fp8;
+      p.v_scale = qp.v_scale;
+      p.v_mean = smooth_v ? qp.v_mean : nullptr;
+      p.pv_accum_f16 = pv_accum_f16 ? 1 : 0;
+      check_status(sa_attn_qk_int8_pv_fp8(&p, stream), "attn_pv_fp8");
+      return res;
+    }
+    p.v = vv;
+    const int64_t ws_bytes = sa_attn_qk_int8_pv_fp16_workspace_bytes(&p);  // the gathered V on sm90, if any
+    check_status(ws_bytes < 0 ? SA_ERR_INVALID_ARGUMENT : SA_OK, "attn_pv_fp16 workspace");
+    OptTensor gather;
+    if (ws_bytes > 0) {
+      gather = A::empty(q, {ws_bytes}, ST::Byte);
+      p.workspace = gather->data_ptr();
+      p.workspace_bytes = ws_bytes;
+    }
+    check_status(sa_attn_qk_int8_pv_fp16(&p, stream), "attn_pv_fp16");
+    return res;
   }
 };
 
