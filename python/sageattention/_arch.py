@@ -176,6 +176,21 @@ def accum_f16_for(code: int, head_dim: int = 128) -> bool:
         return False
 
 
+_CALL_DEFAULTS: dict = {}  # (device index, routed head dim) -> (default_path, default_accum_f16)
+
+
+def call_defaults(t) -> tuple:
+    """(default_path(t), default_accum_f16(t)), kept per CUDA device and head dim: the routing table's answer
+    does not change within a process (its queries are cached), so a call asks it once."""
+    if not isinstance(t, torch.Tensor) or t.device.type != "cuda" or torch.compiler.is_compiling():
+        return default_path(t), default_accum_f16(t)
+    key = (t.device.index, _routed_head_dim(t))
+    got = _CALL_DEFAULTS.get(key)
+    if got is None:
+        got = _CALL_DEFAULTS[key] = (default_path(t), default_accum_f16(t))
+    return got
+
+
 def default_path(t) -> str:
     """The P.V path sageattn runs on the tensor's GPU: the routing table's first row for its compute capability
     and head dim (FP8 from sm89 on; on sm90 above head dim 128 FP16, where the wgmma FP16 P.V is the fast one)."""

@@ -106,6 +106,14 @@ def normalize(fn: str, q, k, v, tensor_layout, is_causal, sm_scale, return_lse, 
     is_causal, sm_scale, ...) the next positions are then read in SDPA's order
     too: dropout_p (a number, not a bool), then is_causal (a bool).
     """
+    if not kwargs and type(tensor_layout) is str and q is not None and k is not None and v is not None:
+        # The usual call, q, k, v and upstream's own arguments only: what the general path below gives it.
+        check_choice(fn, "tensor_layout", tensor_layout, LAYOUTS)
+        if sm_scale is not None and not _is_number(sm_scale):
+            raise TypeError(f"sageattention: {fn}(): sm_scale must be a number or None, got "
+                            f"{type(sm_scale).__name__}")
+        return Call(q, k, v, tensor_layout, bool(_causal(fn, "is_causal", is_causal)),
+                    None if sm_scale is None else float(sm_scale), bool(return_lse), None, {})
     kwargs = dict(kwargs)
     q = take_alias(fn, kwargs, "q", "query", q)
     k = take_alias(fn, kwargs, "k", "key", k)
@@ -163,7 +171,7 @@ def normalize(fn: str, q, k, v, tensor_layout, is_causal, sm_scale, return_lse, 
                 attn_mask, kwargs)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Options:
     """What runs: the quantization granularity, K/V smoothing, and the P.V path ('fp16', 'fp8' or None: by GPU)."""
 
@@ -175,8 +183,26 @@ class Options:
     pv_accum_f16: Optional[bool] = None
 
 
+_OPTIONS: Dict[tuple, Options] = {}  # options() of calls without keyword options, by (fn, family, defaults)
+
+
 def options(fn: str, opts: Dict[str, Any], family: str, defaults: Optional[Dict[str, Any]] = None) -> Options:
     """Validate upstream's knobs for a function of ``family`` ('fp16', 'fp8' or 'any')."""
+    if opts:
+        return _options(fn, opts, family, defaults)
+    try:  # a function's own keyword values: the same few on every call
+        key = (fn, family) + (tuple((k, type(x), x) for k, x in defaults.items()) if defaults else ())
+        got = _OPTIONS.get(key)
+    except TypeError:  # an unhashable value: the checks below name it
+        return _options(fn, opts, family, defaults)
+    if got is None:
+        got = _options(fn, opts, family, defaults)
+        if len(_OPTIONS) < 256:
+            _OPTIONS[key] = got
+    return got
+
+
+def _options(fn: str, opts: Dict[str, Any], family: str, defaults: Optional[Dict[str, Any]]) -> Options:
     o = dict(defaults or {})
     o.update(opts)
     gran = o.get("qk_quant_gran", "per_thread")

@@ -22,16 +22,12 @@ from .masks import KeyPadding
 V_MAX, V_MAX_F16ACC = 448.0, 2.25
 
 
-def _run_dense(call: Call, opts: Options, kp: Optional[KeyPadding]):
-    """call's tensors as _tensors.prepare returns them and its sm_scale resolved; kp: a mask's key ranges."""
-    q, k, v, layout = call.q, call.k, call.v, call.tensor_layout
+def _run_dense(q, k, v, layout: str, causal: bool, scale: float, lse: bool, opts: Options,
+               kp: Optional[KeyPadding]):
+    """q, k, v as _tensors.for_kernels returns them, sm_scale resolved; kp: a mask's key ranges."""
     lay = LAYOUTS[layout]
-    d_pad = q.shape[3]
-    sd = _tensors.seq_dims(layout)[1]
-    q_len, kv_len = q.shape[sd], k.shape[sd]
     ops = torch.ops.sageattention
     g = GRANULARITIES[opts.gran]
-    causal, lse, scale = bool(call.is_causal), bool(call.return_lse), call.sm_scale
     smooth_k, smooth_v = bool(opts.smooth_k), bool(opts.smooth_v)
     f16 = bool(opts.pv_accum_f16)  # for_gpu: never on the FP16 path
     kv_n = kp.length if kp is not None else None
@@ -46,6 +42,9 @@ def _run_dense(call: Call, opts: Options, kp: Optional[KeyPadding]):
         vv, _ = _tensors.absolute_starts(vv, kp.start, layout)
     if k_start is None or _tensors.rows_per_batch(vv, layout) == _tensors.rows_per_batch(k, layout):
         return ops.attn(q, k, vv, lay, causal, g, scale, smooth_k, smooth_v, opts.pv == "fp8", lse, k_start, kv_n, f16)
+    d_pad = q.shape[3]
+    sd = _tensors.seq_dims(layout)[1]
+    q_len, kv_len = q.shape[sd], k.shape[sd]
     q_int8, q_scale, k_int8, k_scale, _, _, _ = ops.quant_qkv(q, k, None, lay, g, smooth_k, False, None, None, 0,
                                                              k_start, kv_n)
     v_start = None
@@ -75,7 +74,7 @@ def attend(call: Call, opts: Options, kp: Optional[KeyPadding] = None):
     v_div = None
     if call.q.dtype == torch.float32 and opts.pv == "fp16":  # V read as fp16: keep fp32's large values
         v, v_div = _tensors.into_fp16_range(v)
-    o, lse = _run_dense(dataclasses.replace(call, q=q, k=k, v=v, sm_scale=scale), opts, kp)
+    o, lse = _run_dense(q, k, v, call.tensor_layout, bool(call.is_causal), scale, bool(call.return_lse), opts, kp)
     if o.shape[-1] != d:
         o = o[..., :d]
     if o.dtype != call.q.dtype:  # fp32 inputs ran as bf16
@@ -89,16 +88,31 @@ def attend(call: Call, opts: Options, kp: Optional[KeyPadding] = None):
     return o, lse
 
 
+_RESOLVED: dict = {}  # for_gpu's answers: (opts, pv, pv_accum_f16) -> Options (frozen, so shared)
+
+
 def for_gpu(opts: Options, q) -> Options:
     """opts with what the caller left open chosen for q's GPU: the P.V path, and whether the FP8 P.V
     accumulates its key tiles in fp16 (never on the FP16 path)."""
-    path = opts.pv or _arch.default_path(q)
     f16 = opts.pv_accum_f16
+    if opts.pv is None or (opts.pv == "fp8" and f16 is None):
+        default_pv, default_f16 = _arch.call_defaults(q)
+        path = opts.pv or default_pv
+        if f16 is None:
+            f16 = default_f16
+    else:
+        path = opts.pv
     if path != "fp8":
         f16 = False
-    elif f16 is None:
-        f16 = _arch.default_accum_f16(q)
-    return dataclasses.replace(opts, pv=path, pv_accum_f16=f16)
+    if path == opts.pv and f16 is opts.pv_accum_f16:
+        return opts
+    key = (opts, path, f16)
+    got = _RESOLVED.get(key)
+    if got is None:
+        got = dataclasses.replace(opts, pv=path, pv_accum_f16=f16)
+        if len(_RESOLVED) < 256:
+            _RESOLVED[key] = got
+    return got
 
 
 def run_call(call: Call, opts: Options):

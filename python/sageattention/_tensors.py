@@ -43,11 +43,13 @@ def seq_dims(tensor_layout):
 
 
 def check_tensors(names, tensors, rank, shape_text):
+    """shape_text: the expected shape in words, or a function giving it (made only for the error)."""
     for name, t in zip(names, tensors):
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"sageattention: {name} must be a torch.Tensor, got {type(t).__name__}")
         if t.dim() != rank:
-            raise ValueError(f"sageattention: {name} must be {rank}-D ({shape_text}), got shape {tuple(t.shape)}")
+            text = shape_text() if callable(shape_text) else shape_text
+            raise ValueError(f"sageattention: {name} must be {rank}-D ({text}), got shape {tuple(t.shape)}")
         if t.dtype not in DTYPES:
             raise ValueError(f"sageattention: {name} must be float16, bfloat16 or float32, got {t.dtype}")
     q, k, v = tensors
@@ -75,12 +77,14 @@ def padded_head_dim(d):
 def pad_and_align(tensors, d):
     """Head dim padded to a multiple of 8; 16-byte aligned rows with strides in multiples of 8 elements."""
     pad = (-d) % 8
+    pointers = not torch.compiler.is_compiling()  # traced tensors have no data pointer
     out = []
     for t in tensors:
         if pad:
             t = F.pad(t, (0, pad))
-        misaligned = t.device.type == "cuda" and not torch.compiler.is_compiling() and t.data_ptr() % 16 != 0
-        if t.stride(-1) != 1 or any(s % 8 for s in t.stride()[:-1]) or misaligned:
+        st = t.stride()
+        if (st[-1] != 1 or any(s % 8 for s in st[:-1])
+                or (pointers and t.device.type == "cuda" and t.data_ptr() % 16 != 0)):
             t = t.contiguous()
         out.append(t)
     return out
@@ -106,8 +110,10 @@ def check_heads(hq, hk, d):
 def validate(q, k, v, tensor_layout):
     """Check q/k/v for ``tensor_layout``; ValueError/TypeError naming the argument otherwise."""
     _args.check_choice("sageattention", "tensor_layout", tensor_layout, _args.LAYOUTS)
-    layout_text = ("[batch, heads, seq, head_dim]" if tensor_layout == "HND" else "[batch, seq, heads, head_dim]") + \
-        f" for tensor_layout={tensor_layout!r}"
+    def layout_text():
+        return ("[batch, heads, seq, head_dim]" if tensor_layout == "HND" else "[batch, seq, heads, head_dim]") + \
+            f" for tensor_layout={tensor_layout!r}"
+
     check_tensors(("q", "k", "v"), (q, k, v), 4, layout_text)
     hd, _ = seq_dims(tensor_layout)
     if q.shape[0] != k.shape[0]:

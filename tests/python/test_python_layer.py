@@ -190,6 +190,49 @@ def test_fp8_default_pv_accum_is_upstreams(monkeypatch, fn, kw, f16):
     assert default == ("fp32+fp32" if fn is sa.sageattn_qk_int8_pv_fp8_cuda_sm90 else "fp32+fp16")
 
 
+@pytest.mark.parametrize("args", [
+    (None, None, False), (True, None, True), (1, 0.5, False), (False, 2, True), (0, None, False),
+], ids=["defaults", "causal", "causal_int", "int_scale", "causal_0"])
+@pytest.mark.parametrize("layout", ["HND", "NHD"])
+def test_a_call_without_keywords_normalizes_as_the_general_path(args, layout):
+    # normalize() takes a shorter path when nothing but upstream's own arguments is given; a keyword the
+    # general path reads without effect (dropout_p=0.0) sends the same call through the general path.
+    from sageattention import _args
+    is_causal, scale, lse = args
+    q = meta(1, 2, 8, 64)
+    short = _args.normalize("sageattn", q, q, q, layout, is_causal, scale, lse, {})
+    general = _args.normalize("sageattn", q, q, q, layout, is_causal, scale, lse, {"dropout_p": 0.0})
+    assert short == general
+    assert type(short.is_causal) is bool and (short.sm_scale is None or type(short.sm_scale) is float)
+
+
+@pytest.mark.parametrize("layout,scale,causal,err,match", [
+    ("BHND", None, None, ValueError, "tensor_layout"),
+    ("HND", "0.1", None, TypeError, "sm_scale must be a number"),
+    ("HND", None, 2, TypeError, "is_causal must be a bool"),
+])
+def test_a_call_without_keywords_is_still_checked(layout, scale, causal, err, match):
+    from sageattention import _args
+    q = meta(1, 2, 8, 64)
+    with pytest.raises(err, match=match):
+        _args.normalize("sageattn", q, q, q, layout, causal, scale, False, {})
+
+
+def test_options_are_kept_per_function_and_values_and_still_checked():
+    from sageattention import _args
+    fp16 = dict(qk_quant_gran="per_thread", pv_accum_dtype="fp32", smooth_k=True, smooth_v=False)
+    a = _args.options("sageattn_qk_int8_pv_fp16_cuda", {}, "fp16", fp16)
+    assert _args.options("sageattn_qk_int8_pv_fp16_cuda", {}, "fp16", dict(fp16)) is a  # kept
+    assert _args.options("sageattn_qk_int8_pv_fp16_cuda", {}, "fp16", dict(fp16, smooth_k=False)).smooth_k is False
+    # A value equal to a kept one but of another type is checked anew: 1.0 == True, yet not a bool.
+    with pytest.raises(TypeError, match="smooth_k must be a bool"):
+        _args.options("sageattn_qk_int8_pv_fp16_cuda", {}, "fp16", dict(fp16, smooth_k=1.0))
+    with pytest.raises(ValueError, match="qk_quant_gran"):
+        _args.options("sageattn_qk_int8_pv_fp16_cuda", {}, "fp16", dict(fp16, qk_quant_gran=["per_warp"]))
+    with pytest.raises(Exception):  # shared between calls, so never changed in place
+        a.smooth_k = False
+
+
 def test_for_gpu_resolves_what_the_call_left_open():
     from sageattention import _args, _dispatch
     q = torch.empty(1, 2, 8, 64, device="meta", dtype=torch.float16)
