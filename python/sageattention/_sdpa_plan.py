@@ -124,15 +124,18 @@ def _plan(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa,
     return SdpaPlan(path, kp), None
 
 
+# What an SDPA call runs, by P.V path (Options are frozen, so shared).
+_OPTIONS = {pv: Options(gran="per_thread", smooth_k=True, smooth_v=False, pv=pv) for pv in ("fp8", "fp16")}
+
+
 def sdpa_run(plan: SdpaPlan, query, key, value, is_causal, scale, attn_mask=None):
     """Run an SDPA call that sdpa_plan accepted (HND layout, SDPA's default scale 1/sqrt(head_dim))."""
-    call = Call(query, key, value, "HND", bool(is_causal), scale, False, attn_mask)  # the mask: for a backward
     # The FP8 P.V's accumulation as sageattn picks it for the GPU (for_gpu).
-    opts = for_gpu(Options(gran="per_thread", smooth_k=True, smooth_v=False, pv=plan.path), query)
-    forward = functools.partial(_attend_planned, kp=plan.kp)
-    if _autograd.needs_graph(query, key, value, call.attn_mask):  # opted in to SDPA's gradients (sdpa_plan)
-        return _autograd.attend_in_graph(call, opts, forward)
-    return forward(call, opts)
+    opts = for_gpu(_OPTIONS[plan.path], query)
+    if _autograd.needs_graph(query, key, value, attn_mask):  # opted in to SDPA's gradients (sdpa_plan)
+        call = Call(query, key, value, "HND", bool(is_causal), scale, False, attn_mask)  # the mask: for the backward
+        return _autograd.attend_in_graph(call, opts, functools.partial(_attend_planned, kp=plan.kp))
+    return attend(Call(query, key, value, "HND", bool(is_causal), scale, False, None), opts, plan.kp)
 
 
 def _attend_planned(call: Call, opts: Options, kp: Optional[KeyPadding]):
