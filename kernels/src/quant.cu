@@ -310,6 +310,14 @@ struct VArgs {
 __host__ __device__ constexpr int v_key_perm(int p) {
   return (p & 3) < 2 ? 2 * (p >> 2) + (p & 3) : 8 + 2 * (p >> 2) + ((p & 3) - 2);
 }
+// The same order as word w, byte e of a permuted 16-key group: key v_key_perm(4 w + e).
+__host__ __device__ constexpr int v_key_at(int w, int e) { return 2 * w + (e & 1) + 8 * (e >> 1); }
+constexpr bool v_key_at_is_perm() {
+  for (int p = 0; p < 16; ++p)
+    if (v_key_at(p >> 2, p & 3) != v_key_perm(p)) return false;
+  return true;
+}
+static_assert(v_key_at_is_perm(), "v_key_at restates v_key_perm");
 
 // The V tile as read: 64 key rows of DP elements in 16-byte chunks, chunk c
 // of row `key` at position c ^ (key % 8), so that the eight rows of one
@@ -388,14 +396,13 @@ __device__ __forceinline__ void quant_v_tile(const VArgs& p, int n_pad, int b, i
     for (int half = 0; half < 2; ++half) {
       const int d = db * 16 + half * 8 + dl;
       const float inv = sm.inv[d], mean = sm.mean[d];
-      const int keys[4] = {2 * q, 2 * q + 1, 8 + 2 * q, 9 + 2 * q};
       const uint32_t lo = r[2 * half], hi = r[2 * half + 1];
       const T* hl = reinterpret_cast<const T*>(&lo);
       const T* hh = reinterpret_cast<const T*>(&hi);
       const T x[4] = {hl[0], hl[1], hh[0], hh[1]};
       float f[4];
 #pragma unroll
-      for (int e = 0; e < 4; ++e) f[e] = (kk + keys[e] < len) ? (to_float(x[e]) - mean) * inv : 0.f;
+      for (int e = 0; e < 4; ++e) f[e] = (kk + v_key_at(q, e) < len) ? (to_float(x[e]) - mean) * inv : 0.f;
       *reinterpret_cast<uint32_t*>(p.v_fp8 + (bh * DP + d) * (size_t)n_pad + kk + 4 * q) =
           ptx::pack_e4m3x4(f[0], f[1], f[2], f[3]);
     }

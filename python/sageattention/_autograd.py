@@ -53,6 +53,12 @@ def set_backward(mode: Optional[str]) -> None:
     _mode = mode
 
 
+def backward_setting() -> tuple:
+    """What backward_mode() reads (set_backward's choice, the environment's value), unchecked: a key for
+    whatever depends on the mode, so that a bad value still raises only where the mode is used."""
+    return _mode, os.environ.get(ENV)
+
+
 def backward_mode() -> str:
     if _mode is not None:
         return _mode

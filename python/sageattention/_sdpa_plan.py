@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import os
 from dataclasses import dataclass
 from typing import Dict, Optional
 
@@ -46,7 +45,7 @@ def _call_key(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_
         return None
     cuda = torch.backends.cuda
     return (route, dropout_p, bool(is_causal), scale, bool(enable_gqa), torch.is_grad_enabled(),
-            _autograd._mode, os.environ.get(_autograd.ENV), _sdpa_route._sm90_kernels(),
+            _autograd.backward_setting(), _sdpa_route._sm90_kernels(),
             torch.backends.cudnn.enabled,
             cuda.cudnn_sdp_enabled(), cuda.flash_sdp_enabled(), cuda.mem_efficient_sdp_enabled(),
             cuda.math_sdp_enabled(),
