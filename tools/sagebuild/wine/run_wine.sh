@@ -46,23 +46,33 @@ sagebuild_exe=$exe_dir/cli/sagebuild.exe
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# sagebuild.exe ARGS... > FILE (CRs dropped), its exit status in $rc.  Wine
-# itself now and then fails under load, not reproducible with the same input:
-# it faults while a process exits (a null read inside wine, "wine: Unhandled
-# page fault"), or the client loses its wineserver ("wine client error:0:
-# recvmsg: Connection reset by peer", the only output of a clean-clone CI
-# run's `matrix` on 2026-11-30, with the suites running beside it).  Such a
-# run is repeated once, and the log says so.
+# wine_to FILE EXE ARGS...: wine runs EXE ARGS into FILE.crlf, its exit
+# status in $rc.  Wine itself now and then fails under load, not reproducible
+# with the same input: it faults while a process exits (a null read inside
+# wine, "wine: Unhandled page fault"), the client loses its wineserver ("wine
+# client error:0: recvmsg: Connection reset by peer", the only output of a
+# clean-clone CI run's `matrix` on 2026-11-30, with the suites running beside
+# it), or the loader cannot map a system DLL ("wine: could not load
+# kernel32.dll, status c0000135", the only output of a clean-clone CI run's
+# pack suite, 2026-11-30).  Such a run is repeated once, and the log says so.
+wine_to() {
+  file=$1
+  exe=$2
+  shift 2
+  "$wine" "$exe" "$@" >"$file.crlf" 2>&1
+  rc=$?
+  if grep -qE "^wine: (Unhandled|could not load)|^wine client error" "$file.crlf"; then
+    echo "note: wine itself failed running $(basename "$exe") $* ($(head -n 1 "$file.crlf" | tr -d '\r')); run again"
+    "$wine" "$exe" "$@" >"$file.crlf" 2>&1
+    rc=$?
+  fi
+}
+
+# sagebuild.exe ARGS... > FILE (CRs dropped), its exit status in $rc.
 sagebuild_to() {
   file=$1
   shift
-  "$wine" "$sagebuild_exe" "$@" >"$file.crlf" 2>&1
-  rc=$?
-  if grep -qE "^wine: Unhandled|^wine client error" "$file.crlf"; then
-    echo "note: wine itself failed running sagebuild.exe $* ($(head -n 1 "$file.crlf" | tr -d '\r')); run again"
-    "$wine" "$sagebuild_exe" "$@" >"$file.crlf" 2>&1
-    rc=$?
-  fi
+  wine_to "$file" "$sagebuild_exe" "$@"
   tr -d '\r' <"$file.crlf" >"$file"
 }
 
@@ -70,7 +80,9 @@ case "$mode" in
 suite)
   # Test cases tagged [posix] drive the Linux host's tools (cc, sh scripts on
   # a POSIX PATH) or POSIX file semantics (exec bits, unprivileged symlinks).
-  exec "$wine" "$exe_dir/$1/sb_$1_tests.exe" "~[posix]"
+  wine_to "$tmp/suite" "$exe_dir/$1/sb_$1_tests.exe" "~[posix]"
+  cat "$tmp/suite.crlf"
+  exit $rc
   ;;
 matrix)
   linux=$1
