@@ -35,6 +35,7 @@
 #pragma weak sa_attn_qk_int8_pv_fp16
 #pragma weak sa_attn_qk_int8_pv_fp16_workspace_bytes
 #pragma weak sa_attn_qk_int8_pv_fp8
+#pragma weak sa_attn_qk_int8_pv_fp8_takes_q
 
 namespace sa_binding {
 
@@ -540,17 +541,43 @@ struct Ops {
     // sageattn.h's layouts of the quantized tensors (what quant_qkv returns).
     const int64_t b = qp.q.batch, hq = qp.q.heads, hk = qp.k.heads, dp = sa_padded_head_dim(qp.q.dim);
     const int64_t q_pad = sa_round_up(qp.q.seq, SA_BLOCK_Q), k_pad = sa_round_up(qp.k.seq, SA_BLOCK_K);
+    typename A::Guard guard(q);
+    sa_attn_params p{};
+    p.batch = (int)b;
+    p.q_heads = (int)hq;
+    p.kv_heads = (int)hk;
+    p.q_len = qp.q.seq;
+    p.kv_len = qp.k.seq;
+    p.head_dim = vv.dim;
+    p.causal = is_causal ? 1 : 0;
+    p.sm_scale = (float)sm_scale;
+    p.kv_seq_len = qp.k.seq_len;
+    p.out_dtype = qp.q.dtype;
+    p.pv_accum_f16 = pv_fp8 && pv_accum_f16 ? 1 : 0;
+    if (pv_fp8) {  // the kernel may quantize Q itself (sm90): then sa_quant_qkv leaves Q out
+      p.q = qp.q;
+      p.q_granularity = qp.granularity;
+      const int takes = sa_attn_qk_int8_pv_fp8_takes_q(&p);
+      check_status(takes < 0 ? SA_ERR_UNSUPPORTED : SA_OK, "attn_pv_fp8");
+      if (takes == 1)
+        qp.q.data = nullptr;
+      else
+        p.q = sa_view{};
+    }
+    const bool quant_q = qp.q.data != nullptr;
     Carve w;
-    const int64_t at_q = w.take(b * hq * q_pad * dp), at_qs = w.take(b * hq * (q_pad / 16) * 8 * 4);
+    const int64_t at_q = quant_q ? w.take(b * hq * q_pad * dp) : 0,
+                  at_qs = quant_q ? w.take(b * hq * (q_pad / 16) * 8 * 4) : 0;
     const int64_t at_k = w.take(b * hk * k_pad * dp), at_ks = w.take(b * hk * (k_pad / SA_BLOCK_K) * 4 * 4);
     const int64_t at_v = pv_fp8 ? w.take(b * hk * dp * k_pad) : 0, at_vs = pv_fp8 ? w.take(b * hk * dp * 4) : 0,
                   at_vm = pv_fp8 ? w.take(b * hk * dp * 4) : 0;
     const int64_t at_stats = w.take(sa_quant_qkv_stats_bytes(&qp));
-    typename A::Guard guard(q);
     const Tensor ws = A::empty(q, {w.bytes}, ST::Byte);
     uint8_t* base = ptr<uint8_t>(ws);
-    qp.q_int8 = reinterpret_cast<int8_t*>(base + at_q);
-    qp.q_scale = reinterpret_cast<float*>(base + at_qs);
+    if (quant_q) {
+      qp.q_int8 = reinterpret_cast<int8_t*>(base + at_q);
+      qp.q_scale = reinterpret_cast<float*>(base + at_qs);
+    }
     qp.k_int8 = reinterpret_cast<int8_t*>(base + at_k);
     qp.k_scale = reinterpret_cast<float*>(base + at_ks);
     if (pv_fp8) {
@@ -562,26 +589,15 @@ struct Ops {
     cudaStream_t stream = A::stream(q);
     check_status(sa_quant_qkv(&qp, stream), "quant_qkv");
 
-    sa_attn_params p{};
     p.q_int8 = qp.q_int8;
     p.q_scale = qp.q_scale;
     p.k_int8 = qp.k_int8;
     p.k_scale = qp.k_scale;
-    p.batch = (int)b;
-    p.q_heads = (int)hq;
-    p.kv_heads = (int)hk;
-    p.q_len = qp.q.seq;
-    p.kv_len = qp.k.seq;
-    p.head_dim = vv.dim;
-    p.causal = is_causal ? 1 : 0;
-    p.sm_scale = (float)sm_scale;
-    p.kv_seq_len = qp.k.seq_len;
     auto res = make_out(p, q, layout, q.scalar_type(), return_lse, 0);
     if (pv_fp8) {
       p.v_fp8 = qp.v_fp8;
       p.v_scale = qp.v_scale;
       p.v_mean = smooth_v ? qp.v_mean : nullptr;
-      p.pv_accum_f16 = pv_accum_f16 ? 1 : 0;
       check_status(sa_attn_qk_int8_pv_fp8(&p, stream), "attn_pv_fp8");
       return res;
     }

@@ -18,7 +18,9 @@ struct AttnArgs {
 // Validation shared by every attention family (mma.sync and sm90).
 inline sa_status check_attn_params(const sa_attn_params* p, bool pv_fp8, const char* fn) {
   SA_CHECK_ARG(p != nullptr, "%s: null params", fn);
-  SA_CHECK_ARG(p->q_int8 && p->q_scale && p->k_int8 && p->k_scale && p->out, "%s: null tensor pointer", fn);
+  // Q quantized, or (fp8 P.V) as given for a kernel that quantizes it (sa_attn_qk_int8_pv_fp8_takes_q)
+  SA_CHECK_ARG(((p->q_int8 && p->q_scale) || (pv_fp8 && p->q.data)) && p->k_int8 && p->k_scale && p->out,
+               "%s: null tensor pointer", fn);
   SA_CHECK_ARG(p->batch > 0 && p->q_heads > 0 && p->kv_heads > 0 && p->q_len > 0 && p->kv_len > 0,
                "%s: sizes must be positive (batch %d, q_heads %d, kv_heads %d, q_len %d, kv_len %d)", fn, p->batch,
                p->q_heads, p->kv_heads, p->q_len, p->kv_len);

@@ -14,6 +14,8 @@
 #include <cudaTypedefs.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <type_traits>
 #include "sm90/consumer.cuh"
@@ -21,7 +23,7 @@
 namespace sa {
 namespace sm90 {
 
-template <int DP, bool CAUSAL, bool PV_FP8, typename OutT>
+template <int DP, bool CAUSAL, bool PV_FP8, typename OutT, bool QIN>
 __global__ void __launch_bounds__(kThreads, 1) attn_sm90_kernel(const __grid_constant__ Params prm) {
 #if defined(__CUDA_ARCH__) && !defined(SA_HAS_WGMMA)
   __trap();  // the family is built for sm_90a only
@@ -29,19 +31,19 @@ __global__ void __launch_bounds__(kThreads, 1) attn_sm90_kernel(const __grid_con
   extern __shared__ __align__(1024) uint8_t smem_raw[];
   const uint32_t raw = ptx::smem_u32(smem_raw);
   const uint32_t pad = (1024u - (raw & 1023u)) & 1023u;  // swizzle patterns repeat every 1 KiB
-  const Ring<DP, PV_FP8> ring{raw + pad};
+  const Ring<DP, PV_FP8, QIN> ring{raw + pad};
   if (threadIdx.x == 0) ring.init();
   __syncthreads();
 
   const int wg = (int)threadIdx.x / 128;
   if (wg == 0) {
     ptx::setmaxnreg_dec<cfg::sm90::kProducerRegs>();
-    if (threadIdx.x / 32 == 0 && ptx::elect_one()) produce<DP, CAUSAL, PV_FP8>(prm, ring);
+    if (threadIdx.x / 32 == 0 && ptx::elect_one()) produce<DP, CAUSAL, PV_FP8, QIN>(prm, ring);
   } else {
     ptx::setmaxnreg_inc<cfg::sm90::kConsumerRegs>();
     const int lane = (int)threadIdx.x & 31;
-    const Consumer<DP, CAUSAL, PV_FP8, OutT> c{prm,       ring,    smem_raw + pad, wg - 1, ((int)threadIdx.x / 32) & 3,
-                                               lane >> 2, lane & 3};
+    const Consumer<DP, CAUSAL, PV_FP8, OutT, QIN> c{
+        prm, ring, smem_raw + pad, wg - 1, ((int)threadIdx.x / 32) & 3, lane >> 2, lane & 3};
     c.run();
   }
 #endif
@@ -99,13 +101,41 @@ static CUtensorMapSwizzle swizzle_for(int row_bytes) {
   return row_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B;
 }
 
-template <int DP, bool PV_FP8>
+// Q quantized in the kernel (sa_attn_sm90_qk_int8_pv_fp8_takes_q): the
+// caller's Q through a 4-D tensor map, which needs a dense view (no per-batch
+// starts or lengths: the map's zeros end at q_len), its dtype the output's,
+// 16-byte aligned data and strides (TMA), and the fp8 P.V's tile up to 128.
+// SAGEATTN_SM90_QUANT_Q=0 (read once) keeps Q on sa_quant_qkv.
+static bool takes_q(const sa_attn_params* p) {
+  static const bool off = [] {
+    const char* e = std::getenv("SAGEATTN_SM90_QUANT_Q");
+    return e != nullptr && std::strcmp(e, "0") == 0;
+  }();
+  const sa_view& q = p->q;
+  return !off && q.data != nullptr && sa_padded_head_dim(p->head_dim) <= 128 && q.seq_start == nullptr &&
+         q.seq_len == nullptr && q.dtype == p->out_dtype && q.batch == p->batch && q.heads == p->q_heads &&
+         q.seq == p->q_len && q.dim == p->head_dim && reinterpret_cast<uintptr_t>(q.data) % 16 == 0 &&
+         q.stride_seq % 8 == 0 && q.stride_head % 8 == 0 && q.stride_batch % 8 == 0 &&
+         (p->q_granularity == SA_GRAN_PER_BLOCK || p->q_granularity == SA_GRAN_PER_WARP ||
+          p->q_granularity == SA_GRAN_PER_THREAD);
+}
+
+template <int DP, bool PV_FP8, bool QIN>
 static sa_status make_params(const AttnArgs& a, Params* prm) {
-  using L = Tile<DP, PV_FP8>;
+  using L = Tile<DP, PV_FP8, QIN>;
   const sa_attn_params& p = a.p;
   const uint64_t bhq = (uint64_t)p.batch * p.q_heads, bhk = (uint64_t)p.batch * p.kv_heads;
   sa_status st;
-  {
+  if constexpr (QIN) {  // [B][Hq][Nq][D], box [1][1][128 rows][64 elements]
+    const sa_view& q = p.q;
+    const uint64_t dims[4] = {(uint64_t)q.dim, (uint64_t)q.seq, (uint64_t)q.heads, (uint64_t)q.batch};
+    const uint64_t strides[3] = {(uint64_t)q.stride_seq * 2, (uint64_t)q.stride_head * 2, (uint64_t)q.stride_batch * 2};
+    const uint32_t box[4] = {64, kRows, 1, 1};
+    st = make_map(&prm->tm_qf,
+                  q.dtype == SA_DTYPE_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4,
+                  q.data, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B, "q");
+    if (st != SA_OK) return st;
+  } else {
     const uint64_t dims[3] = {DP, (uint64_t)a.q_pad, bhq}, strides[2] = {DP, (uint64_t)a.q_pad * DP};
     const uint32_t box[3] = {L::kPanel, kRows, 1};
     st = make_map(&prm->tm_q, CU_TENSOR_MAP_DATA_TYPE_UINT8, 3, p.q_int8, dims, strides, box, swizzle_for(L::kPanel),
@@ -210,16 +240,16 @@ static sa_status sm_count(int* out) {
   return SA_OK;
 }
 
-template <int DP, bool CAUSAL, bool PV_FP8, typename OutT>
+template <int DP, bool CAUSAL, bool PV_FP8, typename OutT, bool QIN>
 sa_status launch(const AttnArgs& a, cudaStream_t stream) {
-  using L = Tile<DP, PV_FP8>;
+  using L = Tile<DP, PV_FP8, QIN>;
   Params prm;
-  sa_status st = make_params<DP, PV_FP8>(a, &prm);
+  sa_status st = make_params<DP, PV_FP8, QIN>(a, &prm);
   if (st != SA_OK) return st;
   int sms = 0;
   st = sm_count(&sms);
   if (st != SA_OK) return st;
-  constexpr auto kern = attn_sm90_kernel<DP, CAUSAL, PV_FP8, OutT>;
+  constexpr auto kern = attn_sm90_kernel<DP, CAUSAL, PV_FP8, OutT, QIN>;
   st = opt_in_smem<kern>(L::kTotal);
   if (st != SA_OK) return st;
   const int grid = prm.total < sms ? prm.total : sms;
@@ -242,7 +272,11 @@ sa_status launch_dispatch(const AttnArgs& a, int dp, cudaStream_t stream) {
       return dispatch_bool(a.p.causal != 0, [&](auto c) {
         return dispatch_dtype(a.p.out_dtype, [&](auto od) {
           using OutT = std::conditional_t<decltype(od)::value == SA_DTYPE_F16, __half, __nv_bfloat16>;
-          return launch<DP, decltype(c)::value != 0, PV_FP8, OutT>(a, stream);
+          constexpr bool kCausal = decltype(c)::value != 0;
+          if constexpr (PV_FP8 && DP <= 128) {
+            if (a.p.q.data != nullptr) return launch<DP, kCausal, PV_FP8, OutT, true>(a, stream);
+          }
+          return launch<DP, kCausal, PV_FP8, OutT, false>(a, stream);
         });
       });
     }
@@ -252,10 +286,17 @@ sa_status launch_dispatch(const AttnArgs& a, int dp, cudaStream_t stream) {
 }  // namespace sm90
 }  // namespace sa
 
+extern "C" int sa_attn_sm90_qk_int8_pv_fp8_takes_q(const sa_attn_params* p) {
+  return p != nullptr && sa::sm90::takes_q(p) ? 1 : 0;
+}
+
 extern "C" sa_status sa_attn_sm90_qk_int8_pv_fp8(const sa_attn_params* p, cudaStream_t stream) {
   using namespace sa;
   sa_status st = check_attn_params(p, true, "sa_attn_sm90_qk_int8_pv_fp8");
   if (st != SA_OK) return st;
+  SA_CHECK_ARG(p->q.data == nullptr || sm90::takes_q(p),
+               "sa_attn_sm90_qk_int8_pv_fp8: p->q given where the kernel does not quantize Q itself "
+               "(sa_attn_qk_int8_pv_fp8_takes_q says 0: give q_int8 and q_scale)");
   return sm90::launch_dispatch<true>(make_attn_args(p), sa_padded_head_dim(p->head_dim), stream);
 }
 

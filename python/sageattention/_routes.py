@@ -3,7 +3,7 @@ _arch asks when the extension is not loaded (the CPU tests, tracing on meta tens
 the library itself (the `route` op).  Written by kernels/tools/gen_routes.py --update from the C table;
 tests/ci/test_generated_routes.py checks that they agree.  Do not edit."""
 
-ABI_VERSION = 6
+ABI_VERSION = 7
 MAX_HEAD_DIM = 256
 ANY = -1
 PV = {0: "fp16", 1: "fp8"}

@@ -279,6 +279,12 @@ ONE_CALL_CASES = [
     ("NHD", 128, torch.bfloat16, 6, 3, 500, 700, 1, True, True, False, [700, 1]),
     ("HND", 64, torch.float16, 2, 2, 64, 900, 2, False, False, True, [0, 513]),
     ("NHD", 128, torch.bfloat16, 8, 2, 2000, 3000, 2, False, False, True, None),
+    # on the H200 the one-call op's sm90 kernel quantizes Q itself: each Q granularity, a head dim
+    # padded to 128 (zeros past 72), rows past an odd length, causal, GQA
+    ("NHD", 128, torch.bfloat16, 4, 4, 777, 640, 0, False, False, True, None),
+    ("HND", 128, torch.float16, 4, 1, 300, 300, 1, False, False, False, None),
+    ("HND", 72, torch.float16, 2, 2, 200, 260, 2, False, False, True, None),
+    ("NHD", 64, torch.float16, 4, 2, 129, 1000, 0, False, False, False, None),
 ]
 
 
@@ -321,6 +327,60 @@ def test_one_call_op_equals_the_separate_ops(pv_fp8, case):
     if r is not None:
         cos, l1_err = metrics(o1, r)
         assert cos >= 0.9992 and l1_err <= 0.04, (cos, l1_err)
+
+
+def _sm90_instances(fn):
+    """The last template argument (QIN: the kernel quantizes Q itself) of each sm90 attention kernel
+    fn() launches, as the profiler names them."""
+    import re
+
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    return [re.search(r"attn_sm90_kernel<.*,\s*(true|false)>", e.name).group(1)
+            for e in prof.events() if "attn_sm90_kernel" in e.name]
+
+
+_QIN_SCRIPT = """
+import sys, torch
+sys.path.insert(0, sys.argv[1])
+from gpu_helpers import make_qkv
+import test_attention as t
+q, k, v = make_qkv("randn", b=2, hq=4, hk=4, nq=500, nk=500, d=128, dtype=torch.float16, layout="NHD")
+gran = int(sys.argv[3])
+args = (1, False, gran, 128 ** -0.5, False, False, True, True, None, None)
+print(set(t._sm90_instances(lambda: torch.ops.sageattention.attn(q, k, v, *args))))
+torch.save(torch.ops.sageattention.attn(q, k, v, *args), sys.argv[2])
+"""
+
+
+@pytest.mark.skipif(not SM90_ACTIVE, reason="needs the sm90 family on a compute capability 9.0 GPU")
+@pytest.mark.parametrize("gran", [0, 1, 2])
+def test_sm90_kernel_quantizes_q_itself(gran, tmp_path):
+    # The one-call op hands the sm90 fp8 kernel Q as it is (the kernel's QIN instance, last template
+    # argument true) up to head dim 128; SAGEATTN_SM90_QUANT_Q=0 (read once a process) has Q
+    # quantized beforehand (false).  Both give the same bytes.
+    import subprocess
+    import sys
+
+    ops = torch.ops.sageattention
+    q, k, v = make_qkv("randn", b=2, hq=4, hk=4, nq=500, nk=500, d=128, dtype=torch.float16, layout="NHD")
+    args = (1, False, gran, 128 ** -0.5, False, False, True, True, None, None)
+    assert set(_sm90_instances(lambda: ops.attn(q, k, v, *args))) == {"true"}
+    o1, l1 = ops.attn(q, k, v, *args)
+    out = tmp_path / "off.pt"
+    here = os.path.dirname(os.path.abspath(__file__))
+    r = subprocess.run([sys.executable, "-c", _QIN_SCRIPT, here, str(out), str(gran)], capture_output=True,
+                       text=True, env={**os.environ, "SAGEATTN_SM90_QUANT_Q": "0"}, cwd=here, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.strip().splitlines()[-1] == "{'false'}", r.stdout
+    o2, l2 = torch.load(out)
+    assert torch.equal(o1, o2) and torch.equal(l1, l2)
+    # head dim 256: the fp8 P.V's sm90 kernel ends at 128 (the mma.sync kernel runs it)
+    q, k, v = make_qkv("randn", b=1, hq=2, hk=2, nq=300, nk=300, d=256, dtype=torch.float16, layout="NHD")
+    assert _sm90_instances(lambda: ops.attn(q, k, v, *args)) == []
 
 
 def test_one_call_op_refuses_mixed_dtypes():

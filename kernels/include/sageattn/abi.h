@@ -16,8 +16,9 @@ extern "C" {
 
 /* 2: per-batch sequence starts and lengths; 3: sa_quant_qkv; 4: head dims to 256;
  * 5: sa_abi_version and the routing table (sa_route); 6: sa_quant_qkv takes any
- * of Q, K, V, and sa_quant_q, sa_channel_stats, sa_quant_k, sa_quant_v_fp8 are gone */
-#define SA_ABI_VERSION 6
+ * of Q, K, V, and sa_quant_q, sa_channel_stats, sa_quant_k, sa_quant_v_fp8 are gone;
+ * 7: sa_attn_params.q / q_granularity, Q quantized by the sm90 kernel (sa_attn_qk_int8_pv_fp8_takes_q) */
+#define SA_ABI_VERSION 7
 #define SA_MAX_HEAD_DIM 256 /* the largest head_dim the kernels take (a multiple of 8) */
 
 typedef enum sa_status { SA_OK = 0, SA_ERR_INVALID_ARGUMENT = 1, SA_ERR_UNSUPPORTED = 2, SA_ERR_CUDA = 3 } sa_status;

@@ -140,6 +140,13 @@ typedef struct sa_attn_params {
   const int32_t* q_seq_start;
   const int32_t* q_seq_len;
   const int32_t* kv_seq_len;
+  /* Q as the caller gives it (data NULL: not given), for a kernel that
+   * quantizes Q itself, as sa_quant_qkv would with q_granularity (the same
+   * bytes): where sa_attn_qk_int8_pv_fp8_takes_q(p) says 1, the call reads q
+   * instead of q_int8 / q_scale, which may then be NULL.  A view [batch,
+   * q_heads, q_len, head_dim] of dtype out_dtype. */
+  sa_view q;
+  sa_granularity q_granularity;
 } sa_attn_params;
 
 /* Key index stored at position p (0..15) of each 16-key group of v_fp8. */
@@ -162,6 +169,14 @@ int64_t sa_attn_qk_int8_pv_fp16_workspace_bytes(const sa_attn_params* p);
  * environment variable SAGEATTN_SM90=0 keeps it on mma.sync); SA_ERR_UNSUPPORTED
  * with the table's reason where no kernel serves the call (below 8.9). */
 sa_status sa_attn_qk_int8_pv_fp8(const sa_attn_params* p, cudaStream_t stream);
+/* 1 when the kernel sa_attn_qk_int8_pv_fp8 runs for p on the current device
+ * quantizes p->q itself: the sm90 family's, padded head dim up to 128, q a
+ * dense view (no seq_start / seq_len) of dtype out_dtype with 16-byte aligned
+ * data and strides, and SAGEATTN_SM90_QUANT_Q not "0"; else 0 (Q comes
+ * quantized by sa_quant_qkv).  -1 with the reason in sa_last_error_message()
+ * when no kernel serves p. */
+int sa_attn_qk_int8_pv_fp8_takes_q(const sa_attn_params* p);
+int sa_attn_sm90_qk_int8_pv_fp8_takes_q(const sa_attn_params* p);
 /* family sm90 (sm_90a only: wgmma).  Same contract as sa_attn_qk_int8_pv_fp8;
  * fails with SA_ERR_CUDA on any other device. */
 sa_status sa_attn_sm90_qk_int8_pv_fp8(const sa_attn_params* p, cudaStream_t stream);

@@ -21,17 +21,39 @@ namespace sm90 {
 
 constexpr int kOnesBarrier = 3;  // the row of ones is written (fp8 path)
 constexpr int kVsBarrier = 4;    // named barriers 4, 5: warpgroup 0's and 1's V-scale copy (fp8 path)
+constexpr int kQ8Barrier = 6;    // named barriers 6, 7: warpgroup 0's and 1's INT8 Q rows are written (QIN)
+constexpr int kQmaxBarrier = 8;  // the 8 consumer warps' Q maxima are written (QIN, one scale per 128 rows)
 
-template <int DP, bool CAUSAL, bool PV_FP8, typename OutT>
+// Eight 16-bit elements (one 16-byte chunk) as floats.
+__device__ __forceinline__ void unpack8(const uint4& u, __half, float (&x)[8]) {
+  const __half2* h = reinterpret_cast<const __half2*>(&u);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float2 f = __half22float2(h[i]);
+    x[2 * i] = f.x;
+    x[2 * i + 1] = f.y;
+  }
+}
+__device__ __forceinline__ void unpack8(const uint4& u, __nv_bfloat16, float (&x)[8]) {
+  const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&u);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float2 f = __bfloat1622float2(h[i]);
+    x[2 * i] = f.x;
+    x[2 * i + 1] = f.y;
+  }
+}
+
+template <int DP, bool CAUSAL, bool PV_FP8, typename OutT, bool QIN = false>
 struct Consumer {
-  using L = Tile<DP, PV_FP8>;
+  using L = Tile<DP, PV_FP8, QIN>;
   static constexpr int kBN = L::kBN;
   static constexpr int kSub = L::kSub;
   using Softmax = OnlineSoftmax<kBN, PV_FP8, L::kRowSumMma>;
   using Frag = PFragment<kBN, PV_FP8>;
 
   const Params& prm;
-  const Ring<DP, PV_FP8>& ring;
+  const Ring<DP, PV_FP8, QIN>& ring;
   const uint8_t* smem;  // generic address of the ring's base (K scales are read with ld.shared)
   int cw;               // consumer warpgroup 0 or 1
   int warp, g, tig;
@@ -137,6 +159,78 @@ struct Consumer {
     }
   }
 
+  // QIN: this thread's two rows of the staged Q (rows g and g + 8 of its
+  // warp's 16, the rows its S accumulators hold), elements [tig * DP/4, +DP/4),
+  // quantized into the INT8 Q tile as sa_quant_qkv quantizes them (the same
+  // groups, scales and rounding: the same bytes); returns the rows' scale,
+  // amax / 127.  The staging slot is released, and the warpgroup's INT8 rows are
+  // visible to its wgmma, when this returns.  Q is the caller's dtype (OutT).
+  __device__ __forceinline__ float quantize_q(int slot, int gran) const {
+    constexpr int kC = DP / 32;  // 16-byte input chunks (8 elements) per row and thread
+    const uint8_t* stage = smem + L::kOffQIn + slot * L::kQInBytes;
+    uint8_t* q8 = const_cast<uint8_t*>(smem) + L::kOffQ;
+    const int r0 = cw * 64 + warp * 16 + g;  // CTA rows r0 and r0 + 8
+    uint4 raw[2][kC];
+    float am = 0.f;
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      const int r = r0 + 8 * i;
+#pragma unroll
+      for (int c = 0; c < kC; ++c) {
+        const int chunk = tig * kC + c, sub = chunk / 8, cc = chunk % 8;  // 128-byte rows, 128-byte swizzle
+        raw[i][c] = *reinterpret_cast<const uint4*>(stage + sub * L::kQInSubBytes + r * 128 + ((cc ^ (r & 7)) << 4));
+        float x[8];
+        unpack8(raw[i][c], OutT{}, x);
+#pragma unroll
+        for (int e = 0; e < 8; ++e) am = fmaxf(am, fabsf(x[e]));
+      }
+    }
+    // The group's maximum: the rows' four lanes (per thread), the warp (per warp), the CTA (per block).
+    am = fmaxf(am, __shfl_xor_sync(0xffffffffu, am, 1));
+    am = fmaxf(am, __shfl_xor_sync(0xffffffffu, am, 2));
+    if (gran != SA_GRAN_PER_THREAD) {
+#pragma unroll
+      for (int o = 4; o < 32; o <<= 1) am = fmaxf(am, __shfl_xor_sync(0xffffffffu, am, o));
+    }
+    if (gran == SA_GRAN_PER_BLOCK) {
+      float* qmax = reinterpret_cast<float*>(const_cast<uint8_t*>(smem) + L::kOffQmax);
+      if (threadIdx.x % 32 == 0) qmax[cw * 4 + warp] = am;
+      ptx::named_barrier_sync(kQmaxBarrier, kConsumerThreads);
+#pragma unroll
+      for (int w = 0; w < 2 * 4; ++w) am = fmaxf(am, qmax[w]);
+    }
+    // Everything read from the staging slot (and the maxima): the producer may refill it.  The next
+    // tile's maxima are written after its Q lands, which waits for every consumer's arrival here.
+    ptx::mbarrier_arrive(ring.q_empty(slot));
+    const float inv = am > 0.f ? 127.f / am : 0.f;
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      const int r = r0 + 8 * i;
+#pragma unroll
+      for (int j = 0; j < DP / 64; ++j) {  // 16 INT8 elements: input chunks 2j and 2j + 1
+        uint32_t w[4];
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          float x[8];
+          unpack8(raw[i][2 * j + h], OutT{}, x);
+#pragma unroll
+          for (int e = 0; e < 8; ++e) x[e] *= inv;
+          w[2 * h] = ptx::pack_s8x4(x[0], x[1], x[2], x[3]);
+          w[2 * h + 1] = ptx::pack_s8x4(x[4], x[5], x[6], x[7]);
+        }
+        // Byte column col of row r in the panel's swizzled rows (what TMA writes: 128-byte
+        // swizzle in 128-byte panels, 64-byte swizzle in 64-byte ones).
+        const int col = tig * (DP / 4) + 16 * j, pn = col / L::kPanel, c16 = (col % L::kPanel) / 16;
+        const int sw = L::kPanel == 128 ? c16 ^ (r & 7) : c16 ^ ((r >> 1) & 3);
+        *reinterpret_cast<uint4*>(q8 + pn * L::kQPanelBytes + r * L::kPanel + sw * 16) =
+            make_uint4(w[0], w[1], w[2], w[3]);
+      }
+    }
+    ptx::fence_proxy_async_shared();  // the generic-proxy stores, before the wgmma (async proxy) reads them
+    ptx::named_barrier_sync(kQ8Barrier + cw, 128);
+    return am / 127.f;
+  }
+
   __device__ void run() const {
     const sa_attn_params& p = prm.a.p;
     RingPos pos;
@@ -155,16 +249,19 @@ struct Consumer {
       fetch_v_scale(bhk);
       const int n_tiles = span.n_tiles;
       const int wrow0 = wk.qt * kRows + cw * 64 + warp * 16;  // this warp's rows: wrow0 + g, + g + 8
-      const float qs = p.q_scale[(bhq * (prm.a.q_pad / 16) + wrow0 / 16) * 8 + g] * prm.a.scale_log2;
+      float qs = 0.f;
+      if constexpr (!QIN) qs = p.q_scale[(bhq * (prm.a.q_pad / 16) + wrow0 / 16) * 8 + g] * prm.a.scale_log2;
       float o[DP / 2];
 #pragma unroll
       for (int i = 0; i < DP / 2; ++i) o[i] = 0.f;
       Softmax sm;
       if (span.loads()) {
-        const QSlot qslot(loaded++);
+        const QSlot<L::kQSlots> qslot(loaded++);
         ptx::mbarrier_wait_parity(ring.q_full(qslot.slot), qslot.phase);
-        const uint32_t sq = ring.q(qslot.slot) + cw * 64 * L::kPanel;  // in each Q panel
-        const uint32_t q_empty = ring.q_empty(qslot.slot);
+        if constexpr (QIN) qs = quantize_q(qslot.slot, p.q_granularity) * prm.a.scale_log2;
+        // this warpgroup's rows in each Q panel; QIN: in the one INT8 Q tile, its staging slot already released
+        const uint32_t sq = ring.q(QIN ? 0 : qslot.slot) + cw * 64 * L::kPanel;
+        const uint32_t q_empty = QIN ? 0u : ring.q_empty(qslot.slot);
         overlapped(o, sm, pos, sq, q_empty, n_tiles, qs, wrow0, span.kv_len);
       }
       sm.finish();
@@ -210,7 +307,7 @@ struct Consumer {
       ptx::wgmma_commit();
       ptx::wgmma_wait<0>();
       ptx::pin_registers(s_int);
-      if (n_tiles == 1) ptx::mbarrier_arrive(q_empty);
+      if (!QIN && n_tiles == 1) ptx::mbarrier_arrive(q_empty);
       softmax(sm, frag, s_int, pos.stage, 0, qs, wrow0, kv_len, corr);
       pos.template advance<L::kStages>();
     }
@@ -233,7 +330,7 @@ struct Consumer {
       ptx::wgmma_commit();
       ptx::wgmma_wait<1>();  // S_t is complete; the P.V may still run
       ptx::pin_registers(s_int);
-      if (t == n_tiles - 1) ptx::mbarrier_arrive(q_empty);
+      if (!QIN && t == n_tiles - 1) ptx::mbarrier_arrive(q_empty);
       float corr_t[2];
       Frag next;
       // The P.V of tile t-1 done: P_{t-1} may leave its registers, acc joins O, the stage is free.

@@ -15,12 +15,14 @@
 namespace sa {
 namespace sm90 {
 
-template <int DP, bool PV_FP8>
+template <int DP, bool PV_FP8, bool QIN = false>
 struct Ring {
-  using L = Tile<DP, PV_FP8>;
+  using L = Tile<DP, PV_FP8, QIN>;
   uint32_t base;  // shared address, 1 KiB aligned
 
+  // Q slot `slot` (INT8, by TMA); QIN: the one INT8 Q tile the consumers write
   __device__ __forceinline__ uint32_t q(int slot) const { return base + L::kOffQ + slot * L::kQBytes; }
+  __device__ __forceinline__ uint32_t q_in(int slot) const { return base + L::kOffQIn + slot * L::kQInBytes; }
   __device__ __forceinline__ uint32_t k(int s) const { return base + L::kOffK + s * L::kKBytes; }
   __device__ __forceinline__ uint32_t v(int s) const { return base + L::kOffV + s * L::kVStride; }
   __device__ __forceinline__ uint32_t ks(int s) const { return base + L::kOffKs + s * 128; }
@@ -45,11 +47,13 @@ struct Ring {
   }
 };
 
-// The Q slot of this CTA's n-th work tile, and the parity of that slot's phase.
+// The Q slot of this CTA's n-th work tile (of SLOTS, 1 or 2), and the parity of that slot's phase.
+template <int SLOTS>
 struct QSlot {
+  static_assert(SLOTS == 1 || SLOTS == 2, "one or two Q slots");
   int slot;
   uint32_t phase;
-  __device__ __forceinline__ explicit QSlot(int n) : slot(n & 1), phase((uint32_t)(n >> 1) & 1u) {}
+  __device__ __forceinline__ explicit QSlot(int n) : slot(n % SLOTS), phase((uint32_t)(n / SLOTS) & 1u) {}
 };
 
 // Position in the ring: stage index and the parity of its current phase.
@@ -68,11 +72,11 @@ struct RingPos {
 // The producer: one thread walks the same work list as the consumers and
 // issues, per work tile, the Q copy and then every key tile's K, V and K-scale
 // copies, each into the next stage the consumers have released.
-template <int DP, bool CAUSAL, bool PV_FP8>
-__device__ __forceinline__ void produce(const Params& prm, const Ring<DP, PV_FP8>& ring) {
-  using L = Tile<DP, PV_FP8>;
+template <int DP, bool CAUSAL, bool PV_FP8, bool QIN>
+__device__ __forceinline__ void produce(const Params& prm, const Ring<DP, PV_FP8, QIN>& ring) {
+  using L = Tile<DP, PV_FP8, QIN>;
   const sa_attn_params& p = prm.a.p;
-  ptx::prefetch_tensormap(&prm.tm_q);
+  ptx::prefetch_tensormap(QIN ? &prm.tm_qf : &prm.tm_q);
   ptx::prefetch_tensormap(&prm.tm_k);
   ptx::prefetch_tensormap(&prm.tm_v);
   ptx::prefetch_tensormap(&prm.tm_ks);
@@ -85,18 +89,27 @@ __device__ __forceinline__ void produce(const Params& prm, const Ring<DP, PV_FP8
     if (w >= prm.total) break;
     const Work wk = decode_work<CAUSAL>(prm, w);
     const int hk = wk.h / group;
-    const int bhq = wk.b * p.q_heads + wk.h, bhk = wk.b * p.kv_heads + hk;
+    [[maybe_unused]] const int bhq = wk.b * p.q_heads + wk.h;  // INT8 Q's (not QIN)
+    const int bhk = wk.b * p.kv_heads + hk;
     const Span span = work_span<L::kBN, CAUSAL>(p, wk);
     if (span.skipped(wk.qt) || !span.loads()) continue;
     const int n_tiles = span.n_tiles;
 
-    const QSlot qs(loaded++);
+    const QSlot<L::kQSlots> qs(loaded++);
     ptx::mbarrier_wait_parity(ring.q_empty(qs.slot), qs.phase ^ 1u);  // the consumers are done with that slot
-    ptx::mbarrier_arrive_expect_tx(ring.q_full(qs.slot), L::kQBytes);
+    if constexpr (QIN) {  // the caller's rows, zeros past its sequence and head dim
+      ptx::mbarrier_arrive_expect_tx(ring.q_full(qs.slot), L::kQInBytes);
 #pragma unroll
-    for (int pn = 0; pn < L::kPanels; ++pn)
-      ptx::tma_load_3d(ring.q(qs.slot) + pn * L::kQPanelBytes, &prm.tm_q, ring.q_full(qs.slot), pn * L::kPanel,
-                       wk.qt * kRows, bhq);
+      for (int d = 0; d < DP / 64; ++d)
+        ptx::tma_load_4d(ring.q_in(qs.slot) + d * L::kQInSubBytes, &prm.tm_qf, ring.q_full(qs.slot), d * 64,
+                         wk.qt * kRows, wk.h, wk.b);
+    } else {
+      ptx::mbarrier_arrive_expect_tx(ring.q_full(qs.slot), L::kQBytes);
+#pragma unroll
+      for (int pn = 0; pn < L::kPanels; ++pn)
+        ptx::tma_load_3d(ring.q(qs.slot) + pn * L::kQPanelBytes, &prm.tm_q, ring.q_full(qs.slot), pn * L::kPanel,
+                         wk.qt * kRows, bhq);
+    }
 
     for (int t = 0; t < n_tiles; ++t) {
       const int s = pos.stage;

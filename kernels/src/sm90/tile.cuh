@@ -35,9 +35,13 @@ static_assert(128 * (kLaunchRegs - cfg::sm90::kProducerRegs) >=
 // three of 64 at 192.
 constexpr int panel_bytes(int dp) { return dp % 128 == 0 ? 128 : 64; }
 
-template <int DP, bool PV_FP8>
+// QIN: the kernel quantizes Q itself (fp8 P.V, padded head dims up to 128):
+// the producer copies the caller's 16-bit Q into a staging slot and the
+// consumers write its INT8 rows into the Q tile (sm90/consumer.cuh).
+template <int DP, bool PV_FP8, bool QIN = false>
 struct Tile {
   static_assert(DP <= cfg::sm90::kFp8MaxHeadDim || !PV_FP8, "the fp8 P.V's head dims (config.cuh)");
+  static_assert(!QIN || (PV_FP8 && DP <= 128), "Q quantized in the kernel: the fp8 P.V up to head dim 128");
   // Above DP = 128, 64-key stages: O alone takes DP / 2 = 128 registers.
   static constexpr int kBN = DP > 128 ? 64 : cfg::sm90::kBN;
   static constexpr int kSub = kBN / 64;  // 64-key K-scale groups per stage
@@ -68,17 +72,27 @@ struct Tile {
   static constexpr int kVStride = kVBytes + (kRowSumMma ? 1024 : 0);  // bytes between stages' V buffers
   static constexpr int kAccN = DP / 2 + (kRowSumMma ? 4 : 0);         // P.V accumulators per thread
   // Two Q slots: the next work tile's Q lands while the current one still runs.
-  static constexpr int kQSlots = 2;
-  // Layout (offsets from a 1 KiB-aligned base): Q[2] | K[stages] | V[stages] | Ks[stages] | Vs | barriers.
+  // QIN: one staging slot of the caller's Q (DP/64 sub-tiles of [kRows][64]
+  // 16-bit elements, 128-byte rows, 128-byte swizzle), released as soon as the
+  // consumers have quantized it, and one INT8 Q tile that they write.
+  static constexpr int kQSlots = QIN ? 1 : 2;
+  static constexpr int kQInBytes = QIN ? kRows * DP * 2 : 0;  // one staging slot
+  static constexpr int kQInSubBytes = kRows * 128;            // one 64-element sub-tile of it
+  // Layout (offsets from a 1 KiB-aligned base):
+  // Q[2] | K[stages] | V[stages] | Ks[stages] | Vs | Qmax | barriers, QIN: Q | staging | K ...
   static constexpr int kOffQ = 0;
-  static constexpr int kOffK = kOffQ + kQSlots * kQBytes;
+  static constexpr int kOffQIn = kOffQ + (QIN ? 1 : kQSlots) * kQBytes;
+  static constexpr int kOffK = kOffQIn + kQSlots * kQInBytes;
   static constexpr int kOffV = kOffK + kStages * kKBytes;
   static constexpr int kOffKs = kOffV + kStages * kVStride;
   // fp8 path: each consumer warpgroup's copy of the work tile's V scale and mean
   // (2 x DP floats), fetched when the tile starts, read by its epilogue.
   static constexpr int kVsBytes = PV_FP8 ? kConsumers * 2 * DP * 4 : 0;
   static constexpr int kOffVs = kOffKs + kStages * 128;  // K-scale slots 128-byte aligned (TMA)
-  static constexpr int kOffBar = kOffVs + kVsBytes;
+  // QIN with one Q scale per 128 rows: the consumer warps' maxima.
+  static constexpr int kQmaxBytes = QIN ? kConsumers * 4 * 4 : 0;  // a float per warp
+  static constexpr int kOffQmax = kOffVs + kVsBytes;
+  static constexpr int kOffBar = kOffQmax + kQmaxBytes;
   // barriers: full[stages], empty[stages], q_full[2], q_empty[2]
   static constexpr int kBarBytes = (2 * kStages + 2 * kQSlots) * 8;
   static constexpr int kTotal = kOffBar + kBarBytes + 1024;  // + alignment slack
@@ -94,6 +108,7 @@ struct Params {
   CUtensorMap tm_k;   // k_int8   [B*Hk][k_pad][DP]   box [1][kBN][kPanel]
   CUtensorMap tm_v;   // fp8: v_fp8 [B*Hk][DP][k_pad] box [1][DP][kBN]; fp16: V [B][Hk][N][D] box [1][1][kBN][64]
   CUtensorMap tm_ks;  // k_scale  [B*Hk][k_pad/64][4] box [1][kSub][4]
+  CUtensorMap tm_qf;  // QIN: the caller's Q [B][Hq][Nq][D] 16-bit      box [1][1][128][64]
   AttnArgs a;
   int n_qt;     // query tiles per (batch, head)
   int total;    // work tiles
