@@ -220,36 +220,45 @@ struct Ops {
     Tensor q_int8, q_scale, k_int8, k_scale, v_fp8, v_scale, v_mean;
   };
 
-  // One sa_quant_qkv call on the parts qp names (a view with data): their outputs allocated on `like`'s
-  // device in sageattn.h's layouts, and the scratch taken from torch's allocator.
-  static Quant quantize(sa_quant_qkv_params qp, const Tensor& like, const char* what) {
-    Quant r;
+  // sa_quant_qkv's outputs for the parts qp names (a view with data), in sageattn.h's layouts:
+  // f(Quant's tensor, qp's pointer to it, shape, dtype) for each, in one order.  `quantize` allocates
+  // them as tensors, `attn` carves them from one workspace.
+  template <typename F>
+  static void for_each_output(sa_quant_qkv_params& qp, F&& f) {
     if (qp.q.data != nullptr) {
       const sa_view& v = qp.q;
       const int64_t dp = sa_padded_head_dim(v.dim), n_pad = sa_round_up(v.seq, SA_BLOCK_Q);
-      r.q_int8 = A::empty(like, {v.batch, v.heads, n_pad, dp}, ST::Char);
-      r.q_scale = A::empty(like, {v.batch, v.heads, n_pad / 16, 8}, ST::Float);
-      qp.q_int8 = ptr<int8_t>(r.q_int8);
-      qp.q_scale = ptr<float>(r.q_scale);
+      f(&Quant::q_int8, qp.q_int8, Shape{v.batch, v.heads, n_pad, dp}, ST::Char);
+      f(&Quant::q_scale, qp.q_scale, Shape{v.batch, v.heads, n_pad / 16, 8}, ST::Float);
     }
     if (qp.k.data != nullptr) {
       const sa_view& v = qp.k;
       const int64_t dp = sa_padded_head_dim(v.dim), n_pad = sa_round_up(v.seq, SA_BLOCK_K);
-      r.k_int8 = A::empty(like, {v.batch, v.heads, n_pad, dp}, ST::Char);
-      r.k_scale = A::empty(like, {v.batch, v.heads, n_pad / SA_BLOCK_K, 4}, ST::Float);
-      qp.k_int8 = ptr<int8_t>(r.k_int8);
-      qp.k_scale = ptr<float>(r.k_scale);
+      f(&Quant::k_int8, qp.k_int8, Shape{v.batch, v.heads, n_pad, dp}, ST::Char);
+      f(&Quant::k_scale, qp.k_scale, Shape{v.batch, v.heads, n_pad / SA_BLOCK_K, 4}, ST::Float);
     }
     if (qp.v.data != nullptr) {
       const sa_view& v = qp.v;
       const int64_t dp = sa_padded_head_dim(v.dim), n_pad = sa_round_up(v.seq, SA_BLOCK_K);
-      r.v_fp8 = A::empty(like, {v.batch, v.heads, dp, n_pad}, ST::Float8_e4m3fn);
-      r.v_scale = A::empty(like, {v.batch, v.heads, dp}, ST::Float);
-      r.v_mean = A::empty(like, {v.batch, v.heads, dp}, ST::Float);
-      qp.v_fp8 = ptr<uint8_t>(r.v_fp8);
-      qp.v_scale = ptr<float>(r.v_scale);
-      qp.v_mean = ptr<float>(r.v_mean);
+      f(&Quant::v_fp8, qp.v_fp8, Shape{v.batch, v.heads, dp, n_pad}, ST::Float8_e4m3fn);
+      f(&Quant::v_scale, qp.v_scale, Shape{v.batch, v.heads, dp}, ST::Float);
+      f(&Quant::v_mean, qp.v_mean, Shape{v.batch, v.heads, dp}, ST::Float);
     }
+  }
+  // A C pointer field set to device memory at `at`.
+  template <typename P>
+  static void point(P*& field, void* at) {
+    field = static_cast<P*>(at);
+  }
+
+  // One sa_quant_qkv call on the parts qp names: their outputs allocated on `like`'s device, and the
+  // scratch taken from torch's allocator.
+  static Quant quantize(sa_quant_qkv_params qp, const Tensor& like, const char* what) {
+    Quant r;
+    for_each_output(qp, [&](Tensor Quant::*t, auto*& field, const Shape& shape, ST dtype) {
+      r.*t = A::empty(like, shape, dtype);
+      point(field, (r.*t).data_ptr());
+    });
     Tensor stats = A::empty(like, {std::max<int64_t>(sa_quant_qkv_stats_bytes(&qp) / 4, 1)}, ST::Float);
     qp.stats = ptr<float>(stats);
     check_status(sa_quant_qkv(&qp, A::stream(like)), what);
@@ -355,14 +364,10 @@ struct Ops {
     return i;
   }
 
-  static sa_attn_params base_params(const QKInfo& i, const Tensor& q_int8, const Tensor& q_scale, const Tensor& k_int8,
-                                    const Tensor& k_scale, int64_t q_len, int64_t kv_len, int64_t head_dim, bool causal,
+  // The shapes and scalars of an attention call; the quantized Q and K are set apart (set_qk).
+  static sa_attn_params base_params(const QKInfo& i, int64_t q_len, int64_t kv_len, int64_t head_dim, bool causal,
                                     double sm_scale) {
     sa_attn_params p{};
-    p.q_int8 = ptr<int8_t>(q_int8);
-    p.q_scale = ptr<float>(q_scale);
-    p.k_int8 = ptr<int8_t>(k_int8);
-    p.k_scale = ptr<float>(k_scale);
     p.batch = (int)i.b;
     p.q_heads = (int)i.hq;
     p.kv_heads = (int)i.hk;
@@ -372,6 +377,27 @@ struct Ops {
     p.causal = causal ? 1 : 0;
     p.sm_scale = (float)sm_scale;
     return p;
+  }
+  static void set_qk(sa_attn_params& p, const int8_t* q_int8, const float* q_scale, const int8_t* k_int8,
+                     const float* k_scale) {
+    p.q_int8 = q_int8;
+    p.q_scale = q_scale;
+    p.k_int8 = k_int8;
+    p.k_scale = k_scale;
+  }
+
+  // The fp16 P.V on p.  The scratch its kernel asks for (the gathered V on sm90) comes from torch's
+  // allocator, so torch accounts for it; freed on return, it is reused in the stream's order.
+  static void run_pv_fp16(sa_attn_params& p, const Tensor& like) {
+    const int64_t ws_bytes = sa_attn_qk_int8_pv_fp16_workspace_bytes(&p);
+    check_status(ws_bytes < 0 ? SA_ERR_INVALID_ARGUMENT : SA_OK, "attn_pv_fp16 workspace");
+    OptTensor ws;  // none off sm90: nothing is allocated
+    if (ws_bytes > 0) {
+      ws = A::empty(like, {ws_bytes}, ST::Byte);
+      p.workspace = ws->data_ptr();
+      p.workspace_bytes = ws_bytes;
+    }
+    check_status(sa_attn_qk_int8_pv_fp16(&p, A::stream(like)), "attn_pv_fp16");
   }
 
   // The per-batch query arrays of the attention ops: q_seq_start (packed layout
@@ -426,23 +452,13 @@ struct Ops {
     A::check(sa_padded_head_dim(vv.dim) == i.dp, "sageattention: v head_dim ", vv.dim,
              " does not match q/k padded head_dim ", i.dp);
     typename A::Guard guard(q_int8);
-    sa_attn_params p = base_params(i, q_int8, q_scale, k_int8, k_scale, q_len, vv.seq, vv.dim, is_causal, sm_scale);
+    sa_attn_params p = base_params(i, q_len, vv.seq, vv.dim, is_causal, sm_scale);
+    set_qk(p, ptr<int8_t>(q_int8), ptr<float>(q_scale), ptr<int8_t>(k_int8), ptr<float>(k_scale));
     p.v = vv;
     p.kv_seq_len = vv.seq_len;
     set_query_rows(p, layout, q_seq_start, q_seq_len, q_total, q_int8);
     auto res = make_out(p, q_int8, layout, out_dtype, return_lse, q_total);
-    // Scratch the kernel needs (the gathered V on sm90) comes from torch's
-    // allocator, so torch accounts for it; freed here, it is reused in the
-    // current stream's order.
-    const int64_t ws_bytes = sa_attn_qk_int8_pv_fp16_workspace_bytes(&p);
-    check_status(ws_bytes < 0 ? SA_ERR_INVALID_ARGUMENT : SA_OK, "attn_pv_fp16 workspace");
-    OptTensor ws;  // none off sm90: nothing is allocated
-    if (ws_bytes > 0) {
-      ws = A::empty(q_int8, {ws_bytes}, ST::Byte);
-      p.workspace = ws->data_ptr();
-      p.workspace_bytes = ws_bytes;
-    }
-    check_status(sa_attn_qk_int8_pv_fp16(&p, A::stream(q_int8)), "attn_pv_fp16");
+    run_pv_fp16(p, q_int8);
     return res;
   }
 
@@ -462,7 +478,8 @@ struct Ops {
     check_internal(v_scale, "v_scale", ST::Float, {i.b, i.hk, i.dp}, q_int8);
     if (v_mean.has_value()) check_internal(*v_mean, "v_mean", ST::Float, {i.b, i.hk, i.dp}, q_int8);
     typename A::Guard guard(q_int8);
-    sa_attn_params p = base_params(i, q_int8, q_scale, k_int8, k_scale, q_len, kv_len, head_dim, is_causal, sm_scale);
+    sa_attn_params p = base_params(i, q_len, kv_len, head_dim, is_causal, sm_scale);
+    set_qk(p, ptr<int8_t>(q_int8), ptr<float>(q_scale), ptr<int8_t>(k_int8), ptr<float>(k_scale));
     p.v_fp8 = ptr<const uint8_t>(v_fp8);
     p.v_scale = ptr<float>(v_scale);
     p.v_mean = v_mean.has_value() ? ptr<float>(*v_mean) : nullptr;
@@ -503,7 +520,9 @@ struct Ops {
   // (or attn_pv_fp16) run one after the other, with the quantized Q, K, V, their
   // scales and the statistics in one allocation instead of eight, and the
   // checks of what this op made itself left out.  The fp16 path wants v in
-  // float16 (the Python layer converts).
+  // float16 (the Python layer converts).  Where the fp8 P.V's kernel quantizes
+  // Q itself (sa_attn_qk_int8_pv_fp8_takes_q: sm90), Q is left out of
+  // sa_quant_qkv and handed to the kernel as it is.
   static std::tuple<Tensor, Tensor> attn(In q, In k, In v, int64_t layout, bool is_causal, int64_t gran,
                                          double sm_scale, bool smooth_k, bool smooth_v, bool pv_fp8, bool return_lse,
                                          OptIn kv_seq_start, OptIn kv_seq_len, bool pv_accum_f16) {
@@ -538,21 +557,16 @@ struct Ops {
     qp.smooth_k = smooth_k ? 1 : 0;
     qp.smooth_v = smooth_v ? 1 : 0;
     qp.v_scale_max = pv_accum_f16 ? SA_V_MAX_F16ACC : SA_V_MAX;
-    // sageattn.h's layouts of the quantized tensors (what quant_qkv returns).
-    const int64_t b = qp.q.batch, hq = qp.q.heads, hk = qp.k.heads, dp = sa_padded_head_dim(qp.q.dim);
-    const int64_t q_pad = sa_round_up(qp.q.seq, SA_BLOCK_Q), k_pad = sa_round_up(qp.k.seq, SA_BLOCK_K);
+    const QKInfo i{qp.q.batch,
+                   qp.q.heads,
+                   qp.k.heads,
+                   sa_round_up(qp.q.seq, SA_BLOCK_Q),
+                   sa_round_up(qp.k.seq, SA_BLOCK_K),
+                   sa_padded_head_dim(qp.q.dim)};
     typename A::Guard guard(q);
-    sa_attn_params p{};
-    p.batch = (int)b;
-    p.q_heads = (int)hq;
-    p.kv_heads = (int)hk;
-    p.q_len = qp.q.seq;
-    p.kv_len = qp.k.seq;
-    p.head_dim = vv.dim;
-    p.causal = is_causal ? 1 : 0;
-    p.sm_scale = (float)sm_scale;
+    sa_attn_params p = base_params(i, qp.q.seq, qp.k.seq, vv.dim, is_causal, sm_scale);
     p.kv_seq_len = qp.k.seq_len;
-    p.out_dtype = qp.q.dtype;
+    auto res = make_out(p, q, layout, q.scalar_type(), return_lse, 0);
     p.pv_accum_f16 = pv_fp8 && pv_accum_f16 ? 1 : 0;
     if (pv_fp8) {  // the kernel may quantize Q itself (sm90): then sa_quant_qkv leaves Q out
       p.q = qp.q;
@@ -564,36 +578,25 @@ struct Ops {
       else
         p.q = sa_view{};
     }
-    const bool quant_q = qp.q.data != nullptr;
+    // The quantized parts and the statistics, carved from one workspace (256-byte aligned each): the
+    // offsets in one walk over the parts, the pointers in a second.
     Carve w;
-    const int64_t at_q = quant_q ? w.take(b * hq * q_pad * dp) : 0,
-                  at_qs = quant_q ? w.take(b * hq * (q_pad / 16) * 8 * 4) : 0;
-    const int64_t at_k = w.take(b * hk * k_pad * dp), at_ks = w.take(b * hk * (k_pad / SA_BLOCK_K) * 4 * 4);
-    const int64_t at_v = pv_fp8 ? w.take(b * hk * dp * k_pad) : 0, at_vs = pv_fp8 ? w.take(b * hk * dp * 4) : 0,
-                  at_vm = pv_fp8 ? w.take(b * hk * dp * 4) : 0;
+    std::vector<int64_t> at;
+    for_each_output(qp, [&](Tensor Quant::*, auto*&, const Shape& shape, ST dtype) {
+      int64_t n = dtype == ST::Float ? 4 : 1;  // int8, e4m3 or float32
+      for (int64_t d : shape) n *= d;
+      at.push_back(w.take(n));
+    });
     const int64_t at_stats = w.take(sa_quant_qkv_stats_bytes(&qp));
     const Tensor ws = A::empty(q, {w.bytes}, ST::Byte);
     uint8_t* base = ptr<uint8_t>(ws);
-    if (quant_q) {
-      qp.q_int8 = reinterpret_cast<int8_t*>(base + at_q);
-      qp.q_scale = reinterpret_cast<float*>(base + at_qs);
-    }
-    qp.k_int8 = reinterpret_cast<int8_t*>(base + at_k);
-    qp.k_scale = reinterpret_cast<float*>(base + at_ks);
-    if (pv_fp8) {
-      qp.v_fp8 = base + at_v;
-      qp.v_scale = reinterpret_cast<float*>(base + at_vs);
-      qp.v_mean = reinterpret_cast<float*>(base + at_vm);
-    }
+    std::size_t part = 0;
+    for_each_output(qp, [&](Tensor Quant::*, auto*& field, const Shape&, ST) { point(field, base + at[part++]); });
     qp.stats = base + at_stats;
     cudaStream_t stream = A::stream(q);
     check_status(sa_quant_qkv(&qp, stream), "quant_qkv");
 
-    p.q_int8 = qp.q_int8;
-    p.q_scale = qp.q_scale;
-    p.k_int8 = qp.k_int8;
-    p.k_scale = qp.k_scale;
-    auto res = make_out(p, q, layout, q.scalar_type(), return_lse, 0);
+    set_qk(p, qp.q_int8, qp.q_scale, qp.k_int8, qp.k_scale);
     if (pv_fp8) {
       p.v_fp8 = qp.v_fp8;
       p.v_scale = qp.v_scale;
@@ -602,15 +605,7 @@ struct Ops {
       return res;
     }
     p.v = vv;
-    const int64_t ws_bytes = sa_attn_qk_int8_pv_fp16_workspace_bytes(&p);  // the gathered V on sm90, if any
-    check_status(ws_bytes < 0 ? SA_ERR_INVALID_ARGUMENT : SA_OK, "attn_pv_fp16 workspace");
-    OptTensor gather;
-    if (ws_bytes > 0) {
-      gather = A::empty(q, {ws_bytes}, ST::Byte);
-      p.workspace = gather->data_ptr();
-      p.workspace_bytes = ws_bytes;
-    }
-    check_status(sa_attn_qk_int8_pv_fp16(&p, stream), "attn_pv_fp16");
+    run_pv_fp16(p, q);
     return res;
   }
 };
