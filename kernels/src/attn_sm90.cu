@@ -37,10 +37,10 @@ __global__ void __launch_bounds__(kThreads, 1) attn_sm90_kernel(const __grid_con
 
   const int wg = (int)threadIdx.x / 128;
   if (wg == 0) {
-    ptx::setmaxnreg_dec<cfg::sm90::kProducerRegs>();
+    ptx::setmaxnreg_dec<cfg::sm90::producer_regs(DP)>();
     if (threadIdx.x / 32 == 0 && ptx::elect_one()) produce<DP, CAUSAL, PV_FP8, QIN>(prm, ring);
   } else {
-    ptx::setmaxnreg_inc<cfg::sm90::kConsumerRegs>();
+    ptx::setmaxnreg_inc<cfg::sm90::consumer_regs(DP)>();
     const int lane = (int)threadIdx.x & 31;
     const Consumer<DP, CAUSAL, PV_FP8, OutT, QIN> c{
         prm, ring, smem_raw + pad, wg - 1, ((int)threadIdx.x / 32) & 3, lane >> 2, lane & 3};

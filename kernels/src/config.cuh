@@ -37,6 +37,14 @@
 #ifndef SA90_PRODUCER_REGS
 #define SA90_PRODUCER_REGS 24
 #endif
+// Head dim 64: the split that spills nowhere (the 24 above spill the producer's loop, 36-60 bytes a
+// thread, at every head dim); at 128 the consumers' 232 spill and measured 2-4 % slower (BENCHMARKS.md).
+#ifndef SA90_CONSUMER_REGS_D64
+#define SA90_CONSUMER_REGS_D64 232
+#endif
+#ifndef SA90_PRODUCER_REGS_D64
+#define SA90_PRODUCER_REGS_D64 40
+#endif
 
 namespace sa {
 namespace cfg {
@@ -72,8 +80,9 @@ namespace sm90 {
 constexpr int kBN = SA90_BN;  // keys per ring stage
 constexpr int kStagesFp8 = SA90_STAGES_FP8;
 constexpr int kStagesFp16 = SA90_STAGES_FP16;
-constexpr int kConsumerRegs = SA90_CONSUMER_REGS;  // setmaxnreg of the consumer warpgroups
-constexpr int kProducerRegs = SA90_PRODUCER_REGS;  // setmaxnreg of the producer warpgroup
+// setmaxnreg of the consumer warpgroups and of the producer warpgroup, per padded head dim
+constexpr int consumer_regs(int dp) { return dp == 64 ? SA90_CONSUMER_REGS_D64 : SA90_CONSUMER_REGS; }
+constexpr int producer_regs(int dp) { return dp == 64 ? SA90_PRODUCER_REGS_D64 : SA90_PRODUCER_REGS; }
 // The largest (padded) head dim of the fp8 P.V: the routing table's
 // (route_table.h, which says why); the instances attn_sm90.cu compiles.
 constexpr int kFp8MaxHeadDim = route::max_head_dim(SA_KERNEL_SM90_PV_FP8);

@@ -24,9 +24,6 @@ static_assert(kRows == cfg::kBlockQ, "a CTA covers one Q padding / Q scale block
 // launch gave it (kThreads x 168: 65536 / 384, rounded down to a multiple of 8):
 // an increase that the decreases do not cover waits forever.
 constexpr int kLaunchRegs = 65536 / kThreads / 8 * 8;
-static_assert(128 * (kLaunchRegs - cfg::sm90::kProducerRegs) >=
-                  kConsumerThreads * (cfg::sm90::kConsumerRegs - kLaunchRegs),
-              "the consumers' registers must come from the producer's");
 
 // Shapes and shared memory of one (padded head dim, P.V path) instance.
 // Q and K rows (int8, DP bytes) are stored as column panels of kPanel bytes,
@@ -42,6 +39,9 @@ template <int DP, bool PV_FP8, bool QIN = false>
 struct Tile {
   static_assert(DP <= cfg::sm90::kFp8MaxHeadDim || !PV_FP8, "the fp8 P.V's head dims (config.cuh)");
   static_assert(!QIN || (PV_FP8 && DP <= 128), "Q quantized in the kernel: the fp8 P.V up to head dim 128");
+  static_assert(128 * (kLaunchRegs - cfg::sm90::producer_regs(DP)) >=
+                    kConsumerThreads * (cfg::sm90::consumer_regs(DP) - kLaunchRegs),
+                "the consumers' registers must come from the producer's");
   // Above DP = 128, 64-key stages: O alone takes DP / 2 = 128 registers.
   static constexpr int kBN = DP > 128 ? 64 : cfg::sm90::kBN;
   static constexpr int kSub = kBN / 64;  // 64-key K-scale groups per stage
