@@ -229,7 +229,9 @@ def test_options_are_kept_per_function_and_values_and_still_checked():
         _args.options("sageattn_qk_int8_pv_fp16_cuda", {}, "fp16", dict(fp16, smooth_k=1.0))
     with pytest.raises(ValueError, match="qk_quant_gran"):
         _args.options("sageattn_qk_int8_pv_fp16_cuda", {}, "fp16", dict(fp16, qk_quant_gran=["per_warp"]))
-    with pytest.raises(Exception):  # shared between calls, so never changed in place
+    import dataclasses
+
+    with pytest.raises(dataclasses.FrozenInstanceError):  # shared between calls, so never changed in place
         a.smooth_k = False
 
 
