@@ -78,6 +78,33 @@ __device__ __forceinline__ void store2<__nv_bfloat16>(__nv_bfloat16* p, float a,
   *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(a, b);
 }
 
+// Eight 16-bit elements (one 16-byte chunk, as loaded) as floats: the
+// quantization pre-pass (load8) and the sm90 kernel's own Q quantization.
+__device__ __forceinline__ void unpack8(uint4 u, __half, float (&x)[8]) {
+  const __half2* h = reinterpret_cast<const __half2*>(&u);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    float2 f = __half22float2(h[i]);
+    x[2 * i] = f.x;
+    x[2 * i + 1] = f.y;
+  }
+}
+__device__ __forceinline__ void unpack8(uint4 u, __nv_bfloat16, float (&x)[8]) {
+  const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&u);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    float2 f = __bfloat1622float2(h[i]);
+    x[2 * i] = f.x;
+    x[2 * i + 1] = f.y;
+  }
+}
+__device__ __forceinline__ void load8(const __half* p, float (&x)[8]) {
+  unpack8(*reinterpret_cast<const uint4*>(p), __half{}, x);
+}
+__device__ __forceinline__ void load8(const __nv_bfloat16* p, float (&x)[8]) {
+  unpack8(*reinterpret_cast<const uint4*>(p), __nv_bfloat16{}, x);
+}
+
 // ---- the ONE dispatch point: runtime (head dim, causal, granularity, dtype)
 // ---- values to template arguments.
 template <int V>

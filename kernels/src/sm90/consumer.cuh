@@ -24,26 +24,6 @@ constexpr int kVsBarrier = 4;    // named barriers 4, 5: warpgroup 0's and 1's V
 constexpr int kQ8Barrier = 6;    // named barriers 6, 7: warpgroup 0's and 1's INT8 Q rows are written (QIN)
 constexpr int kQmaxBarrier = 8;  // the 8 consumer warps' Q maxima are written (QIN, one scale per 128 rows)
 
-// Eight 16-bit elements (one 16-byte chunk) as floats.
-__device__ __forceinline__ void unpack8(const uint4& u, __half, float (&x)[8]) {
-  const __half2* h = reinterpret_cast<const __half2*>(&u);
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    const float2 f = __half22float2(h[i]);
-    x[2 * i] = f.x;
-    x[2 * i + 1] = f.y;
-  }
-}
-__device__ __forceinline__ void unpack8(const uint4& u, __nv_bfloat16, float (&x)[8]) {
-  const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&u);
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    const float2 f = __bfloat1622float2(h[i]);
-    x[2 * i] = f.x;
-    x[2 * i + 1] = f.y;
-  }
-}
-
 template <int DP, bool CAUSAL, bool PV_FP8, typename OutT, bool QIN = false>
 struct Consumer {
   using L = Tile<DP, PV_FP8, QIN>;
