@@ -103,8 +103,9 @@ static CUtensorMapSwizzle swizzle_for(int row_bytes) {
 
 // Q quantized in the kernel (sa_attn_sm90_qk_int8_pv_fp8_takes_q): the
 // caller's Q through a 4-D tensor map, which needs a dense view (no per-batch
-// starts or lengths: the map's zeros end at q_len), its dtype the output's,
-// 16-byte aligned data and strides (TMA), and the fp8 P.V's tile up to 128.
+// starts or lengths: the map's zeros end at q_len) of the call's shape, its
+// dtype the output's, and the fp8 P.V's tile up to 128.  The 16-byte aligned
+// data and strides TMA needs are every view's (check_view, in the entry point).
 // SAGEATTN_SM90_QUANT_Q=0 (read once) keeps Q on sa_quant_qkv.
 static bool takes_q(const sa_attn_params* p) {
   static const bool off = [] {
@@ -114,8 +115,7 @@ static bool takes_q(const sa_attn_params* p) {
   const sa_view& q = p->q;
   return !off && q.data != nullptr && sa_padded_head_dim(p->head_dim) <= 128 && q.seq_start == nullptr &&
          q.seq_len == nullptr && q.dtype == p->out_dtype && q.batch == p->batch && q.heads == p->q_heads &&
-         q.seq == p->q_len && q.dim == p->head_dim && reinterpret_cast<uintptr_t>(q.data) % 16 == 0 &&
-         q.stride_seq % 8 == 0 && q.stride_head % 8 == 0 && q.stride_batch % 8 == 0 &&
+         q.seq == p->q_len && q.dim == p->head_dim &&
          (p->q_granularity == SA_GRAN_PER_BLOCK || p->q_granularity == SA_GRAN_PER_WARP ||
           p->q_granularity == SA_GRAN_PER_THREAD);
 }
@@ -294,6 +294,10 @@ extern "C" sa_status sa_attn_sm90_qk_int8_pv_fp8(const sa_attn_params* p, cudaSt
   using namespace sa;
   sa_status st = check_attn_params(p, true, "sa_attn_sm90_qk_int8_pv_fp8");
   if (st != SA_OK) return st;
+  if (p->q.data != nullptr) {
+    st = check_view(p->q, "q");
+    if (st != SA_OK) return st;
+  }
   SA_CHECK_ARG(p->q.data == nullptr || sm90::takes_q(p),
                "sa_attn_sm90_qk_int8_pv_fp8: p->q given where the kernel does not quantize Q itself "
                "(sa_attn_qk_int8_pv_fp8_takes_q says 0: give q_int8 and q_scale)");

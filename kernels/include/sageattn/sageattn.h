@@ -171,8 +171,8 @@ int64_t sa_attn_qk_int8_pv_fp16_workspace_bytes(const sa_attn_params* p);
 sa_status sa_attn_qk_int8_pv_fp8(const sa_attn_params* p, cudaStream_t stream);
 /* 1 when the kernel sa_attn_qk_int8_pv_fp8 runs for p on the current device
  * quantizes p->q itself: the sm90 family's, padded head dim up to 128, q a
- * dense view (no seq_start / seq_len) of dtype out_dtype with 16-byte aligned
- * data and strides, and SAGEATTN_SM90_QUANT_Q not "0"; else 0 (Q comes
+ * dense view (no seq_start / seq_len) of the call's shape and of dtype
+ * out_dtype, and SAGEATTN_SM90_QUANT_Q not "0"; else 0 (Q comes
  * quantized by sa_quant_qkv).  -1 with the reason in sa_last_error_message()
  * when no kernel serves p. */
 int sa_attn_qk_int8_pv_fp8_takes_q(const sa_attn_params* p);
