@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# One call on the GPU machine (the `device` tool): one wheel, a run-time knob off and on, side by side.
-# dist/*.whl is installed apart; then, twice, VAR=0 then VAR=1: bench/quant_ops.py (the
-# knob-on outputs compared with the knob-off ones) and bench/compare.py with the arguments given
-# (upstream from anchor/src when anchor/ is carried, its tables' lines only).
-#   bash bench/knob_ab.sh SAGEATTN_QUANT_CLUSTER --tables d128,d64 --seqs 1024,2048
+# One call on the GPU machine (the `device` tool): one wheel, a run-time knob at several values, side by
+# side.  dist/*.whl is installed apart; then, twice, each value in turn (the first is the base):
+# bench/quant_ops.py (each value's outputs compared with the base's) and bench/compare.py with the
+# arguments given (upstream from anchor/src when anchor/ is carried; its tables' lines only).
+#   bash bench/knob_ab.sh SAGEATTN_QUANT_CLUSTER "0 1 16" --tables d128,d64 --seqs 1024,2048
 # Carry: dist (and anchor).  Logs under $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 REPO="$PWD"
 OUT="${OUT:-/tmp/out}"; mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
-var="$1"; shift
+var="$1"; read -r -a vals <<< "$2"; shift 2
 rm -rf /tmp/knob-ab
 python3 -m pip install -q --no-deps --no-index --target /tmp/knob-ab dist/*.whl || exit 1
 up=()
@@ -19,9 +19,9 @@ if [ -d anchor/lib ]; then
 fi
 cd /tmp
 for round in 1 2; do
-  for val in 0 1; do
-    args=(--save /tmp/knob-ab-0.pt --seqs 1024,2048,4096)
-    [ "$val" = 1 ] && args=(--against /tmp/knob-ab-0.pt --seqs 1024,2048,4096)
+  for val in "${vals[@]}"; do
+    args=(--against /tmp/knob-ab-base.pt --seqs 1024,2048,4096)
+    [ "$val" = "${vals[0]}" ] && args=(--save /tmp/knob-ab-base.pt --seqs 1024,2048,4096)
     echo "== round $round, $var=$val: quant_ops"
     env "$var=$val" PYTHONPATH=/tmp/knob-ab timeout 120 python3 "$REPO/bench/quant_ops.py" "${args[@]}" \
       > "$OUT/quant-$val-$round.log" 2>&1

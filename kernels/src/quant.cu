@@ -574,11 +574,12 @@ __global__ void __launch_bounds__(cfg::kQuantThreads, quant_kv_min_ctas(DP))
 // statistics pass, no atomics, no memset.  Used where a head's tiles fit one
 // cluster's shared memory (kv_cluster_plan); the two-launch path otherwise.
 struct KvClusterPlan {
-  int ctas;  // the cluster's size: CTAs a (batch, head), at most kMaxCluster
+  int ctas;  // the cluster's size: CTAs a (batch, head), at most kv_cluster_max()
   int tpc;   // key tiles a CTA (of K, and as many of V)
   size_t smem;
 };
-constexpr int kMaxCluster = 8;  // the portable cluster size
+constexpr int kPortableCluster = 8;  // the cluster size every cluster-capable GPU places
+constexpr int kMaxCluster = 16;      // the most SAGEATTN_QUANT_CLUSTER asks for (H100 / H200 place it)
 constexpr size_t kKvClusterSmemMax = 200 * 1024;
 
 template <typename T, int DP>
@@ -733,31 +734,34 @@ __global__ void __launch_bounds__(cfg::kQuantThreads, 1)
 #endif
 }
 
-// SAGEATTN_QUANT_CLUSTER=1 (read once) turns the cluster launch on.  Off by
-// default: it compiles and its GPU test is written (tests/gpu/test_attention.py,
-// test_kv_cluster_launch_equals_two_launches), but it has not yet run on a GPU;
-// it becomes the default once that test passes and bench/knob_ab.sh shows the gain.
-static bool kv_cluster_enabled() {
-  static const bool on = [] {
+// SAGEATTN_QUANT_CLUSTER (read once): the most CTAs a cluster, 0 (the cluster
+// launch off), "1" for kPortableCluster, or 2 to kMaxCluster (above 8: the
+// non-portable sizes).  Off by default: it compiles and its GPU test is written
+// (tests/gpu/test_attention.py, test_kv_cluster_launch_equals_two_launches), but
+// it has not yet run on a GPU; it becomes the default once that test passes and
+// bench/knob_ab.sh shows the gain (and which size).
+static int kv_cluster_max() {
+  static const int n = [] {
     const char* e = std::getenv("SAGEATTN_QUANT_CLUSTER");
-    return e != nullptr && std::strcmp(e, "1") == 0;
+    const int v = e != nullptr ? std::atoi(e) : 0;
+    return v == 1 ? kPortableCluster : (v >= 2 && v <= kMaxCluster ? v : 0);
   }();
-  return on;
+  return n;
 }
 
 // The cluster launch's shape for a call, or ctas 0 where it does not apply:
 // an sm_90 device, K and V both (of one shape), a head dim whose rows a warp
-// holds whole (64, 128, 256: kv_cluster_dp), and the head's tiles spread over at most
-// kMaxCluster CTAs within kKvClusterSmemMax each.
+// holds whole (64, 128, 256: kv_cluster_dp), and the head's tiles spread over at
+// most kv_cluster_max() CTAs within kKvClusterSmemMax each.
 constexpr bool kv_cluster_dp(int dp) { return dp == 64 || dp == 128 || dp == 256; }
 template <typename T, int DP>
 static KvClusterPlan kv_cluster_plan(const QkvArgs& a) {
   static_assert(kv_cluster_dp(DP), "a head dim whose rows a warp holds whole");
-  if (a.p.k.data == nullptr || a.p.v.data == nullptr || current_cc() != 90 || !kv_cluster_enabled())
-    return KvClusterPlan{0, 0, 0};
+  const int most = kv_cluster_max();
+  if (a.p.k.data == nullptr || a.p.v.data == nullptr || most == 0 || current_cc() != 90) return KvClusterPlan{0, 0, 0};
   const int tiles = a.k_pad / cfg::kBlockK;
-  if (tiles == 0 || (int64_t)a.p.k.batch * a.p.k.heads * kMaxCluster >= INT32_MAX) return KvClusterPlan{0, 0, 0};
-  const int tpc = (tiles + kMaxCluster - 1) / kMaxCluster;
+  if (tiles == 0 || (int64_t)a.p.k.batch * a.p.k.heads * most >= INT32_MAX) return KvClusterPlan{0, 0, 0};
+  const int tpc = (tiles + most - 1) / most;
   const size_t smem = KvClusterSmem<T, DP>::bytes(tpc);
   if (smem > kKvClusterSmemMax) return KvClusterPlan{0, 0, 0};
   return KvClusterPlan{(tiles + tpc - 1) / tpc, tpc, smem};
@@ -767,7 +771,26 @@ static KvClusterPlan kv_cluster_plan(const QkvArgs& a) {
 // place the clusters, so that the call takes the two-launch path.
 template <typename T, int DP>
 static bool launch_kv_cluster(const QkvArgs& a, const KvClusterPlan& plan, cudaStream_t stream) {
-  if (opt_in_smem<qkv_kv_cluster_kernel<T, DP>>((int)kKvClusterSmemMax) != SA_OK) return false;
+  if (opt_in_smem<qkv_kv_cluster_kernel<T, DP>>((int)kKvClusterSmemMax) != SA_OK) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  if (plan.ctas > kPortableCluster) {  // once per device: the non-portable sizes allowed
+    static bool allowed[64] = {};
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    if (!allowed[dev]) {
+      if (cudaFuncSetAttribute(qkv_kv_cluster_kernel<T, DP>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
+          cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+      }
+      allowed[dev] = true;
+    }
+  }
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3((unsigned)(a.p.k.batch * a.p.k.heads * plan.ctas));
   cfg.blockDim = dim3(cfg::kQuantThreads);

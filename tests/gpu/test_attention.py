@@ -422,27 +422,31 @@ torch.save(out, sys.argv[1])
 
 @pytest.mark.skipif(not (HAS_SM90 and CAP == (9, 0) and HAS_FP8), reason="the cluster launch: compute capability 9.0")
 def test_kv_cluster_launch_equals_two_launches(tmp_path):
-    # On sm_90, with SAGEATTN_QUANT_CLUSTER=1 (read once a process; off by default until this test has
-    # passed on a GPU), K and V of a short head are quantized in one cluster launch (their statistics
-    # summed through distributed shared memory); with 0 they keep the statistics launch and the
-    # quantization launch.  Maxima are the same in any order, so without
-    # smoothing the bytes are equal; a channel mean (a float sum added in another order) may move a
-    # code by one step.  The cases: head dims 64 / 96 / 128 / 256, padded and empty sequences, packed
-    # sequences, each granularity; the last is past the cluster's shared memory (the two launches).
+    # On sm_90, with SAGEATTN_QUANT_CLUSTER=1 (clusters of up to 8 CTAs) or 16 (up to 16, a size only
+    # some GPUs place; read once a process; off by default until this test has passed on a GPU), K and
+    # V of a short head are quantized in one cluster launch (their statistics summed through
+    # distributed shared memory); with 0 they keep the statistics launch and the quantization launch.
+    # Maxima are the same in any order, so without smoothing the bytes are equal; a channel mean (a
+    # float sum added in another order) may move a code by one step.  The cases: head dims 64 / 96 /
+    # 128 / 256, padded and empty sequences, packed sequences (15 key tiles: an uneven last CTA at 8,
+    # a cluster of 15 at 16), each granularity; the last is past the cluster's shared memory (the two
+    # launches).
     import subprocess
     import sys
 
     runs = {}
-    for knob in ("1", "0"):
+    for knob in ("0", "1", "16"):
         out = tmp_path / f"kv{knob}.pt"
         r = subprocess.run([sys.executable, "-c", _KV_CLUSTER_SCRIPT, str(out)], capture_output=True, text=True,
                            env={**os.environ, "SAGEATTN_QUANT_CLUSTER": knob}, timeout=300)
         assert r.returncode == 0, r.stderr[-3000:]
         runs[knob] = (r.stdout.strip().splitlines()[-1], torch.load(out))
-    assert "qkv_kv_cluster_kernel" in runs["1"][0] and "qkv_quant_kv_kernel" in runs["1"][0], runs["1"][0]
+    for knob in ("1", "16"):
+        assert "qkv_kv_cluster_kernel" in runs[knob][0] and "qkv_quant_kv_kernel" in runs[knob][0], runs[knob][0]
     assert "qkv_kv_cluster_kernel" not in runs["0"][0], runs["0"][0]
     smooth = [(True, False), (True, True), (True, True), (False, False), (True, True), (True, False)]
-    for (sk, sv), a, b in zip(smooth, runs["1"][1], runs["0"][1]):
+    pairs = [(case, a, b) for knob in ("1", "16") for case, a, b in zip(smooth, runs[knob][1], runs["0"][1])]
+    for (sk, sv), a, b in pairs:
         assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])  # Q: the same launch
         if sk:
             assert (a[2].int() - b[2].int()).abs().max().item() <= 1
