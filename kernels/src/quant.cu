@@ -593,9 +593,10 @@ struct KvClusterSmem {
   static constexpr size_t bytes(int tpc) { return tpc * (sizeof(K) + sizeof(V)) + red_bytes() + part_bytes(); }
 };
 
-// One CTA's share of a head's channel statistics, from its nt staged K and V
-// tiles (the first at key k0_row): K's sums (when smoothing K), V's sums,
-// maxima and minima, into part[4][DP] (the warps' partials in red[4][W][DP]).
+// One CTA's share of a head's channel statistics, from its nt K and V tiles
+// (the first at key k0_row; K's copies the first cp.async group in flight, V's
+// the second): K's sums (when smoothing K), V's sums, maxima and minima, into
+// part[4][DP] (the warps' partials in red[4][W][DP]).
 // Keys past the sequence are staged as zeros: they add nothing to a sum, and
 // the maxima and minima skip them.  The order of every sum is fixed.
 template <typename T, int DP>
@@ -616,15 +617,26 @@ __device__ __forceinline__ void kv_cluster_share(const uint8_t* smem, int tpc, i
     vmx[e] = -INFINITY;
     vmn[e] = INFINITY;
   }
-  for (int i = 0; i < nt; ++i) {
+  // K's tiles (the first cp.async group) while V's are still in flight.
+  ptx::cp_async_wait<1>();
+  __syncthreads();
+  if (smooth_k) {
+    for (int i = 0; i < nt; ++i) {
 #pragma unroll 4
-    for (int r = rr; r < cfg::kBlockK; r += RP) {
-      float v[8];
-      if (smooth_k) {
+      for (int r = rr; r < cfg::kBlockK; r += RP) {
+        float v[8];
         load8(ks[i].raw + r * DP + cc * 8, v);
 #pragma unroll
         for (int e = 0; e < 8; ++e) ksum[e] += v[e];
       }
+    }
+  }
+  ptx::cp_async_wait<0>();
+  __syncthreads();
+  for (int i = 0; i < nt; ++i) {
+#pragma unroll 4
+    for (int r = rr; r < cfg::kBlockK; r += RP) {
+      float v[8];
       load8(vs[i].raw + S::V::at(r, cc * 8), v);
       const bool in = k0_row + i * cfg::kBlockK + r < len;
 #pragma unroll
@@ -691,11 +703,10 @@ __global__ void __launch_bounds__(cfg::kQuantThreads, 1)
   float* red = reinterpret_cast<float*>(smem + tpc * (sizeof(typename S::K) + sizeof(typename S::V)));
   float* part = red + 4 * S::kWarps * DP;
   for (int i = 0; i < nt; ++i) qk_tile_load<T, false, cfg::kBlockK, DP>(k, len, b, h, t0 + i, ks[i]);
+  ptx::cp_async_commit();
   for (int i = 0; i < nt; ++i) v_tile_load<T, DP>(a.p.v, vlen, b, h, t0 + i, vs[i]);
   ptx::cp_async_commit();
   ptx::griddep_launch_dependents();  // the attention kernel may take the SMs this launch's tail leaves
-  ptx::cp_async_wait<0>();
-  __syncthreads();
   kv_cluster_share<T, DP>(smem, tpc, nt, t0 * cfg::kBlockK, vlen, a.p.smooth_k != 0, red, part);
   cl.sync();  // every share of the head is written
   if (tid < DP) {
