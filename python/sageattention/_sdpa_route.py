@@ -179,8 +179,11 @@ def table_for(family: str) -> Optional[Crossover]:
     return load(path)
 
 
+@functools.lru_cache(maxsize=None)
 def _sm90_kernels() -> bool:
-    return os.environ.get("SAGEATTN_SM90", "").strip() != "0"  # common.cuh reads the same variable
+    """Whether 9.0 devices run the sm90 kernels: SAGEATTN_SM90, read once a process, as the library's routing
+    (abi.cu, sa_route_families) reads it; patch_sdpa's plan key asks it every call."""
+    return os.environ.get("SAGEATTN_SM90", "").strip() != "0"
 
 
 def table_for_device(capability: Tuple[int, int]) -> Optional[Crossover]:
