@@ -782,25 +782,11 @@ static KvClusterPlan kv_cluster_plan(const QkvArgs& a) {
 // place the clusters, so that the call takes the two-launch path.
 template <typename T, int DP>
 static bool launch_kv_cluster(const QkvArgs& a, const KvClusterPlan& plan, cudaStream_t stream) {
-  if (opt_in_smem<qkv_kv_cluster_kernel<T, DP>>((int)kKvClusterSmemMax) != SA_OK) {
+  // The non-portable sizes allowed once a device when the knob may ask for them.
+  if (opt_in_smem<qkv_kv_cluster_kernel<T, DP>>((int)kKvClusterSmemMax, false, kv_cluster_max() > kPortableCluster) !=
+      SA_OK) {
     (void)cudaGetLastError();
     return false;
-  }
-  if (plan.ctas > kPortableCluster) {  // once per device: the non-portable sizes allowed
-    static bool allowed[64] = {};
-    int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) {
-      (void)cudaGetLastError();
-      return false;
-    }
-    if (!allowed[dev]) {
-      if (cudaFuncSetAttribute(qkv_kv_cluster_kernel<T, DP>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
-          cudaSuccess) {
-        (void)cudaGetLastError();
-        return false;
-      }
-      allowed[dev] = true;
-    }
   }
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3((unsigned)(a.p.k.batch * a.p.k.heads * plan.ctas));
