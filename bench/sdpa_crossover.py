@@ -95,7 +95,7 @@ def qkv(b, hq, hk, n, d, dtype, nhd=False):
 
 def family():
     cap = torch.cuda.get_device_capability()
-    return _sdpa_route.family_of(cap, os.environ.get("SAGEATTN_SM90", "").strip() != "0")
+    return _sdpa_route.family_of(cap, _sdpa_route._sm90_kernels())
 
 
 def measure(args):

@@ -33,8 +33,8 @@ def _call_key(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_
     """What sdpa_plan's answer for this call depends on, or None where it is planned afresh every time: a mask
     (its analysis is per call), a trace, inputs other than plain tensors (subclasses, nested), a tensor-valued
     dropout or scale.  Besides the tensors' device, dtype, shape, strides and grad flags and the arguments:
-    grad mode, the backward mode, whether the sm90 kernels run ($SAGEATTN_SM90: which crossover table), and
-    SDPA's backend switches (its choice of backend)."""
+    grad mode, the backward mode and SDPA's backend switches (its choice of backend).  Whether the sm90 kernels
+    run ($SAGEATTN_SM90: which crossover table) is read once a process, so it is no part of the key."""
     if attn_mask is not None or torch.compiler.is_compiling():
         return None
     if not (type(query) is torch.Tensor and type(key) is torch.Tensor and type(value) is torch.Tensor):
@@ -45,8 +45,7 @@ def _call_key(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_
         return None
     cuda = torch.backends.cuda
     return (route, dropout_p, bool(is_causal), scale, bool(enable_gqa), torch.is_grad_enabled(),
-            _autograd.backward_setting(), _sdpa_route._sm90_kernels(),
-            torch.backends.cudnn.enabled,
+            _autograd.backward_setting(), torch.backends.cudnn.enabled,
             cuda.cudnn_sdp_enabled(), cuda.flash_sdp_enabled(), cuda.mem_efficient_sdp_enabled(),
             cuda.math_sdp_enabled(),
             *[(t.device, t.dtype, t.shape, t.stride(), t.requires_grad) for t in (query, key, value)])
