@@ -414,7 +414,7 @@ for i, (lay, d, dt, b, h, n, gran, sk, sv, lens) in enumerate(cases):
         r = ops.quant_qkv(q, k, v, lay, gran, sk, sv, st, ln, mx, st, ln, mx)
         torch.cuda.synchronize()
     names |= {e.name.split("<")[0].split("::")[-1] for e in prof.events() if "qkv_" in e.name}
-    out.append([t.cpu() for t in r])
+    out.append((sk, sv, [t.cpu() for t in r]))
 print(sorted(names))
 torch.save(out, sys.argv[1])
 """
@@ -444,9 +444,9 @@ def test_kv_cluster_launch_equals_two_launches(tmp_path):
     for knob in ("1", "16"):
         assert "qkv_kv_cluster_kernel" in runs[knob][0] and "qkv_quant_kv_kernel" in runs[knob][0], runs[knob][0]
     assert "qkv_kv_cluster_kernel" not in runs["0"][0], runs["0"][0]
-    smooth = [(True, False), (True, True), (True, True), (False, False), (True, True), (True, False)]
-    pairs = [(case, a, b) for knob in ("1", "16") for case, a, b in zip(smooth, runs[knob][1], runs["0"][1])]
-    for (sk, sv), a, b in pairs:
+    pairs = [(sk, sv, a, b) for knob in ("1", "16") for (sk, sv, a), (_, _, b) in zip(runs[knob][1], runs["0"][1])]
+    assert len(pairs) == 12
+    for sk, sv, a, b in pairs:
         assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])  # Q: the same launch
         if sk:
             assert (a[2].int() - b[2].int()).abs().max().item() <= 1
