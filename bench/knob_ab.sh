@@ -3,7 +3,7 @@
 # side.  dist/*.whl is installed apart; then, twice, each value in turn (the first is the base):
 # bench/quant_ops.py (each value's outputs compared with the base's) and bench/compare.py with the
 # arguments given (upstream from anchor/src when anchor/ is carried; its tables' lines only).
-#   bash bench/knob_ab.sh SAGEATTN_QUANT_CLUSTER "0 1 16" --tables d128,d64 --seqs 1024,2048
+#   bash bench/knob_ab.sh SAGEATTN_SM90_QUANT_Q "1 0" --tables d128,d64 --seqs 1024,2048
 # Carry: dist (and anchor).  Logs under $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."

@@ -202,17 +202,13 @@ inline int smem_carveout_percent(int dev) {
 // device for each kernel (the attribute call costs microseconds per call).
 // carveout_knob: also the carveout SAGEATTN_SMEM_PER_SM_KB asks for, if set
 // (smem_carveout_percent), worked out in that same once-per-device step.
-// non_portable_clusters: also clusters above the portable 8 CTAs allowed (the
-// same for every call of a process).
 template <auto Kernel>
-inline sa_status opt_in_smem(int bytes, bool carveout_knob = false, bool non_portable_clusters = false) {
+inline sa_status opt_in_smem(int bytes, bool carveout_knob = false) {
   static bool done[64] = {};
   int dev = 0;
   SA_CUDA_CHECK(cudaGetDevice(&dev));
   if (dev < 0 || dev >= 64 || !done[dev]) {
     SA_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-    if (non_portable_clusters)
-      SA_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
     const int carveout_percent = carveout_knob ? smem_carveout_percent(dev) : 0;
     if (carveout_percent > 0)
       SA_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout_percent));

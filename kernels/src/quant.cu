@@ -1,12 +1,9 @@
 // Family "quant" (sm80+): fused quantization of Q, K (with smoothing), V (fp8),
 // per-channel statistics.  The C ABI's error state is in abi.cu.
-#include <cooperative_groups.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include "common.cuh"
 #include "config.cuh"
 #include "sageattn/ptx.cuh"
@@ -55,19 +52,27 @@ struct QkSmem {
   float mean[DP];
 };
 
-// One CTA's copy of tile `tile` (ROWS rows of one (batch, head)) into shared
-// memory, issued with cp.async (no registers held while the loads are in
-// flight, so more CTAs fit an SM and more bytes are in flight: the pass is
-// bandwidth-bound); rows past the sequence and columns past the head dim land
-// as zeros.  The caller commits the group.
+// One CTA quantizes ROWS rows of one (batch, head): tile `tile`.
+// The tile is copied to shared memory with cp.async (no registers held while
+// the loads are in flight, so more CTAs fit an SM and more bytes are in
+// flight: the pass is bandwidth-bound), then read there twice: for the groups'
+// maxima and to quantize.  The input is read from global memory once.
 template <typename T, bool IS_Q, int ROWS, int DP>
-__device__ __forceinline__ void qk_tile_load(const sa_view& x, int len, int b, int h, int tile,
-                                             QkSmem<T, IS_Q, ROWS, DP>& sm) {
-  constexpr int CPR = DP / 8;  // 16-byte chunks per row
+__device__ __forceinline__ void quant_qk_tile(const sa_view& x, int gran, const float* __restrict__ sum,
+                                              int8_t* __restrict__ out, float* __restrict__ scale, int n_pad, int b,
+                                              int h, int tile, QkSmem<T, IS_Q, ROWS, DP>& sm) {
+  constexpr int CPR = DP / 8;  // 16-byte chunks per row (input) / 8-byte chunks (output)
   constexpr int PER = ROWS * CPR / cfg::kQuantThreads;
   static_assert(PER >= 1 && (ROWS * CPR) % cfg::kQuantThreads == 0, "tile/thread mismatch");
+  constexpr int NG = QkSmem<T, IS_Q, ROWS, DP>::kGroups;
+  // Lanes that read one row, aligned: chunk c is lane c % 32 and a row starts
+  // at a multiple of CPR, so the largest power of two dividing CPR (at most a
+  // warp) gives segments of consecutive lanes that never straddle two rows.
+  constexpr int kRowLanes = (CPR & -CPR) < 32 ? (CPR & -CPR) : 32;
+
   const int tid = threadIdx.x;
   const int r0 = tile * ROWS;
+  const int len = view_len(x, b);  // rows past it (padding of a shorter sequence) quantize to zero
   const T* base = view_rows<T>(x, b, h);
 #pragma unroll
   for (int i = 0; i < PER; ++i) {
@@ -76,25 +81,13 @@ __device__ __forceinline__ void qk_tile_load(const sa_view& x, int len, int b, i
     const bool in = r0 + r < len && col < x.dim;
     ptx::cp_async_16(sm.raw + r * DP + col, in ? base + (size_t)(r0 + r) * x.stride_seq + col : base, in);
   }
-}
-
-// The quantization of a tile qk_tile_load copied, once it has landed, the
-// channel means are in sm.mean, the groups' maxima zeroed and the CTA synced:
-// read twice from shared memory, for the groups' maxima and to quantize.
-// Rows from `len` on (the sequence's length: padding) quantize to zero.
-template <typename T, bool IS_Q, int ROWS, int DP>
-__device__ __forceinline__ void qk_tile_quantize(const sa_view& x, int gran, int8_t* __restrict__ out,
-                                                 float* __restrict__ scale, int n_pad, int len, int b, int h, int tile,
-                                                 QkSmem<T, IS_Q, ROWS, DP>& sm) {
-  constexpr int CPR = DP / 8;  // 16-byte chunks per row (input) / 8-byte chunks (output)
-  constexpr int PER = ROWS * CPR / cfg::kQuantThreads;
-  // Lanes that read one row, aligned: chunk c is lane c % 32 and a row starts
-  // at a multiple of CPR, so the largest power of two dividing CPR (at most a
-  // warp) gives segments of consecutive lanes that never straddle two rows.
-  constexpr int kRowLanes = (CPR & -CPR) < 32 ? (CPR & -CPR) : 32;
-
-  const int tid = threadIdx.x;
-  const int r0 = tile * ROWS;
+  ptx::cp_async_commit();
+  if (tid < NG) sm.gmax[tid] = 0.f;
+  if (tid < DP)
+    sm.mean[tid] =
+        (sum != nullptr && tid < x.dim && len > 0) ? sum[((size_t)b * x.heads + h) * x.dim + tid] / (float)len : 0.f;
+  ptx::cp_async_wait<0>();
+  __syncthreads();
 
   // Chunk i of this thread, less the channel means (zeros outside the data).
   auto chunk = [&](int i, float(&v)[8]) {
@@ -156,27 +149,6 @@ __device__ __forceinline__ void qk_tile_quantize(const sa_view& x, int gran, int
           sm.gmax[quant_group<IS_Q>(gran, 2 * tid)] / 127.f;
     }
   }
-}
-
-// One CTA quantizes ROWS rows of one (batch, head): tile `tile`, read from
-// global memory once (qk_tile_load), its channel means from `sum` (K's channel
-// sums over the sequence; NULL: none).
-template <typename T, bool IS_Q, int ROWS, int DP>
-__device__ __forceinline__ void quant_qk_tile(const sa_view& x, int gran, const float* __restrict__ sum,
-                                              int8_t* __restrict__ out, float* __restrict__ scale, int n_pad, int b,
-                                              int h, int tile, QkSmem<T, IS_Q, ROWS, DP>& sm) {
-  constexpr int NG = QkSmem<T, IS_Q, ROWS, DP>::kGroups;
-  const int tid = threadIdx.x;
-  const int len = view_len(x, b);
-  qk_tile_load<T, IS_Q, ROWS, DP>(x, len, b, h, tile, sm);
-  ptx::cp_async_commit();
-  if (tid < NG) sm.gmax[tid] = 0.f;
-  if (tid < DP)
-    sm.mean[tid] =
-        (sum != nullptr && tid < x.dim && len > 0) ? sum[((size_t)b * x.heads + h) * x.dim + tid] / (float)len : 0.f;
-  ptx::cp_async_wait<0>();
-  __syncthreads();
-  qk_tile_quantize<T, IS_Q, ROWS, DP>(x, gran, out, scale, n_pad, len, b, h, tile, sm);
 }
 
 // Head dims above 128: a Q tile (128 rows of up to 256 elements) is more than
@@ -340,53 +312,48 @@ struct VSmem {
   }
 };
 
-// V tile `tile` of one (batch, head) into shared memory (VSmem's layout),
-// issued with cp.async; keys past the sequence land as zeros.  The caller
-// commits the group.
+// V -> e4m3, transposed [Dp, Nk_pad], keys permuted within groups of 16
+// so that one 32-bit word of a V^T row is the B fragment of m16n8k32 for the P
+// fragment built in registers from the S accumulators.  One CTA: key tile
+// `tile` of one (batch, head).
 template <typename T, int DP>
-__device__ __forceinline__ void v_tile_load(const sa_view& x, int len, int b, int h, int tile, VSmem<T, DP>& sm) {
+__device__ __forceinline__ void quant_v_tile(const VArgs& p, int n_pad, int b, int h, int tile, VSmem<T, DP>& sm) {
   constexpr int BK = cfg::kBlockK;
   constexpr int CPR = DP / 8;
+  const sa_view& x = p.v;
   const int tid = threadIdx.x;
   const int k0 = tile * BK;
+  const size_t bh = (size_t)b * x.heads + h;
+  const int len = view_len(x, b);  // keys past it are stored as zeros
   const T* base = view_rows<T>(x, b, h);
 #pragma unroll
-  for (int i = 0; i < BK * CPR / cfg::kQuantThreads; ++i) {
+  for (int i = 0; i < BK * CPR / cfg::kQuantThreads; ++i) {  // the tile, asynchronously (cp.async)
     const int c = i * cfg::kQuantThreads + tid;
     const int r = c / CPR, col = (c % CPR) * 8;
     const bool in = k0 + r < len && col < x.dim;
     ptx::cp_async_16(sm.raw + VSmem<T, DP>::at(r, col), in ? base + (size_t)(k0 + r) * x.stride_seq + col : base, in);
   }
-}
-
-// The e4m3 range V is scaled to.
-__device__ __forceinline__ float v_range(const VArgs& p) { return p.scale_max > 0.f ? p.scale_max : cfg::kFp8Max; }
-
-// One channel's e4m3 parameters from its statistics over the sequence (`len`
-// keys, len > 0): the mean subtracted (when smoothing V), the factor to the
-// e4m3 `range`, and the absolute maximum after smoothing (the channel's scale
-// is amax / range).
-struct VChannel {
-  float mean, inv, amax;
-};
-__device__ __forceinline__ VChannel v_channel(const VArgs& p, float range, float sum, float vmax, float vmin, int len) {
-  const float mean = p.smooth_v ? sum / (float)len : 0.f;
-  const float amax = fmaxf(fabsf(vmax - mean), fabsf(vmin - mean));
-  return VChannel{mean, amax > 0.f ? range / amax : 0.f, amax};
-}
-
-// V -> e4m3, transposed [Dp, Nk_pad], keys permuted within groups of 16
-// so that one 32-bit word of a V^T row is the B fragment of m16n8k32 for the P
-// fragment built in registers from the S accumulators: the tile v_tile_load
-// copied, once it has landed, the channels' factors and means are in sm.inv /
-// sm.mean and the CTA synced.  Keys from `len` on are stored as zeros.
-template <typename T, int DP>
-__device__ __forceinline__ void v_tile_quantize(const VArgs& p, int n_pad, int len, int b, int h, int tile,
-                                                VSmem<T, DP>& sm) {
-  const sa_view& x = p.v;
-  const int tid = threadIdx.x;
-  const int k0 = tile * cfg::kBlockK;
-  const size_t bh = (size_t)b * x.heads + h;
+  ptx::cp_async_commit();
+  const float range = p.scale_max > 0.f ? p.scale_max : cfg::kFp8Max;  // the e4m3 range V is scaled to
+  if (tid < DP) {
+    float mean = 0.f, inv = 0.f, amax = 0.f;
+    if (tid < x.dim && len > 0) {  // an empty sequence: scale 0 (its statistics are +-inf)
+      const size_t o = bh * x.dim + tid;
+      const float vmax = from_ordered(reinterpret_cast<const unsigned*>(p.v_max)[o]);
+      const float vmin = -from_ordered(reinterpret_cast<const unsigned*>(p.v_min)[o]);
+      mean = p.smooth_v ? p.v_sum[o] / (float)len : 0.f;
+      amax = fmaxf(fabsf(vmax - mean), fabsf(vmin - mean));
+      inv = amax > 0.f ? range / amax : 0.f;
+    }
+    sm.inv[tid] = inv;
+    sm.mean[tid] = mean;
+    if (tile == 0) {
+      p.v_scale[bh * DP + tid] = amax / range;
+      if (p.v_mean) p.v_mean[bh * DP + tid] = mean;
+    }
+  }
+  ptx::cp_async_wait<0>();
+  __syncthreads();
   // Items: (16-dim block db, 16-key group grp), one per warp at a time.  One
   // transposing ldmatrix.x4 gives lane t, for dims dA = 16 db + t/4 and
   // dB = dA + 8, keys 2q, 2q+1 (matrices 0, 2) and 8 + 2q, 9 + 2q (1, 3) of
@@ -420,36 +387,6 @@ __device__ __forceinline__ void v_tile_quantize(const VArgs& p, int n_pad, int l
           ptx::pack_e4m3x4(f[0], f[1], f[2], f[3]);
     }
   }
-}
-
-// One CTA: V's key tile `tile` of one (batch, head), its channel statistics
-// from the statistics launch (p.v_sum, v_max, v_min).
-template <typename T, int DP>
-__device__ __forceinline__ void quant_v_tile(const VArgs& p, int n_pad, int b, int h, int tile, VSmem<T, DP>& sm) {
-  const sa_view& x = p.v;
-  const int tid = threadIdx.x;
-  const size_t bh = (size_t)b * x.heads + h;
-  const int len = view_len(x, b);
-  v_tile_load<T, DP>(x, len, b, h, tile, sm);
-  ptx::cp_async_commit();
-  const float range = v_range(p);
-  if (tid < DP) {
-    VChannel c{0.f, 0.f, 0.f};
-    if (tid < x.dim && len > 0) {  // an empty sequence: scale 0 (its statistics are +-inf)
-      const size_t o = bh * x.dim + tid;
-      c = v_channel(p, range, p.v_sum[o], from_ordered(reinterpret_cast<const unsigned*>(p.v_max)[o]),
-                    -from_ordered(reinterpret_cast<const unsigned*>(p.v_min)[o]), len);
-    }
-    sm.inv[tid] = c.inv;
-    sm.mean[tid] = c.mean;
-    if (tile == 0) {
-      p.v_scale[bh * DP + tid] = c.amax / range;
-      if (p.v_mean) p.v_mean[bh * DP + tid] = c.mean;
-    }
-  }
-  ptx::cp_async_wait<0>();
-  __syncthreads();
-  v_tile_quantize<T, DP>(p, n_pad, len, b, h, tile, sm);
 }
 
 // ---- Q, K and V of one call quantized in two launches (sa_quant_qkv).
@@ -565,248 +502,6 @@ __global__ void __launch_bounds__(cfg::kQuantThreads, quant_kv_min_ctas(DP))
                                             a.p.k_scale, a.k_pad, w.b, w.h, w.t, sm.k);
 }
 
-// ---- K and V of one call in one launch, one cluster of CTAs a (batch, head)
-// (sm_90).  Each CTA copies its share of the head's key tiles (`tpc` of K's and
-// V's, in shared memory until quantized), sums its share of the channels (and
-// V's maxima and minima), reads the cluster's shares through distributed
-// shared memory (in rank order: the sums are deterministic), and quantizes
-// its tiles from shared memory: K and V are read from global memory once, no
-// statistics pass, no atomics, no memset.  Used where a head's tiles fit one
-// cluster's shared memory (kv_cluster_plan); the two-launch path otherwise.
-struct KvClusterPlan {
-  int ctas;  // the cluster's size: CTAs a (batch, head), at most kv_cluster_max()
-  int tpc;   // key tiles a CTA (of K, and as many of V)
-  size_t smem;
-};
-constexpr int kPortableCluster = 8;  // the cluster size every cluster-capable GPU places
-constexpr int kMaxCluster = 16;      // the most SAGEATTN_QUANT_CLUSTER asks for (H100 / H200 place it)
-constexpr size_t kKvClusterSmemMax = 200 * 1024;
-
-template <typename T, int DP>
-struct KvClusterSmem {
-  using K = QkSmem<T, false, cfg::kBlockK, DP>;
-  using V = VSmem<T, DP>;
-  static constexpr int kWarps = cfg::kQuantThreads / 32;
-  // After the tiles: the warps' partial statistics, then the CTA's share.
-  static constexpr size_t red_bytes() { return sizeof(float) * 4 * kWarps * DP; }
-  static constexpr size_t part_bytes() { return sizeof(float) * 4 * DP; }
-  static constexpr size_t bytes(int tpc) { return tpc * (sizeof(K) + sizeof(V)) + red_bytes() + part_bytes(); }
-};
-
-// One CTA's share of a head's channel statistics, from its nt K and V tiles
-// (the first at key k0_row; K's copies the first cp.async group in flight, V's
-// the second): K's sums (when smoothing K), V's sums, maxima and minima, into
-// part[4][DP] (the warps' partials in red[4][W][DP]).
-// Keys past the sequence are staged as zeros: they add nothing to a sum, and
-// the maxima and minima skip them.  The order of every sum is fixed.
-template <typename T, int DP>
-__device__ __forceinline__ void kv_cluster_share(const uint8_t* smem, int tpc, int nt, int k0_row, int len,
-                                                 bool smooth_k, float* red, float* part) {
-  using S = KvClusterSmem<T, DP>;
-  constexpr int CPR = DP / 8;                   // 16-byte chunks a row
-  constexpr int RP = cfg::kQuantThreads / CPR;  // rows in parallel
-  static_assert(CPR <= 32 && 32 % CPR == 0, "a row's chunks within one warp");
-  const typename S::K* ks = reinterpret_cast<const typename S::K*>(smem);
-  const typename S::V* vs = reinterpret_cast<const typename S::V*>(smem + tpc * sizeof(typename S::K));
-  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
-  const int cc = tid % CPR, rr = tid / CPR;
-  float ksum[8], vsum[8], vmx[8], vmn[8];
-#pragma unroll
-  for (int e = 0; e < 8; ++e) {
-    ksum[e] = vsum[e] = 0.f;
-    vmx[e] = -INFINITY;
-    vmn[e] = INFINITY;
-  }
-  // K's tiles (the first cp.async group) while V's are still in flight.
-  ptx::cp_async_wait<1>();
-  __syncthreads();
-  if (smooth_k) {
-    for (int i = 0; i < nt; ++i) {
-#pragma unroll 4
-      for (int r = rr; r < cfg::kBlockK; r += RP) {
-        float v[8];
-        load8(ks[i].raw + r * DP + cc * 8, v);
-#pragma unroll
-        for (int e = 0; e < 8; ++e) ksum[e] += v[e];
-      }
-    }
-  }
-  ptx::cp_async_wait<0>();
-  __syncthreads();
-  for (int i = 0; i < nt; ++i) {
-#pragma unroll 4
-    for (int r = rr; r < cfg::kBlockK; r += RP) {
-      float v[8];
-      load8(vs[i].raw + S::V::at(r, cc * 8), v);
-      const bool in = k0_row + i * cfg::kBlockK + r < len;
-#pragma unroll
-      for (int e = 0; e < 8; ++e) {
-        vsum[e] += v[e];
-        vmx[e] = in ? fmaxf(vmx[e], v[e]) : vmx[e];
-        vmn[e] = in ? fminf(vmn[e], v[e]) : vmn[e];
-      }
-    }
-  }
-  // The rows of one warp (lanes CPR apart), then the warps in order.
-#pragma unroll
-  for (int o = CPR; o < 32; o <<= 1) {
-#pragma unroll
-    for (int e = 0; e < 8; ++e) {
-      ksum[e] += __shfl_xor_sync(0xffffffffu, ksum[e], o);
-      vsum[e] += __shfl_xor_sync(0xffffffffu, vsum[e], o);
-      vmx[e] = fmaxf(vmx[e], __shfl_xor_sync(0xffffffffu, vmx[e], o));
-      vmn[e] = fminf(vmn[e], __shfl_xor_sync(0xffffffffu, vmn[e], o));
-    }
-  }
-  constexpr int W = S::kWarps;
-  if (lane < CPR) {
-#pragma unroll
-    for (int e = 0; e < 8; ++e) {
-      const int col = cc * 8 + e;
-      red[(0 * W + warp) * DP + col] = ksum[e];
-      red[(1 * W + warp) * DP + col] = vsum[e];
-      red[(2 * W + warp) * DP + col] = vmx[e];
-      red[(3 * W + warp) * DP + col] = vmn[e];
-    }
-  }
-  __syncthreads();
-  if (tid < DP) {
-    float s0 = 0.f, s1 = 0.f, mx = -INFINITY, mn = INFINITY;
-    for (int w = 0; w < W; ++w) {
-      s0 += red[(0 * W + w) * DP + tid];
-      s1 += red[(1 * W + w) * DP + tid];
-      mx = fmaxf(mx, red[(2 * W + w) * DP + tid]);
-      mn = fminf(mn, red[(3 * W + w) * DP + tid]);
-    }
-    part[0 * DP + tid] = s0;
-    part[1 * DP + tid] = s1;
-    part[2 * DP + tid] = mx;
-    part[3 * DP + tid] = mn;
-  }
-}
-
-template <typename T, int DP>
-__global__ void __launch_bounds__(cfg::kQuantThreads, 1)
-    qkv_kv_cluster_kernel(const __grid_constant__ QkvArgs a, int tpc) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900  // launched on sm_90 devices only (kv_cluster_plan)
-  using S = KvClusterSmem<T, DP>;
-  namespace cg = cooperative_groups;
-  cg::cluster_group cl = cg::this_cluster();
-  const int C = (int)cl.num_blocks(), rank = (int)cl.block_rank();
-  const sa_view& k = a.p.k;
-  const int bh = (int)blockIdx.x / C, b = bh / k.heads, h = bh % k.heads;
-  const int t0 = rank * tpc, nt = min(tpc, a.k_pad / cfg::kBlockK - t0);
-  const int len = view_len(k, b), vlen = view_len(a.p.v, b), tid = threadIdx.x;
-  uint8_t* smem = quant_dyn_smem;
-  auto* ks = reinterpret_cast<typename S::K*>(smem);
-  auto* vs = reinterpret_cast<typename S::V*>(smem + tpc * sizeof(typename S::K));
-  float* red = reinterpret_cast<float*>(smem + tpc * (sizeof(typename S::K) + sizeof(typename S::V)));
-  float* part = red + 4 * S::kWarps * DP;
-  for (int i = 0; i < nt; ++i) qk_tile_load<T, false, cfg::kBlockK, DP>(k, len, b, h, t0 + i, ks[i]);
-  ptx::cp_async_commit();
-  for (int i = 0; i < nt; ++i) v_tile_load<T, DP>(a.p.v, vlen, b, h, t0 + i, vs[i]);
-  ptx::cp_async_commit();
-  ptx::griddep_launch_dependents();  // the attention kernel may take the SMs this launch's tail leaves
-  kv_cluster_share<T, DP>(smem, tpc, nt, t0 * cfg::kBlockK, vlen, a.p.smooth_k != 0, red, part);
-  cl.sync();  // every share of the head is written
-  if (tid < DP) {
-    float ksum = 0.f, vsum = 0.f, vmx = -INFINITY, vmn = INFINITY;
-    for (int r = 0; r < C; ++r) {
-      const float* pr = cl.map_shared_rank(part, r);
-      ksum += pr[0 * DP + tid];
-      vsum += pr[1 * DP + tid];
-      vmx = fmaxf(vmx, pr[2 * DP + tid]);
-      vmn = fminf(vmn, pr[3 * DP + tid]);
-    }
-    // An empty sequence: no mean, V's scale 0.
-    const float kmean = a.p.smooth_k && tid < k.dim && len > 0 ? ksum / (float)len : 0.f;
-    const float range = v_range(a.v);
-    const VChannel c = tid < k.dim && vlen > 0 ? v_channel(a.v, range, vsum, vmx, vmn, vlen) : VChannel{0.f, 0.f, 0.f};
-    for (int i = 0; i < nt; ++i) {
-      ks[i].mean[tid] = kmean;
-      vs[i].inv[tid] = c.inv;
-      vs[i].mean[tid] = c.mean;
-    }
-    if (rank == 0) {
-      a.v.v_scale[(size_t)bh * DP + tid] = c.amax / range;
-      if (a.v.v_mean) a.v.v_mean[(size_t)bh * DP + tid] = c.mean;
-    }
-  }
-  if (tid < S::K::kGroups)
-    for (int i = 0; i < nt; ++i) ks[i].gmax[tid] = 0.f;
-  cl.sync();  // no CTA leaves (or reuses its share) while another reads it; the means are set
-  for (int i = 0; i < nt; ++i)
-    qk_tile_quantize<T, false, cfg::kBlockK, DP>(k, a.p.granularity, a.p.k_int8, a.p.k_scale, a.k_pad, len, b, h,
-                                                 t0 + i, ks[i]);
-  for (int i = 0; i < nt; ++i) v_tile_quantize<T, DP>(a.v, a.k_pad, vlen, b, h, t0 + i, vs[i]);
-#else
-  (void)a;
-  (void)tpc;
-#endif
-}
-
-// SAGEATTN_QUANT_CLUSTER (read once): the most CTAs a cluster, 0 (the cluster
-// launch off), "1" for kPortableCluster, or 2 to kMaxCluster (above 8: the
-// non-portable sizes).  Off by default: it compiles and its GPU test is written
-// (tests/gpu/test_attention.py, test_kv_cluster_launch_equals_two_launches), but
-// it has not yet run on a GPU; it becomes the default once that test passes and
-// bench/knob_ab.sh shows the gain (and which size).
-static int kv_cluster_max() {
-  static const int n = [] {
-    const char* e = std::getenv("SAGEATTN_QUANT_CLUSTER");
-    const int v = e != nullptr ? std::atoi(e) : 0;
-    return v == 1 ? kPortableCluster : (v >= 2 && v <= kMaxCluster ? v : 0);
-  }();
-  return n;
-}
-
-// The cluster launch's shape for a call, or ctas 0 where it does not apply:
-// an sm_90 device, K and V both (of one shape), a head dim whose rows a warp
-// holds whole (64, 128, 256: kv_cluster_dp), and the head's tiles spread over at
-// most kv_cluster_max() CTAs within kKvClusterSmemMax each.
-constexpr bool kv_cluster_dp(int dp) { return dp == 64 || dp == 128 || dp == 256; }
-template <typename T, int DP>
-static KvClusterPlan kv_cluster_plan(const QkvArgs& a) {
-  static_assert(kv_cluster_dp(DP), "a head dim whose rows a warp holds whole");
-  const int most = kv_cluster_max();
-  if (a.p.k.data == nullptr || a.p.v.data == nullptr || most == 0 || current_cc() != 90) return KvClusterPlan{0, 0, 0};
-  const int tiles = a.k_pad / cfg::kBlockK;
-  if (tiles == 0 || (int64_t)a.p.k.batch * a.p.k.heads * most >= INT32_MAX) return KvClusterPlan{0, 0, 0};
-  const int tpc = (tiles + most - 1) / most;
-  const size_t smem = KvClusterSmem<T, DP>::bytes(tpc);
-  if (smem > kKvClusterSmemMax) return KvClusterPlan{0, 0, 0};
-  return KvClusterPlan{(tiles + tpc - 1) / tpc, tpc, smem};
-}
-
-// The cluster launch; false (and no error set) where the device would not
-// place the clusters, so that the call takes the two-launch path.
-template <typename T, int DP>
-static bool launch_kv_cluster(const QkvArgs& a, const KvClusterPlan& plan, cudaStream_t stream) {
-  // The non-portable sizes allowed once a device when the knob may ask for them.
-  if (opt_in_smem<qkv_kv_cluster_kernel<T, DP>>((int)kKvClusterSmemMax, false, kv_cluster_max() > kPortableCluster) !=
-      SA_OK) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3((unsigned)(a.p.k.batch * a.p.k.heads * plan.ctas));
-  cfg.blockDim = dim3(cfg::kQuantThreads);
-  cfg.dynamicSmemBytes = plan.smem;
-  cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = (unsigned)plan.ctas;
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  if (cudaLaunchKernelEx(&cfg, qkv_kv_cluster_kernel<T, DP>, a, plan.tpc) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  return true;
-}
-
 // Launch 1 of a call (qkv_stats_q_kernel), n1 CTAs.
 template <typename T, int QROWS, int D>
 static sa_status launch_stats_q(const QkvArgs& a, unsigned n1, cudaStream_t stream) {
@@ -900,6 +595,8 @@ extern "C" sa_status sa_quant_qkv(const sa_quant_qkv_params* p, cudaStream_t str
   a.v_chunks = Segment{has_v ? chunks : 0, kv.heads, kv.batch};
   a.k_tiles = Segment{has_k ? a.k_pad / cfg::kBlockK : 0, kv.heads, kv.batch};
   a.v_tiles = Segment{has_v ? a.k_pad / cfg::kBlockK : 0, kv.heads, kv.batch};
+  const int64_t words = qkv_stats_words(*p);
+  if (words > 0) SA_CUDA_CHECK(cudaMemsetAsync(p->stats, 0, (size_t)words * 4, stream));
   return dispatch_dtype(any.dtype, [&](auto dt) {
     using T = typename DType<decltype(dt)::value>::T;
     // Q's tile size is the one granularity choice a kernel is compiled for: 128 rows or 64.  Without
@@ -909,18 +606,6 @@ extern "C" sa_status sa_quant_qkv(const sa_quant_qkv_params* p, cudaStream_t str
     a.q_tiles = Segment{has_q ? a.q_pad / q_rows(p->granularity) : 0, p->q.heads, p->q.batch};
     return dispatch_head_dim(dp, [&](auto d) {
       constexpr int D = decltype(d)::value;
-      // K and V in one cluster launch where it applies; then only Q (if any) is left.
-      bool kv_done = false;
-      if constexpr (kv_cluster_dp(D)) {
-        const KvClusterPlan plan = kv_cluster_plan<T, D>(a);
-        kv_done = plan.ctas > 0 && launch_kv_cluster<T, D>(a, plan, stream);
-      }
-      if (kv_done) {
-        a.k_chunks.tiles = a.v_chunks.tiles = a.k_tiles.tiles = a.v_tiles.tiles = 0;
-      } else {
-        const int64_t words = qkv_stats_words(*p);
-        if (words > 0) SA_CUDA_CHECK(cudaMemsetAsync(p->stats, 0, (size_t)words * 4, stream));
-      }
       const int64_t n1 = (int64_t)a.q_tiles.count() + a.k_chunks.count() + a.v_chunks.count();
       const int64_t n2 = (int64_t)a.k_tiles.count() + a.v_tiles.count();
       SA_CHECK_ARG(n1 < INT32_MAX && n2 < INT32_MAX, "sa_quant_qkv: too many tiles for one launch");
