@@ -52,15 +52,29 @@ struct QkSmem {
   float mean[DP];
 };
 
-// One CTA quantizes ROWS rows of one (batch, head): tile `tile`.
-// The tile is copied to shared memory with cp.async (no registers held while
-// the loads are in flight, so more CTAs fit an SM and more bytes are in
-// flight: the pass is bandwidth-bound), then read there twice: for the groups'
-// maxima and to quantize.  The input is read from global memory once.
-template <typename T, bool IS_Q, int ROWS, int DP>
-__device__ __forceinline__ void quant_qk_tile(const sa_view& x, int gran, const float* __restrict__ sum,
-                                              int8_t* __restrict__ out, float* __restrict__ scale, int n_pad, int b,
-                                              int h, int tile, QkSmem<T, IS_Q, ROWS, DP>& sm) {
+// cp.async groups still in flight allowed, 0 or 1, as a run-time value (the
+// tile loops below wait for one tile's group while the next may fly).
+__device__ __forceinline__ void cp_async_wait_upto(int n) {
+  if (n >= 1)
+    ptx::cp_async_wait<1>();
+  else
+    ptx::cp_async_wait<0>();
+}
+
+// One CTA quantizes ROWS rows of one (batch, head) a tile: tiles tile0 to
+// tile0 + nt - 1 (nt <= NT, at most 2; one CTA per tile but the K and V
+// launch's short heads, which share a CTA's setup between two).
+// Each tile is copied to shared memory with cp.async, all of them at once (no
+// registers held while the loads are in flight, so more CTAs fit an SM and
+// more bytes are in flight: the pass is bandwidth-bound), then read there
+// twice: for the groups' maxima and to quantize.  The input is read from
+// global memory once.  The channel means (from `sum`, K's sums over the
+// sequence; NULL: none) are in sm[0].
+template <typename T, bool IS_Q, int ROWS, int DP, int NT = 1>
+__device__ __forceinline__ void quant_qk_tiles(const sa_view& x, int gran, const float* __restrict__ sum,
+                                               int8_t* __restrict__ out, float* __restrict__ scale, int n_pad, int b,
+                                               int h, int tile0, int nt, QkSmem<T, IS_Q, ROWS, DP> (&sm)[NT]) {
+  static_assert(NT == 1 || NT == 2, "cp_async_wait_upto counts to 1");
   constexpr int CPR = DP / 8;  // 16-byte chunks per row (input) / 8-byte chunks (output)
   constexpr int PER = ROWS * CPR / cfg::kQuantThreads;
   static_assert(PER >= 1 && (ROWS * CPR) % cfg::kQuantThreads == 0, "tile/thread mismatch");
@@ -71,82 +85,92 @@ __device__ __forceinline__ void quant_qk_tile(const sa_view& x, int gran, const 
   constexpr int kRowLanes = (CPR & -CPR) < 32 ? (CPR & -CPR) : 32;
 
   const int tid = threadIdx.x;
-  const int r0 = tile * ROWS;
   const int len = view_len(x, b);  // rows past it (padding of a shorter sequence) quantize to zero
   const T* base = view_rows<T>(x, b, h);
+  for (int j = 0; j < nt; ++j) {  // one cp.async group a tile
+    const int r0 = (tile0 + j) * ROWS;
 #pragma unroll
-  for (int i = 0; i < PER; ++i) {
-    const int c = i * cfg::kQuantThreads + tid;
-    const int r = c / CPR, col = (c % CPR) * 8;
-    const bool in = r0 + r < len && col < x.dim;
-    ptx::cp_async_16(sm.raw + r * DP + col, in ? base + (size_t)(r0 + r) * x.stride_seq + col : base, in);
+    for (int i = 0; i < PER; ++i) {
+      const int c = i * cfg::kQuantThreads + tid;
+      const int r = c / CPR, col = (c % CPR) * 8;
+      const bool in = r0 + r < len && col < x.dim;
+      ptx::cp_async_16(sm[j].raw + r * DP + col, in ? base + (size_t)(r0 + r) * x.stride_seq + col : base, in);
+    }
+    ptx::cp_async_commit();
   }
-  ptx::cp_async_commit();
-  if (tid < NG) sm.gmax[tid] = 0.f;
+  if (tid < NG)
+    for (int j = 0; j < nt; ++j) sm[j].gmax[tid] = 0.f;
   if (tid < DP)
-    sm.mean[tid] =
+    sm[0].mean[tid] =
         (sum != nullptr && tid < x.dim && len > 0) ? sum[((size_t)b * x.heads + h) * x.dim + tid] / (float)len : 0.f;
-  ptx::cp_async_wait<0>();
-  __syncthreads();
+  const float* mean = sm[0].mean;
 
-  // Chunk i of this thread, less the channel means (zeros outside the data).
-  auto chunk = [&](int i, float(&v)[8]) {
-    const int c = i * cfg::kQuantThreads + tid;
-    const int r = c / CPR, col = (c % CPR) * 8;
-    if (r0 + r < len && col < x.dim) {
-      load8(sm.raw + r * DP + col, v);
+#pragma unroll 1
+  for (int j = 0; j < nt; ++j) {
+    cp_async_wait_upto(nt - 1 - j);  // tile j has landed
+    __syncthreads();
+    const int tile = tile0 + j, r0 = tile * ROWS;
+    const T* raw = sm[j].raw;
+    float* gmax = sm[j].gmax;
+    // Chunk i of this thread, less the channel means (zeros outside the data).
+    auto chunk = [&](int i, float(&v)[8]) {
+      const int c = i * cfg::kQuantThreads + tid;
+      const int r = c / CPR, col = (c % CPR) * 8;
+      if (r0 + r < len && col < x.dim) {
+        load8(raw + r * DP + col, v);
 #pragma unroll
-      for (int e = 0; e < 8; ++e) v[e] -= sm.mean[col + e];
+        for (int e = 0; e < 8; ++e) v[e] -= mean[col + e];
+      } else {
+#pragma unroll
+        for (int e = 0; e < 8; ++e) v[e] = 0.f;
+      }
+    };
+#pragma unroll
+    for (int i = 0; i < PER; ++i) {
+      const int r = (i * cfg::kQuantThreads + tid) / CPR;
+      float v[8];
+      chunk(i, v);
+      // The chunk's maximum, then the row's over its lanes, then one
+      // shared-memory atomic per row segment: a group's atomics from every lane
+      // of a warp serialise.
+      float am = 0.f;
+#pragma unroll
+      for (int e = 0; e < 8; ++e) am = fmaxf(am, fabsf(v[e]));
+#pragma unroll
+      for (int o = kRowLanes / 2; o > 0; o >>= 1) am = fmaxf(am, __shfl_xor_sync(0xffffffffu, am, o));
+      // amax is >= 0, so the int ordering of its bits is the float ordering.
+      if ((tid & (kRowLanes - 1)) == 0)
+        atomicMax(reinterpret_cast<int*>(&gmax[quant_group<IS_Q>(gran, r)]), __float_as_int(am));
+    }
+    __syncthreads();
+
+    int8_t* obase = out + (((size_t)b * x.heads + h) * n_pad + r0) * DP;
+#pragma unroll
+    for (int i = 0; i < PER; ++i) {
+      const int c = i * cfg::kQuantThreads + tid;
+      const int r = c / CPR, col = (c % CPR) * 8;
+      const float am = gmax[quant_group<IS_Q>(gran, r)];
+      const float inv = am > 0.f ? 127.f / am : 0.f;
+      float v[8];
+      chunk(i, v);
+      // |v| <= am, so v * inv stays within +-127 (and rounds there): cvt's
+      // saturation to [-128, 127] never acts, and NaN gives 0 as before.
+#pragma unroll
+      for (int e = 0; e < 8; ++e) v[e] *= inv;
+      *reinterpret_cast<uint2*>(obase + (size_t)r * DP + col) =
+          make_uint2(ptx::pack_s8x4(v[0], v[1], v[2], v[3]), ptx::pack_s8x4(v[4], v[5], v[6], v[7]));
+    }
+    if (IS_Q) {
+      if (tid < ROWS / 2) {  // ROWS/16 slices x 8 groups, replicated for coarse granularities
+        const int slice = tid >> 3, g = tid & 7;
+        scale[(((size_t)b * x.heads + h) * (n_pad / 16) + r0 / 16) * 8 + tid] =
+            gmax[quant_group<IS_Q>(gran, slice * 16 + g)] / 127.f;
+      }
     } else {
-#pragma unroll
-      for (int e = 0; e < 8; ++e) v[e] = 0.f;
-    }
-  };
-#pragma unroll
-  for (int i = 0; i < PER; ++i) {
-    const int r = (i * cfg::kQuantThreads + tid) / CPR;
-    float v[8];
-    chunk(i, v);
-    // The chunk's maximum, then the row's over its lanes, then one
-    // shared-memory atomic per row segment: a group's atomics from every lane
-    // of a warp serialise.
-    float am = 0.f;
-#pragma unroll
-    for (int e = 0; e < 8; ++e) am = fmaxf(am, fabsf(v[e]));
-#pragma unroll
-    for (int o = kRowLanes / 2; o > 0; o >>= 1) am = fmaxf(am, __shfl_xor_sync(0xffffffffu, am, o));
-    // amax is >= 0, so the int ordering of its bits is the float ordering.
-    if ((tid & (kRowLanes - 1)) == 0)
-      atomicMax(reinterpret_cast<int*>(&sm.gmax[quant_group<IS_Q>(gran, r)]), __float_as_int(am));
-  }
-  __syncthreads();
-
-  int8_t* obase = out + (((size_t)b * x.heads + h) * n_pad + r0) * DP;
-#pragma unroll
-  for (int i = 0; i < PER; ++i) {
-    const int c = i * cfg::kQuantThreads + tid;
-    const int r = c / CPR, col = (c % CPR) * 8;
-    const float am = sm.gmax[quant_group<IS_Q>(gran, r)];
-    const float inv = am > 0.f ? 127.f / am : 0.f;
-    float v[8];
-    chunk(i, v);
-    // |v| <= am, so v * inv stays within +-127 (and rounds there): cvt's
-    // saturation to [-128, 127] never acts, and NaN gives 0 as before.
-#pragma unroll
-    for (int e = 0; e < 8; ++e) v[e] *= inv;
-    *reinterpret_cast<uint2*>(obase + (size_t)r * DP + col) =
-        make_uint2(ptx::pack_s8x4(v[0], v[1], v[2], v[3]), ptx::pack_s8x4(v[4], v[5], v[6], v[7]));
-  }
-  if (IS_Q) {
-    if (tid < ROWS / 2) {  // ROWS/16 slices x 8 groups, replicated for coarse granularities
-      const int slice = tid >> 3, g = tid & 7;
-      scale[(((size_t)b * x.heads + h) * (n_pad / 16) + r0 / 16) * 8 + tid] =
-          sm.gmax[quant_group<IS_Q>(gran, slice * 16 + g)] / 127.f;
-    }
-  } else {
-    if (tid < 4) {
-      scale[(((size_t)b * x.heads + h) * (n_pad / cfg::kBlockK) + tile) * 4 + tid] =
-          sm.gmax[quant_group<IS_Q>(gran, 2 * tid)] / 127.f;
+      if (tid < 4) {
+        scale[(((size_t)b * x.heads + h) * (n_pad / cfg::kBlockK) + tile) * 4 + tid] =
+            gmax[quant_group<IS_Q>(gran, 2 * tid)] / 127.f;
+      }
     }
   }
 }
@@ -314,26 +338,32 @@ struct VSmem {
 
 // V -> e4m3, transposed [Dp, Nk_pad], keys permuted within groups of 16
 // so that one 32-bit word of a V^T row is the B fragment of m16n8k32 for the P
-// fragment built in registers from the S accumulators.  One CTA: key tile
-// `tile` of one (batch, head).
-template <typename T, int DP>
-__device__ __forceinline__ void quant_v_tile(const VArgs& p, int n_pad, int b, int h, int tile, VSmem<T, DP>& sm) {
+// fragment built in registers from the S accumulators.  One CTA: key tiles
+// tile0 to tile0 + nt - 1 (nt <= NT, at most 2) of one (batch, head), all
+// copied at once; the channels' factors once, in sm[0].
+template <typename T, int DP, int NT = 1>
+__device__ __forceinline__ void quant_v_tiles(const VArgs& p, int n_pad, int b, int h, int tile0, int nt,
+                                              VSmem<T, DP> (&sm)[NT]) {
+  static_assert(NT == 1 || NT == 2, "cp_async_wait_upto counts to 1");
   constexpr int BK = cfg::kBlockK;
   constexpr int CPR = DP / 8;
   const sa_view& x = p.v;
   const int tid = threadIdx.x;
-  const int k0 = tile * BK;
   const size_t bh = (size_t)b * x.heads + h;
   const int len = view_len(x, b);  // keys past it are stored as zeros
   const T* base = view_rows<T>(x, b, h);
+  for (int j = 0; j < nt; ++j) {  // one cp.async group a tile
+    const int k0 = (tile0 + j) * BK;
 #pragma unroll
-  for (int i = 0; i < BK * CPR / cfg::kQuantThreads; ++i) {  // the tile, asynchronously (cp.async)
-    const int c = i * cfg::kQuantThreads + tid;
-    const int r = c / CPR, col = (c % CPR) * 8;
-    const bool in = k0 + r < len && col < x.dim;
-    ptx::cp_async_16(sm.raw + VSmem<T, DP>::at(r, col), in ? base + (size_t)(k0 + r) * x.stride_seq + col : base, in);
+    for (int i = 0; i < BK * CPR / cfg::kQuantThreads; ++i) {
+      const int c = i * cfg::kQuantThreads + tid;
+      const int r = c / CPR, col = (c % CPR) * 8;
+      const bool in = k0 + r < len && col < x.dim;
+      ptx::cp_async_16(sm[j].raw + VSmem<T, DP>::at(r, col), in ? base + (size_t)(k0 + r) * x.stride_seq + col : base,
+                       in);
+    }
+    ptx::cp_async_commit();
   }
-  ptx::cp_async_commit();
   const float range = p.scale_max > 0.f ? p.scale_max : cfg::kFp8Max;  // the e4m3 range V is scaled to
   if (tid < DP) {
     float mean = 0.f, inv = 0.f, amax = 0.f;
@@ -345,15 +375,15 @@ __device__ __forceinline__ void quant_v_tile(const VArgs& p, int n_pad, int b, i
       amax = fmaxf(fabsf(vmax - mean), fabsf(vmin - mean));
       inv = amax > 0.f ? range / amax : 0.f;
     }
-    sm.inv[tid] = inv;
-    sm.mean[tid] = mean;
-    if (tile == 0) {
+    sm[0].inv[tid] = inv;
+    sm[0].mean[tid] = mean;
+    if (tile0 == 0) {
       p.v_scale[bh * DP + tid] = amax / range;
       if (p.v_mean) p.v_mean[bh * DP + tid] = mean;
     }
   }
-  ptx::cp_async_wait<0>();
-  __syncthreads();
+  const float* cinv = sm[0].inv;
+  const float* cmean = sm[0].mean;
   // Items: (16-dim block db, 16-key group grp), one per warp at a time.  One
   // transposing ldmatrix.x4 gives lane t, for dims dA = 16 db + t/4 and
   // dB = dA + 8, keys 2q, 2q+1 (matrices 0, 2) and 8 + 2q, 9 + 2q (1, 3) of
@@ -363,28 +393,35 @@ __device__ __forceinline__ void quant_v_tile(const VArgs& p, int n_pad, int b, i
   const int q = lane & 3, dl = lane >> 2;
   constexpr int kItems = DP / 16 * 4;
   constexpr int kWarps = cfg::kQuantThreads / 32;
+#pragma unroll 1
+  for (int j = 0; j < nt; ++j) {
+    cp_async_wait_upto(nt - 1 - j);  // tile j has landed
+    __syncthreads();
+    const int k0 = (tile0 + j) * BK;
+    const T* raw = sm[j].raw;
 #pragma unroll
-  for (int it = warp; it < kItems; it += kWarps) {
-    const int db = it >> 2, grp = it & 3;
-    const int mrow = lane & 7, mat = lane >> 3;
-    const int key = grp * 16 + (mat & 1) * 8 + mrow;
-    const int col = db * 16 + (mat >> 1) * 8;
-    uint32_t r[4];
-    ptx::ldmatrix_x4_trans(r[0], r[1], r[2], r[3], sm.raw + VSmem<T, DP>::at(key, col));
-    const int kk = k0 + grp * 16;
+    for (int it = warp; it < kItems; it += kWarps) {
+      const int db = it >> 2, grp = it & 3;
+      const int mrow = lane & 7, mat = lane >> 3;
+      const int key = grp * 16 + (mat & 1) * 8 + mrow;
+      const int col = db * 16 + (mat >> 1) * 8;
+      uint32_t r[4];
+      ptx::ldmatrix_x4_trans(r[0], r[1], r[2], r[3], raw + VSmem<T, DP>::at(key, col));
+      const int kk = k0 + grp * 16;
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int d = db * 16 + half * 8 + dl;
-      const float inv = sm.inv[d], mean = sm.mean[d];
-      const uint32_t lo = r[2 * half], hi = r[2 * half + 1];
-      const T* hl = reinterpret_cast<const T*>(&lo);
-      const T* hh = reinterpret_cast<const T*>(&hi);
-      const T x[4] = {hl[0], hl[1], hh[0], hh[1]};
-      float f[4];
+      for (int half = 0; half < 2; ++half) {
+        const int d = db * 16 + half * 8 + dl;
+        const float inv = cinv[d], mean = cmean[d];
+        const uint32_t lo = r[2 * half], hi = r[2 * half + 1];
+        const T* hl = reinterpret_cast<const T*>(&lo);
+        const T* hh = reinterpret_cast<const T*>(&hi);
+        const T x[4] = {hl[0], hl[1], hh[0], hh[1]};
+        float f[4];
 #pragma unroll
-      for (int e = 0; e < 4; ++e) f[e] = (kk + v_key_at(q, e) < len) ? (to_float(x[e]) - mean) * inv : 0.f;
-      *reinterpret_cast<uint32_t*>(p.v_fp8 + (bh * DP + d) * (size_t)n_pad + kk + 4 * q) =
-          ptx::pack_e4m3x4(f[0], f[1], f[2], f[3]);
+        for (int e = 0; e < 4; ++e) f[e] = (kk + v_key_at(q, e) < len) ? (to_float(x[e]) - mean) * inv : 0.f;
+        *reinterpret_cast<uint32_t*>(p.v_fp8 + (bh * DP + d) * (size_t)n_pad + kk + 4 * q) =
+            ptx::pack_e4m3x4(f[0], f[1], f[2], f[3]);
+      }
     }
   }
 }
@@ -416,7 +453,7 @@ struct QkvArgs {
   VArgs v;
   StatsOut k_stats, v_stats;
   Segment k_chunks, v_chunks, q_tiles;  // launch 1 (tiles 0 when absent)
-  Segment k_tiles, v_tiles;             // launch 2
+  Segment k_tiles, v_tiles;             // launch 2: a CTA's tiles (kv_tiles_a_cta) per (batch, head)
   int q_pad, k_pad;
 };
 
@@ -424,13 +461,24 @@ template <typename T, int QROWS, int DP>
 union StatsQSmem {
   StatsSmem<false> k;
   StatsSmem<true> v;
-  QkSmem<T, true, QROWS, DP> q;
+  QkSmem<T, true, QROWS, DP> q[1];
 };
-template <typename T, int DP>
+template <typename T, int DP, int NT>
 union KVSmem {
-  QkSmem<T, false, cfg::kBlockK, DP> k;
-  VSmem<T, DP> v;
+  QkSmem<T, false, cfg::kBlockK, DP> k[NT];
+  VSmem<T, DP> v[NT];
 };
+// Key tiles a CTA of the K and V launch takes: two at head dim 64, so that a
+// CTA's setup (the tile's place, pointers, the channels' factors) is shared
+// between two tiles and both are in flight at once; one above.  On the H200 (B4
+// H32, 2026-11-30): at head dim 64 the launch 25.1 -> 23.2 us at 1k (ncu),
+// quant_qkv 557 -> 520 us at 16k, the call 1-3 % faster at 1k-2k; at head dim
+// 128 two were slower (40.3 -> 43.8 us) and at 192 / 256 two pass the 48 KiB a
+// kernel declares statically.
+template <int DP>
+constexpr int kv_tiles_a_cta() {
+  return DP == 64 ? 2 : 1;
+}
 
 template <typename T, int QROWS, int DP>
 __device__ __forceinline__ void qkv_stats_q(const QkvArgs& a, StatsQSmem<T, QROWS, DP>& sm) {
@@ -451,8 +499,8 @@ __device__ __forceinline__ void qkv_stats_q(const QkvArgs& a, StatsQSmem<T, QROW
   }
   i -= a.v_chunks.count();
   const Place w = place(a.q_tiles, i);
-  quant_qk_tile<T, true, QROWS, DP>(a.p.q, a.p.granularity, nullptr, a.p.q_int8, a.p.q_scale, a.q_pad, w.b, w.h, w.t,
-                                    sm.q);
+  quant_qk_tiles<T, true, QROWS, DP>(a.p.q, a.p.granularity, nullptr, a.p.q_int8, a.p.q_scale, a.q_pad, w.b, w.h, w.t,
+                                     1, sm.q);
 }
 // CTAs an SM the two kernels are held to (registers a thread at most 65536 / (256 x this)): what each
 // tile size had when every granularity was a kernel of its own, so that the granularity read at run
@@ -487,19 +535,24 @@ __global__ void __launch_bounds__(cfg::kQuantThreads, stats_q_min_ctas(QROWS, DP
 template <typename T, int DP>
 __global__ void __launch_bounds__(cfg::kQuantThreads, quant_kv_min_ctas(DP))
     qkv_quant_kv_kernel(const __grid_constant__ QkvArgs a) {
-  __shared__ KVSmem<T, DP> sm;
-  ptx::griddep_wait();               // launch 1's statistics are complete
-  ptx::griddep_launch_dependents();  // the attention kernel may take the SMs this launch's tail leaves
+  constexpr int NT = kv_tiles_a_cta<DP>();
+  __shared__ KVSmem<T, DP, NT> sm;
+  ptx::griddep_wait();                       // launch 1's statistics are complete
+  ptx::griddep_launch_dependents();          // the attention kernel may take the SMs this launch's tail leaves
+  const int tiles = a.k_pad / cfg::kBlockK;  // key tiles a (batch, head)
+  // The CTA's tiles: the last CTA of a head takes one where the count is odd
+  // (with one a CTA, the constant 1, and the code is that of one tile).
+  auto span = [&](const Place& w) { return NT == 1 ? 1 : min(NT, tiles - w.t * NT); };
   // The list [K tiles, V tiles] from its end: V's last head first.
   int i = (int)gridDim.x - 1 - (int)blockIdx.x;
   if (i >= a.k_tiles.count()) {
     const Place w = place(a.v_tiles, i - a.k_tiles.count());
-    quant_v_tile<T, DP>(a.v, a.k_pad, w.b, w.h, w.t, sm.v);
+    quant_v_tiles<T, DP, NT>(a.v, a.k_pad, w.b, w.h, w.t * NT, span(w), sm.v);
     return;
   }
   const Place w = place(a.k_tiles, i);
-  quant_qk_tile<T, false, cfg::kBlockK, DP>(a.p.k, a.p.granularity, a.p.smooth_k ? a.k_stats.sum : nullptr, a.p.k_int8,
-                                            a.p.k_scale, a.k_pad, w.b, w.h, w.t, sm.k);
+  quant_qk_tiles<T, false, cfg::kBlockK, DP, NT>(a.p.k, a.p.granularity, a.p.smooth_k ? a.k_stats.sum : nullptr,
+                                                 a.p.k_int8, a.p.k_scale, a.k_pad, w.b, w.h, w.t * NT, span(w), sm.k);
 }
 
 // Launch 1 of a call (qkv_stats_q_kernel), n1 CTAs.
@@ -593,8 +646,8 @@ extern "C" sa_status sa_quant_qkv(const sa_quant_qkv_params* p, cudaStream_t str
   const int chunks = (kv.seq + cfg::kStatRows - 1) / cfg::kStatRows;
   a.k_chunks = Segment{smooth_k ? chunks : 0, kv.heads, kv.batch};
   a.v_chunks = Segment{has_v ? chunks : 0, kv.heads, kv.batch};
-  a.k_tiles = Segment{has_k ? a.k_pad / cfg::kBlockK : 0, kv.heads, kv.batch};
-  a.v_tiles = Segment{has_v ? a.k_pad / cfg::kBlockK : 0, kv.heads, kv.batch};
+  a.k_tiles = Segment{0, kv.heads, kv.batch};  // a CTA's tiles a head: set below, per kernel
+  a.v_tiles = Segment{0, kv.heads, kv.batch};
   const int64_t words = qkv_stats_words(*p);
   if (words > 0) SA_CUDA_CHECK(cudaMemsetAsync(p->stats, 0, (size_t)words * 4, stream));
   return dispatch_dtype(any.dtype, [&](auto dt) {
@@ -606,6 +659,10 @@ extern "C" sa_status sa_quant_qkv(const sa_quant_qkv_params* p, cudaStream_t str
     a.q_tiles = Segment{has_q ? a.q_pad / q_rows(p->granularity) : 0, p->q.heads, p->q.batch};
     return dispatch_head_dim(dp, [&](auto d) {
       constexpr int D = decltype(d)::value;
+      constexpr int NT = kv_tiles_a_cta<D>();
+      const int ctas = (a.k_pad / cfg::kBlockK + NT - 1) / NT;  // the K (or V) CTAs of a (batch, head)
+      a.k_tiles.tiles = has_k ? ctas : 0;
+      a.v_tiles.tiles = has_v ? ctas : 0;
       const int64_t n1 = (int64_t)a.q_tiles.count() + a.k_chunks.count() + a.v_chunks.count();
       const int64_t n2 = (int64_t)a.k_tiles.count() + a.v_tiles.count();
       SA_CHECK_ARG(n1 < INT32_MAX && n2 < INT32_MAX, "sa_quant_qkv: too many tiles for one launch");
