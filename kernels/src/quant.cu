@@ -453,7 +453,7 @@ struct QkvArgs {
   VArgs v;
   StatsOut k_stats, v_stats;
   Segment k_chunks, v_chunks, q_tiles;  // launch 1 (tiles 0 when absent)
-  Segment k_tiles, v_tiles;             // launch 2: a CTA's tiles (kv_tiles_a_cta) per (batch, head)
+  Segment k_tiles, v_tiles;             // launch 2: CTAs per (batch, head), of kv_tiles_a_cta key tiles each
   int q_pad, k_pad;
 };
 
@@ -646,8 +646,6 @@ extern "C" sa_status sa_quant_qkv(const sa_quant_qkv_params* p, cudaStream_t str
   const int chunks = (kv.seq + cfg::kStatRows - 1) / cfg::kStatRows;
   a.k_chunks = Segment{smooth_k ? chunks : 0, kv.heads, kv.batch};
   a.v_chunks = Segment{has_v ? chunks : 0, kv.heads, kv.batch};
-  a.k_tiles = Segment{0, kv.heads, kv.batch};  // a CTA's tiles a head: set below, per kernel
-  a.v_tiles = Segment{0, kv.heads, kv.batch};
   const int64_t words = qkv_stats_words(*p);
   if (words > 0) SA_CUDA_CHECK(cudaMemsetAsync(p->stats, 0, (size_t)words * 4, stream));
   return dispatch_dtype(any.dtype, [&](auto dt) {
@@ -661,8 +659,8 @@ extern "C" sa_status sa_quant_qkv(const sa_quant_qkv_params* p, cudaStream_t str
       constexpr int D = decltype(d)::value;
       constexpr int NT = kv_tiles_a_cta<D>();
       const int ctas = (a.k_pad / cfg::kBlockK + NT - 1) / NT;  // the K (or V) CTAs of a (batch, head)
-      a.k_tiles.tiles = has_k ? ctas : 0;
-      a.v_tiles.tiles = has_v ? ctas : 0;
+      a.k_tiles = Segment{has_k ? ctas : 0, kv.heads, kv.batch};
+      a.v_tiles = Segment{has_v ? ctas : 0, kv.heads, kv.batch};
       const int64_t n1 = (int64_t)a.q_tiles.count() + a.k_chunks.count() + a.v_chunks.count();
       const int64_t n2 = (int64_t)a.k_tiles.count() + a.v_tiles.count();
       SA_CHECK_ARG(n1 < INT32_MAX && n2 < INT32_MAX, "sa_quant_qkv: too many tiles for one launch");

@@ -182,7 +182,7 @@ def table_for(family: str) -> Optional[Crossover]:
 @functools.lru_cache(maxsize=None)
 def _sm90_kernels() -> bool:
     """Whether 9.0 devices run the sm90 kernels: SAGEATTN_SM90, read once a process, as the library's routing
-    (abi.cu, sa_route_families) reads it; patch_sdpa's plan key asks it every call."""
+    (abi.cu, sa_route_families) reads it; table_for_device and bench/sdpa_crossover.py ask it."""
     return os.environ.get("SAGEATTN_SM90", "").strip() != "0"
 
 
