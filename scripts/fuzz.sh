@@ -72,6 +72,7 @@ CORPUS_DIR="$SHARED/wheel-corpus"
 "$BIN/sb_fuzz_seeds" "$SEEDS" "$ROOT" "$CORPUS_DIR" "${LIBS[@]}" "${WHEELS[@]}" || exit 1
 
 failed=()
+failures=()
 summary="$BUILD/fuzz-summary.txt"
 printf "%-13s %10s %8s %8s %7s %8s  %s\n" harness execs cov ft corpus rss_mb result > "$summary"
 for h in "${HARNESSES[@]}"; do
@@ -82,6 +83,8 @@ for h in "${HARNESSES[@]}"; do
   regressions=()
   [ -d "tools/sagebuild/fuzz/regressions/$h" ] && regressions=("tools/sagebuild/fuzz/regressions/$h")
   echo "==> fuzz: $h (${SECONDS_EACH} s)"
+  started="$BUILD/.started-$h"
+  touch "$started"
   max_len=1048576
   case "$h" in zip|verify|index) max_len=4194304 ;; esac
   "$BIN/sb_fuzz_$h" -max_total_time="$SECONDS_EACH" -rss_limit_mb="$RSS_LIMIT_MB" -malloc_limit_mb="$MALLOC_LIMIT_MB" \
@@ -101,6 +104,20 @@ for h in "${HARNESSES[@]}"; do
     echo "fuzz: $h failed; the log's end ($log):"
     tail -n 40 "$log"
     ls "$artifacts" | sed "s|^|fuzz: input kept: $artifacts|"
+    # What the summary (the part of a CI log people see) needs to act on it:
+    # the cause, and a small input's bytes, since a CI's artifacts are gone
+    # with its machine.
+    cause=$(grep -E -m1 '^invariant broken: |ERROR: (libFuzzer|AddressSanitizer|LeakSanitizer): |runtime error: |^terminate called' "$log")
+    failures+=("$h: ${cause:-see $log}")
+    for f in "$artifacts"*; do
+      [ -f "$f" ] && [ "$f" -nt "$started" ] || continue  # this run's, not an earlier one's
+      n=$(stat -c %s "$f")
+      if [ "$n" -le 2048 ]; then
+        failures+=("$h: input $(basename "$f") ($n bytes, base64): $(base64 -w0 "$f")")
+      else
+        failures+=("$h: input $(basename "$f") ($n bytes): in $artifacts")
+      fi
+    done
   fi
   printf "%-13s %10s %8s %8s %7s %8s  %s\n" "$h" "${execs:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "${rss:-?}" "$result" >> "$summary"
 done
@@ -109,6 +126,7 @@ echo
 echo "==> fuzz summary (${SECONDS_EACH} s per harness, -rss_limit_mb=$RSS_LIMIT_MB -malloc_limit_mb=$MALLOC_LIMIT_MB -timeout=$TIMEOUT_S)"
 cat "$summary"
 if [ "${#failed[@]}" -gt 0 ]; then
+  printf 'fuzz: %s\n' "${failures[@]}"
   echo "fuzz: FAILED: ${failed[*]}: fix, then copy the input from $BUILD/artifacts/<harness>/ into tools/sagebuild/fuzz/regressions/<harness>/"
   exit 1
 fi
