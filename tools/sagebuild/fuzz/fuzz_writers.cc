@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -53,14 +54,18 @@ void write(const fs::path& p, const std::string& text) {
   std::ofstream(p, std::ios::binary) << text;
 }
 
-// A file of the fuzzed tree, where the bytes' names allow it: entry 1 named
-// "f1" + "0" is a file that entry 10's "f10/ab" cannot be made under, and such
-// an entry is left out (the tree is what could be made; the harness never
-// throws).
+// A file of the fuzzed tree, where the bytes' names allow it; otherwise the
+// entry is left out (the tree is what could be made; the harness never throws
+// and never writes outside it):
+//  - entry 1 named "f1" + "0" is a file that entry 10's "f10/ab" cannot be
+//    made under;
+//  - entry 1 named "f1" + "0" is a link "../../LICENSE" leading out of the
+//    tree, and entry 10's "f10" would be written through it.
 void write_entry(const fs::path& p, const std::string& text) {
   std::error_code ec;
   fs::create_directories(p.parent_path(), ec);
-  if (!ec) std::ofstream(p, std::ios::binary) << text;
+  if (ec || fs::symlink_status(p, ec).type() != fs::file_type::not_found) return;
+  std::ofstream(p, std::ios::binary) << text;
 }
 
 // The archive inflated (zlib, in process), searched for the planted secret.
@@ -107,12 +112,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const fs::path tree = base / "tree", out = base / "out", outside = base / "outside";
   write(outside / "secret.txt", kSecret);
   Bytes b{data, size};
+  // Each byte is read in its own statement: the operands of one expression
+  // (a / b, a + b) are evaluated in an order the compiler chooses, and gcc's
+  // replay build and clang's fuzz build chose differently, so an input meant
+  // another tree in CTest than the one that failed.
+  const std::string project = name_of(b);
+  const std::string version = version_of(b);
   write(tree / "matrix/build-matrix.yaml",
         "pythons: [\"3.10\"]\nplatforms:\n  linux_x86_64: {runner: ubuntu-22.04, pypi_torch_has_cuda: true, "
         "torch_index: \"https://download.pytorch.org/whl/{cuda_tag}\"}\ncuda:\n  \"12.8\": {archs: [\"8.0\"]}\n"
         "torch:\n  \"2.8.0\":\n    pythons: [\"3.10\"]\n    variants:\n      - {cuda: \"12.8\", pypi: true}\n"
         "packages:\n  sageattention:\n    project: \"" +
-            name_of(b) + "\"\n    version: \"" + version_of(b) +
+            project + "\"\n    version: \"" + version +
             "\"\n    kernels: kernels/families.json\n    abi: abi3\n    naming: build-tag\n    archs: [\"8.0\"]\n"
             "profiles:\n  default:\n    torch: [\"2.8.0\"]\n");
   write(tree / "pyproject.toml", "[project]\n");
@@ -121,7 +132,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const char* d : dirs) fs::create_directories(tree / d);
   unsigned entries = b.next(12);
   for (unsigned i = 0; i < entries; ++i) {
-    fs::path at = tree / dirs[b.next(4)] / ("f" + std::to_string(i) + b.take(b.next(4)));
+    const char* dir = dirs[b.next(4)];
+    const std::string suffix = b.take(b.next(4));
+    const fs::path at = tree / dir / ("f" + std::to_string(i) + suffix);
     std::error_code ec;
     switch (b.next(7)) {
       case 0:
@@ -165,8 +178,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   for (const auto& e : fs::directory_iterator(base)) {
     auto name = e.path().filename();
-    if (name != "tree" && name != "out" && name != "outside" && name != "exe")
+    if (name != "tree" && name != "out" && name != "outside" && name != "exe") {
+      std::fprintf(stderr, "written outside the output directory: %s\n", e.path().c_str());
       sb::fuzz::broken("something was written outside the output directory");
+    }
   }
   fs::remove_all(base);
   return 0;
