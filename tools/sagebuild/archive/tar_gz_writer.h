@@ -20,8 +20,9 @@ struct Member {
   // Streamed from this file instead of `data` by write_tar_gz(), 64 KiB at a
   // time: an sdist never holds a whole file in memory.  `size` is what the
   // caller found (fs.h's check_input_file); a file whose size changes while
-  // it is read is an IoError, not a corrupt archive.
-  std::filesystem::path file;
+  // it is read is an IoError, not a corrupt archive.  (`{}`: a braced
+  // Member may leave it out without gcc's missing-initializer warning.)
+  std::filesystem::path file{};
   std::uint64_t size = 0;
 };
 

@@ -72,7 +72,8 @@ struct HeaderPackage {
   // Empty: a pure wheel (platform tag `any`), one cache entry for every
   // platform.  Else the platform ("linux_x86_64", "win_amd64") whose wheel
   // is unpacked (NVIDIA's CUDA library wheels: headers beside binaries).
-  std::string platform;
+  // (`{}`: a braced HeaderPackage may leave it out without a warning.)
+  std::string platform{};
   std::string requirement() const { return name + "==" + version; }
 };
 
