@@ -53,9 +53,7 @@ tar::Member member_of(const fs::path& rel, const fs::path& file, const std::stri
   std::error_code ec;
   auto perms = fs::status(file, ec).permissions();
   bool exec = !ec && (perms & fs::perms::owner_exec) != fs::perms::none;
-  tar::Member m;
-  m.name = prefix + rel.generic_string();
-  m.mode = exec ? 0755u : 0644u;
+  tar::Member m{prefix + rel.generic_string(), {}, exec ? 0755u : 0644u};
   m.file = file;
   m.size = check_input_file(file, kMaxFileBytes, "sdist: the source file");
   return m;
@@ -96,14 +94,13 @@ fs::path write_sdist(const fs::path& source_dir, const fs::path& out_dir) {
   const std::string base = sdist_base_name(pkg->project, pkg->version);
   const std::string prefix = base + "/";
   std::vector<tar::Member> members;
-  tar::Member pkg_info;
-  pkg_info.name = prefix + "PKG-INFO";
-  pkg_info.data = "Metadata-Version: 2.2\nName: " + pkg->project + "\nVersion: " + pkg->version +
-                  "\nLicense: MIT\n"
-                  // Each wheel's own: its torch's Pythons, its torch requirement,
-                  // a summary naming the torch and CUDA it was built for.
-                  "Dynamic: Summary\nDynamic: Requires-Python\nDynamic: Requires-Dist\n";
-  members.push_back(std::move(pkg_info));
+  members.push_back({prefix + "PKG-INFO",
+                     "Metadata-Version: 2.2\nName: " + pkg->project + "\nVersion: " + pkg->version +
+                         "\nLicense: MIT\n"
+                         // Each wheel's own: its torch's Pythons, its torch requirement,
+                         // a summary naming the torch and CUDA it was built for.
+                         "Dynamic: Summary\nDynamic: Requires-Python\nDynamic: Requires-Dist\n",
+                     0644});
   Collected c;
   for (const auto& f : kSdistFiles) {
     std::error_code ec;
