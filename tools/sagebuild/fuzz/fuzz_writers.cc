@@ -12,7 +12,6 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -178,10 +177,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   for (const auto& e : fs::directory_iterator(base)) {
     auto name = e.path().filename();
-    if (name != "tree" && name != "out" && name != "outside" && name != "exe") {
-      std::fprintf(stderr, "written outside the output directory: %s\n", e.path().c_str());
-      sb::fuzz::broken("something was written outside the output directory");
-    }
+    if (name != "tree" && name != "out" && name != "outside" && name != "exe")
+      sb::fuzz::broken(("something was written outside the output directory: " + e.path().string()).c_str());
   }
   fs::remove_all(base);
   return 0;
